@@ -1,0 +1,155 @@
+//! The run's event stream: [`RunEvent`], and the [`Reporter`] seam that consumes it.
+//!
+//! The runner emits events in order through one consumer chain; the terminal printer, the
+//! report writers and the run store are all reporters. Re-rendering a stored run replays its
+//! events into the same reporters.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::result::{CaseResult, TrialResult};
+use crate::summary::Summary;
+use crate::target::TargetInfo;
+
+/// The version of the event and report format. Bumped on any incompatible change.
+pub const REPORT_SCHEMA_VERSION: u32 = 1;
+
+/// One event of a run.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct RunEvent {
+    /// Milliseconds since the run started.
+    pub elapsed_ms: u64,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// What happened.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EventKind {
+    /// The run started.
+    RunStarted {
+        /// Facts about the run.
+        manifest: Box<RunManifest>,
+    },
+    /// One trial finished (emitted before its case's `case_finished`).
+    TrialFinished {
+        /// The trial.
+        trial: Box<TrialResult>,
+    },
+    /// Every trial of a case finished.
+    CaseFinished {
+        /// The case over its trials.
+        result: Box<CaseResult>,
+    },
+    /// Something worth telling the user that does not change the result.
+    Warning {
+        /// The message.
+        message: String,
+    },
+    /// The run finished.
+    RunFinished {
+        /// The result.
+        summary: Box<Summary>,
+        /// When it finished (RFC 3339).
+        finished_at: String,
+    },
+}
+
+/// How close to production the evidence is.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EvidenceLevel {
+    /// No model call: the agent's configuration was inspected.
+    Static,
+    /// Built-in or scripted targets, simulated tools.
+    #[default]
+    Offline,
+    /// Recorded traffic replayed.
+    Replay,
+    /// A small share of real traffic.
+    Canary,
+    /// A live model or agent.
+    Online,
+}
+
+/// Whether side effects were real.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SideEffectMode {
+    /// Real side effects happened.
+    Real,
+    /// Tools were simulated.
+    #[default]
+    Simulated,
+    /// Side-effecting tools were blocked.
+    Blocked,
+}
+
+/// A suite file that took part in a run.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct SuiteRef {
+    /// The suite's name.
+    pub name: String,
+    /// Where it was loaded from (`builtin:owasp` for the embedded corpus).
+    pub path: String,
+    /// SHA-256 of the file (and included files), hex.
+    pub sha256: String,
+    /// Cases it contributed.
+    pub cases: usize,
+}
+
+/// Facts about a run, recorded before the first trial.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct RunManifest {
+    /// Format version of events and reports.
+    pub schema_version: u32,
+    /// The run id.
+    pub run_id: String,
+    /// gauntlet's version.
+    pub gauntlet_version: String,
+    /// When the run started (RFC 3339).
+    pub started_at: String,
+    /// The command that started it (`run`, `redteam`, ...).
+    pub command: String,
+    /// Suites.
+    pub suites: Vec<SuiteRef>,
+    /// The target.
+    pub target: TargetInfo,
+    /// Trials per case.
+    pub k: u32,
+    /// The run seed.
+    pub seed: u64,
+    /// Cases planned (after filters and sharding).
+    pub planned_cases: usize,
+    /// Evidence level.
+    pub evidence_level: EvidenceLevel,
+    /// Side effects.
+    pub side_effects: SideEffectMode,
+    /// Revision of the built-in datasets and corpus.
+    pub dataset_revision: String,
+    /// Tool mock versions, by tool name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tool_versions: BTreeMap<String, String>,
+    /// The judge model and prompt version, when judges ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
+    /// Filters and shard applied.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filters: Vec<String>,
+    /// Anything else worth recording (server build, flags).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub notes: BTreeMap<String, String>,
+}
+
+/// An error from a reporter.
+pub type ReportError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The seam every consumer of the event stream implements.
+pub trait Reporter: Send {
+    /// Handles one event. Events arrive in order: `run_started`, then trials and cases as
+    /// they finish, then `run_finished`.
+    fn on_event(&mut self, event: &RunEvent) -> Result<(), ReportError>;
+}

@@ -1,0 +1,33 @@
+//! gauntlet's data model: the suite format, traces, verdicts, results, the event stream,
+//! the rubric and the state fold, and the seam traits ([`target::Target`],
+//! [`grader::Grader`], [`event::Reporter`]).
+//!
+//! This crate does no I/O. Everything here is plain data with serde and JSON Schema
+//! derivations, plus the pure functions that decide scores and states, so that every other
+//! crate (and a stored run re-rendered years later) agrees on what a result means.
+
+#![warn(missing_docs)]
+
+mod de;
+pub mod event;
+pub mod expect;
+pub mod grader;
+pub mod redact;
+pub mod result;
+pub mod score;
+pub mod suite;
+pub mod summary;
+pub mod target;
+pub mod tools;
+pub mod trace;
+pub mod verdict;
+
+pub(crate) fn serde_true() -> bool {
+    true
+}
+
+/// The JSON Schema of the suite format, for `gauntlet schema` and editors.
+pub fn suite_json_schema() -> serde_json::Value {
+    let schema = schemars::schema_for!(suite::Suite);
+    serde_json::to_value(schema).expect("schema serializes")
+}

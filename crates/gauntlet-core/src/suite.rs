@@ -1,0 +1,378 @@
+//! The suite file format: [`Suite`] and everything a suite declares.
+//!
+//! These types are the single source of truth for the YAML format: the loader deserializes
+//! into them, `gauntlet schema` derives the JSON Schema from them, and the runner reads them.
+//! Every struct denies unknown keys so that a typo is an error, not a silently ignored check.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::expect::Expect;
+use crate::target::TargetConfig;
+use crate::tools::ToolDef;
+
+/// The current suite format version. A suite may omit `version`; it then means this one.
+pub const SUITE_FORMAT_VERSION: u32 = 1;
+
+fn default_version() -> u32 {
+    SUITE_FORMAT_VERSION
+}
+
+fn is_default_version(v: &u32) -> bool {
+    *v == SUITE_FORMAT_VERSION
+}
+
+/// A suite: the agent under test, its defaults and its cases.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Suite {
+    /// Suite format version (only `1` exists).
+    #[serde(default = "default_version", skip_serializing_if = "is_default_version")]
+    pub version: u32,
+    /// Name of the suite, used in reports and test names.
+    pub suite: String,
+    /// What the suite is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The agent under test (the AUT card): role, scope, tools, rules, system prompt.
+    #[serde(default)]
+    pub agent: AgentCard,
+    /// The target to run against; `--target` on the command line overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<TargetConfig>,
+    /// Which packs this suite must contain for its result to be conclusive.
+    #[serde(default)]
+    pub packs: PackPolicy,
+    /// Defaults applied to every case.
+    #[serde(default)]
+    pub defaults: CaseDefaults,
+    /// The cases.
+    #[serde(default)]
+    pub cases: Vec<Case>,
+    /// More case files (YAML lists of cases, or JSON lines with one case per line), relative
+    /// to this file. JSON lines files are streamed, so very large generated suites stay cheap.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub include: Vec<String>,
+}
+
+/// The AUT card: what the agent is, what it may do and what it must not.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AgentCard {
+    /// Name of the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its role, in one sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// What it is meant to handle.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scope: Vec<String>,
+    /// Requests it must decline and redirect.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub out_of_scope: Vec<String>,
+    /// Actions that need a human's approval first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approval_required: Vec<String>,
+    /// Safety rules the agent must keep.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub safety_rules: Vec<String>,
+    /// The system prompt sent to model targets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// A file holding the system prompt, relative to the suite file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt_file: Option<String>,
+    /// A planted secret (canary) that must never appear in any output. `no_canary` checks use
+    /// it unless they name their own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canary: Option<String>,
+    /// Tools the agent can call; gauntlet simulates them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolDef>,
+}
+
+/// Pack requirements. A required pack with no case in the run makes the result INCONCLUSIVE.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PackPolicy {
+    /// Packs that must be present in a run (for example `smoke`, `refusal`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub required: Vec<String>,
+    /// Declare that this agent deliberately has no refusal pack. Without it, a tool-using agent
+    /// with no refusal case is INCONCLUSIVE.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_refusal_pack: bool,
+}
+
+/// Defaults applied to every case of a suite.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CaseDefaults {
+    /// Whether a case gates the suite (pass^k over its trials). Default true.
+    #[serde(default = "yes")]
+    pub blocking: bool,
+    /// Per-trial time limit in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl Default for CaseDefaults {
+    fn default() -> Self {
+        Self {
+            blocking: true,
+            timeout_ms: None,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// How a case is scored.
+#[derive(
+    Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseKind {
+    /// Scored on the six rubric dimensions (0-3 each, 18 in all).
+    #[default]
+    Task,
+    /// Scored 0-3: did the agent refuse (or resist), and how well.
+    Refusal,
+}
+
+impl CaseKind {
+    /// The lowercase name used in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CaseKind::Task => "task",
+            CaseKind::Refusal => "refusal",
+        }
+    }
+}
+
+/// One case: a frozen input, what the agent may use, and the checks on what it did.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    /// Unique id within the run.
+    pub id: String,
+    /// `task` (six-dimension rubric) or `refusal` (one 0-3 score).
+    #[serde(default)]
+    pub kind: CaseKind,
+    /// What the case checks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The pack the case belongs to: smoke, regression, refusal, security, trajectory, or
+    /// a name of your own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pack: Option<String>,
+    /// OWASP Top 10 for LLM Applications (2025) category, `LLM01` to `LLM10`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owasp: Option<String>,
+    /// The attack or test technique, such as `direct-override`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub technique: Option<String>,
+    /// Free-form tags for filtering.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Overrides the suite default: does this case gate the suite?
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocking: Option<bool>,
+    /// The user message (for a single-turn case).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    /// Scripted user turns (for a multi-turn case), sent in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<Turn>,
+    /// Replaces the agent's system prompt for this case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// Replaces the agent's canary for this case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canary: Option<String>,
+    /// Variables for request templates (`http` targets) and simulated tools.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub vars: BTreeMap<String, serde_json::Value>,
+    /// Answers the `fake:scripted` target gives, one per model call, in order. Lets a user pin
+    /// a recorded output as a regression fixture.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scripted: Vec<ScriptedReply>,
+    /// Faults and poisoned outputs injected into simulated tools for this case.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_faults: Vec<crate::tools::ToolFault>,
+    /// The checks. At least one must be an objective oracle.
+    #[serde(default)]
+    pub expect: Vec<Expect>,
+    /// Per-trial time limit in milliseconds (overrides the suite default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// Most model calls in one turn's tool loop before the trial is cut off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<u32>,
+}
+
+impl Case {
+    /// Whether the case counts as a security case (an OWASP category or a security pack).
+    pub fn is_security(&self) -> bool {
+        self.owasp.is_some() || matches!(self.pack.as_deref(), Some("security"))
+    }
+
+    /// A name for reports: `LLM01/direct-override/<id>` for security cases, else
+    /// `<pack>/<id>` or just the id.
+    pub fn display_name(&self) -> String {
+        match (&self.owasp, &self.technique, &self.pack) {
+            (Some(cat), Some(tech), _) => format!("{cat}/{tech}/{}", self.id),
+            (Some(cat), None, _) => format!("{cat}/{}", self.id),
+            (None, _, Some(pack)) => format!("{pack}/{}", self.id),
+            _ => self.id.clone(),
+        }
+    }
+}
+
+/// One scripted user turn: a plain string, or a map with `user` and an optional `when`.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = crate::de::allow_string_shorthand)]
+pub struct Turn {
+    /// What the user says.
+    pub user: String,
+    /// Send this turn only if the agent's previous answer matches (a rule, not a model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<TurnCondition>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TurnMap {
+    user: String,
+    #[serde(default)]
+    when: Option<TurnCondition>,
+}
+
+impl<'de> Deserialize<'de> for Turn {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::de::string_or_map(
+            d,
+            "a user message, or a map with `user` and `when`",
+            |user| Turn { user, when: None },
+            |m: TurnMap| Turn {
+                user: m.user,
+                when: m.when,
+            },
+        )
+    }
+}
+
+/// A rule on the agent's previous answer that decides whether a turn is sent.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub struct TurnCondition {
+    /// The previous answer contains this text (case-insensitive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contains: Option<String>,
+    /// The previous answer does not contain this text (case-insensitive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_contains: Option<String>,
+    /// The previous answer was (true) or was not (false) a refusal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<bool>,
+}
+
+/// One scripted model reply for the `fake:scripted` target: a plain string, or a map with
+/// `content`, `tool_calls` and `finish`.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = crate::de::allow_string_shorthand)]
+pub struct ScriptedReply {
+    /// The text of the reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Tool calls the reply asks for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ScriptedToolCall>,
+    /// How the reply ends: normally, or as a platform block or a failure.
+    #[serde(default)]
+    pub finish: ScriptedFinish,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScriptedMap {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<ScriptedToolCall>,
+    #[serde(default)]
+    finish: ScriptedFinish,
+}
+
+impl<'de> Deserialize<'de> for ScriptedReply {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::de::string_or_map(
+            d,
+            "a reply text, or a map with `content`, `tool_calls` and `finish`",
+            |t| ScriptedReply {
+                content: Some(t),
+                tool_calls: Vec::new(),
+                finish: ScriptedFinish::Stop,
+            },
+            |m: ScriptedMap| ScriptedReply {
+                content: m.content,
+                tool_calls: m.tool_calls,
+                finish: m.finish,
+            },
+        )
+    }
+}
+
+/// How a scripted reply ends.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ScriptedFinish {
+    /// A normal answer.
+    #[default]
+    Stop,
+    /// Cut off by the token limit.
+    Length,
+    /// Stopped by an upstream content filter (the trial ends `blocked`).
+    ContentFilter,
+    /// A transport failure (the trial ends `error`).
+    Error,
+    /// No answer in time (the trial ends `timeout`).
+    Timeout,
+}
+
+/// A tool call in a scripted reply.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedToolCall {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, as a JSON object.
+    #[serde(default)]
+    pub arguments: serde_json::Value,
+}
+
+/// The OWASP Top 10 for LLM Applications, 2025 edition.
+pub const OWASP_2025: [(&str, &str); 10] = [
+    ("LLM01", "Prompt Injection"),
+    ("LLM02", "Sensitive Information Disclosure"),
+    ("LLM03", "Supply Chain"),
+    ("LLM04", "Data and Model Poisoning"),
+    ("LLM05", "Improper Output Handling"),
+    ("LLM06", "Excessive Agency"),
+    ("LLM07", "System Prompt Leakage"),
+    ("LLM08", "Vector and Embedding Weaknesses"),
+    ("LLM09", "Misinformation"),
+    ("LLM10", "Unbounded Consumption"),
+];
+
+/// The title of an OWASP 2025 category id, if it is one.
+pub fn owasp_title(id: &str) -> Option<&'static str> {
+    OWASP_2025.iter().find(|(k, _)| *k == id).map(|(_, t)| *t)
+}

@@ -1,0 +1,559 @@
+//! Targets: [`TargetConfig`] (how a suite or the command line names the agent under test)
+//! and the seam traits every adapter implements, [`Target`] and [`Session`].
+//!
+//! A target opens one [`Session`] per trial. A session takes one user turn at a time and
+//! answers it, recording what happened in the trial's [`crate::trace::Trace`]; when the agent
+//! asks for a tool, the session calls the [`ToolHost`] the runner gives it, so tool simulation
+//! and fault injection stay in one place whatever the target.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::suite::Case;
+use crate::trace::{Message, ToolCallRequest, TraceRecorder};
+
+/// A boxed future, so that the seam traits stay object-safe.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The kind of target.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    /// Built-in deterministic personas: `safe`, `vulnerable`, `scripted`.
+    Fake,
+    /// An OpenAI-compatible chat completions endpoint (also Azure OpenAI, vLLM, Ollama,
+    /// llama.cpp, LM Studio, OpenRouter).
+    Openai,
+    /// The Anthropic Messages API.
+    Anthropic,
+    /// An application behind its own HTTP API (templated request, JSON-path extraction).
+    Http,
+    /// A subprocess speaking JSON lines on stdin and stdout.
+    Exec,
+}
+
+impl TargetKind {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetKind::Fake => "fake",
+            TargetKind::Openai => "openai",
+            TargetKind::Anthropic => "anthropic",
+            TargetKind::Http => "http",
+            TargetKind::Exec => "exec",
+        }
+    }
+}
+
+/// A target, as declared in a suite file, a config file or on the command line.
+///
+/// The short string form is `KIND:ARG`: `fake:safe`, `fake:vulnerable`, `fake:scripted`,
+/// `openai:MODEL`, `anthropic:MODEL`, `exec:COMMAND LINE`, `http:URL`. A bare word names a
+/// target from the config file.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = crate::de::allow_string_shorthand)]
+pub struct TargetConfig {
+    /// The adapter. Absent only in a reference to a named target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<TargetKind>,
+    /// A named target from the config file (the short form `NAME`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// For `fake`: `safe`, `vulnerable` or `scripted`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persona: Option<String>,
+    /// Model id sent to the API.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Base URL of the API, such as `http://127.0.0.1:8080/v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Name of the environment variable holding the API key. Keys never go in files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+    /// Sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Sampling seed, where the API takes one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<i64>,
+    /// Most tokens in one reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// Ask for a JSON object reply (`json_object`) or plain text (`text`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<String>,
+    /// Azure OpenAI deployment settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub azure: Option<AzureConfig>,
+    /// Extra request headers. A value `${env:NAME}` is read from the environment and redacted.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// Extra fields merged into every request body (for server-specific options).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_body: Option<serde_json::Value>,
+    /// Time limit of one request in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_timeout_ms: Option<u64>,
+    /// Retry policy for infrastructure failures (never for graded answers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<RetryConfig>,
+    /// Most requests in flight at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<usize>,
+    /// Client-side rate limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<RateLimitConfig>,
+    /// For `http` targets: the request template and where the answer is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<HttpTargetConfig>,
+    /// For `exec` targets: the command to launch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec: Option<ExecTargetConfig>,
+}
+
+/// Azure OpenAI settings.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AzureConfig {
+    /// The deployment name (used in the URL instead of a model id).
+    pub deployment: String,
+    /// The `api-version` query parameter.
+    pub api_version: String,
+}
+
+/// Retries for infrastructure failures: connect errors and resets, 429 (honouring
+/// `Retry-After`) and 5xx. Exponential backoff with jitter.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RetryConfig {
+    /// Most attempts per request, the first included. Default 4.
+    #[serde(default = "default_attempts")]
+    pub max_attempts: u32,
+    /// First backoff delay in milliseconds. Default 250.
+    #[serde(default = "default_base_delay")]
+    pub base_delay_ms: u64,
+    /// Longest backoff delay in milliseconds (also caps `Retry-After`). Default 20000.
+    #[serde(default = "default_max_delay")]
+    pub max_delay_ms: u64,
+}
+
+fn default_attempts() -> u32 {
+    4
+}
+fn default_base_delay() -> u64 {
+    250
+}
+fn default_max_delay() -> u64 {
+    20_000
+}
+
+impl Default for RetryConfig {
+    fn default() -> Self {
+        Self {
+            max_attempts: default_attempts(),
+            base_delay_ms: default_base_delay(),
+            max_delay_ms: default_max_delay(),
+        }
+    }
+}
+
+/// Client-side rate limits.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimitConfig {
+    /// Requests per minute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests_per_minute: Option<u32>,
+    /// Tokens per minute (prompt and completion, as reported by the API).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_per_minute: Option<u32>,
+}
+
+/// An application behind its own HTTP API.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HttpTargetConfig {
+    /// HTTP method. Default POST.
+    #[serde(default = "default_method")]
+    pub method: String,
+    /// The URL; may use `{{ vars.NAME }}`.
+    pub url: String,
+    /// Request headers; values may use `${env:NAME}` (redacted) and template variables.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// The JSON body. String values are templates: `{{ input }}`, `{{ vars.NAME }}`,
+    /// `{{ history }}` (the conversation as JSON), `{{ session_id }}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<serde_json::Value>,
+    /// JSON path to the answer text in the response.
+    pub answer_path: String,
+    /// JSON path to a list of tool calls the app made (each with `name` and `arguments`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls_path: Option<String>,
+}
+
+fn default_method() -> String {
+    "POST".to_owned()
+}
+
+/// A subprocess agent.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ExecTargetConfig {
+    /// The program and its arguments.
+    pub command: Vec<String>,
+    /// Extra environment variables (the rest of the environment is not passed through except
+    /// `PATH` and `HOME`; values `${env:NAME}` are read from gauntlet's environment).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Frozen clock value handed to the agent (RFC 3339). Default 2025-01-01T00:00:00Z.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frozen_time: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for TargetConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Map {
+            #[serde(default)]
+            kind: Option<TargetKind>,
+            #[serde(default)]
+            name: Option<String>,
+            #[serde(default)]
+            persona: Option<String>,
+            #[serde(default)]
+            model: Option<String>,
+            #[serde(default)]
+            base_url: Option<String>,
+            #[serde(default)]
+            api_key_env: Option<String>,
+            #[serde(default)]
+            temperature: Option<f64>,
+            #[serde(default)]
+            seed: Option<i64>,
+            #[serde(default)]
+            max_tokens: Option<u32>,
+            #[serde(default)]
+            response_format: Option<String>,
+            #[serde(default)]
+            azure: Option<AzureConfig>,
+            #[serde(default)]
+            headers: BTreeMap<String, String>,
+            #[serde(default)]
+            extra_body: Option<serde_json::Value>,
+            #[serde(default)]
+            request_timeout_ms: Option<u64>,
+            #[serde(default)]
+            retry: Option<RetryConfig>,
+            #[serde(default)]
+            concurrency: Option<usize>,
+            #[serde(default)]
+            rate_limit: Option<RateLimitConfig>,
+            #[serde(default)]
+            http: Option<HttpTargetConfig>,
+            #[serde(default)]
+            exec: Option<ExecTargetConfig>,
+        }
+        let parsed = crate::de::string_or_map(
+            d,
+            "a target such as `fake:safe` or `openai:MODEL`, or a map with `kind`",
+            |s: String| TargetConfig::parse(&s),
+            |m: Map| {
+                Ok(TargetConfig {
+                    kind: m.kind,
+                    name: m.name,
+                    persona: m.persona,
+                    model: m.model,
+                    base_url: m.base_url,
+                    api_key_env: m.api_key_env,
+                    temperature: m.temperature,
+                    seed: m.seed,
+                    max_tokens: m.max_tokens,
+                    response_format: m.response_format,
+                    azure: m.azure,
+                    headers: m.headers,
+                    extra_body: m.extra_body,
+                    request_timeout_ms: m.request_timeout_ms,
+                    retry: m.retry,
+                    concurrency: m.concurrency,
+                    rate_limit: m.rate_limit,
+                    http: m.http,
+                    exec: m.exec,
+                })
+            },
+        )?;
+        parsed.map_err(serde::de::Error::custom)
+    }
+}
+
+/// The personas of the built-in fake target.
+pub const FAKE_PERSONAS: &[&str] = &["safe", "vulnerable", "scripted"];
+
+impl TargetConfig {
+    /// Parses the short form `KIND:ARG` (or a bare target name).
+    pub fn parse(spec: &str) -> Result<TargetConfig, String> {
+        let spec = spec.trim();
+        if spec.is_empty() {
+            return Err("empty target; try `fake:safe` or `openai:MODEL`".into());
+        }
+        let Some((kind, arg)) = spec.split_once(':') else {
+            if spec
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+            {
+                return Ok(TargetConfig {
+                    name: Some(spec.to_owned()),
+                    ..Default::default()
+                });
+            }
+            return Err(format!(
+                "`{spec}` is not a target; write KIND:ARG such as `fake:safe` or `openai:gpt-4o-mini`"
+            ));
+        };
+        let arg = arg.trim();
+        let mut t = TargetConfig::default();
+        match kind.trim() {
+            "fake" => {
+                if !FAKE_PERSONAS.contains(&arg) {
+                    return Err(format!(
+                        "unknown fake persona `{arg}`; choose one of: {}",
+                        FAKE_PERSONAS.join(", ")
+                    ));
+                }
+                t.kind = Some(TargetKind::Fake);
+                t.persona = Some(arg.to_owned());
+            }
+            "openai" | "anthropic" => {
+                if arg.is_empty() {
+                    return Err(format!("`{kind}:` needs a model id, as in `{kind}:MODEL`"));
+                }
+                t.kind = Some(if kind == "openai" {
+                    TargetKind::Openai
+                } else {
+                    TargetKind::Anthropic
+                });
+                t.model = Some(arg.to_owned());
+            }
+            "exec" => {
+                let command: Vec<String> = arg.split_whitespace().map(str::to_owned).collect();
+                if command.is_empty() {
+                    return Err("`exec:` needs a command, as in `exec:python3 agent.py`".into());
+                }
+                t.kind = Some(TargetKind::Exec);
+                t.exec = Some(ExecTargetConfig {
+                    command,
+                    env: BTreeMap::new(),
+                    frozen_time: None,
+                });
+            }
+            "http" | "https" => {
+                // `http:URL` keeps the URL whole, scheme included when given as `http:https://..`.
+                let url = if kind == "https" {
+                    format!("https:{arg}")
+                } else if arg.starts_with("//") {
+                    format!("http:{arg}")
+                } else {
+                    arg.to_owned()
+                };
+                t.kind = Some(TargetKind::Http);
+                t.http = Some(HttpTargetConfig {
+                    method: default_method(),
+                    url,
+                    headers: BTreeMap::new(),
+                    body: Some(serde_json::json!({ "input": "{{ input }}" })),
+                    answer_path: "$.output".into(),
+                    tool_calls_path: None,
+                });
+            }
+            other => {
+                return Err(format!(
+                    "unknown target kind `{other}`; choose one of: fake, openai, anthropic, http, exec"
+                ));
+            }
+        }
+        Ok(t)
+    }
+
+    /// A short description for reports: `fake:safe`, `openai:gpt-4o-mini`.
+    pub fn label(&self) -> String {
+        match self.kind {
+            None => self.name.clone().unwrap_or_else(|| "unnamed".into()),
+            Some(TargetKind::Fake) => {
+                format!("fake:{}", self.persona.as_deref().unwrap_or("safe"))
+            }
+            Some(TargetKind::Exec) => format!(
+                "exec:{}",
+                self.exec
+                    .as_ref()
+                    .map(|e| e.command.join(" "))
+                    .unwrap_or_default()
+            ),
+            Some(TargetKind::Http) => format!(
+                "http:{}",
+                self.http.as_ref().map(|h| h.url.as_str()).unwrap_or("")
+            ),
+            Some(k) => format!("{}:{}", k.as_str(), self.model.as_deref().unwrap_or("?")),
+        }
+    }
+
+    /// Fills fields that this config leaves unset from `base` (used to apply command-line
+    /// flags and named targets).
+    pub fn merged_over(mut self, base: &TargetConfig) -> TargetConfig {
+        macro_rules! fill {
+            ($($f:ident),*) => { $( if self.$f.is_none() { self.$f = base.$f.clone(); } )* };
+        }
+        fill!(
+            kind,
+            persona,
+            model,
+            base_url,
+            api_key_env,
+            temperature,
+            seed,
+            max_tokens,
+            response_format,
+            azure,
+            extra_body,
+            request_timeout_ms,
+            retry,
+            concurrency,
+            rate_limit,
+            http,
+            exec
+        );
+        for (k, v) in &base.headers {
+            self.headers.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        self
+    }
+}
+
+impl fmt::Display for TargetConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.label())
+    }
+}
+
+/// What the run records about a target in its manifest.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct TargetInfo {
+    /// Kind of adapter.
+    pub kind: String,
+    /// A short label such as `openai:gpt-4o-mini`.
+    pub label: String,
+    /// The model id configured, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The base URL, if any (credentials never appear here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Sampling settings and other facts worth recording.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, String>,
+}
+
+/// Everything a target needs to know about one trial.
+#[derive(Debug, Clone)]
+pub struct TrialContext<'a> {
+    /// The case.
+    pub case: &'a Case,
+    /// The system prompt in force (case override, else the agent's), if any.
+    pub system_prompt: Option<&'a str>,
+    /// Tools the agent may call, in the OpenAI function format.
+    pub tools: &'a [crate::tools::ToolDef],
+    /// Which trial of the case this is (0-based).
+    pub trial: u32,
+    /// A seed derived from the run seed, the case and the trial.
+    pub seed: u64,
+    /// A conversation id unique to this trial.
+    pub session_id: String,
+}
+
+/// Why a target could not produce an answer.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TargetError {
+    /// An upstream content filter stopped the request or the answer (platform defence).
+    #[error("blocked by an upstream content filter: {0}")]
+    Blocked(String),
+    /// No answer within the time limit.
+    #[error("timed out: {0}")]
+    Timeout(String),
+    /// A transport failure that bounded retries did not overcome.
+    #[error("transport failure: {0}")]
+    Transport(String),
+    /// The target answered, but not in the expected protocol (malformed JSON, missing fields).
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// The harness could not do its part (bad configuration found late, a tool loop overrun).
+    #[error("harness error: {0}")]
+    Harness(String),
+}
+
+/// The seam every adapter implements: open a session for one trial.
+pub trait Target: Send + Sync {
+    /// Facts for the run manifest.
+    fn info(&self) -> TargetInfo;
+
+    /// Starts a session for one trial.
+    fn open<'a>(
+        &'a self,
+        ctx: &'a TrialContext<'a>,
+    ) -> BoxFuture<'a, Result<Box<dyn Session + 'a>, TargetError>>;
+}
+
+/// One trial's conversation with a target.
+pub trait Session: Send {
+    /// Sends one user turn and drives the agent until it answers it. Tool calls go through
+    /// `tools`; every model call, tool call and transport event is recorded in `rec`.
+    fn turn<'a>(
+        &'a mut self,
+        user: &'a str,
+        tools: &'a mut dyn ToolHost,
+        rec: &'a mut TraceRecorder,
+    ) -> BoxFuture<'a, Result<TurnAnswer, TargetError>>;
+}
+
+/// The agent's answer to one user turn.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TurnAnswer {
+    /// The answer text.
+    pub content: String,
+    /// The reply was cut by the token limit.
+    pub truncated: bool,
+}
+
+/// Runs a tool call on the agent's behalf (simulated tools, fault injection, the side-effect
+/// ledger). The runner implements it.
+pub trait ToolHost: Send {
+    /// Executes one call and returns the message to hand back to the model.
+    fn call(&mut self, call: &ToolCallRequest, rec: &mut TraceRecorder) -> Message;
+}
+
+/// A [`ToolHost`] for agents without tools: every call is answered with an error.
+#[derive(Debug, Default)]
+pub struct NoTools;
+
+impl ToolHost for NoTools {
+    fn call(&mut self, call: &ToolCallRequest, rec: &mut TraceRecorder) -> Message {
+        let text = format!("error: no tool named `{}` is available", call.name);
+        rec.tool_call(crate::trace::ToolSpanInput {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+            output: None,
+            error: Some(text.clone()),
+            duration_ms: 0,
+            approval: crate::trace::Approval::NotRequired,
+            side_effect: None,
+        });
+        Message::tool_result(&call.id, &call.name, text)
+    }
+}

@@ -1,0 +1,484 @@
+//! What a trial did: [`Trace`], built with a [`TraceRecorder`].
+//!
+//! A trace holds exactly three kinds of span (an LLM call, a tool call, a decision point),
+//! plus side-effect records and transport events (attempts, retries, rate limits, filter
+//! blocks). Graders read traces; nothing else about a trial is needed to re-grade it.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A chat message, in a provider-neutral shape.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Message {
+    /// `system`, `user`, `assistant` or `tool`.
+    pub role: Role,
+    /// The text.
+    #[serde(default)]
+    pub content: String,
+    /// Tool calls requested by an assistant message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCallRequest>,
+    /// For a tool message: the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// For a tool message: the tool's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// Who speaks.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Instructions from the application.
+    System,
+    /// The user.
+    User,
+    /// The model or agent.
+    Assistant,
+    /// A tool result.
+    Tool,
+}
+
+impl Message {
+    /// A system message.
+    pub fn system(text: impl Into<String>) -> Self {
+        Self::plain(Role::System, text)
+    }
+    /// A user message.
+    pub fn user(text: impl Into<String>) -> Self {
+        Self::plain(Role::User, text)
+    }
+    /// An assistant message without tool calls.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Self::plain(Role::Assistant, text)
+    }
+    /// A tool result.
+    pub fn tool_result(call_id: &str, name: &str, text: impl Into<String>) -> Self {
+        Self {
+            role: Role::Tool,
+            content: text.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: Some(call_id.to_owned()),
+            name: Some(name.to_owned()),
+        }
+    }
+    fn plain(role: Role, text: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: text.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            name: None,
+        }
+    }
+}
+
+/// A tool call the model asked for.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ToolCallRequest {
+    /// The call id (provider-assigned, or made up by gauntlet).
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments. When the model sent text that is not JSON, this is a JSON string
+    /// holding that text, and `malformed` is set.
+    pub arguments: serde_json::Value,
+    /// The arguments were not valid JSON.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub malformed: bool,
+}
+
+/// Token counts reported by the API.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+pub struct Usage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+}
+
+/// Whether a tool call needed approval and what happened to it.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Approval {
+    /// No approval needed.
+    #[default]
+    NotRequired,
+    /// Approval needed and given (by a user turn that granted it).
+    Granted,
+    /// Approval needed and not given: the call was blocked.
+    Missing,
+}
+
+/// One span of a trace.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Span {
+    /// One model call.
+    LlmCall(LlmSpan),
+    /// One tool call.
+    ToolCall(ToolSpan),
+    /// A decision the agent reported: which branch and why.
+    Decision(DecisionSpan),
+}
+
+/// A model call.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct LlmSpan {
+    /// Span id, unique within the trace.
+    pub id: u32,
+    /// Enclosing span, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<u32>,
+    /// The agent that made the call (multi-agent systems).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// Model id reported by the API (or configured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Messages sent.
+    pub messages_in: Vec<Message>,
+    /// The message received.
+    pub message_out: Message,
+    /// Token usage.
+    #[serde(default)]
+    pub usage: Usage,
+    /// Wall time of the call, retries included, in milliseconds.
+    pub latency_ms: u64,
+    /// Why generation stopped (`stop`, `length`, `tool_calls`, `content_filter`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// Attempts made (1 when the first succeeded).
+    pub attempts: u32,
+}
+
+/// A tool call.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ToolSpan {
+    /// Span id.
+    pub id: u32,
+    /// Enclosing span (the model call that asked for it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<u32>,
+    /// The agent that made the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The call id.
+    pub call_id: String,
+    /// The tool.
+    pub name: String,
+    /// Arguments as sent.
+    pub arguments: serde_json::Value,
+    /// What the tool answered, when it answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// The error the tool returned, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Duration in milliseconds.
+    pub duration_ms: u64,
+    /// Approval status.
+    #[serde(default)]
+    pub approval: Approval,
+    /// The side effect the call had or would have had.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side_effect: Option<SideEffect>,
+    /// An injected fault or poison applied to this call, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injected: Option<String>,
+}
+
+/// A decision point.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct DecisionSpan {
+    /// Span id.
+    pub id: u32,
+    /// Enclosing span.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<u32>,
+    /// The agent that decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The branch taken.
+    pub branch: String,
+    /// Why, as the agent reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A side effect: what a tool call changed, or would have changed.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct SideEffect {
+    /// The tool.
+    pub tool: String,
+    /// Class of effect.
+    pub class: crate::tools::SideEffectClass,
+    /// What happened to it.
+    pub disposition: Disposition,
+    /// A short description (the call's arguments, summarised).
+    pub description: String,
+}
+
+/// What happened to a side effect.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Disposition {
+    /// Performed (in a sandbox ledger or for real).
+    Performed,
+    /// Simulated: the mock answered as if it happened.
+    Simulated,
+    /// Blocked by the harness (missing approval, injected fault).
+    Blocked,
+}
+
+/// A transport event: attempts, retries, rate limits, filter blocks.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct TransportEvent {
+    /// Milliseconds since the trial started.
+    pub at_ms: u64,
+    /// What happened.
+    pub kind: TransportKind,
+    /// HTTP status, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Details (redacted).
+    pub detail: String,
+}
+
+/// Kinds of transport event.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKind {
+    /// A request attempt failed and will be retried.
+    Retry,
+    /// The server asked us to slow down (429).
+    RateLimited,
+    /// The request failed for good.
+    Failed,
+    /// A content filter stopped the request or the answer.
+    FilterBlock,
+    /// The request or the trial ran out of time.
+    Timeout,
+    /// The client waited for its own rate limiter.
+    Throttled,
+    /// A reply was cut by the token limit.
+    Truncated,
+}
+
+/// Everything a trial did.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Trace {
+    /// LLM calls, tool calls and decision points, in order.
+    #[serde(default)]
+    pub spans: Vec<Span>,
+    /// Transport events.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transport: Vec<TransportEvent>,
+    /// The user turns sent and the agent's answer to each.
+    #[serde(default)]
+    pub turns: Vec<TurnRecord>,
+}
+
+/// One user turn and the answer to it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct TurnRecord {
+    /// What the user said.
+    pub user: String,
+    /// What the agent answered (empty when the turn ended without an answer).
+    pub answer: String,
+    /// The answer was cut by the token limit.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+impl Trace {
+    /// The agent's final answer: the answer to the last turn.
+    pub fn final_answer(&self) -> &str {
+        self.turns.last().map(|t| t.answer.as_str()).unwrap_or("")
+    }
+
+    /// Every answer the agent gave, in order.
+    pub fn answers(&self) -> impl Iterator<Item = &str> {
+        self.turns.iter().map(|t| t.answer.as_str())
+    }
+
+    /// Tool-call spans, in order.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolSpan> {
+        self.spans.iter().filter_map(|s| match s {
+            Span::ToolCall(t) => Some(t),
+            _ => None,
+        })
+    }
+
+    /// LLM-call spans, in order.
+    pub fn llm_calls(&self) -> impl Iterator<Item = &LlmSpan> {
+        self.spans.iter().filter_map(|s| match s {
+            Span::LlmCall(l) => Some(l),
+            _ => None,
+        })
+    }
+}
+
+/// The input of a tool span, before the recorder assigns ids.
+#[derive(Debug, Clone)]
+pub struct ToolSpanInput {
+    /// The call id.
+    pub call_id: String,
+    /// The tool.
+    pub name: String,
+    /// Arguments.
+    pub arguments: serde_json::Value,
+    /// Output, if the tool answered.
+    pub output: Option<String>,
+    /// Error, if any.
+    pub error: Option<String>,
+    /// Duration in milliseconds.
+    pub duration_ms: u64,
+    /// Approval status.
+    pub approval: Approval,
+    /// Side effect.
+    pub side_effect: Option<SideEffect>,
+}
+
+/// Builds a [`Trace`] while a trial runs, assigning span ids and parents.
+#[derive(Debug)]
+pub struct TraceRecorder {
+    trace: Trace,
+    next_id: u32,
+    current_llm: Option<u32>,
+    agent: Option<String>,
+    started: std::time::Instant,
+}
+
+impl Default for TraceRecorder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TraceRecorder {
+    /// A recorder whose clock starts now.
+    pub fn new() -> Self {
+        Self {
+            trace: Trace::default(),
+            next_id: 1,
+            current_llm: None,
+            agent: None,
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// Milliseconds since the recorder was created.
+    pub fn elapsed_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    /// Sets the agent name stamped on following spans (multi-agent systems).
+    pub fn set_agent(&mut self, agent: Option<String>) {
+        self.agent = agent;
+    }
+
+    fn id(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// Records a model call; following tool spans get it as their parent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn llm_call(
+        &mut self,
+        model: Option<String>,
+        messages_in: Vec<Message>,
+        message_out: Message,
+        usage: Usage,
+        latency_ms: u64,
+        finish_reason: Option<String>,
+        attempts: u32,
+    ) -> u32 {
+        let id = self.id();
+        self.trace.spans.push(Span::LlmCall(LlmSpan {
+            id,
+            parent: None,
+            agent: self.agent.clone(),
+            model,
+            messages_in,
+            message_out,
+            usage,
+            latency_ms,
+            finish_reason,
+            attempts,
+        }));
+        self.current_llm = Some(id);
+        id
+    }
+
+    /// Records a tool call.
+    pub fn tool_call(&mut self, input: ToolSpanInput) -> u32 {
+        self.tool_call_injected(input, None)
+    }
+
+    /// Records a tool call that had a fault or poison injected.
+    pub fn tool_call_injected(&mut self, input: ToolSpanInput, injected: Option<String>) -> u32 {
+        let id = self.id();
+        self.trace.spans.push(Span::ToolCall(ToolSpan {
+            id,
+            parent: self.current_llm,
+            agent: self.agent.clone(),
+            call_id: input.call_id,
+            name: input.name,
+            arguments: input.arguments,
+            output: input.output,
+            error: input.error,
+            duration_ms: input.duration_ms,
+            approval: input.approval,
+            side_effect: input.side_effect,
+            injected,
+        }));
+        id
+    }
+
+    /// Records a decision point.
+    pub fn decision(&mut self, branch: String, reason: Option<String>) -> u32 {
+        let id = self.id();
+        self.trace.spans.push(Span::Decision(DecisionSpan {
+            id,
+            parent: self.current_llm,
+            agent: self.agent.clone(),
+            branch,
+            reason,
+        }));
+        id
+    }
+
+    /// Records a transport event.
+    pub fn transport(&mut self, kind: TransportKind, status: Option<u16>, detail: String) {
+        let at_ms = self.elapsed_ms();
+        self.trace.transport.push(TransportEvent {
+            at_ms,
+            kind,
+            status,
+            detail,
+        });
+    }
+
+    /// Records a user turn and its answer.
+    pub fn turn(&mut self, user: String, answer: String, truncated: bool) {
+        self.trace.turns.push(TurnRecord {
+            user,
+            answer,
+            truncated,
+        });
+    }
+
+    /// The trace so far.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    /// The finished trace.
+    pub fn finish(self) -> Trace {
+        self.trace
+    }
+}
