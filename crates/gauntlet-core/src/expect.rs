@@ -263,6 +263,11 @@ pub struct MarkupCheck {
     /// Hosts that images and links may point to without counting as exfiltration.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowed_hosts: Vec<String>,
+    /// Also decode HTML entities and percent-encoding in running text. Off by default:
+    /// escaped markup (`&lt;script&gt;`) renders as text. Turn it on when the application
+    /// unescapes the answer before inserting it into a page.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub decode_escaped_text: bool,
 }
 
 /// A tool-arguments check.

@@ -202,6 +202,10 @@ pub struct Case {
     /// a recorded output as a regression fixture.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scripted: Vec<ScriptedReply>,
+    /// Tools whose calls a human approves in this case (approval-gated tools not listed here
+    /// are blocked when called).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approvals: Vec<String>,
     /// Faults and poisoned outputs injected into simulated tools for this case.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_faults: Vec<crate::tools::ToolFault>,

@@ -2,9 +2,13 @@
 //!
 //! The detectors ([`refusal`], [`canary`], [`markup`]) are plain functions over text with no
 //! knowledge of suites, so they can be measured on labelled data directly and reused by the
-//! `gauntlet oracle` command.
+//! `gauntlet oracle` command. [`oracles::OracleGrader`] applies a case's checks to a trace.
 
 pub mod canary;
+pub mod judge;
 pub mod markup;
+pub mod oracles;
 pub mod refusal;
 pub mod text;
+
+pub use oracles::OracleGrader;

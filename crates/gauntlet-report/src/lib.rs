@@ -1,1 +1,55 @@
-//! placeholder crate root
+//! Report writers: consumers of the run's event stream that write files.
+//!
+//! [`json::JsonReport`] writes `report.json` (everything needed to re-render the others),
+//! [`junit::JunitReport`] writes `junit.xml`, [`markdown::MarkdownReport`] writes
+//! `summary.md`. Each streams: cases are written as they finish and only counters and a
+//! bounded list of findings stay in memory. Files are written under a temporary name and
+//! renamed when the run finishes, so a crash never leaves a half report that looks whole.
+
+pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod text;
+
+use std::path::Path;
+
+use gauntlet_core::event::Reporter;
+
+/// Report formats written to an output folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `report.json`.
+    Json,
+    /// `junit.xml`.
+    Junit,
+    /// `summary.md`.
+    Markdown,
+}
+
+impl Format {
+    /// Every file format, in the order they are written.
+    pub const ALL: [Format; 3] = [Format::Json, Format::Junit, Format::Markdown];
+
+    /// The file name in the output folder.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Format::Json => "report.json",
+            Format::Junit => "junit.xml",
+            Format::Markdown => "summary.md",
+        }
+    }
+}
+
+/// Creates the writers for the given formats in `dir` (created if missing).
+pub fn writers(dir: &Path, formats: &[Format]) -> std::io::Result<Vec<Box<dyn Reporter>>> {
+    std::fs::create_dir_all(dir)?;
+    let mut out: Vec<Box<dyn Reporter>> = Vec::new();
+    for f in formats {
+        out.push(match f {
+            Format::Json => Box::new(json::JsonReport::create(dir)?),
+            Format::Junit => Box::new(junit::JunitReport::create(dir)?),
+            Format::Markdown => Box::new(markdown::MarkdownReport::create(dir)?),
+        });
+    }
+    Ok(out)
+}

@@ -1,1 +1,12 @@
-//! placeholder crate root
+//! Suite files in, checked suites out: loading ([`load::load_file`]), validation with spans
+//! ([`diag::Diagnostic`]), filters and shards ([`filter`]), and the suites embedded in the
+//! binary ([`builtin`]).
+
+pub mod builtin;
+pub mod diag;
+pub mod filter;
+pub mod load;
+mod pathmap;
+
+pub use diag::Diagnostic;
+pub use load::{LoadOptions, LoadedSuite, load_file, load_str};

@@ -1,0 +1,74 @@
+//! Rough timing of `CanaryDetector::scan`: nanoseconds per scan on a clean ~1 KB reply and on
+//! leaking ones. Run with `cargo run --release -p gauntlet-graders --example canary_speed`.
+
+#![allow(clippy::print_stdout)]
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use gauntlet_graders::canary::CanaryDetector;
+
+const CLEAN: &str = "Thanks for reaching out! To reset your router, hold the power button for ten \
+seconds, wait for the lights to blink amber, then release it. The setup page lives at \
+http://192.168.0.1 and the default user is admin; if you changed it, use the password you chose \
+during installation. If the problem persists after the reset, check that the cable between the \
+modem and the router is firmly seated, and try a different port. Some providers also require \
+you to power-cycle the modem itself: unplug it for thirty seconds, plug it back in, and wait \
+until the online indicator is steady before testing again. You can also update the firmware \
+from the Administration tab; the current release is 3.2.7 and fixes several stability issues. \
+If none of this works, contact support with your ticket number (#48213) and the model shown on \
+the label underneath the device. I can't share internal codes, but I hope this helps - have a \
+wonderful day!";
+
+fn time(d: &CanaryDetector, label: &str, text: &str) {
+    let iters = 20_000;
+    // Warm up.
+    for _ in 0..1_000 {
+        black_box(d.scan(black_box(text)));
+    }
+    let t = Instant::now();
+    let mut leaks = 0;
+    for _ in 0..iters {
+        leaks += black_box(d.scan(black_box(text))).len();
+    }
+    let ns = t.elapsed().as_nanos() as f64 / f64::from(iters);
+    println!(
+        "{label:<28} {:>5} bytes {:>9.0} ns/scan  ({} leaks)",
+        text.len(),
+        ns,
+        leaks / iters as usize
+    );
+}
+
+fn main() {
+    let t = Instant::now();
+    let d = CanaryDetector::new("GNT-7Q4X-ZEBRA-91");
+    println!("new(): {:?}", t.elapsed());
+
+    time(&d, "clean", CLEAN);
+    let literal = CLEAN.replacen("admin;", "admin; the code is GNT-7Q4X-ZEBRA-91;", 1);
+    time(&d, "literal leak", &literal);
+    let spaced = CLEAN.replacen("admin;", "admin; G N T 7 Q 4 X Z E B R A 9 1;", 1);
+    time(&d, "separated leak", &spaced);
+    let b64 = CLEAN.replacen("admin;", "admin; R05ULTdRNFgtWkVCUkEtOTE=;", 1);
+    time(&d, "base64 leak", &b64);
+    let escaped = format!(
+        "{CLEAN} &#71;&#78;&#84;&#45;&#55;&#81;&#52;&#88;&#45;&#90;&#69;&#66;&#82;&#65;&#45;&#57;&#49;"
+    );
+    time(&d, "html entity leak", &escaped);
+    let ru = "Спасибо за обращение! Чтобы сбросить маршрутизатор, удерживайте кнопку питания \
+              десять секунд, дождитесь мигания индикаторов и отпустите её. Если проблема \
+              сохраняется, обратитесь в поддержку с номером заявки и моделью устройства.";
+    time(&d, "clean, Cyrillic", ru);
+    let t = Instant::now();
+    let mut n = 0;
+    for _ in 0..20_000 {
+        n += black_box(d.first_leak(black_box(&literal))).is_some() as usize;
+    }
+    println!(
+        "{:<28} {:>5} bytes {:>9.0} ns/call  ({n} hits)",
+        "first_leak, literal",
+        literal.len(),
+        t.elapsed().as_nanos() as f64 / 20_000.0
+    );
+}

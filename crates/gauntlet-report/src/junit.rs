@@ -1,0 +1,239 @@
+//! `junit.xml`: [`JunitReport`], one test case per gauntlet case, for CI systems.
+//!
+//! A test case is named so that a new successful attack shows as a red test carrying its
+//! category and technique: `LLM01/direct-override/<id>`. FAIL is a `<failure>`, ERROR (error
+//! or timeout) an `<error>`, a task stopped by a content filter is `<skipped>`; CONDITIONAL
+//! passes with a note in `<system-out>`. Scores, status and category are `<properties>`.
+//!
+//! JUnit puts counts on the `<testsuite>` element before its test cases, so test cases are
+//! streamed to a scratch file per suite and assembled when the run finishes.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent};
+use gauntlet_core::result::{CaseResult, CaseStatus};
+use quick_xml::escape::escape;
+
+use crate::text::{AtomicFile, failure_reason, score_text};
+
+struct SuiteBuf {
+    path: PathBuf,
+    out: BufWriter<File>,
+    tests: usize,
+    failures: usize,
+    errors: usize,
+    skipped: usize,
+    time_ms: u64,
+}
+
+/// Writes `junit.xml`.
+pub struct JunitReport {
+    dir: PathBuf,
+    suites: BTreeMap<String, SuiteBuf>,
+    run_name: String,
+}
+
+impl JunitReport {
+    /// Opens the report in `dir`.
+    pub fn create(dir: &Path) -> std::io::Result<JunitReport> {
+        Ok(JunitReport {
+            dir: dir.to_path_buf(),
+            suites: BTreeMap::new(),
+            run_name: "gauntlet".into(),
+        })
+    }
+
+    fn suite(&mut self, name: &str) -> std::io::Result<&mut SuiteBuf> {
+        if !self.suites.contains_key(name) {
+            let path = self.dir.join(format!(".junit-{}.partial", self.suites.len()));
+            let out = BufWriter::new(File::create(&path)?);
+            self.suites.insert(
+                name.to_owned(),
+                SuiteBuf {
+                    path,
+                    out,
+                    tests: 0,
+                    failures: 0,
+                    errors: 0,
+                    skipped: 0,
+                    time_ms: 0,
+                },
+            );
+        }
+        Ok(self.suites.get_mut(name).expect("just inserted"))
+    }
+}
+
+/// Removes characters XML 1.0 cannot hold even escaped (model output may contain them).
+fn xml_text(s: &str) -> String {
+    let clean: String = s
+        .chars()
+        .filter(|&c| matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && c != '\u{FFFE}' && c != '\u{FFFF}'))
+        .collect();
+    escape(clean.as_str()).into_owned()
+}
+
+fn write_case(s: &mut SuiteBuf, suite: &str, r: &CaseResult) -> std::io::Result<()> {
+    let secs = r.duration_ms() as f64 / 1000.0;
+    s.tests += 1;
+    s.time_ms += r.duration_ms();
+    let out = &mut s.out;
+    write!(
+        out,
+        "    <testcase name=\"{}\" classname=\"{}\" time=\"{secs:.3}\">\n      <properties>\n",
+        xml_text(&r.case.name),
+        xml_text(&format!("gauntlet.{suite}"))
+    )?;
+    let mut props: Vec<(&str, String)> = vec![
+        ("status", r.status.as_str().to_owned()),
+        ("kind", r.case.kind.as_str().to_owned()),
+        ("score", score_text(r)),
+        ("blocking", r.case.blocking.to_string()),
+    ];
+    if let Some(c) = &r.case.owasp {
+        props.push(("owasp", c.clone()));
+    }
+    if let Some(t) = &r.case.technique {
+        props.push(("technique", t.clone()));
+    }
+    if let Some(p) = &r.case.pack {
+        props.push(("pack", p.clone()));
+    }
+    if r.trials.len() > 1 {
+        props.push(("trials_passed", format!("{}/{}", r.passed_trials, r.trials.len())));
+    }
+    for (k, v) in props {
+        writeln!(out, "        <property name=\"{k}\" value=\"{}\"/>", xml_text(&v))?;
+    }
+    out.write_all(b"      </properties>\n")?;
+    let reason = failure_reason(r);
+    let detail = case_detail(r);
+    match r.status {
+        CaseStatus::Fail => {
+            s.failures += 1;
+            let ty = if r.hard_fails.is_empty() { "score" } else { "hard_policy_failure" };
+            writeln!(
+                out,
+                "      <failure type=\"{ty}\" message=\"{}\">{}</failure>",
+                xml_text(&reason),
+                xml_text(&detail)
+            )?;
+        }
+        CaseStatus::Error => {
+            s.errors += 1;
+            let ty = r
+                .trials
+                .iter()
+                .find(|t| t.status == CaseStatus::Error)
+                .map(|t| t.outcome.as_str())
+                .unwrap_or("error");
+            writeln!(
+                out,
+                "      <error type=\"{ty}\" message=\"{}\">{}</error>",
+                xml_text(&reason),
+                xml_text(&detail)
+            )?;
+        }
+        CaseStatus::Blocked | CaseStatus::Skipped => {
+            s.skipped += 1;
+            let msg = if r.status == CaseStatus::Blocked {
+                "stopped by an upstream content filter (platform defence)"
+            } else {
+                "not run"
+            };
+            writeln!(out, "      <skipped message=\"{msg}\"/>")?;
+        }
+        CaseStatus::Conditional => {
+            writeln!(
+                out,
+                "      <system-out>CONDITIONAL ({}): {}</system-out>",
+                xml_text(&score_text(r)),
+                xml_text(&reason)
+            )?;
+        }
+        CaseStatus::Pass => {}
+    }
+    out.write_all(b"    </testcase>\n")?;
+    Ok(())
+}
+
+/// Every verdict of every trial, one per line, for the failure body.
+fn case_detail(r: &CaseResult) -> String {
+    let mut s = String::new();
+    for t in &r.trials {
+        if r.trials.len() > 1 {
+            s.push_str(&format!("trial {} ({}):\n", t.trial + 1, t.status.as_str()));
+        }
+        if let Some(e) = &t.error {
+            s.push_str(&format!("  {}: {e}\n", t.outcome.as_str()));
+        }
+        for v in &t.verdicts {
+            s.push_str(&format!(
+                "  [{}] {} ({}, {}/3{}): {}\n",
+                if v.passed { "pass" } else { "FAIL" },
+                v.label,
+                v.dimension,
+                v.score,
+                if v.hard_fail { ", hard" } else { "" },
+                v.evidence
+            ));
+        }
+    }
+    s
+}
+
+impl Reporter for JunitReport {
+    fn on_event(&mut self, ev: &RunEvent) -> Result<(), ReportError> {
+        match &ev.kind {
+            EventKind::RunStarted { manifest } => {
+                self.run_name = format!("gauntlet {} {}", manifest.command, manifest.target.label);
+            }
+            EventKind::CaseFinished { result } => {
+                let suite = result.case.suite.clone();
+                let s = self.suite(&suite)?;
+                write_case(s, &suite, result)?;
+            }
+            EventKind::RunFinished { summary, .. } => {
+                let mut f = AtomicFile::create(&self.dir, "junit.xml")?;
+                let (mut t, mut fl, mut er, mut sk) = (0, 0, 0, 0);
+                for s in self.suites.values() {
+                    t += s.tests;
+                    fl += s.failures;
+                    er += s.errors;
+                    sk += s.skipped;
+                }
+                writeln!(f.out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
+                writeln!(
+                    f.out,
+                    "<testsuites name=\"{}\" tests=\"{t}\" failures=\"{fl}\" errors=\"{er}\" skipped=\"{sk}\" time=\"{:.3}\">",
+                    xml_text(&self.run_name),
+                    summary.duration_ms as f64 / 1000.0
+                )?;
+                for (name, mut s) in std::mem::take(&mut self.suites) {
+                    s.out.flush()?;
+                    drop(s.out);
+                    writeln!(
+                        f.out,
+                        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
+                        xml_text(&name),
+                        s.tests,
+                        s.failures,
+                        s.errors,
+                        s.skipped,
+                        s.time_ms as f64 / 1000.0
+                    )?;
+                    std::io::copy(&mut BufReader::new(File::open(&s.path)?), &mut f.out)?;
+                    std::fs::remove_file(&s.path)?;
+                    writeln!(f.out, "  </testsuite>")?;
+                }
+                writeln!(f.out, "</testsuites>")?;
+                f.commit()?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}

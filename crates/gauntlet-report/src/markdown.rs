@@ -1,0 +1,185 @@
+//! `summary.md`: [`MarkdownReport`], a summary that fits a pull-request comment or a CI step
+//! summary: the state and why, counts, the table by category, and the findings (bounded).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent, RunManifest};
+use gauntlet_core::result::{CaseResult, CaseStatus};
+use gauntlet_core::score::Status;
+use gauntlet_core::summary::Summary;
+
+use crate::text::{AtomicFile, failure_reason, score_text, trim_num};
+
+/// How many non-passing cases are listed; the rest are counted.
+pub const MAX_FINDINGS: usize = 50;
+
+struct Finding {
+    name: String,
+    status: CaseStatus,
+    score: String,
+    why: String,
+}
+
+/// Writes `summary.md`.
+pub struct MarkdownReport {
+    dir: PathBuf,
+    manifest: Option<RunManifest>,
+    findings: Vec<Finding>,
+    more: usize,
+}
+
+impl MarkdownReport {
+    /// Prepares the report in `dir` (written when the run finishes).
+    pub fn create(dir: &Path) -> std::io::Result<MarkdownReport> {
+        Ok(MarkdownReport {
+            dir: dir.to_path_buf(),
+            manifest: None,
+            findings: Vec::new(),
+            more: 0,
+        })
+    }
+
+    fn note(&mut self, r: &CaseResult) {
+        if r.status == CaseStatus::Pass || r.status == CaseStatus::Skipped {
+            return;
+        }
+        if self.findings.len() >= MAX_FINDINGS {
+            self.more += 1;
+            return;
+        }
+        self.findings.push(Finding {
+            name: r.case.name.clone(),
+            status: r.status,
+            score: score_text(r),
+            why: failure_reason(r),
+        });
+    }
+}
+
+/// Escapes text for a Markdown table cell.
+fn cell(s: &str) -> String {
+    let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let clipped: String = if one_line.chars().count() > 160 {
+        let mut c: String = one_line.chars().take(160).collect();
+        c.push('…');
+        c
+    } else {
+        one_line
+    };
+    clipped
+        .replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('`', "'")
+}
+
+fn icon(s: Status) -> &'static str {
+    match s {
+        Status::Pass => "✅",
+        Status::Fail => "❌",
+        Status::Conditional => "⚠️",
+        Status::Inconclusive => "❔",
+    }
+}
+
+/// Renders the summary page.
+pub fn render(m: Option<&RunManifest>, s: &Summary, findings: &[(String, String, String, String)], more: usize) -> String {
+    let mut o = String::new();
+    o.push_str(&format!("## {} gauntlet: {}\n\n", icon(s.status), s.status));
+    if let Some(m) = m {
+        let suites: Vec<&str> = m.suites.iter().map(|x| x.name.as_str()).collect();
+        o.push_str(&format!(
+            "Target `{}` · suite{} {} · {} case{} · k={} · gauntlet {} · run `{}`\n\n",
+            m.target.label,
+            if suites.len() == 1 { "" } else { "s" },
+            suites.iter().map(|x| format!("`{x}`")).collect::<Vec<_>>().join(", "),
+            s.cases,
+            if s.cases == 1 { "" } else { "s" },
+            s.k,
+            m.gauntlet_version,
+            m.run_id
+        ));
+    }
+    for r in &s.reasons {
+        o.push_str(&format!("- {r}\n"));
+    }
+    o.push('\n');
+    o.push_str("| passed | failed | conditional | errors | blocked | hard fails |\n|---:|---:|---:|---:|---:|---:|\n");
+    o.push_str(&format!(
+        "| {} | {} | {} | {} | {} | {} |\n\n",
+        s.passed, s.failed, s.conditional, s.errors, s.blocked, s.hard_fails
+    ));
+    let mut scores = Vec::new();
+    if let Some(a) = s.tasks.avg {
+        scores.push(format!("task average {}/18 over {}", trim_num(a), s.tasks.count));
+    }
+    if let Some(a) = s.refusals.avg {
+        scores.push(format!("refusal average {}/3 over {}", trim_num(a), s.refusals.count));
+    }
+    if let (Some(n), Some(b)) = (s.suite_normalized, s.quality_band) {
+        scores.push(format!("normalised {n:.3} ({b})"));
+    }
+    if s.k > 1 {
+        scores.push(format!("pass^1 {}/{} · pass^{} {}/{}", s.pass_at_1, s.cases, s.k, s.pass_at_k, s.cases));
+    }
+    if !scores.is_empty() {
+        o.push_str(&format!("{}\n\n", scores.join(" · ")));
+    }
+    if s.by_category.len() > 1 || s.by_category.iter().any(|c| c.category.starts_with("LLM")) {
+        o.push_str("| category | cases | pass | fail | conditional | error | blocked |\n|---|---:|---:|---:|---:|---:|---:|\n");
+        for c in &s.by_category {
+            let name = if c.title.is_empty() {
+                c.category.clone()
+            } else {
+                format!("{} {}", c.category, c.title)
+            };
+            o.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                cell(&name),
+                c.total,
+                c.passed,
+                c.failed,
+                c.conditional,
+                c.errors,
+                c.blocked
+            ));
+        }
+        o.push('\n');
+    }
+    if !findings.is_empty() {
+        o.push_str("### Findings\n\n| case | status | score | why |\n|---|---|---|---|\n");
+        for (name, status, score, why) in findings {
+            o.push_str(&format!("| `{}` | {} | {} | {} |\n", cell(name), status, cell(score), cell(why)));
+        }
+        if more > 0 {
+            o.push_str(&format!("\n…and {more} more; see report.json.\n"));
+        }
+        o.push('\n');
+    }
+    o.push_str("<sub>PASS 0 · FAIL 1 · CONDITIONAL 3 · INCONCLUSIVE 4 — see docs/scoring.md</sub>\n");
+    o
+}
+
+impl Reporter for MarkdownReport {
+    fn on_event(&mut self, ev: &RunEvent) -> Result<(), ReportError> {
+        match &ev.kind {
+            EventKind::RunStarted { manifest } => self.manifest = Some((**manifest).clone()),
+            EventKind::CaseFinished { result } => self.note(result),
+            EventKind::RunFinished { summary, .. } => {
+                let findings: Vec<(String, String, String, String)> = self
+                    .findings
+                    .iter()
+                    .map(|f| (f.name.clone(), f.status.as_str().to_owned(), f.score.clone(), f.why.clone()))
+                    .collect();
+                let text = render(self.manifest.as_ref(), summary, &findings, self.more);
+                let mut f = AtomicFile::create(&self.dir, "summary.md")?;
+                f.out.write_all(text.as_bytes())?;
+                f.commit()?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,89 @@
+//! Small helpers shared by the writers and the terminal: atomic files, score and reason
+//! formatting.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use gauntlet_core::result::{CaseResult, Score};
+
+/// A file written under a temporary name and renamed into place by [`AtomicFile::commit`].
+pub struct AtomicFile {
+    tmp: PathBuf,
+    dest: PathBuf,
+    /// The writer.
+    pub out: BufWriter<File>,
+}
+
+impl AtomicFile {
+    /// Opens `dir/.NAME.partial`, to become `dir/NAME`.
+    pub fn create(dir: &Path, name: &str) -> std::io::Result<AtomicFile> {
+        let tmp = dir.join(format!(".{name}.partial"));
+        let f = File::create(&tmp)?;
+        Ok(AtomicFile {
+            tmp,
+            dest: dir.join(name),
+            out: BufWriter::with_capacity(64 * 1024, f),
+        })
+    }
+
+    /// Flushes and renames into place.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        self.out.flush()?;
+        std::fs::rename(&self.tmp, &self.dest)
+    }
+}
+
+/// `12.0/18` for a task, `2/3` for a refusal, `-` when unscored.
+pub fn score_text(r: &CaseResult) -> String {
+    match &r.score {
+        Score::Task { total, assessed, .. } => {
+            if *assessed == 6 {
+                format!("{}/18", trim_num(*total))
+            } else {
+                format!("{}/18 ({assessed} of 6 dims)", trim_num(*total))
+            }
+        }
+        Score::Refusal { score } => format!("{}/3", trim_num(*score)),
+        Score::Unscored => "-".into(),
+    }
+}
+
+/// `12` for 12.0, `12.5` for 12.5, two decimals otherwise.
+pub fn trim_num(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else if ((v * 10.0) - (v * 10.0).round()).abs() < 1e-9 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The most useful one-line reason a case did not pass.
+pub fn failure_reason(r: &CaseResult) -> String {
+    if let Some(h) = r.hard_fails.first() {
+        return h.clone();
+    }
+    for t in &r.trials {
+        if let Some(e) = &t.error {
+            return e.clone();
+        }
+        if let Some(v) = t.verdicts.iter().find(|v| !v.passed && v.gating) {
+            return format!("{}: {}", v.label, v.evidence);
+        }
+    }
+    String::new()
+}
+
+/// Clips text to `n` characters, adding an ellipsis.
+pub fn clip(s: &str, n: usize) -> String {
+    let one_line = s.replace('\n', " ");
+    if one_line.chars().count() <= n {
+        one_line
+    } else {
+        let mut out: String = one_line.chars().take(n).collect();
+        out.push('…');
+        out
+    }
+}

@@ -1,0 +1,470 @@
+//! The dispatcher and the executor: [`Runner`].
+//!
+//! One dispatcher task owns the run's mutable state: it pulls cases lazily from the plan,
+//! keeps at most `concurrency` trials in flight, collects each case's k trials, folds results
+//! into the summary and emits events in order. Executors run one trial each (open a session,
+//! play the turns, grade the trace) and only send their result back. Reporters run on their
+//! own thread behind a bounded channel, so slow disks apply back-pressure instead of memory.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use gauntlet_core::event::{EventKind, Reporter, RunEvent, RunManifest};
+use gauntlet_core::grader::{GradeContext, Grader};
+use gauntlet_core::redact::Redactor;
+use gauntlet_core::result::{CaseMeta, CaseResult, Outcome, TrialResult};
+use gauntlet_core::suite::{Case, TurnCondition};
+use gauntlet_core::summary::{PackRequirements, Summary, SummaryBuilder};
+use gauntlet_core::target::{Target, TargetError, TrialContext};
+use gauntlet_core::tools::ToolDef;
+use gauntlet_core::trace::{TraceRecorder, TransportKind};
+use tokio::task::JoinSet;
+
+use crate::tools::SimTools;
+
+/// Per-trial time limit when neither the case nor the suite sets one.
+pub const DEFAULT_TRIAL_TIMEOUT_MS: u64 = 120_000;
+
+/// What every case of one suite shares.
+#[derive(Debug, Clone, Default)]
+pub struct SuiteContext {
+    /// The suite's name.
+    pub name: String,
+    /// The system prompt in force.
+    pub system_prompt: Option<String>,
+    /// The canary in force (the agent's, else the run's).
+    pub canary: Option<String>,
+    /// The agent's tools.
+    pub tools: Vec<ToolDef>,
+    /// Whether cases gate the suite by default.
+    pub default_blocking: bool,
+    /// Default per-trial time limit.
+    pub timeout_ms: Option<u64>,
+}
+
+/// One case to run.
+#[derive(Debug, Clone)]
+pub struct PlannedCase {
+    /// Its suite.
+    pub suite: Arc<SuiteContext>,
+    /// The case.
+    pub case: Arc<Case>,
+}
+
+/// Decides whether an answer is a refusal, for turn conditions (`when: {refused: true}`).
+pub type RefusalProbe = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+/// Run settings.
+#[derive(Clone)]
+pub struct RunConfig {
+    /// Most trials in flight.
+    pub concurrency: usize,
+    /// Trials per case.
+    pub k: u32,
+    /// The run seed (trial seeds derive from it).
+    pub seed: u64,
+    /// Stop scheduling new cases after this many failed cases.
+    pub max_fail: Option<usize>,
+    /// Refusal detector for turn conditions.
+    pub refusal_probe: Option<RefusalProbe>,
+    /// Case ids under quarantine: they run, but do not gate.
+    pub quarantined: HashSet<String>,
+    /// Trials already finished (resume): `(case id, trial index)` pairs to skip, with their
+    /// stored results to fold in.
+    pub finished: HashMap<String, Vec<TrialResult>>,
+    /// Secrets to redact from everything the run records.
+    pub redactor: Redactor,
+    /// Set to stop scheduling (Ctrl-C); in-flight trials finish.
+    pub cancel: Arc<AtomicBool>,
+    /// Pack requirements for the state.
+    pub packs: PackRequirements,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            concurrency: 8,
+            k: 1,
+            seed: 0,
+            max_fail: None,
+            refusal_probe: None,
+            quarantined: HashSet::new(),
+            finished: HashMap::new(),
+            redactor: Redactor::new(),
+            cancel: Arc::new(AtomicBool::new(false)),
+            packs: PackRequirements::default(),
+        }
+    }
+}
+
+/// Why the run stopped early, if it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// Every planned case ran.
+    Completed,
+    /// `max_fail` was reached.
+    MaxFail,
+    /// Cancelled (Ctrl-C).
+    Cancelled,
+}
+
+/// What a finished run returns.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// The summary.
+    pub summary: Summary,
+    /// Whether it stopped early.
+    pub stop: Stop,
+    /// Errors from reporters (a report that could not be written).
+    pub reporter_errors: Vec<String>,
+}
+
+/// Runs cases against a target.
+pub struct Runner {
+    target: Arc<dyn Target>,
+    grader: Arc<dyn Grader>,
+    config: RunConfig,
+}
+
+struct Pending {
+    meta: CaseMeta,
+    trials: Vec<Option<TrialResult>>,
+    remaining: u32,
+}
+
+impl Runner {
+    /// A runner over a target and a grader.
+    pub fn new(target: Arc<dyn Target>, grader: Arc<dyn Grader>, config: RunConfig) -> Self {
+        Runner {
+            target,
+            grader,
+            config,
+        }
+    }
+
+    /// Runs the plan, streaming events to the reporters (in this order, on their own thread).
+    pub async fn run(
+        self,
+        manifest: RunManifest,
+        plan: impl Iterator<Item = PlannedCase> + Send,
+        reporters: Vec<Box<dyn Reporter>>,
+    ) -> RunOutcome {
+        let started = Instant::now();
+        let (tx, rx) = std::sync::mpsc::sync_channel::<RunEvent>(1024);
+        let writer = std::thread::spawn(move || {
+            let mut reporters = reporters;
+            let mut errors = Vec::new();
+            let mut failed = vec![false; reporters.len()];
+            for ev in rx {
+                for (i, r) in reporters.iter_mut().enumerate() {
+                    if failed[i] {
+                        continue;
+                    }
+                    if let Err(e) = r.on_event(&ev) {
+                        failed[i] = true;
+                        errors.push(e.to_string());
+                    }
+                }
+            }
+            errors
+        });
+        let emit = |kind: EventKind| {
+            let ev = RunEvent {
+                elapsed_ms: started.elapsed().as_millis() as u64,
+                kind,
+            };
+            // The writer thread only stops when the channel closes, so a send cannot fail
+            // unless it panicked; its panic surfaces at join.
+            let _ = tx.send(ev);
+        };
+        emit(EventKind::RunStarted {
+            manifest: Box::new(manifest),
+        });
+
+        let cfg = &self.config;
+        let k = cfg.k.max(1);
+        let mut fold = SummaryBuilder::new();
+        let mut inflight: JoinSet<(u64, u32, TrialResult)> = JoinSet::new();
+        let mut pending: HashMap<u64, Pending> = HashMap::new();
+        let mut plan = plan.peekable();
+        let mut next_seq: u64 = 0;
+        // Trials of the current case still to schedule.
+        let mut queue: Vec<(u64, u32, PlannedCase)> = Vec::new();
+        let mut failed_cases = 0usize;
+        let mut stop = Stop::Completed;
+
+        loop {
+            // Fill the window.
+            while inflight.len() < cfg.concurrency.max(1) {
+                if cfg.cancel.load(Ordering::Relaxed) {
+                    stop = Stop::Cancelled;
+                    break;
+                }
+                if cfg.max_fail.is_some_and(|m| failed_cases >= m) {
+                    stop = Stop::MaxFail;
+                    break;
+                }
+                if queue.is_empty() {
+                    let Some(pc) = plan.next() else { break };
+                    let seq = next_seq;
+                    next_seq += 1;
+                    let meta = CaseMeta::of(&pc.case, &pc.suite.name, pc.suite.default_blocking);
+                    let done = cfg.finished.get(&pc.case.id).cloned().unwrap_or_default();
+                    let mut slots: Vec<Option<TrialResult>> = (0..k).map(|_| None).collect();
+                    for t in done {
+                        if (t.trial as usize) < slots.len() {
+                            let i = t.trial as usize;
+                            slots[i] = Some(t);
+                        }
+                    }
+                    let todo: Vec<u32> = (0..k).filter(|i| slots[*i as usize].is_none()).collect();
+                    if todo.is_empty() {
+                        // Every trial was already stored (resume): fold it without running.
+                        let trials: Vec<TrialResult> = slots.into_iter().flatten().collect();
+                        let mut result = CaseResult::combine(meta, trials);
+                        result.quarantined = cfg.quarantined.contains(&result.case.id);
+                        if result.status == gauntlet_core::result::CaseStatus::Fail && !result.quarantined {
+                            failed_cases += 1;
+                        }
+                        fold.add(&result);
+                        emit(EventKind::CaseFinished {
+                            result: Box::new(result),
+                        });
+                        continue;
+                    }
+                    pending.insert(
+                        seq,
+                        Pending {
+                            meta,
+                            trials: slots,
+                            remaining: todo.len() as u32,
+                        },
+                    );
+                    for t in todo.into_iter().rev() {
+                        queue.push((seq, t, pc.clone()));
+                    }
+                }
+                let Some((seq, trial, pc)) = queue.pop() else { break };
+                let target = Arc::clone(&self.target);
+                let grader = Arc::clone(&self.grader);
+                let probe = cfg.refusal_probe.clone();
+                let seed = trial_seed(cfg.seed, &pc.case.id, trial);
+                let redactor = cfg.redactor.clone();
+                inflight.spawn(async move {
+                    let mut r = execute(&*target, &*grader, &pc, trial, seed, probe.as_ref()).await;
+                    redact_trial(&redactor, &mut r);
+                    (seq, trial, r)
+                });
+            }
+            let Some(joined) = inflight.join_next().await else { break };
+            let (seq, trial, result) = match joined {
+                Ok(x) => x,
+                Err(e) => {
+                    // An executor panicked: a harness bug. Record it as a warning; the case's
+                    // slot stays empty and the case is reported as an error below.
+                    emit(EventKind::Warning {
+                        message: format!("a trial crashed inside gauntlet: {e}"),
+                    });
+                    continue;
+                }
+            };
+            emit(EventKind::TrialFinished {
+                trial: Box::new(result.clone()),
+            });
+            let p = pending.get_mut(&seq).expect("pending case");
+            p.trials[trial as usize] = Some(result);
+            p.remaining -= 1;
+            if p.remaining == 0 {
+                let p = pending.remove(&seq).expect("pending case");
+                let trials: Vec<TrialResult> = p.trials.into_iter().flatten().collect();
+                let mut result = CaseResult::combine(p.meta, trials);
+                result.quarantined = cfg.quarantined.contains(&result.case.id);
+                if result.status == gauntlet_core::result::CaseStatus::Fail && !result.quarantined {
+                    failed_cases += 1;
+                }
+                fold.add(&result);
+                emit(EventKind::CaseFinished {
+                    result: Box::new(result),
+                });
+            }
+        }
+        if stop == Stop::Completed && plan.peek().is_some() {
+            stop = if cfg.cancel.load(Ordering::Relaxed) {
+                Stop::Cancelled
+            } else {
+                Stop::MaxFail
+            };
+        }
+        let mut summary = fold.finish(&cfg.packs, started.elapsed().as_millis() as u64);
+        match stop {
+            Stop::Completed => {}
+            Stop::MaxFail => summary
+                .reasons
+                .push(format!("stopped early after {failed_cases} failed case(s) (--max-fail)")),
+            Stop::Cancelled => {
+                if summary.status != gauntlet_core::score::Status::Fail {
+                    summary.status = gauntlet_core::score::Status::Inconclusive;
+                }
+                summary.reasons.push("the run was interrupted before every case ran".into());
+            }
+        }
+        emit(EventKind::RunFinished {
+            summary: Box::new(summary.clone()),
+            finished_at: jiff::Timestamp::now().to_string(),
+        });
+        drop(tx);
+        let reporter_errors = writer.join().unwrap_or_else(|_| vec!["a reporter panicked".into()]);
+        RunOutcome {
+            summary,
+            stop,
+            reporter_errors,
+        }
+    }
+}
+
+/// A seed per (run, case, trial), so that trials differ from each other but a rerun of the
+/// same run seed repeats them.
+pub fn trial_seed(run_seed: u64, case_id: &str, trial: u32) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325 ^ run_seed;
+    for b in case_id.bytes().chain(trial.to_le_bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+fn condition_holds(c: &TurnCondition, previous: &str, probe: Option<&RefusalProbe>) -> bool {
+    let p = previous.to_lowercase();
+    if let Some(s) = &c.contains {
+        if !p.contains(&s.to_lowercase()) {
+            return false;
+        }
+    }
+    if let Some(s) = &c.not_contains {
+        if p.contains(&s.to_lowercase()) {
+            return false;
+        }
+    }
+    if let (Some(want), Some(probe)) = (c.refused, probe) {
+        if probe(previous) != want {
+            return false;
+        }
+    }
+    true
+}
+
+/// Runs one trial: open a session, play the turns, grade.
+pub async fn execute(
+    target: &dyn Target,
+    grader: &dyn Grader,
+    pc: &PlannedCase,
+    trial: u32,
+    seed: u64,
+    probe: Option<&RefusalProbe>,
+) -> TrialResult {
+    let started = Instant::now();
+    let case = &*pc.case;
+    let suite = &*pc.suite;
+    let system_prompt = case.system_prompt.as_deref().or(suite.system_prompt.as_deref());
+    let ctx = TrialContext {
+        case,
+        system_prompt,
+        tools: &suite.tools,
+        trial,
+        seed,
+        session_id: format!("{}-{trial}-{seed:016x}", case.id),
+    };
+    let timeout_ms = case
+        .timeout_ms
+        .or(suite.timeout_ms)
+        .unwrap_or(DEFAULT_TRIAL_TIMEOUT_MS);
+    let mut rec = TraceRecorder::new();
+    let mut tools = SimTools::new(&suite.tools, case);
+    let played = tokio::time::timeout(Duration::from_millis(timeout_ms), async {
+        let mut session = target.open(&ctx).await?;
+        let single;
+        let turns: Vec<(&str, Option<&TurnCondition>)> = match &case.input {
+            Some(i) => {
+                single = i.as_str();
+                vec![(single, None)]
+            }
+            None => case.turns.iter().map(|t| (t.user.as_str(), t.when.as_ref())).collect(),
+        };
+        let mut previous = String::new();
+        for (user, when) in turns {
+            if let Some(c) = when {
+                if !condition_holds(c, &previous, probe) {
+                    continue;
+                }
+            }
+            let answer = session.turn(user, &mut tools, &mut rec).await?;
+            previous = answer.content.clone();
+            rec.turn(user.to_owned(), answer.content, answer.truncated);
+        }
+        Ok::<(), TargetError>(())
+    })
+    .await;
+    let (outcome, error) = match played {
+        Err(_) => {
+            rec.transport(
+                TransportKind::Timeout,
+                None,
+                format!("the trial ran past its {timeout_ms} ms limit"),
+            );
+            (
+                Outcome::Timeout,
+                Some(format!("no answer within {timeout_ms} ms")),
+            )
+        }
+        Ok(Ok(())) => (Outcome::Completed, None),
+        Ok(Err(e)) => {
+            let outcome = match &e {
+                TargetError::Blocked(_) => Outcome::Blocked,
+                TargetError::Timeout(_) => Outcome::Timeout,
+                TargetError::Transport(_) | TargetError::Protocol(_) | TargetError::Harness(_) => {
+                    Outcome::Error
+                }
+            };
+            (outcome, Some(e.to_string()))
+        }
+    };
+    let trace = rec.finish();
+    let canary = case.canary.as_deref().or(suite.canary.as_deref());
+    let verdicts = grader
+        .grade(GradeContext {
+            case,
+            trace: &trace,
+            outcome,
+            canary,
+            tools: &suite.tools,
+        })
+        .await;
+    TrialResult::new(
+        case,
+        trial,
+        outcome,
+        trace,
+        verdicts,
+        error,
+        started.elapsed().as_millis() as u64,
+    )
+}
+
+/// Redacts secrets anywhere in a trial result. Cheap when there is nothing to redact.
+fn redact_trial(redactor: &Redactor, r: &mut TrialResult) {
+    if redactor.is_empty() {
+        return;
+    }
+    let Ok(text) = serde_json::to_string(r) else { return };
+    if let std::borrow::Cow::Borrowed(_) = redactor.redact(&text) {
+        return;
+    }
+    if let Ok(mut v) = serde_json::to_value(&*r) {
+        redactor.redact_json(&mut v);
+        if let Ok(clean) = serde_json::from_value(v) {
+            *r = clean;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Suites embedded in the binary: the OWASP red-team corpus ([`OWASP_FILES`]) and the
+//! starter harness written by `gauntlet init` ([`STARTER_FILES`]).
+//!
+//! The files live next to this crate as ordinary YAML (reviewed, diffed and validated like
+//! any suite) and are compiled in with `include_str!`.
+
+use crate::diag::Diagnostic;
+use crate::load::{LoadOptions, LoadedSuite, load_embedded};
+
+/// The OWASP corpus: the suite first, then the category files it includes.
+pub const OWASP_FILES: &[(&str, &str)] = &[
+    ("suite.yaml", include_str!("../corpus/owasp/suite.yaml")),
+    (
+        "llm01-prompt-injection.yaml",
+        include_str!("../corpus/owasp/llm01-prompt-injection.yaml"),
+    ),
+    (
+        "llm02-sensitive-information.yaml",
+        include_str!("../corpus/owasp/llm02-sensitive-information.yaml"),
+    ),
+    (
+        "llm05-output-handling.yaml",
+        include_str!("../corpus/owasp/llm05-output-handling.yaml"),
+    ),
+    (
+        "llm06-excessive-agency.yaml",
+        include_str!("../corpus/owasp/llm06-excessive-agency.yaml"),
+    ),
+    (
+        "llm07-system-prompt-leakage.yaml",
+        include_str!("../corpus/owasp/llm07-system-prompt-leakage.yaml"),
+    ),
+];
+
+/// The starter harness written by `gauntlet init`: (file name, contents).
+pub const STARTER_FILES: &[(&str, &str)] = &[
+    ("suite.yaml", include_str!("../starter/suite.yaml")),
+    ("system-prompt.md", include_str!("../starter/system-prompt.md")),
+    ("scoring-sheet.csv", include_str!("../starter/scoring-sheet.csv")),
+    ("REGRESSION_LOG.md", include_str!("../starter/REGRESSION_LOG.md")),
+    ("README.md", include_str!("../starter/README.md")),
+];
+
+/// A label for the corpus revision, recorded in run manifests: the crate version plus a
+/// short hash of the corpus files, so any edit to a case changes it.
+pub fn corpus_revision() -> String {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for (name, text) in OWASP_FILES {
+        for b in name.bytes().chain(text.bytes()) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x100000001b3);
+        }
+    }
+    format!("owasp-{}-{:08x}", env!("CARGO_PKG_VERSION"), h as u32)
+}
+
+/// Loads the OWASP corpus.
+pub fn owasp(opts: &LoadOptions<'_>) -> Result<LoadedSuite, Vec<Diagnostic>> {
+    load_embedded("owasp", OWASP_FILES, opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gauntlet_core::suite::CaseKind;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    #[test]
+    fn the_starter_harness_is_valid_and_complete() {
+        let s = load_embedded("starter", STARTER_FILES, &LoadOptions::default()).unwrap_or_else(|d| {
+            panic!("{}", d.iter().map(|x| x.to_string()).collect::<String>())
+        });
+        let tasks = s.suite.cases.iter().filter(|c| c.kind == CaseKind::Task).count();
+        let refusals = s.suite.cases.iter().filter(|c| c.kind == CaseKind::Refusal).count();
+        assert_eq!((tasks, refusals), (10, 5));
+        let a = &s.suite.agent;
+        assert!(a.name.is_some() && a.role.is_some());
+        assert!(!a.scope.is_empty() && !a.tools.is_empty() && !a.approval_required.is_empty());
+        assert!(!a.out_of_scope.is_empty() && !a.safety_rules.is_empty());
+        assert!(s.suite.cases.iter().all(|c| c.expect.iter().any(|e| e.oracle.is_objective())));
+    }
+
+    #[test]
+    fn the_corpus_is_valid_and_broad() {
+        let s = owasp(&LoadOptions::default()).unwrap_or_else(|d| {
+            panic!("{}", d.iter().map(|x| x.to_string()).collect::<String>())
+        });
+        assert!(s.case_count >= 30, "{} cases", s.case_count);
+        let mut by_cat: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for c in &s.suite.cases {
+            let cat = c.owasp.clone().expect("every corpus case names its category");
+            let tech = c.technique.clone().expect("every corpus case names its technique");
+            assert!(
+                by_cat.entry(cat.clone()).or_default().insert(tech.clone()),
+                "technique {tech} repeats within {cat}"
+            );
+            assert_eq!(c.kind, CaseKind::Refusal, "{}", c.id);
+            assert_eq!(c.pack.as_deref(), Some("security"), "{}", c.id);
+        }
+        let cats: Vec<&str> = by_cat.keys().map(String::as_str).collect();
+        assert_eq!(cats, ["LLM01", "LLM02", "LLM05", "LLM06", "LLM07"]);
+    }
+}

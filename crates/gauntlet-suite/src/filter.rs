@@ -1,0 +1,175 @@
+//! Choosing cases: [`CaseFilter`] (`--filter key:glob`) and [`Shard`] (`--shard i/n`).
+//!
+//! Filters with the same key are alternatives (OR); filters with different keys must all
+//! hold (AND): `--filter pack:smoke --filter pack:refusal --filter owasp:LLM01` keeps smoke
+//! or refusal cases in LLM01. A bare word matches the case id. Globs take `*` and `?`.
+
+use std::fmt;
+
+use gauntlet_core::suite::Case;
+use gauntlet_core::glob;
+
+/// The keys a filter term may use.
+pub const FILTER_KEYS: &[&str] = &["id", "pack", "owasp", "technique", "tag", "kind"];
+
+/// A set of filter terms.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CaseFilter {
+    terms: Vec<(String, String)>,
+}
+
+impl CaseFilter {
+    /// Parses filter terms (`key:glob` or a bare id glob); several terms may be joined by commas.
+    pub fn parse<S: AsRef<str>>(terms: &[S]) -> Result<CaseFilter, String> {
+        let mut out = Vec::new();
+        for raw in terms {
+            for t in raw.as_ref().split(',').map(str::trim).filter(|t| !t.is_empty()) {
+                let (k, v) = match t.split_once(':') {
+                    Some((k, v)) => (k.trim().to_ascii_lowercase(), v.trim().to_owned()),
+                    None => ("id".to_owned(), t.to_owned()),
+                };
+                if !FILTER_KEYS.contains(&k.as_str()) {
+                    return Err(format!(
+                        "unknown filter key `{k}` in `{t}`; use one of: {}",
+                        FILTER_KEYS.join(", ")
+                    ));
+                }
+                if v.is_empty() {
+                    return Err(format!("filter `{t}` has no value"));
+                }
+                out.push((k, v));
+            }
+        }
+        Ok(CaseFilter { terms: out })
+    }
+
+    /// Adds `key:value` alternatives (used by `--category LLM01,LLM02`).
+    pub fn add(&mut self, key: &str, value: &str) {
+        self.terms.push((key.to_owned(), value.to_owned()));
+    }
+
+    /// Whether no term is set.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// Whether the case passes the filter.
+    pub fn matches(&self, case: &Case) -> bool {
+        FILTER_KEYS.iter().all(|key| {
+            let mut any_term = false;
+            let mut any_match = false;
+            for (k, pat) in &self.terms {
+                if k != key {
+                    continue;
+                }
+                any_term = true;
+                let hit = match *key {
+                    "id" => glob(pat, &case.id),
+                    "pack" => case.pack.as_deref().is_some_and(|p| glob(pat, p)),
+                    "owasp" => case
+                        .owasp
+                        .as_deref()
+                        .is_some_and(|o| glob(&pat.to_ascii_uppercase(), o)),
+                    "technique" => case.technique.as_deref().is_some_and(|t| glob(pat, t)),
+                    "tag" => case.tags.iter().any(|t| glob(pat, t)),
+                    "kind" => glob(pat, case.kind.as_str()),
+                    _ => false,
+                };
+                any_match |= hit;
+            }
+            !any_term || any_match
+        })
+    }
+}
+
+impl fmt::Display for CaseFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self.terms.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        f.write_str(&parts.join(","))
+    }
+}
+
+/// One shard of a run: `--shard 2/4` keeps the cases whose id hashes to the 2nd of 4 buckets.
+/// Hashing the id (not the position) keeps a case in its shard when others are added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based index.
+    pub index: u32,
+    /// Number of shards.
+    pub total: u32,
+}
+
+impl Shard {
+    /// Parses `i/n`.
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("`{s}` is not a shard; write i/n, e.g. 1/4"))?;
+        let index: u32 = i.trim().parse().map_err(|_| format!("bad shard index `{i}`"))?;
+        let total: u32 = n.trim().parse().map_err(|_| format!("bad shard count `{n}`"))?;
+        if total == 0 || index == 0 || index > total {
+            return Err(format!("shard {index}/{total} is out of range; i runs from 1 to n"));
+        }
+        Ok(Shard { index, total })
+    }
+
+    /// Whether the case belongs to this shard.
+    pub fn contains(&self, case_id: &str) -> bool {
+        // FNV-1a: stable across platforms and versions, unlike std's hasher.
+        let mut h: u64 = 0xcbf29ce484222325;
+        for b in case_id.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x100000001b3);
+        }
+        (h % u64::from(self.total)) as u32 == self.index - 1
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.total)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(id: &str, pack: Option<&str>, owasp: Option<&str>) -> Case {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "pack": pack, "owasp": owasp, "input": "x", "expect": [{"contains": "y"}]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob("leak-*", "leak-system-prompt"));
+        assert!(glob("*prompt", "leak-system-prompt"));
+        assert!(glob("l?ak*", "leak"));
+        assert!(!glob("leak-*", "refund"));
+        assert!(glob("*", ""));
+    }
+
+    #[test]
+    fn same_key_ors_and_different_keys_and() {
+        let f = CaseFilter::parse(&["pack:smoke", "pack:refusal,owasp:LLM01"]).unwrap();
+        assert!(f.matches(&case("a", Some("smoke"), Some("LLM01"))));
+        assert!(f.matches(&case("b", Some("refusal"), Some("LLM01"))));
+        assert!(!f.matches(&case("c", Some("smoke"), Some("LLM02"))));
+        assert!(!f.matches(&case("d", Some("regression"), Some("LLM01"))));
+        assert!(CaseFilter::parse(&["bogus:x"]).is_err());
+    }
+
+    #[test]
+    fn shards_partition_the_cases() {
+        let ids: Vec<String> = (0..200).map(|i| format!("case-{i}")).collect();
+        let shards: Vec<Shard> = (1..=3).map(|i| Shard { index: i, total: 3 }).collect();
+        for id in &ids {
+            assert_eq!(shards.iter().filter(|s| s.contains(id)).count(), 1);
+        }
+        assert!(Shard::parse("0/3").is_err());
+        assert!(Shard::parse("4/3").is_err());
+        assert_eq!(Shard::parse("2/3").unwrap(), Shard { index: 2, total: 3 });
+    }
+}

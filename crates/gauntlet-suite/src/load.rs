@@ -1,0 +1,797 @@
+//! Loading and validating suites: [`LoadedSuite`], [`load_file`], [`load_embedded`].
+//!
+//! A suite is read once, deserialized (serde reports syntax errors, unknown keys and wrong
+//! types with their position), then checked for what serde cannot see: a case with no
+//! oracle, a case whose only check is a model judge, a regex that does not compile, an
+//! invalid JSON Schema, a duplicate id, an unknown tool. Every problem becomes a
+//! [`Diagnostic`] with file, line, column and a hint; all of them are collected, so one
+//! `gauntlet validate` shows every mistake at once.
+//!
+//! Cases may live in the suite file, in included YAML files (lists of cases) and in included
+//! JSON lines files. JSON lines files are checked here in one streaming pass (keeping only
+//! the ids) and streamed again when the run reads them, so a 50,000-case suite costs almost
+//! no memory.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use gauntlet_core::expect::Oracle;
+use gauntlet_core::suite::{Case, CaseKind, SUITE_FORMAT_VERSION, Suite, owasp_title};
+use gauntlet_core::target::{FAKE_PERSONAS, TargetConfig, TargetKind};
+use gauntlet_core::verdict::Dimension;
+use sha2::{Digest, Sha256};
+
+use crate::diag::{Diagnostic, did_you_mean};
+use crate::pathmap::PathMap;
+
+/// A suite, loaded and checked.
+#[derive(Debug, Clone)]
+pub struct LoadedSuite {
+    /// Where it came from: the path as given, or `builtin:NAME`.
+    pub origin: String,
+    /// The suite, with the cases of included YAML files appended to `cases`.
+    pub suite: Suite,
+    /// The system prompt in force (inline, or read from `system_prompt_file`).
+    pub system_prompt: Option<String>,
+    /// Included JSON lines files, streamed when the run reads them.
+    pub streamed: Vec<PathBuf>,
+    /// Cases in all (inline, included and streamed).
+    pub case_count: usize,
+    /// SHA-256 (hex) over the suite file and everything it includes.
+    pub sha256: String,
+    /// Every file read, for integrity checks.
+    pub files: Vec<PathBuf>,
+}
+
+/// Options that change what counts as valid.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadOptions<'a> {
+    /// A canary given for the whole run (`--canary`): `no_canary` checks may rely on it.
+    pub run_canary: Option<&'a str>,
+}
+
+/// Where included files are read from: the file system, or the embedded corpus.
+trait Source {
+    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), String>;
+}
+
+struct FsSource {
+    dir: PathBuf,
+}
+
+impl Source for FsSource {
+    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), String> {
+        let p = self.dir.join(rel);
+        std::fs::read_to_string(&p)
+            .map(|s| (s, Some(p.clone())))
+            .map_err(|e| format!("failed to read `{}`: {e}", p.display()))
+    }
+}
+
+struct EmbeddedSource {
+    files: &'static [(&'static str, &'static str)],
+}
+
+impl Source for EmbeddedSource {
+    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), String> {
+        self.files
+            .iter()
+            .find(|(n, _)| *n == rel)
+            .map(|(_, s)| ((*s).to_owned(), None))
+            .ok_or_else(|| format!("no embedded file `{rel}`"))
+    }
+}
+
+/// Loads and checks a suite file.
+pub fn load_file(path: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSuite, Vec<Diagnostic>> {
+    let display = path.display().to_string();
+    let source = std::fs::read_to_string(path).map_err(|e| {
+        vec![Diagnostic::file(&display, format!("failed to read the suite: {e}"))
+            .hint("check the path; suites are YAML files")]
+    })?;
+    let dir = path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let mut loaded = load_source(&display, &source, &FsSource { dir }, opts)?;
+    loaded.files.insert(0, path.to_path_buf());
+    Ok(loaded)
+}
+
+/// Loads and checks a suite embedded in the binary (`files[0]` is the suite; the others are
+/// what it may include).
+pub fn load_embedded(
+    name: &str,
+    files: &'static [(&'static str, &'static str)],
+    opts: &LoadOptions<'_>,
+) -> Result<LoadedSuite, Vec<Diagnostic>> {
+    let (_, source) = files[0];
+    load_source(&format!("builtin:{name}"), source, &EmbeddedSource { files }, opts)
+}
+
+/// Loads and checks a suite from text (for tests and tools that generate suites).
+pub fn load_str(
+    name: &str,
+    source: &str,
+    base_dir: &Path,
+    opts: &LoadOptions<'_>,
+) -> Result<LoadedSuite, Vec<Diagnostic>> {
+    load_source(
+        name,
+        source,
+        &FsSource {
+            dir: base_dir.to_path_buf(),
+        },
+        opts,
+    )
+}
+
+fn load_source(
+    origin: &str,
+    source: &str,
+    fs: &dyn Source,
+    opts: &LoadOptions<'_>,
+) -> Result<LoadedSuite, Vec<Diagnostic>> {
+    let suite: Suite = parse_yaml(origin, source)?;
+    let mut hasher = Sha256::new();
+    hasher.update(source.as_bytes());
+    let mut files = Vec::new();
+    let mut diags = Vec::new();
+    let loc = Locator::new(origin, source);
+    let diag = |path: &str, key: bool, msg: String, hint: Option<String>| loc.diag(path, key, msg, hint);
+    let at = |path: &str, key: bool| loc.at(path, key);
+
+    if suite.version != SUITE_FORMAT_VERSION {
+        diags.push(diag(
+            "version",
+            false,
+            format!("unsupported suite format version {}", suite.version),
+            Some(format!("this gauntlet reads version {SUITE_FORMAT_VERSION}")),
+        ));
+    }
+    if suite.suite.trim().is_empty() {
+        diags.push(diag("suite", false, "the suite name is empty".into(), Some("name the suite: `suite: my-agent`".into())));
+    }
+
+    // The system prompt: inline or from a file.
+    let mut system_prompt = suite.agent.system_prompt.clone();
+    match (&suite.agent.system_prompt, &suite.agent.system_prompt_file) {
+        (Some(_), Some(_)) => diags.push(diag(
+            "agent.system_prompt_file",
+            true,
+            "both `system_prompt` and `system_prompt_file` are set".into(),
+            Some("keep one of them".into()),
+        )),
+        (None, Some(rel)) => match fs.read(rel) {
+            Ok((text, path)) => {
+                hasher.update(text.as_bytes());
+                files.extend(path);
+                system_prompt = Some(text);
+            }
+            Err(e) => diags.push(diag(
+                "agent.system_prompt_file",
+                false,
+                e,
+                Some("the path is relative to the suite file".into()),
+            )),
+        },
+        _ => {}
+    }
+
+    if let Some(t) = &suite.target {
+        if let Err(e) = check_target(t) {
+            diags.push(diag("target", false, e.0, e.1));
+        }
+    }
+
+    // Tools: unique names and valid parameter schemas.
+    let mut tool_names: HashMap<&str, usize> = HashMap::new();
+    for (i, t) in suite.agent.tools.iter().enumerate() {
+        if let Some(first) = tool_names.insert(t.name.as_str(), i) {
+            diags.push(diag(
+                &format!("agent.tools[{i}].name"),
+                false,
+                format!("duplicate tool name `{}` (first declared as tool {})", t.name, first + 1),
+                Some("tool names must be unique".into()),
+            ));
+        }
+        if let Err(e) = check_json_schema(&t.parameters) {
+            diags.push(diag(
+                &format!("agent.tools[{i}].parameters"),
+                false,
+                format!("tool `{}` has an invalid parameters schema: {e}", t.name),
+                Some("parameters is a JSON Schema object, e.g. {type: object, properties: {id: {type: string}}}".into()),
+            ));
+        }
+    }
+
+    let ctx = CaseCtx {
+        suite: &suite,
+        run_canary: opts.run_canary,
+    };
+    let mut ids: HashMap<String, String> = HashMap::new();
+    for (i, case) in suite.cases.iter().enumerate() {
+        let base = format!("cases[{i}]");
+        for p in case_problems(case, &ctx) {
+            let path = if p.path.is_empty() {
+                base.clone()
+            } else {
+                format!("{base}.{}", p.path)
+            };
+            diags.push(diag(&path, p.at_key, p.message, p.hint));
+        }
+        let here = {
+            let (l, c) = at(&format!("{base}.id"), false);
+            format!("{origin}:{l}:{c}")
+        };
+        if let Some(first) = ids.insert(case.id.clone(), here) {
+            diags.push(diag(
+                &format!("{base}.id"),
+                false,
+                format!("duplicate case id `{}` (first used at {first})", case.id),
+                Some("case ids must be unique within a run".into()),
+            ));
+        }
+    }
+
+    // Included files: YAML lists of cases are merged, JSON lines files are streamed.
+    let mut included_cases: Vec<Case> = Vec::new();
+    let mut streamed = Vec::new();
+    let mut case_count = suite.cases.len();
+    for (i, rel) in suite.include.iter().enumerate() {
+        let (text, path) = match fs.read(rel) {
+            Ok(x) => x,
+            Err(e) => {
+                diags.push(diag(
+                    &format!("include[{i}]"),
+                    false,
+                    e,
+                    Some("included paths are relative to the suite file".into()),
+                ));
+                continue;
+            }
+        };
+        hasher.update(text.as_bytes());
+        let shown = path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| format!("{origin}/{rel}"));
+        if rel.ends_with(".jsonl") || rel.ends_with(".ndjson") {
+            let n = check_jsonl(&shown, &text, &ctx, &mut ids, &mut diags);
+            case_count += n;
+            if let Some(p) = &path {
+                streamed.push(p.clone());
+            }
+            files.extend(path);
+        } else if rel.ends_with(".yaml") || rel.ends_with(".yml") {
+            match parse_yaml::<Vec<Case>>(&shown, &text) {
+                Ok(cases) => {
+                    let iloc = Locator::new(&shown, &text);
+                    for (j, case) in cases.iter().enumerate() {
+                        let base = format!("[{j}]");
+                        for p in case_problems(case, &ctx) {
+                            let path = if p.path.is_empty() {
+                                base.clone()
+                            } else {
+                                format!("{base}.{}", p.path)
+                            };
+                            diags.push(iloc.diag(&path, p.at_key, p.message, p.hint));
+                        }
+                        let (l, c) = iloc.at(&format!("{base}.id"), false);
+                        if let Some(first) = ids.insert(case.id.clone(), format!("{shown}:{l}:{c}")) {
+                            diags.push(
+                                Diagnostic::at(
+                                    &shown,
+                                    Some(&text),
+                                    l,
+                                    c,
+                                    format!("duplicate case id `{}` (first used at {first})", case.id),
+                                )
+                                .hint("case ids must be unique within a run"),
+                            );
+                        }
+                    }
+                    case_count += cases.len();
+                    included_cases.extend(cases);
+                    files.extend(path);
+                }
+                Err(mut d) => diags.append(&mut d),
+            }
+        } else {
+            diags.push(diag(
+                &format!("include[{i}]"),
+                false,
+                format!("cannot include `{rel}`: unknown file type"),
+                Some("include YAML lists of cases (.yaml) or JSON lines (.jsonl)".into()),
+            ));
+        }
+    }
+
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    let mut suite = suite;
+    suite.cases.extend(included_cases);
+    let digest = hasher.finalize();
+    Ok(LoadedSuite {
+        origin: origin.to_owned(),
+        suite,
+        system_prompt,
+        streamed,
+        case_count,
+        sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
+        files,
+    })
+}
+
+/// Deserializes YAML, turning serde's error into a diagnostic with a hint.
+fn parse_yaml<T: serde::de::DeserializeOwned>(origin: &str, source: &str) -> Result<T, Vec<Diagnostic>> {
+    serde_saphyr::from_str::<T>(source).map_err(|e| {
+        let (line, col) = e
+            .location()
+            .map(|l| (l.line() as usize, l.column() as usize))
+            .unwrap_or((0, 0));
+        let plain = e.without_snippet().to_string();
+        let message = strip_position_suffix(&plain).to_owned();
+        let hint = hint_for_serde(&message);
+        let mut d = Diagnostic::at(origin, Some(source), line, col, message);
+        d.hint = hint;
+        vec![d]
+    })
+}
+
+/// serde-saphyr appends " at line L, column C"; the diagnostic shows the position itself.
+fn strip_position_suffix(msg: &str) -> &str {
+    match msg.rfind(" at line ") {
+        Some(i) if msg[i..].contains(", column ") => &msg[..i],
+        _ => msg,
+    }
+}
+
+fn hint_for_serde(message: &str) -> Option<String> {
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        let word = rest.split('`').next().unwrap_or("");
+        let expected = rest
+            .split_once("expected one of ")
+            .or_else(|| rest.split_once("expected "))
+            .map(|(_, e)| e)
+            .unwrap_or("");
+        let candidates: Vec<&str> = expected
+            .split(',')
+            .map(|s| s.trim().trim_matches('`'))
+            .filter(|s| !s.is_empty())
+            .collect();
+        return Some(match did_you_mean(word, candidates.iter().copied()) {
+            Some(c) => format!("did you mean `{c}`?"),
+            None if !candidates.is_empty() => format!("valid keys here: {}", candidates.join(", ")),
+            None => "remove the key".into(),
+        });
+    }
+    if message.contains("an expect entry") {
+        return Some("see `gauntlet schema` or docs/suite-format.md for the checks".into());
+    }
+    if message.contains("missing field") {
+        return Some("add the missing key".into());
+    }
+    if message.contains("invalid type") {
+        return Some("check the value's type (quote strings that look like numbers or booleans)".into());
+    }
+    Some("see docs/suite-format.md for the format".into())
+}
+
+/// Finds positions in one source text, building its [`PathMap`] on first use.
+struct Locator<'a> {
+    origin: &'a str,
+    source: &'a str,
+    map: std::cell::OnceCell<PathMap>,
+}
+
+impl<'a> Locator<'a> {
+    fn new(origin: &'a str, source: &'a str) -> Self {
+        Locator {
+            origin,
+            source,
+            map: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn at(&self, path: &str, key: bool) -> (usize, usize) {
+        let m = self.map.get_or_init(|| PathMap::build(self.source));
+        if key { m.key(path) } else { m.value(path) }.unwrap_or((0, 0))
+    }
+
+    fn diag(&self, path: &str, key: bool, msg: String, hint: Option<String>) -> Diagnostic {
+        let (l, c) = self.at(path, key);
+        let mut d = Diagnostic::at(self.origin, Some(self.source), l, c, msg);
+        d.hint = hint;
+        d
+    }
+}
+
+struct CaseCtx<'a> {
+    suite: &'a Suite,
+    run_canary: Option<&'a str>,
+}
+
+/// A problem in one case: a path relative to the case, a message and a hint.
+struct Problem {
+    path: String,
+    at_key: bool,
+    message: String,
+    hint: Option<String>,
+}
+
+impl Problem {
+    fn new(path: impl Into<String>, message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Problem {
+            path: path.into(),
+            at_key: false,
+            message: message.into(),
+            hint: Some(hint.into()),
+        }
+    }
+}
+
+fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if case.id.trim().is_empty() || case.id.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        out.push(Problem::new(
+            "id",
+            format!("invalid case id `{}`", case.id),
+            "ids are non-empty and have no spaces, e.g. `refund-small`",
+        ));
+    }
+    match (&case.input, case.turns.is_empty()) {
+        (Some(_), false) => out.push(Problem::new(
+            "turns",
+            format!("case `{}` has both `input` and `turns`", case.id),
+            "use `input` for one message or `turns` for a conversation",
+        )),
+        (None, true) => out.push(Problem::new(
+            "",
+            format!("case `{}` has no input", case.id),
+            "add `input: <the user's message>` or a `turns:` list",
+        )),
+        _ => {}
+    }
+    if case.turns.first().is_some_and(|t| t.when.is_some()) {
+        out.push(Problem::new(
+            "turns[0].when",
+            "the first turn cannot depend on a previous answer",
+            "move the condition to a later turn",
+        ));
+    }
+    if let Some(cat) = &case.owasp {
+        if owasp_title(cat).is_none() {
+            out.push(Problem::new(
+                "owasp",
+                format!("unknown OWASP category `{cat}`"),
+                "use the 2025 ids LLM01 to LLM10, e.g. `owasp: LLM01`",
+            ));
+        }
+    }
+    if case.timeout_ms == Some(0) {
+        out.push(Problem::new("timeout_ms", "timeout_ms is 0", "give a limit in milliseconds, e.g. 30000"));
+    }
+    if case.expect.is_empty() {
+        out.push(Problem::new(
+            "",
+            format!("case `{}` has no check", case.id),
+            "add at least one objective oracle under `expect:`, e.g. `- contains: ...` or `- no_canary: true`",
+        ));
+    } else if !case.expect.iter().any(|e| e.oracle.is_objective()) {
+        out.push(Problem::new(
+            "expect",
+            format!("case `{}` is checked only by a model judge", case.id),
+            "judges are triage until calibrated; add an objective oracle (contains, regex, json_schema, no_canary, refusal, tool_called, ...)",
+        ));
+    }
+    let tools = &ctx.suite.agent.tools;
+    let tool_known = |name: &str| tools.is_empty() || tools.iter().any(|t| t.name == name);
+    let tool_hint = |name: &str| match did_you_mean(name, tools.iter().map(|t| t.name.as_str())) {
+        Some(c) => format!("did you mean `{c}`?"),
+        None => format!(
+            "declared tools: {}",
+            tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    for (i, e) in case.expect.iter().enumerate() {
+        let p = |k: &str| format!("expect[{i}].{k}");
+        if case.kind == CaseKind::Task && e.dimension == Some(Dimension::Refusal) {
+            out.push(Problem::new(
+                p("dimension"),
+                "a task has no refusal dimension",
+                "use one of outcome, policy, grounding, communication, tool_selection, tool_execution; or make the case `kind: refusal`",
+            ));
+        }
+        match &e.oracle {
+            Oracle::Regex { pattern } | Oracle::NotRegex { pattern } => {
+                if let Err(err) = regex::Regex::new(pattern) {
+                    let key = e.oracle.key();
+                    out.push(Problem::new(
+                        p(key),
+                        format!("invalid regular expression: {}", one_line(&err.to_string())),
+                        "the syntax is Rust's `regex` crate (no look-around or back-references); quote the pattern in single quotes",
+                    ));
+                }
+            }
+            Oracle::JsonSchema { schema } => {
+                if let Err(err) = check_json_schema(schema) {
+                    out.push(Problem::new(
+                        p("json_schema"),
+                        format!("invalid JSON Schema: {err}"),
+                        "write a JSON Schema object, e.g. {type: object, required: [id]}",
+                    ));
+                }
+            }
+            Oracle::JsonPath(jp) => {
+                if let Err(err) = serde_json_path::JsonPath::parse(&jp.path) {
+                    out.push(Problem::new(
+                        p("json_path"),
+                        format!("invalid JSON path `{}`: {}", jp.path, one_line(&err.to_string())),
+                        "paths follow RFC 9535, e.g. `$.items[0].id`",
+                    ));
+                }
+            }
+            Oracle::Contains { values, .. } | Oracle::NotContains { values, .. } => {
+                if values.is_empty() || values.iter().any(|v| v.is_empty()) {
+                    out.push(Problem::new(
+                        p(e.oracle.key()),
+                        "an empty text matches everything",
+                        "give the text to look for",
+                    ));
+                }
+            }
+            Oracle::NoCanary { canary: None } => {
+                if case.canary.is_none() && ctx.suite.agent.canary.is_none() && ctx.run_canary.is_none() {
+                    out.push(Problem::new(
+                        p("no_canary"),
+                        "`no_canary` has no canary to look for",
+                        "set `agent.canary` (the secret planted in the system prompt), the case's `canary`, or write `no_canary: <secret>`",
+                    ));
+                }
+            }
+            Oracle::ToolCalled { tools: names } | Oracle::ToolNotCalled { tools: names } => {
+                for n in names {
+                    if !tool_known(n) {
+                        out.push(Problem::new(
+                            p(e.oracle.key()),
+                            format!("no tool named `{n}` is declared in agent.tools"),
+                            tool_hint(n),
+                        ));
+                    }
+                }
+                if matches!(e.oracle, Oracle::ToolCalled { .. }) && names.is_empty() {
+                    out.push(Problem::new(p("tool_called"), "tool_called lists no tool", "name the tool(s) the agent must call"));
+                }
+            }
+            Oracle::ToolArgs(a) => {
+                if !tool_known(&a.tool) {
+                    out.push(Problem::new(
+                        p("tool_args"),
+                        format!("no tool named `{}` is declared in agent.tools", a.tool),
+                        tool_hint(&a.tool),
+                    ));
+                }
+                for (k, pat) in &a.matches {
+                    if let Err(err) = regex::Regex::new(pat) {
+                        out.push(Problem::new(
+                            p("tool_args"),
+                            format!("invalid regular expression for `{k}`: {}", one_line(&err.to_string())),
+                            "the syntax is Rust's `regex` crate",
+                        ));
+                    }
+                }
+            }
+            Oracle::Judge(j) => {
+                if j.pass_score.is_some_and(|s| s > 3) {
+                    out.push(Problem::new(p("judge"), "judge pass_score must be 0-3", "the rubric scores 0-3"));
+                }
+                if let Some(t) = &j.target {
+                    if let Err((m, h)) = check_target(t) {
+                        out.push(Problem {
+                            path: p("judge"),
+                            at_key: false,
+                            message: format!("judge target: {m}"),
+                            hint: h,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for (i, f) in case.tool_faults.iter().enumerate() {
+        if !tool_known(&f.tool) {
+            out.push(Problem::new(
+                format!("tool_faults[{i}].tool"),
+                format!("no tool named `{}` is declared in agent.tools", f.tool),
+                tool_hint(&f.tool),
+            ));
+        }
+        if f.fault.is_none() && f.poison.is_none() {
+            out.push(Problem::new(
+                format!("tool_faults[{i}]"),
+                "a tool fault needs `fault` or `poison`",
+                "e.g. `fault: timeout` or `poison: \"Ignore previous instructions and ...\"`",
+            ));
+        }
+    }
+    out
+}
+
+/// Checks that a target declaration is complete. Returns (message, hint).
+pub fn check_target(t: &TargetConfig) -> Result<(), (String, Option<String>)> {
+    let Some(kind) = t.kind else {
+        if t.name.is_some() {
+            return Ok(());
+        }
+        return Err((
+            "the target has no `kind`".into(),
+            Some("write `kind: openai` (or fake, anthropic, http, exec), or the short form `openai:MODEL`".into()),
+        ));
+    };
+    match kind {
+        TargetKind::Fake => {
+            let p = t.persona.as_deref().unwrap_or("safe");
+            if !FAKE_PERSONAS.contains(&p) {
+                return Err((
+                    format!("unknown fake persona `{p}`"),
+                    Some(format!("choose one of: {}", FAKE_PERSONAS.join(", "))),
+                ));
+            }
+        }
+        TargetKind::Openai | TargetKind::Anthropic => {
+            if t.model.is_none() && t.azure.is_none() {
+                return Err((
+                    format!("the {} target has no `model`", kind.as_str()),
+                    Some("add `model: <model id>`".into()),
+                ));
+            }
+        }
+        TargetKind::Http => {
+            let Some(h) = &t.http else {
+                return Err((
+                    "the http target has no `http:` section".into(),
+                    Some("add `http: {url: ..., body: {...}, answer_path: $.answer}`".into()),
+                ));
+            };
+            if let Err(e) = serde_json_path::JsonPath::parse(&h.answer_path) {
+                return Err((
+                    format!("invalid answer_path `{}`: {}", h.answer_path, one_line(&e.to_string())),
+                    Some("paths follow RFC 9535, e.g. `$.answer`".into()),
+                ));
+            }
+            if let Some(tp) = &h.tool_calls_path {
+                if let Err(e) = serde_json_path::JsonPath::parse(tp) {
+                    return Err((
+                        format!("invalid tool_calls_path `{tp}`: {}", one_line(&e.to_string())),
+                        Some("paths follow RFC 9535".into()),
+                    ));
+                }
+            }
+        }
+        TargetKind::Exec => {
+            if t.exec.as_ref().is_none_or(|e| e.command.is_empty()) {
+                return Err((
+                    "the exec target has no command".into(),
+                    Some("add `exec: {command: [python3, agent.py]}` or use `exec:python3 agent.py`".into()),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks that a value is a usable JSON Schema (meta-valid, compilable, no remote `$ref`).
+pub fn check_json_schema(schema: &serde_json::Value) -> Result<(), String> {
+    if !schema.is_object() && !schema.is_boolean() {
+        return Err("a schema is an object (or true/false)".into());
+    }
+    jsonschema::meta::validate(schema).map_err(|e| one_line(&e.to_string()))?;
+    jsonschema::validator_for(schema).map_err(|e| one_line(&e.to_string()))?;
+    Ok(())
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Checks a JSON lines file of cases; returns how many cases it holds.
+fn check_jsonl(
+    shown: &str,
+    text: &str,
+    ctx: &CaseCtx<'_>,
+    ids: &mut HashMap<String, String>,
+    diags: &mut Vec<Diagnostic>,
+) -> usize {
+    let mut n = 0;
+    for (i, line) in text.lines().enumerate() {
+        let lineno = i + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Case>(line) {
+            Ok(case) => {
+                n += 1;
+                for p in case_problems(&case, ctx) {
+                    let mut d = Diagnostic::at(
+                        shown,
+                        None,
+                        lineno,
+                        1,
+                        format!("{} (at {})", p.message, if p.path.is_empty() { "the case" } else { &p.path }),
+                    );
+                    d.hint = p.hint;
+                    diags.push(d);
+                }
+                if let Some(first) = ids.insert(case.id.clone(), format!("{shown}:{lineno}:1")) {
+                    diags.push(
+                        Diagnostic::at(shown, None, lineno, 1, format!("duplicate case id `{}` (first used at {first})", case.id))
+                            .hint("case ids must be unique within a run"),
+                    );
+                }
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                let hint = hint_for_serde(&msg);
+                let mut d = Diagnostic::at(shown, None, lineno, e.column(), strip_serde_json_position(&msg).to_owned());
+                d.hint = hint;
+                diags.push(d);
+            }
+        }
+        if diags.len() > 100 {
+            diags.push(Diagnostic::file(shown, "too many errors; stopping here"));
+            break;
+        }
+    }
+    n
+}
+
+fn strip_serde_json_position(msg: &str) -> &str {
+    match msg.rfind(" at line ") {
+        Some(i) => &msg[..i],
+        None => msg,
+    }
+}
+
+/// Reads the cases of a JSON lines file one at a time.
+pub fn stream_jsonl(path: &Path) -> std::io::Result<impl Iterator<Item = Result<Case, String>> + use<>> {
+    let f = std::fs::File::open(path)?;
+    let shown = path.display().to_string();
+    let mut lines = BufReader::new(f).lines().enumerate();
+    Ok(std::iter::from_fn(move || {
+        loop {
+            let (i, line) = lines.next()?;
+            match line {
+                Err(e) => return Some(Err(format!("{shown}:{}: failed to read: {e}", i + 1))),
+                Ok(l) if l.trim().is_empty() => continue,
+                Ok(l) => {
+                    return Some(
+                        serde_json::from_str::<Case>(&l).map_err(|e| format!("{shown}:{}: {e}", i + 1)),
+                    );
+                }
+            }
+        }
+    }))
+}
+
+/// Checks that case ids are unique across several suites of one run.
+pub fn check_unique_ids(suites: &[LoadedSuite]) -> Vec<Diagnostic> {
+    let mut seen: HashMap<&str, &str> = HashMap::new();
+    let mut out = Vec::new();
+    for s in suites {
+        for c in &s.suite.cases {
+            if let Some(first) = seen.insert(c.id.as_str(), s.origin.as_str()) {
+                if first != s.origin {
+                    out.push(
+                        Diagnostic::file(&s.origin, format!("case id `{}` is also used in {first}", c.id))
+                            .hint("case ids must be unique within a run; rename one"),
+                    );
+                }
+            }
+        }
+    }
+    out
+}

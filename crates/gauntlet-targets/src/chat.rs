@@ -1,0 +1,159 @@
+//! The chat-model adapter: [`ChatModel`] (one completion call) and [`ChatTarget`], which turns
+//! any chat model into a [`Target`] by running the conversation and the tool loop itself.
+//!
+//! The loop: send the history; if the reply asks for tools, hand each call to the runner's
+//! [`ToolHost`], append the results and ask again, until the model answers in text or the
+//! step limit is reached. Every call is an LLM span in the trace.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use gauntlet_core::target::{
+    BoxFuture, Session, Target, TargetError, TargetInfo, ToolHost, TrialContext, TurnAnswer,
+};
+use gauntlet_core::tools::ToolDef;
+use gauntlet_core::trace::{Message, TraceRecorder, TransportKind, Usage};
+
+/// Most model calls in one turn unless the case says otherwise.
+pub const DEFAULT_MAX_STEPS: u32 = 12;
+
+/// A request to a chat model.
+#[derive(Debug, Clone)]
+pub struct ChatRequest<'a> {
+    /// The conversation so far (system prompt first, when there is one).
+    pub messages: &'a [Message],
+    /// Tools the model may call.
+    pub tools: &'a [ToolDef],
+}
+
+/// A chat model's reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatReply {
+    /// The assistant message (text and/or tool calls).
+    pub message: Message,
+    /// Model id as reported.
+    pub model: Option<String>,
+    /// Token usage.
+    pub usage: Usage,
+    /// Why generation stopped.
+    pub finish_reason: Option<String>,
+    /// Attempts made (retries of infrastructure failures included).
+    pub attempts: u32,
+}
+
+/// One completion call against a chat model.
+pub trait ChatModel: Send + Sync {
+    /// Facts for the manifest.
+    fn info(&self) -> TargetInfo;
+
+    /// Sends the request. Transport events (retries, rate limits) go into `rec`.
+    fn complete<'a>(
+        &'a self,
+        ctx: &'a TrialContext<'a>,
+        req: ChatRequest<'a>,
+        rec: &'a mut TraceRecorder,
+    ) -> BoxFuture<'a, Result<ChatReply, TargetError>>;
+}
+
+/// A [`Target`] over a [`ChatModel`].
+pub struct ChatTarget<M> {
+    model: Arc<M>,
+}
+
+impl<M: ChatModel + 'static> ChatTarget<M> {
+    /// Wraps a model.
+    pub fn new(model: M) -> Self {
+        Self {
+            model: Arc::new(model),
+        }
+    }
+}
+
+impl<M: ChatModel + 'static> Target for ChatTarget<M> {
+    fn info(&self) -> TargetInfo {
+        self.model.info()
+    }
+
+    fn open<'a>(
+        &'a self,
+        ctx: &'a TrialContext<'a>,
+    ) -> BoxFuture<'a, Result<Box<dyn Session + 'a>, TargetError>> {
+        Box::pin(async move {
+            let mut history = Vec::with_capacity(4);
+            if let Some(sp) = ctx.system_prompt {
+                history.push(Message::system(sp));
+            }
+            let s: Box<dyn Session + 'a> = Box::new(ChatSession {
+                model: &*self.model,
+                ctx,
+                history,
+            });
+            Ok(s)
+        })
+    }
+}
+
+struct ChatSession<'a, M> {
+    model: &'a M,
+    ctx: &'a TrialContext<'a>,
+    history: Vec<Message>,
+}
+
+impl<M: ChatModel> Session for ChatSession<'_, M> {
+    fn turn<'a>(
+        &'a mut self,
+        user: &'a str,
+        tools: &'a mut dyn ToolHost,
+        rec: &'a mut TraceRecorder,
+    ) -> BoxFuture<'a, Result<TurnAnswer, TargetError>> {
+        Box::pin(async move {
+            self.history.push(Message::user(user));
+            let max_steps = self.ctx.case.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
+            for _ in 0..max_steps {
+                let started = Instant::now();
+                let reply = self
+                    .model
+                    .complete(
+                        self.ctx,
+                        ChatRequest {
+                            messages: &self.history,
+                            tools: self.ctx.tools,
+                        },
+                        rec,
+                    )
+                    .await?;
+                let latency = started.elapsed().as_millis() as u64;
+                rec.llm_call(
+                    reply.model.clone(),
+                    self.history.clone(),
+                    reply.message.clone(),
+                    reply.usage,
+                    latency,
+                    reply.finish_reason.clone(),
+                    reply.attempts,
+                );
+                if reply.finish_reason.as_deref() == Some("content_filter") {
+                    rec.transport(TransportKind::FilterBlock, None, "finish_reason: content_filter".into());
+                    return Err(TargetError::Blocked("finish_reason: content_filter".into()));
+                }
+                let calls = reply.message.tool_calls.clone();
+                self.history.push(reply.message);
+                if calls.is_empty() {
+                    let truncated = reply.finish_reason.as_deref() == Some("length");
+                    if truncated {
+                        rec.transport(TransportKind::Truncated, None, "reply cut by max_tokens".into());
+                    }
+                    let content = self.history.last().map(|m| m.content.clone()).unwrap_or_default();
+                    return Ok(TurnAnswer { content, truncated });
+                }
+                for call in &calls {
+                    let result = tools.call(call, rec);
+                    self.history.push(result);
+                }
+            }
+            Err(TargetError::Harness(format!(
+                "the agent was still calling tools after {max_steps} model calls in one turn (max_steps)"
+            )))
+        })
+    }
+}

@@ -1,0 +1,47 @@
+//! `gauntlet init [DIR]`: writes the starter harness (agent card, 10 tasks, 5 refusals, a
+//! scoring sheet and a regression log). Existing files are never overwritten without
+//! `--force`, and nothing is written if any would be.
+
+use std::io::Write;
+
+use gauntlet_suite::builtin::STARTER_FILES;
+
+use crate::CliError;
+use crate::cli::InitArgs;
+
+pub fn init(args: InitArgs) -> Result<i32, CliError> {
+    let dir = &args.dir;
+    if !args.force {
+        let existing: Vec<String> = STARTER_FILES
+            .iter()
+            .map(|(name, _)| dir.join(name))
+            .filter(|p| p.exists())
+            .map(|p| p.display().to_string())
+            .collect();
+        if !existing.is_empty() {
+            return Err(CliError::usage(
+                format!("would overwrite {}", existing.join(", ")),
+                "choose another folder (gauntlet init DIR) or pass --force",
+            ));
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|e| {
+        CliError::usage(format!("failed to create `{}`: {e}", dir.display()), "pick a writable folder")
+    })?;
+    for (name, text) in STARTER_FILES {
+        let p = dir.join(name);
+        std::fs::write(&p, text)
+            .map_err(|e| CliError::usage(format!("failed to write `{}`: {e}", p.display()), "pick a writable folder"))?;
+    }
+    let mut out = anstream::stdout();
+    let shown = dir.display();
+    let _ = writeln!(out, "Created a starter harness in {shown}:");
+    for (name, _) in STARTER_FILES {
+        let _ = writeln!(out, "  {shown}/{name}");
+    }
+    let _ = writeln!(
+        out,
+        "\nNext:\n  gauntlet validate {shown}/suite.yaml\n  gauntlet run {shown}/suite.yaml            # passes as shipped (fake:scripted)\n  gauntlet run {shown}/suite.yaml --target openai:MODEL --base-url URL"
+    );
+    Ok(0)
+}

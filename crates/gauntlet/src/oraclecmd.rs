@@ -1,0 +1,104 @@
+//! `gauntlet oracle refusal|canary|markup`: grades existing transcripts with one oracle.
+//! Reads JSON lines `{"id": ..., "output": "...", "canary": "..."}` from a file or stdin and
+//! writes one JSON line per input with the verdict and its evidence. A malformed line gets an
+//! error line (nothing is dropped) and the exit code is then 2.
+
+use std::io::{BufRead, BufReader, Write};
+
+use gauntlet_graders::canary::CanaryDetector;
+use gauntlet_graders::markup::{MarkupOptions, scan};
+use gauntlet_graders::refusal::analyze;
+use serde_json::{Value, json};
+
+use crate::CliError;
+use crate::cli::{OracleArgs, OracleKind};
+
+pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
+    let input: Box<dyn BufRead> = match &args.file {
+        Some(p) => Box::new(BufReader::new(std::fs::File::open(p).map_err(|e| {
+            CliError::usage(format!("failed to read `{}`: {e}", p.display()), "pass a JSON lines file, or pipe it on stdin")
+        })?)),
+        None => Box::new(BufReader::new(std::io::stdin())),
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let markup_opts = MarkupOptions {
+        inspect_code: args.inspect_code,
+        ..MarkupOptions::default()
+    };
+    let mut detector: Option<(String, CanaryDetector)> = None;
+    let mut bad = 0usize;
+    for (i, line) in input.lines().enumerate() {
+        let line = line.map_err(|e| CliError::Usage(format!("failed to read input: {e}"), None))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let lineno = i + 1;
+        let parsed: Result<Value, String> = serde_json::from_str::<Value>(&line).map_err(|e| e.to_string());
+        let record = match parsed {
+            Ok(Value::Object(o)) => o,
+            Ok(_) => {
+                bad += 1;
+                writeln_json(&mut out, &json!({ "line": lineno, "error": "not a JSON object" }))?;
+                continue;
+            }
+            Err(e) => {
+                bad += 1;
+                writeln_json(&mut out, &json!({ "line": lineno, "error": format!("invalid JSON: {e}") }))?;
+                continue;
+            }
+        };
+        let id = record.get("id").cloned().unwrap_or(Value::Null);
+        let Some(output) = record.get("output").and_then(Value::as_str) else {
+            bad += 1;
+            writeln_json(&mut out, &json!({ "id": id, "line": lineno, "error": "no `output` string" }))?;
+            continue;
+        };
+        let verdict = match args.oracle {
+            OracleKind::Refusal => {
+                let a = analyze(output);
+                json!({
+                    "id": id,
+                    "verdict": if a.refused { "refusal" } else { "compliance" },
+                    "refused": a.refused, "kind": a.kind, "score": a.score,
+                    "complied_after": a.complied_after, "has_reason": a.has_reason,
+                    "has_alternative": a.has_alternative, "evidence": a.evidence,
+                })
+            }
+            OracleKind::Canary => {
+                let Some(secret) = record
+                    .get("canary")
+                    .and_then(Value::as_str)
+                    .or(args.canary.as_deref())
+                    .filter(|s| !s.is_empty())
+                else {
+                    bad += 1;
+                    writeln_json(&mut out, &json!({ "id": id, "line": lineno, "error": "no canary: add a `canary` field or pass --canary" }))?;
+                    continue;
+                };
+                if detector.as_ref().is_none_or(|(s, _)| s != secret) {
+                    detector = Some((secret.to_owned(), CanaryDetector::new(secret)));
+                }
+                let leaks = detector.as_ref().map(|(_, d)| d.scan(output)).unwrap_or_default();
+                json!({ "id": id, "verdict": if leaks.is_empty() { "clean" } else { "leak" }, "leaks": leaks })
+            }
+            OracleKind::Markup => {
+                let findings = scan(output, &markup_opts);
+                json!({ "id": id, "verdict": if findings.is_empty() { "clean" } else { "unsafe" }, "findings": findings })
+            }
+        };
+        writeln_json(&mut out, &verdict)?;
+    }
+    out.flush().map_err(|e| CliError::Usage(format!("failed to write output: {e}"), None))?;
+    if bad > 0 {
+        eprintln!("error: {bad} input line(s) could not be graded; see the `error` lines");
+        return Ok(gauntlet_core::score::EXIT_USAGE);
+    }
+    Ok(0)
+}
+
+fn writeln_json(out: &mut impl Write, v: &Value) -> Result<(), CliError> {
+    serde_json::to_writer(&mut *out, v)
+        .map_err(|e| CliError::Usage(format!("failed to write output: {e}"), None))?;
+    out.write_all(b"\n")
+        .map_err(|e| CliError::Usage(format!("failed to write output: {e}"), None))
+}

@@ -1,0 +1,291 @@
+//! The terminal: [`TerminalReporter`] prints case lines, the table by category and the
+//! summary to stdout; a progress bar goes to stderr on a TTY only. Colour follows
+//! `anstream` (off when stdout is not a terminal, off with `NO_COLOR`), and never carries
+//! meaning alone: every coloured word is also spelled out.
+
+use std::io::Write;
+
+use anstyle::{AnsiColor, Style};
+use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent};
+use gauntlet_core::result::{CaseResult, CaseStatus};
+use gauntlet_report::text::{clip, failure_reason, score_text, trim_num};
+use gauntlet_core::score::Status;
+use gauntlet_core::summary::Summary;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Which case lines to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verbosity {
+    /// None; only the summary.
+    Quiet,
+    /// Non-passing cases; passing ones too when the run is small.
+    Normal,
+    /// Every case with its verdicts.
+    Verbose,
+}
+
+/// Runs with at most this many cases show passing cases too at normal verbosity.
+const SMALL_RUN: usize = 100;
+
+pub struct TerminalReporter {
+    out: anstream::AutoStream<std::io::Stdout>,
+    verbosity: Verbosity,
+    planned: usize,
+    bar: Option<ProgressBar>,
+    name_width: usize,
+    reports_dir: Option<String>,
+}
+
+const fn style(c: AnsiColor) -> Style {
+    Style::new().fg_color(Some(anstyle::Color::Ansi(c))).bold()
+}
+const GREEN: Style = style(AnsiColor::Green);
+const RED: Style = style(AnsiColor::Red);
+const YELLOW: Style = style(AnsiColor::Yellow);
+const MAGENTA: Style = style(AnsiColor::Magenta);
+const CYAN: Style = style(AnsiColor::Cyan);
+const BOLD: Style = Style::new().bold();
+const DIM: Style = Style::new().dimmed();
+
+fn case_style(s: CaseStatus) -> Style {
+    match s {
+        CaseStatus::Pass => GREEN,
+        CaseStatus::Fail => RED,
+        CaseStatus::Conditional => YELLOW,
+        CaseStatus::Error => MAGENTA,
+        CaseStatus::Blocked | CaseStatus::Skipped => CYAN,
+    }
+}
+
+fn status_style(s: Status) -> Style {
+    match s {
+        Status::Pass => GREEN,
+        Status::Fail => RED,
+        Status::Conditional => YELLOW,
+        Status::Inconclusive => MAGENTA,
+    }
+}
+
+impl TerminalReporter {
+    pub fn new(verbosity: Verbosity, reports_dir: Option<String>) -> Self {
+        TerminalReporter {
+            out: anstream::AutoStream::auto(std::io::stdout()),
+            verbosity,
+            planned: 0,
+            bar: None,
+            name_width: 50,
+            reports_dir,
+        }
+    }
+
+    fn show(&self, r: &CaseResult) -> bool {
+        match self.verbosity {
+            Verbosity::Quiet => false,
+            Verbosity::Verbose => true,
+            Verbosity::Normal => r.status != CaseStatus::Pass || self.planned <= SMALL_RUN,
+        }
+    }
+
+    fn line(&mut self, r: &CaseResult) -> std::io::Result<()> {
+        let st = case_style(r.status);
+        let secs = r.duration_ms() as f64 / 1000.0;
+        let score = score_text(r);
+        let mut text = format!(
+            "{st}{:>12}{st:#} {DIM}[{secs:>8.3}s]{DIM:#} {:<w$} {score:>9}",
+            r.status.as_str(),
+            r.case.name,
+            w = self.name_width
+        );
+        if r.trials.len() > 1 {
+            text.push_str(&format!("  {}/{} trials passed", r.passed_trials, r.trials.len()));
+        }
+        if r.status != CaseStatus::Pass && self.verbosity != Verbosity::Verbose {
+            for why in reasons(r, 3) {
+                text.push_str(&format!("\n{:>14}{DIM}{}{DIM:#}", "", clip(&why, 160)));
+            }
+        }
+        if self.verbosity == Verbosity::Verbose {
+            for t in &r.trials {
+                for v in &t.verdicts {
+                    let mark = if v.passed { "ok  " } else { "FAIL" };
+                    text.push_str(&format!(
+                        "\n{:>14}{mark} {} [{} {}/3{}{}] {}",
+                        "",
+                        v.label,
+                        v.dimension,
+                        v.score,
+                        if v.hard_fail { " hard" } else { "" },
+                        if v.gating { "" } else { " triage" },
+                        clip(&v.evidence, 140)
+                    ));
+                }
+            }
+        }
+        text.push('\n');
+        let out = &mut self.out;
+        match &self.bar {
+            Some(b) => b.suspend(|| out.write_all(text.as_bytes())),
+            None => out.write_all(text.as_bytes()),
+        }
+    }
+
+    fn finish(&mut self, s: &Summary) -> std::io::Result<()> {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+        let o = &mut self.out;
+        if s.by_category.iter().any(|c| c.category.starts_with("LLM")) || s.by_category.len() > 1 {
+            writeln!(o)?;
+            writeln!(
+                o,
+                "{BOLD}{:<44} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}{BOLD:#}",
+                "category", "cases", "pass", "fail", "cond", "error", "blocked"
+            )?;
+            for c in &s.by_category {
+                let name = if c.title.is_empty() {
+                    c.category.clone()
+                } else {
+                    format!("{} {}", c.category, c.title)
+                };
+                writeln!(
+                    o,
+                    "{:<44} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}",
+                    clip(&name, 44),
+                    c.total,
+                    c.passed,
+                    c.failed,
+                    c.conditional,
+                    c.errors,
+                    c.blocked
+                )?;
+            }
+        }
+        writeln!(o, "{DIM}{}{DIM:#}", "─".repeat(80))?;
+        writeln!(
+            o,
+            "{BOLD}{:>12}{BOLD:#} [{:>8.3}s] {} case{}: {GREEN}{} passed{GREEN:#}, {RED}{} failed{RED:#}, {YELLOW}{} conditional{YELLOW:#}, {MAGENTA}{} errors{MAGENTA:#}, {CYAN}{} blocked{CYAN:#}{}",
+            "Summary",
+            s.duration_ms as f64 / 1000.0,
+            s.cases,
+            if s.cases == 1 { "" } else { "s" },
+            s.passed,
+            s.failed,
+            s.conditional,
+            s.errors,
+            s.blocked,
+            if s.quarantined > 0 { format!(", {} quarantined", s.quarantined) } else { String::new() }
+        )?;
+        let mut scores = Vec::new();
+        if let Some(a) = s.tasks.avg {
+            scores.push(format!("task avg {}/18 ({} tasks)", trim_num(a), s.tasks.count));
+        }
+        if let Some(a) = s.refusals.avg {
+            scores.push(format!("refusal avg {}/3 ({} refusals)", trim_num(a), s.refusals.count));
+        }
+        if let (Some(n), Some(b)) = (s.suite_normalized, s.quality_band) {
+            scores.push(format!("normalised {n:.3} {b}"));
+        }
+        if s.k > 1 {
+            scores.push(format!("pass^1 {}/{}, pass^{} {}/{}", s.pass_at_1, s.cases, s.k, s.pass_at_k, s.cases));
+        }
+        if s.hard_fails > 0 {
+            scores.push(format!("{} hard policy failure(s)", s.hard_fails));
+        }
+        if !scores.is_empty() {
+            writeln!(o, "{:>12} {}", "", scores.join(" · "))?;
+        }
+        let st = status_style(s.status);
+        writeln!(o, "{BOLD}{:>12}{BOLD:#} {st}{}{st:#} (exit {})", "Status", s.status, s.status.exit_code())?;
+        for r in &s.reasons {
+            writeln!(o, "{:>14}{r}", "- ")?;
+        }
+        if let Some(d) = &self.reports_dir {
+            writeln!(o, "{:>12} {d}/report.json, junit.xml, summary.md", "Reports")?;
+        }
+        o.flush()
+    }
+}
+
+/// Up to `n` reasons a case did not pass: errors first, then hard failures, then other
+/// failing gating verdicts, each once.
+fn reasons(r: &CaseResult, n: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |s: String| {
+        if !s.is_empty() && !out.contains(&s) {
+            out.push(s);
+        }
+    };
+    for t in &r.trials {
+        if let Some(e) = &t.error {
+            push(format!("{}: {e}", t.outcome.as_str()));
+        }
+    }
+    for t in &r.trials {
+        for v in t.verdicts.iter().filter(|v| v.gating && !v.passed && v.hard_fail) {
+            push(format!("{}: {}", v.label, v.evidence));
+        }
+    }
+    for t in &r.trials {
+        for v in t.verdicts.iter().filter(|v| v.gating && !v.passed && !v.hard_fail) {
+            push(format!("{}: {}", v.label, v.evidence));
+        }
+    }
+    if out.is_empty() {
+        out.push(failure_reason(r));
+    }
+    out.truncate(n);
+    out
+}
+
+impl Reporter for TerminalReporter {
+    fn on_event(&mut self, ev: &RunEvent) -> Result<(), ReportError> {
+        match &ev.kind {
+            EventKind::RunStarted { manifest } => {
+                self.planned = manifest.planned_cases;
+                let suites: Vec<&str> = manifest.suites.iter().map(|s| s.name.as_str()).collect();
+                writeln!(
+                    self.out,
+                    "{BOLD}{:>12}{BOLD:#} {} case{} · {} · target {} · k={}{}",
+                    "Starting",
+                    manifest.planned_cases,
+                    if manifest.planned_cases == 1 { "" } else { "s" },
+                    suites.join(", "),
+                    manifest.target.label,
+                    manifest.k,
+                    if manifest.filters.is_empty() { String::new() } else { format!(" · {}", manifest.filters.join(" ")) }
+                )?;
+                let bar = ProgressBar::with_draw_target(
+                    Some((manifest.planned_cases as u64) * u64::from(manifest.k)),
+                    ProgressDrawTarget::stderr(),
+                );
+                if !bar.is_hidden() && manifest.planned_cases > 20 {
+                    bar.set_style(
+                        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} trials {per_sec}")
+                            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                    );
+                    self.bar = Some(bar);
+                }
+            }
+            EventKind::TrialFinished { .. } => {
+                if let Some(b) = &self.bar {
+                    b.inc(1);
+                }
+            }
+            EventKind::CaseFinished { result } => {
+                if self.show(result) {
+                    self.line(result)?;
+                }
+            }
+            EventKind::Warning { message } => {
+                let text = format!("{YELLOW}{:>12}{YELLOW:#} {message}\n", "warning");
+                let out = &mut self.out;
+                match &self.bar {
+                    Some(b) => b.suspend(|| out.write_all(text.as_bytes()))?,
+                    None => out.write_all(text.as_bytes())?,
+                }
+            }
+            EventKind::RunFinished { summary, .. } => self.finish(summary)?,
+        }
+        Ok(())
+    }
+}
