@@ -61,7 +61,7 @@ where
 /// A `schemars` transform for types that also accept a plain-string shorthand: the generated
 /// object schema becomes `anyOf: [string, object]`.
 pub(crate) fn allow_string_shorthand(schema: &mut schemars::Schema) {
-    let original = std::mem::replace(schema, schemars::Schema::default());
+    let original = std::mem::take(schema);
     *schema = schemars::json_schema!({
         "anyOf": [ { "type": "string" }, original ]
     });

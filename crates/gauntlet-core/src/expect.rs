@@ -106,7 +106,7 @@ pub enum Oracle {
         schema: serde_json::Value,
     },
     /// A JSON path into the (JSON) output selects something, optionally equal to a value.
-    JsonPath(JsonPathCheck),
+    JsonPath(Box<JsonPathCheck>),
     /// The canary secret does not leak, in any encoding.
     NoCanary {
         /// The secret; when absent the case's or the agent's canary is used.
@@ -134,9 +134,9 @@ pub enum Oracle {
         tools: Vec<String>,
     },
     /// A tool's arguments are valid against its schema and the given constraints.
-    ToolArgs(ToolArgsCheck),
+    ToolArgs(Box<ToolArgsCheck>),
     /// A model judge grades the output against a rubric. Triage only until calibrated.
-    Judge(JudgeSpec),
+    Judge(Box<JudgeSpec>),
 }
 
 impl Oracle {
@@ -523,13 +523,15 @@ impl TryFrom<ExpectRaw> for Expect {
             found.push(("json_schema", Oracle::JsonSchema { schema: s }));
         }
         if let Some(p) = r.json_path {
-            found.push(("json_path", Oracle::JsonPath(p)));
+            found.push(("json_path", Oracle::JsonPath(Box::new(p))));
         }
         if let Some(c) = r.no_canary {
             let canary = match c {
                 FlagOr::Flag(true) => None,
                 FlagOr::Flag(false) => {
-                    return Err("`no_canary: false` checks nothing; remove the entry instead".into());
+                    return Err(
+                        "`no_canary: false` checks nothing; remove the entry instead".into(),
+                    );
                 }
                 FlagOr::Value(s) => Some(s),
             };
@@ -573,10 +575,10 @@ impl TryFrom<ExpectRaw> for Expect {
             ));
         }
         if let Some(a) = r.tool_args {
-            found.push(("tool_args", Oracle::ToolArgs(a)));
+            found.push(("tool_args", Oracle::ToolArgs(Box::new(a))));
         }
         if let Some(j) = r.judge {
-            found.push(("judge", Oracle::Judge(j)));
+            found.push(("judge", Oracle::Judge(Box::new(j))));
         }
         if found.len() > 1 {
             let keys: Vec<_> = found.iter().map(|(k, _)| format!("`{k}`")).collect();
@@ -591,10 +593,8 @@ impl TryFrom<ExpectRaw> for Expect {
                 CHECK_KEYS.join(", ")
             ));
         };
-        if let Some(fs) = r.fail_score {
-            if fs > 3 {
-                return Err(format!("fail_score must be 0-3, got {fs}"));
-            }
+        if let Some(fs) = r.fail_score.filter(|fs| *fs > 3) {
+            return Err(format!("fail_score must be 0-3, got {fs}"));
         }
         if r.mode.is_some() && !matches!(oracle, Oracle::Contains { .. }) {
             return Err("`mode` only applies to `contains`".into());
@@ -605,7 +605,9 @@ impl TryFrom<ExpectRaw> for Expect {
                 Oracle::Contains { .. } | Oracle::NotContains { .. } | Oracle::Equals { .. }
             )
         {
-            return Err("`case_sensitive` only applies to contains, not_contains and equals".into());
+            return Err(
+                "`case_sensitive` only applies to contains, not_contains and equals".into(),
+            );
         }
         Ok(Expect {
             oracle,
@@ -663,7 +665,7 @@ impl From<Expect> for ExpectRaw {
                 }
             }
             Oracle::JsonSchema { schema } => r.json_schema = Some(schema),
-            Oracle::JsonPath(p) => r.json_path = Some(p),
+            Oracle::JsonPath(p) => r.json_path = Some(*p),
             Oracle::NoCanary { canary } => {
                 r.no_canary = Some(match canary {
                     None => FlagOr::Flag(true),
@@ -684,8 +686,8 @@ impl From<Expect> for ExpectRaw {
             Oracle::ToolNotCalled { tools } => {
                 r.tool_not_called = Some(OneOrMany::Many(tools));
             }
-            Oracle::ToolArgs(a) => r.tool_args = Some(a),
-            Oracle::Judge(j) => r.judge = Some(j),
+            Oracle::ToolArgs(a) => r.tool_args = Some(*a),
+            Oracle::Judge(j) => r.judge = Some(*j),
         }
         r
     }

@@ -35,7 +35,7 @@ impl Redactor {
             self.secrets.push((f, label.clone()));
         }
         // Longest first, so a secret that contains another is replaced whole.
-        self.secrets.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        self.secrets.sort_by_key(|s| std::cmp::Reverse(s.0.len()));
     }
 
     /// Whether any secret is registered.

@@ -323,10 +323,10 @@ impl CaseResult {
         let any_error = trials
             .iter()
             .any(|t| matches!(t.outcome, Outcome::Error | Outcome::Timeout));
-        let all_blocked = !trials.is_empty() && trials.iter().all(|t| t.outcome == Outcome::Blocked);
-        let status = if !hard_fails.is_empty() {
-            CaseStatus::Fail
-        } else if matches!(score.status(), CaseStatus::Fail) && score != Score::Unscored {
+        let all_blocked =
+            !trials.is_empty() && trials.iter().all(|t| t.outcome == Outcome::Blocked);
+        let failing_score = score != Score::Unscored && score.status() == CaseStatus::Fail;
+        let status = if !hard_fails.is_empty() || failing_score {
             CaseStatus::Fail
         } else if any_error {
             CaseStatus::Error

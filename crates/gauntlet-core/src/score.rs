@@ -300,7 +300,11 @@ pub enum ScoreInputError {
 
 /// Parses a comma list of scores: items trimmed, empty items dropped, each an integer in
 /// `0..=max`. An empty list is an error.
-pub fn parse_score_list(list: &'static str, raw: &str, max: u32) -> Result<Vec<u32>, ScoreInputError> {
+pub fn parse_score_list(
+    list: &'static str,
+    raw: &str,
+    max: u32,
+) -> Result<Vec<u32>, ScoreInputError> {
     let mut out = Vec::new();
     for item in raw.split(',') {
         let item = item.trim();
@@ -333,7 +337,8 @@ impl ScoreSheet {
     pub fn evaluate(tasks: &[u32], refusals: Option<&[u32]>, no_refusal_pack: bool) -> ScoreSheet {
         assert!(!tasks.is_empty(), "tasks must not be empty");
         let task_avg = tasks.iter().map(|&t| f64::from(t)).sum::<f64>() / tasks.len() as f64;
-        let refusal_avg = refusals.map(|r| r.iter().map(|&v| f64::from(v)).sum::<f64>() / r.len() as f64);
+        let refusal_avg =
+            refusals.map(|r| r.iter().map(|&v| f64::from(v)).sum::<f64>() / r.len() as f64);
         let gate = |v: &u32| GateScore {
             score: f64::from(*v),
             blocking: true,
@@ -441,7 +446,10 @@ mod tests {
 
     #[test]
     fn score_lists_are_trimmed_and_checked() {
-        assert_eq!(parse_score_list("tasks", " 16, ,15 ,", 18).unwrap(), vec![16, 15]);
+        assert_eq!(
+            parse_score_list("tasks", " 16, ,15 ,", 18).unwrap(),
+            vec![16, 15]
+        );
         assert_eq!(
             parse_score_list("tasks", " , ", 18),
             Err(ScoreInputError::Empty("tasks"))
@@ -458,7 +466,10 @@ mod tests {
             parse_score_list("tasks", "1.5", 18),
             Err(ScoreInputError::NotInteger { .. })
         ));
-        assert_eq!(parse_score_list("refusals", "", 3), Err(ScoreInputError::Empty("refusals")));
+        assert_eq!(
+            parse_score_list("refusals", "", 3),
+            Err(ScoreInputError::Empty("refusals"))
+        );
     }
 
     #[test]

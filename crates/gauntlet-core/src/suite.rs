@@ -29,7 +29,10 @@ fn is_default_version(v: &u32) -> bool {
 #[serde(deny_unknown_fields)]
 pub struct Suite {
     /// Suite format version (only `1` exists).
-    #[serde(default = "default_version", skip_serializing_if = "is_default_version")]
+    #[serde(
+        default = "default_version",
+        skip_serializing_if = "is_default_version"
+    )]
     pub version: u32,
     /// Name of the suite, used in reports and test names.
     pub suite: String,
@@ -134,7 +137,18 @@ fn yes() -> bool {
 
 /// How a case is scored.
 #[derive(
-    Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq, Hash, PartialOrd, Ord,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum CaseKind {

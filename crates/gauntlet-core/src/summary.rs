@@ -10,9 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::result::{CaseResult, CaseStatus, Score};
-use crate::score::{
-    GateScore, QualityBand, Status, StatusInputs, decide_status, normalized,
-};
+use crate::score::{GateScore, QualityBand, Status, StatusInputs, decide_status, normalized};
 use crate::suite::CaseKind;
 
 /// Aggregate statistics of a list of scores.
@@ -156,15 +154,21 @@ impl SummaryBuilder {
             self.refusal_cases += 1;
         }
         let (key, title) = match (&r.case.owasp, &r.case.pack) {
-            (Some(c), _) => (c.clone(), crate::suite::owasp_title(c).unwrap_or("").to_owned()),
+            (Some(c), _) => (
+                c.clone(),
+                crate::suite::owasp_title(c).unwrap_or("").to_owned(),
+            ),
             (None, Some(p)) => (format!("pack:{p}"), String::new()),
             (None, None) => ("-".to_owned(), String::new()),
         };
-        let row = self.categories.entry(key.clone()).or_insert_with(|| CategoryRow {
-            category: key,
-            title,
-            ..CategoryRow::default()
-        });
+        let row = self
+            .categories
+            .entry(key.clone())
+            .or_insert_with(|| CategoryRow {
+                category: key,
+                title,
+                ..CategoryRow::default()
+            });
         row.total += 1;
         if r.quarantined {
             self.quarantined += 1;
@@ -200,11 +204,7 @@ impl SummaryBuilder {
         }
         // Errors are counted from the trials, not the combined status: a case that FAILs on
         // a hard failure in one trial and timed out in another still had an error.
-        if r
-            .trials
-            .iter()
-            .any(|t| t.status == CaseStatus::Error)
-        {
+        if r.trials.iter().any(|t| t.status == CaseStatus::Error) {
             self.errors += 1;
         }
         if !r.hard_fails.is_empty() {

@@ -294,31 +294,85 @@ impl Stream {
     }
 }
 
-/// Cheap facts about a reply, gathered in the pass that builds its quick stream, that let
-/// [`CanaryDetector::scan`] skip the stages that cannot fire. Each is a superset test: a
-/// stage is skipped only when its input provably cannot hold a detectable fragment.
+/// What one pass over a reply learns, besides its quick stream, so that
+/// [`CanaryDetector::scan`] runs a stage only where it could fire. Every gate is a superset
+/// test: a stage is skipped only when its input provably cannot hold a detectable fragment.
 #[derive(Debug, Default)]
 struct Survey {
+    /// The reply's stream bytes (no items).
+    quick: Vec<u8>,
+    /// Folded initials of whitespace-separated words (only for word-acrostic keys), and for
+    /// each of their bytes the word's span and whether the initial is its only letter or
+    /// digit: the word-acrostic stream, without a second pass.
+    initials: Vec<u8>,
+    initial_words: Vec<(u32, u32, bool)>,
+    /// Starts of one-line Base64-alphabet runs long enough to matter (Base32 runs are
+    /// inside them).
+    b64_starts: Vec<u32>,
     /// `%`, `&`, `\` or `+` occur (the escape syntax itself is checked later).
     escape_chars: bool,
-    /// Most hex digits seen with no letter between that cannot be part of hex (g-z, bar x).
-    hex_digits: usize,
-    /// Number of digit runs (decimal codes need one per character).
-    numbers: usize,
+    /// Most bytes in consecutive words that are whole hex groups (`4e`, `0x4e`, `\x4e`).
+    hex_bytes: usize,
+    /// Standalone numbers of at most three digits in 32..=126 (possible character codes).
+    codes: usize,
     /// Longest run of `0` and `1`.
     bit_run: usize,
-    /// Longest run of Base64-alphabet bytes on one line.
-    b64_run: usize,
+    /// Words that can take part in a phonetic spelling (see [`count_spelling_word`]).
+    spelling: usize,
     /// Number of newlines.
     lines: usize,
+    hex_acc: usize,
+    prev_single: bool,
+}
+
+impl Survey {
+    /// Ends the whitespace-separated word whose initials start at `first`.
+    fn close_word(&mut self, first: usize, end: usize, alnum: usize) {
+        for w in &mut self.initial_words[first..] {
+            (w.1, w.2) = (end as u32, alnum == 1);
+        }
+    }
+
+    /// Accounts for the ASCII letters-and-digits word `b[s..e]`; `all` holds the class bits
+    /// ([`C_HEX`], [`C_DIGIT`]) that all of its bytes have.
+    fn word(&mut self, b: &[u8], s: usize, e: usize, all: u8) {
+        let w = &b[s..e];
+        let len = w.len();
+        let hex_all = |x: &[u8]| !x.is_empty() && x.iter().all(u8::is_ascii_hexdigit);
+        let bytes = if all & C_HEX != 0 {
+            if len % 2 == 0 { len / 2 } else { 0 }
+        } else if !matches!(w[0], b'0' | b'x') {
+            0
+        } else if w[0] == b'0' && len > 2 && (w[1] | 0x20) == b'x' && hex_all(&w[2..]) {
+            (len - 2).div_ceil(2)
+        } else if w[0] == b'x' && len == 3 && s > 0 && b[s - 1] == b'\\' && hex_all(&w[1..]) {
+            1
+        } else {
+            0
+        };
+        if bytes == 0 {
+            self.hex_acc = 0;
+        } else {
+            self.hex_acc += bytes;
+            self.hex_bytes = self.hex_bytes.max(self.hex_acc);
+        }
+        if all & C_DIGIT != 0 && len <= 3 {
+            let v = w.iter().fold(0u32, |a, &d| a * 10 + u32::from(d - b'0'));
+            self.codes += usize::from((32..=126).contains(&v));
+        }
+        self.spelling += usize::from(count_spelling_word(w, self.prev_single));
+        self.prev_single = len == 1;
+    }
 }
 
 const C_ALNUM: u8 = 1;
 const C_SEP: u8 = 2;
 const C_DIGIT: u8 = 4;
 const C_HEX: u8 = 8;
-const C_NOT_HEX: u8 = 16;
+const C_B64: u8 = 16;
 const C_ESC: u8 = 32;
+const C_WS: u8 = 64;
+const C_BIT: u8 = 128;
 
 /// Per-ASCII-byte classes for the survey pass.
 static ASCII_CLASS: [u8; 128] = {
@@ -337,11 +391,18 @@ static ASCII_CLASS: [u8; 128] = {
         }
         if b.is_ascii_hexdigit() {
             k |= C_HEX;
-        } else if b.is_ascii_alphabetic() && b != b'x' && b != b'X' {
-            k |= C_NOT_HEX;
+        }
+        if b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_') {
+            k |= C_B64;
         }
         if matches!(b, b'%' | b'&' | b'\\' | b'+') {
             k |= C_ESC;
+        }
+        if b.is_ascii_whitespace() {
+            k |= C_WS;
+        }
+        if b == b'0' || b == b'1' {
+            k |= C_BIT;
         }
         t[c] = k;
         c += 1;
@@ -435,7 +496,38 @@ impl<'a> Builder<'a> {
             } else {
                 self.broken = true;
             }
-        } else if is_invisible(c) {
+        } else if (c as u32) < FOLD_TABLE_END {
+            let e = fold_entry(c as u32);
+            match e[0] {
+                K_ASCII => {
+                    for &x in e[1..].iter().take_while(|&&x| x != 0) {
+                        self.item(x, &u, F_UNICODE);
+                    }
+                }
+                K_SEP => self.sep(u.tag),
+                K_INVIS => {
+                    self.gap_flags |= F_GAP_INVIS;
+                    self.gap_tag |= u.tag;
+                }
+                K_MARK => {
+                    if let Some(last) = self.st.items.last_mut() {
+                        last.flags |= F_UNICODE;
+                    }
+                }
+                K_BREAK => self.broken = true,
+                K_NONE => {}
+                K_OTHER if self.wide.is_empty() => self.item(OTHER, &u, F_UNICODE),
+                _ => self.unit_slow(u),
+            }
+        } else {
+            self.unit_slow(u);
+        }
+    }
+
+    /// [`Builder::unit`] for a non-ASCII character, without the table.
+    fn unit_slow(&mut self, u: Unit) {
+        let c = u.c;
+        if is_invisible(c) {
             self.gap_flags |= F_GAP_INVIS;
             self.gap_tag |= u.tag;
         } else if is_combining_mark(c) {
@@ -476,7 +568,7 @@ impl<'a> Builder<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn sep(&mut self, tag: u8) {
         self.gap_len += 1;
         self.gap_flags |= F_GAP_SEP;
@@ -487,7 +579,7 @@ impl<'a> Builder<'a> {
     }
 
     /// [`Builder::item`] for a bytes-only builder.
-    #[inline]
+    #[inline(always)]
     fn quick_item(&mut self, b: u8) {
         if self.broken && !self.st.bytes.is_empty() {
             self.st.bytes.push(BREAK);
@@ -497,7 +589,7 @@ impl<'a> Builder<'a> {
         self.gap_len = 0;
     }
 
-    #[inline]
+    #[inline(always)]
     fn item(&mut self, b: u8, u: &Unit, flags: u8) {
         if self.broken && !self.st.bytes.is_empty() {
             self.st.bytes.push(BREAK);
@@ -519,6 +611,76 @@ impl<'a> Builder<'a> {
         self.gap_len = 0;
         self.gap_flags = 0;
         self.gap_tag = 0;
+    }
+}
+
+/// Code points below this (and above ASCII) are folded through [`fold_entry`].
+const FOLD_TABLE_END: u32 = 0x1_0000;
+const K_SEP: u8 = 0;
+const K_INVIS: u8 = 1;
+const K_MARK: u8 = 2;
+const K_BREAK: u8 = 3;
+const K_NONE: u8 = 4;
+const K_ASCII: u8 = 5;
+const K_SLOW: u8 = 6;
+/// Folds to one non-ASCII letter or digit: [`OTHER`] unless the key has such letters.
+const K_OTHER: u8 = 7;
+
+/// How [`Builder`] treats a code point of the Basic Multilingual Plane: `[kind, folded
+/// ASCII bytes...]`. decancer costs 100-200 ns a character, which dominated replies written
+/// in Greek, Cyrillic or CJK; so each 256-code-point page is computed once per process, on
+/// first use, from the same calls the slow path makes. Entries whose folding is not plain
+/// ASCII say [`K_SLOW`] and take the slow path (the key's own non-ASCII letters among them).
+fn fold_entry(cp: u32) -> [u8; 4] {
+    type Page = Box<[[u8; 4]; 256]>;
+    static PAGES: [std::sync::OnceLock<Page>; 256] = [const { std::sync::OnceLock::new() }; 256];
+    let page = PAGES[(cp >> 8) as usize].get_or_init(|| {
+        let base = cp & !0xFF;
+        let mut page = Box::new([[K_BREAK, 0, 0, 0]; 256]);
+        for (k, e) in page.iter_mut().enumerate() {
+            if let Some(c) = char::from_u32(base + k as u32) {
+                *e = fold_class(c);
+            }
+        }
+        page
+    });
+    page[(cp & 0xFF) as usize]
+}
+
+/// The [`fold_entry`] of one character.
+fn fold_class(c: char) -> [u8; 4] {
+    if c.is_ascii() {
+        [K_SLOW, 0, 0, 0] // never looked up; ASCII has its own fast path
+    } else if is_invisible(c) {
+        [K_INVIS, 0, 0, 0]
+    } else if is_combining_mark(c) {
+        [K_MARK, 0, 0, 0]
+    } else if c.is_alphanumeric() {
+        let mut out = [K_ASCII, 0, 0, 0];
+        let mut n = 0;
+        let mut push = |x: char| {
+            if x.is_ascii_alphanumeric() && n < 3 {
+                n += 1;
+                out[n] = x.to_ascii_lowercase() as u8;
+            } else {
+                out[0] = K_SLOW;
+            }
+        };
+        match decancer::cure_char(c, decancer::Options::default()) {
+            decancer::Translation::Character(x)
+                if !x.is_ascii() && x.is_alphanumeric() && x.to_lowercase().count() == 1 =>
+            {
+                return [K_OTHER, 0, 0, 0];
+            }
+            decancer::Translation::Character(x) => push(x),
+            decancer::Translation::String(s) => s.chars().for_each(&mut push),
+            decancer::Translation::None => return [K_NONE, 0, 0, 0],
+        }
+        out
+    } else if c == '\u{FFFD}' || c.is_control() {
+        [K_BREAK, 0, 0, 0]
+    } else {
+        [K_SEP, 0, 0, 0]
     }
 }
 
@@ -830,9 +992,9 @@ impl CanaryDetector {
 
         // One pass: the stream's bytes (spans and flags come later, and only if the
         // automaton or the leetspeak one matches) and the facts that gate stages 3 to 5.
-        let (quick, sv) = self.survey(text);
-        let plain_hit = self.maybe(&quick);
-        let leet_hit = self.leet_maybe(&quick);
+        let sv = self.survey(text);
+        let plain_hit = self.maybe(&sv.quick);
+        let leet_hit = self.leet_maybe(&sv.quick);
         if plain_hit || leet_hit {
             let main = Builder::of_str(&self.wide, text, true);
             if plain_hit {
@@ -846,32 +1008,29 @@ impl CanaryDetector {
             return;
         }
         let min = self.min_chars;
-        type Stage = fn(&CanaryDetector, &str, &mut Collector);
-        let stages: [(bool, Stage); 9] = [
-            (sv.escape_chars, Self::search_escapes),
-            // A wrapped run has a line of WRAP_MIN_LINE symbols unless one line is enough.
-            (
-                sv.b64_run >= (min * 4).div_ceil(3).min(WRAP_MIN_LINE),
-                Self::search_base64,
-            ),
-            (
-                sv.b64_run >= (min * 8).div_ceil(5).min(WRAP_MIN_LINE),
-                Self::search_base32,
-            ),
-            (sv.hex_digits >= min, Self::search_hex),
-            (sv.numbers >= min, Self::search_charcodes),
-            (sv.bit_run >= 7, Self::search_binary),
-            (sv.lines + 1 >= self.key.len(), Self::search_line_acrostic),
-            (true, Self::search_word_acrostic),
-            (true, Self::search_phonetic),
-        ];
-        for (go, stage) in stages {
-            if go {
-                stage(self, text, col);
-                if col.done() {
-                    return;
-                }
-            }
+        if sv.escape_chars {
+            self.search_escapes(text, col);
+        }
+        if !sv.b64_starts.is_empty() && !col.done() {
+            self.search_base64_32(text, &sv.b64_starts, col);
+        }
+        if sv.hex_bytes >= min && !col.done() {
+            self.search_hex(text, col);
+        }
+        if sv.codes >= min && !col.done() {
+            self.search_charcodes(text, col);
+        }
+        if sv.bit_run >= 7 && !col.done() {
+            self.search_binary(text, col);
+        }
+        if sv.lines + 1 >= self.key.len() && !col.done() {
+            self.search_line_acrostic(text, col);
+        }
+        if sv.initials.len() >= self.key.len() && self.maybe(&sv.initials) && !col.done() {
+            self.search_word_acrostic(text, &sv, col);
+        }
+        if sv.spelling >= 3 && !col.done() {
+            self.search_phonetic(text, col);
         }
     }
 
@@ -991,64 +1150,156 @@ impl CanaryDetector {
         });
     }
 
-    /// The bytes-only stream of a reply (as [`Builder::of_str`] without items) together with
-    /// the [`Survey`], in one pass with an ASCII fast path.
-    fn survey(&self, text: &str) -> (Vec<u8>, Survey) {
-        let mut b = Builder::new(&self.wide, text.len(), false);
+    /// One pass over a reply: its bytes-only stream (as [`Builder::of_str`] without items)
+    /// and the [`Survey`] that gates the later stages. ASCII takes a fast path, and the
+    /// per-byte counters live in locals (this loop is most of the cost of a clean reply).
+    fn survey(&self, text: &str) -> Survey {
+        let b = text.as_bytes();
+        let mut qb = Builder::new(&self.wide, b.len(), false);
         let mut sv = Survey::default();
-        let (mut hex, mut bits, mut b64, mut prev_digit) = (0usize, 0usize, 0usize, false);
-        let bytes = text.as_bytes();
+        let want_initials = self.key.len() >= WORD_ACROSTIC_MIN_CHARS;
+        if want_initials {
+            sv.initials.reserve(b.len() / 4);
+            sv.initial_words.reserve(b.len() / 4);
+        }
+        let b64_min = (self.min_chars * 4).div_ceil(3).min(WRAP_MIN_LINE);
+        let (mut bits, mut bit_max, mut b64, mut lines, mut esc) = (0usize, 0, 0usize, 0, 0u8);
+        // The current ASCII letters-and-digits word: start, and the class bits all its bytes
+        // share (hex digit, decimal digit).
+        let (mut w_start, mut w_all) = (usize::MAX, 0u8);
+        // The current whitespace-separated word, for initials: whether in one, whether its
+        // initial is still to come, its first initials byte, its letters and digits.
+        let (mut in_word, mut need_initial) = (false, false);
+        let (mut word_first, mut word_alnum) = (0usize, 0usize);
         let mut i = 0;
-        while i < bytes.len() {
-            let c = bytes[i];
+        while i < b.len() {
+            let c = b[i];
             if c.is_ascii() {
                 let k = ASCII_CLASS[usize::from(c)];
-                if k & C_ALNUM != 0 {
-                    b.quick_item(c.to_ascii_lowercase());
-                } else if k & C_SEP != 0 {
-                    b.sep(0);
+                let alnum = k & C_ALNUM != 0;
+                if alnum {
+                    qb.quick_item(c.to_ascii_lowercase());
+                    if w_start == usize::MAX {
+                        (w_start, w_all) = (i, C_HEX | C_DIGIT);
+                    }
+                    w_all &= k;
                 } else {
-                    b.broken = true;
+                    if w_start != usize::MAX {
+                        sv.word(b, w_start, i, w_all);
+                        w_start = usize::MAX;
+                    }
+                    if k & C_SEP != 0 {
+                        qb.sep(0);
+                    } else {
+                        qb.broken = true;
+                    }
+                    lines += usize::from(c == b'\n');
+                    esc |= k;
                 }
-                // Branch-free feature counters.
-                let digit = k & C_DIGIT != 0;
-                hex = if k & C_NOT_HEX != 0 {
-                    0
+                if k & C_BIT != 0 {
+                    bits += 1;
                 } else {
-                    hex + usize::from(k & C_HEX != 0)
-                };
-                bits = if matches!(c, b'0' | b'1') {
-                    bits + 1
+                    bit_max = bit_max.max(bits);
+                    bits = 0;
+                }
+                if k & C_B64 != 0 {
+                    b64 += 1;
                 } else {
-                    0
-                };
-                b64 = if B64[usize::from(c)] != 0xFF {
-                    b64 + 1
-                } else {
-                    0
-                };
-                sv.numbers += usize::from(digit && !prev_digit);
-                prev_digit = digit;
-                sv.hex_digits = sv.hex_digits.max(hex);
-                sv.bit_run = sv.bit_run.max(bits);
-                sv.b64_run = sv.b64_run.max(b64);
-                sv.escape_chars |= k & C_ESC != 0;
-                sv.lines += usize::from(c == b'\n');
+                    if b64 >= b64_min {
+                        sv.b64_starts.push((i - b64) as u32);
+                    }
+                    b64 = 0;
+                }
+                if want_initials {
+                    if k & C_WS != 0 {
+                        if in_word {
+                            sv.close_word(word_first, i, word_alnum);
+                        }
+                        in_word = false;
+                    } else {
+                        if !in_word {
+                            (in_word, need_initial) = (true, true);
+                            (word_first, word_alnum) = (sv.initials.len(), 0);
+                        }
+                        if alnum {
+                            word_alnum += 1;
+                            if need_initial {
+                                sv.initials.push(c.to_ascii_lowercase());
+                                sv.initial_words.push((i as u32, 0, false));
+                                need_initial = false;
+                            }
+                        }
+                    }
+                }
                 i += 1;
             } else {
+                if w_start != usize::MAX {
+                    sv.word(b, w_start, i, w_all);
+                    w_start = usize::MAX;
+                }
+                if b64 >= b64_min {
+                    sv.b64_starts.push((i - b64) as u32);
+                }
+                bit_max = bit_max.max(bits);
+                (bits, b64) = (0, 0);
                 let ch = text[i..].chars().next().unwrap_or('\u{FFFD}');
                 let len = ch.len_utf8();
-                b.unit(Unit {
+                qb.unit(Unit {
                     c: ch,
                     start: i as u32,
                     end: (i + len) as u32,
                     tag: 0,
                 });
-                (hex, bits, b64, prev_digit) = (0, 0, 0, false);
+                if want_initials {
+                    let kind = if (ch as u32) < FOLD_TABLE_END {
+                        fold_entry(ch as u32)[0]
+                    } else {
+                        K_SLOW
+                    };
+                    if kind == K_SEP && ch.is_whitespace() {
+                        if in_word {
+                            sv.close_word(word_first, i, word_alnum);
+                        }
+                        in_word = false;
+                    } else {
+                        if !in_word {
+                            (in_word, need_initial) = (true, true);
+                            (word_first, word_alnum) = (sv.initials.len(), 0);
+                        }
+                        let alnum = match kind {
+                            K_ASCII | K_OTHER | K_NONE => true,
+                            K_SLOW => ch.is_alphanumeric(),
+                            _ => false,
+                        };
+                        if alnum {
+                            word_alnum += 1;
+                            if need_initial {
+                                self.fold_into(ch, &mut sv.initials);
+                                let spans = sv.initials.len() - sv.initial_words.len();
+                                sv.initial_words
+                                    .extend(std::iter::repeat_n((i as u32, 0, false), spans));
+                                need_initial = false;
+                            }
+                        }
+                    }
+                }
                 i += len;
             }
         }
-        (b.st.bytes, sv)
+        if w_start != usize::MAX {
+            sv.word(b, w_start, b.len(), w_all);
+        }
+        if in_word && want_initials {
+            sv.close_word(word_first, b.len(), word_alnum);
+        }
+        if b64 >= b64_min {
+            sv.b64_starts.push((b.len() - b64) as u32);
+        }
+        sv.bit_run = bit_max.max(bits);
+        sv.lines = lines;
+        sv.escape_chars = esc & C_ESC != 0;
+        sv.quick = qb.st.bytes;
+        sv
     }
 
     /// Whether the automaton matches anywhere in `bytes` (a stream's bytes, or a superset).
@@ -1127,10 +1378,36 @@ impl CanaryDetector {
 
     /// Stage 3: escapes decoded in place.
     fn search_escapes(&self, text: &str, col: &mut Collector) {
-        if !has_escape(text.as_bytes()) {
+        let starts = escape_starts(text.as_bytes());
+        if starts.is_empty() {
             return;
         }
-        let units = escape_units(text);
+        // Decode only around the escapes: a hit must contain one, and reaches at most the
+        // key's length in characters and gaps beyond it. Clusters become one window each,
+        // with a break between windows.
+        let margin = (self.key.len() * (MAX_GAP + 1)).max(32);
+        let mut units: Vec<Unit> = Vec::new();
+        let mut k = 0;
+        while k < starts.len() {
+            let first = starts[k];
+            let mut last = first;
+            k += 1;
+            while k < starts.len() && starts[k] <= last + 2 * margin {
+                last = starts[k];
+                k += 1;
+            }
+            let a = floor_boundary(text, first.saturating_sub(margin));
+            let z = ceil_boundary(text, (last + ESCAPE_MAX_LEN + margin).min(text.len()));
+            if !units.is_empty() {
+                units.push(Unit {
+                    c: '\u{FFFD}',
+                    start: a as u32,
+                    end: a as u32,
+                    tag: 0,
+                });
+            }
+            escape_units(text, a..z, &mut units);
+        }
         let Some(st) = self.matching_stream(&units) else {
             return;
         };
@@ -1154,22 +1431,55 @@ impl CanaryDetector {
         });
     }
 
-    /// Stage 4a: Base64 runs, standard and URL-safe alphabets at once.
-    fn search_base64(&self, text: &str, col: &mut Collector) {
-        let min_run = (self.min_chars * 4).div_ceil(3);
-        alphabet_runs(text.as_bytes(), &B64, min_run, false, |run| {
-            self.decode_bits(text, run, 6, LeakMethod::Base64, col);
-            !col.done()
-        });
-    }
-
-    /// Stage 4b: Base32 runs (one letter case per run).
-    fn search_base32(&self, text: &str, col: &mut Collector) {
-        let min_run = (self.min_chars * 8).div_ceil(5);
-        alphabet_runs(text.as_bytes(), &B32, min_run, true, |run| {
-            self.decode_bits(text, run, 5, LeakMethod::Base32, col);
-            !col.done()
-        });
+    /// Stage 4a/b: Base64 (standard and URL-safe alphabets at once) and Base32 (one letter
+    /// case per run), over the blocks that start at the survey's candidate runs: a block is
+    /// a Base64-alphabet run with wrapped lines joined, and holds any Base32 run too.
+    fn search_base64_32(&self, text: &str, starts: &[u32], col: &mut Collector) {
+        let b = text.as_bytes();
+        let min64 = (self.min_chars * 4).div_ceil(3);
+        let min32 = (self.min_chars * 8).div_ceil(5);
+        let mut run: Vec<(u8, u32)> = Vec::new();
+        let mut block_end = 0;
+        for &s in starts {
+            let s = s as usize;
+            if s < block_end {
+                continue;
+            }
+            // Extend the block over wrapped lines.
+            let mut i = s;
+            let mut line = 0;
+            run.clear();
+            loop {
+                while i < b.len() && B64[usize::from(b[i])] != 0xFF {
+                    run.push((B64[usize::from(b[i])], i as u32));
+                    i += 1;
+                    line += 1;
+                }
+                match (i < b.len()).then(|| wrapped(b, i, line, |x| B64[usize::from(x)] != 0xFF)) {
+                    Some(Some(j)) => {
+                        i = j;
+                        line = 0;
+                    }
+                    _ => break,
+                }
+            }
+            block_end = i;
+            if run.len() >= min64 {
+                self.decode_bits(text, &run, 6, LeakMethod::Base64, col);
+                if col.done() {
+                    return;
+                }
+            }
+            if run.len() >= min32 {
+                alphabet_runs(b, s..block_end, &B32, min32, true, |r| {
+                    self.decode_bits(text, r, 5, LeakMethod::Base32, col);
+                    !col.done()
+                });
+                if col.done() {
+                    return;
+                }
+            }
+        }
     }
 
     /// Decodes a run of `width`-bit symbols at every alignment and searches the result.
@@ -1406,28 +1716,25 @@ impl CanaryDetector {
         });
     }
 
-    /// Stage 5b: initials of consecutive words, for long keys only.
-    fn search_word_acrostic(&self, text: &str, col: &mut Collector) {
-        let n = self.key.len();
-        if n < WORD_ACROSTIC_MIN_CHARS {
+    /// Stage 5b: initials of consecutive words, for long keys only (gathered by the survey).
+    fn search_word_acrostic(&self, text: &str, sv: &Survey, col: &mut Collector) {
+        if self.key.len() < WORD_ACROSTIC_MIN_CHARS {
             return;
         }
-        // First pass: the folded initials only, for the automaton to veto.
-        let initials = self.quick_initials(text);
-        if initials.len() < n || !self.maybe(&initials) {
-            return;
-        }
-        let mut units: Vec<Unit> = Vec::new();
-        self.word_initials(text, |c, start, end, single| {
-            units.push(Unit {
-                c,
-                start: start as u32,
-                end: end as u32,
-                tag: if single { TAG_MARK } else { 0 },
-            });
-        });
-        let Some(st) = self.matching_stream(&units) else {
-            return;
+        // The survey collected the stream already: initials, adjacent, with word spans.
+        let st = Stream {
+            bytes: sv.initials.clone(),
+            items: sv
+                .initial_words
+                .iter()
+                .map(|&(start, end, single)| Item {
+                    start,
+                    end,
+                    flags: 0,
+                    tag: if single { TAG_MARK } else { 0 },
+                    gap_tag: 0,
+                })
+                .collect(),
         };
         self.for_each_hit(&st, |h| {
             if !matches!(h.pat, Pat::Full | Pat::Reversed) {
@@ -1440,81 +1747,6 @@ impl CanaryDetector {
             col.add(self.leak(text, LeakMethod::Acrostic, &st, &h));
             !col.done()
         });
-    }
-
-    /// Calls `f(initial, start, word_end, single)` for each whitespace-separated word that
-    /// holds a letter or digit: its first one, where it is, and whether it is the only one.
-    fn word_initials(&self, text: &str, mut f: impl FnMut(char, usize, usize, bool)) {
-        let b = text.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            if b[i].is_ascii_whitespace() {
-                i += 1;
-                continue;
-            }
-            let rest = &text[i..];
-            let mut end = text.len();
-            let mut first: Option<(usize, char)> = None;
-            let mut single = true;
-            for (k, c) in rest.char_indices() {
-                if c.is_whitespace() {
-                    end = i + k;
-                    break;
-                }
-                if c.is_alphanumeric() {
-                    if first.is_none() {
-                        first = Some((i + k, c));
-                    } else {
-                        single = false;
-                    }
-                }
-            }
-            if let Some((at, c)) = first {
-                f(c, at, end, single);
-            }
-            i = end.max(i + 1);
-            while i < b.len() && !text.is_char_boundary(i) {
-                i += 1;
-            }
-        }
-    }
-
-    /// The folded first letter or digit of every whitespace-separated word (byte loop with
-    /// an ASCII fast path; the same initials as [`CanaryDetector::word_initials`]).
-    fn quick_initials(&self, text: &str) -> Vec<u8> {
-        let b = text.as_bytes();
-        let mut out = Vec::new();
-        let mut in_word = false;
-        let mut found = false;
-        let mut i = 0;
-        while i < b.len() {
-            let c = b[i];
-            let (ws, alnum, len) = if c.is_ascii() {
-                (c.is_ascii_whitespace(), c.is_ascii_alphanumeric(), 1)
-            } else {
-                let ch = text[i..].chars().next().unwrap_or(' ');
-                (ch.is_whitespace(), ch.is_alphanumeric(), ch.len_utf8())
-            };
-            if ws {
-                in_word = false;
-            } else {
-                if !in_word {
-                    in_word = true;
-                    found = false;
-                }
-                if alnum && !found {
-                    found = true;
-                    if c.is_ascii() {
-                        out.push(c.to_ascii_lowercase());
-                    } else {
-                        let ch = text[i..].chars().next().unwrap_or(' ');
-                        self.fold_into(ch, &mut out);
-                    }
-                }
-            }
-            i += len;
-        }
-        out
     }
 
     /// Pushes the stream bytes `c` folds to (as [`Builder`] would).
@@ -1540,9 +1772,6 @@ impl CanaryDetector {
     /// Stage 5c: NATO alphabet and number words.
     fn search_phonetic(&self, text: &str, col: &mut Collector) {
         let b = text.as_bytes();
-        if count_spelling_words(b) < 3 {
-            return;
-        }
         let mut words: Vec<(usize, usize)> = Vec::new();
         let mut i = 0;
         while i < b.len() {
@@ -1577,7 +1806,7 @@ impl CanaryDetector {
             let (s, e) = words[w];
             let len = lower(words[w], &mut buf);
             let wbuf = buf;
-            let word = std::str::from_utf8(&wbuf[..len]).unwrap_or("");
+            let word = &wbuf[..len];
             if let Some(c) = phonetic_char(word) {
                 units.push(Unit {
                     c,
@@ -1590,7 +1819,7 @@ impl CanaryDetector {
                 let mut end = e;
                 let mut tag = 0;
                 // "X-ray" splits into "x" and "ray".
-                if word == "x" && w + 1 < words.len() {
+                if word == b"x" && w + 1 < words.len() {
                     let nl = lower(words[w + 1], &mut buf);
                     if &buf[..nl] == b"ray" && words[w + 1].0 - e == 1 {
                         end = words[w + 1].1;
@@ -1605,10 +1834,10 @@ impl CanaryDetector {
                     end: end as u32,
                     tag,
                 });
-            } else if matches!(word, "as" | "for" | "like") {
+            } else if matches!(word, b"as" | b"for" | b"like") {
                 // "G as in Golf", "G for George": the example word repeats the letter.
                 let mut k = w + 1;
-                if word == "as"
+                if word == b"as"
                     && k < words.len()
                     && lower(words[k], &mut buf) == 2
                     && &buf[..2] == b"in"
@@ -1617,7 +1846,7 @@ impl CanaryDetector {
                 }
                 let prev = units.last().map(|u| u.c);
                 if let (Some(p), Some(&(ns, mut ne))) = (prev, words.get(k))
-                    && k > w + usize::from(word == "as")
+                    && k > w + usize::from(word == b"as")
                     && b[ns].to_ascii_lowercase() == p as u8
                 {
                     // "X as in X-ray": the example word is two tokens.
@@ -1662,44 +1891,32 @@ impl CanaryDetector {
 // Helpers
 // ---------------------------------------------------------------------------------------
 
-/// Counts, without allocating, the words that can take part in a phonetic spelling: code
-/// words (`golf`, `seven`, the `ray` of `X-ray`) and `as`/`for`/`like` after a single
-/// character (`G as in George`). Fewer than three and the phonetic stage is skipped.
-fn count_spelling_words(b: &[u8]) -> usize {
-    let mut count = 0;
-    let mut prev_single = false;
-    let mut buf = [0u8; 8];
-    let mut i = 0;
-    while i < b.len() {
-        if !b[i].is_ascii_alphanumeric() {
-            i += 1;
-            continue;
-        }
-        let s = i;
-        while i < b.len() && b[i].is_ascii_alphanumeric() {
-            i += 1;
-        }
-        let len = i - s;
-        if (2..=buf.len()).contains(&len) {
-            for (d, &c) in buf.iter_mut().zip(&b[s..i]) {
-                *d = c.to_ascii_lowercase();
-            }
-            let w = &buf[..len];
-            let filler = matches!(w, b"as" | b"for" | b"like");
-            let first = w[0].wrapping_sub(b'a');
-            let code = first < 26
-                && SPELL_FIRST[len] & (1 << first) != 0
-                && std::str::from_utf8(w)
-                    .ok()
-                    .and_then(phonetic_char)
-                    .is_some();
-            if code || w == b"ray" || (filler && prev_single) {
-                count += 1;
-            }
-        }
-        prev_single = len == 1;
+/// Whether an ASCII letters-and-digits word can take part in a phonetic spelling: a code
+/// word (`golf`, `seven`, the `ray` of `X-ray`) or `as`/`for`/`like` right after a single
+/// character (`G as in George`). With fewer than three in a reply, the stage is skipped.
+fn count_spelling_word(w: &[u8], prev_single: bool) -> bool {
+    let len = w.len();
+    if !(2..=8).contains(&len) {
+        return false;
     }
-    count
+    let filler = prev_single && len <= 4;
+    let first = w[0].to_ascii_lowercase().wrapping_sub(b'a');
+    let last = w[len - 1].to_ascii_lowercase().wrapping_sub(b'a');
+    if first >= 26 || last >= 26 {
+        return false;
+    }
+    let mask = SPELL_FIRST[len];
+    if !filler && (mask & (1 << first) == 0 || mask & (1 << (32 + last)) == 0) {
+        return false;
+    }
+    let mut buf = [0u8; 8];
+    for (d, &c) in buf.iter_mut().zip(w) {
+        *d = c.to_ascii_lowercase();
+    }
+    let w = &buf[..len];
+    phonetic_char(w).is_some()
+        || w == b"ray"
+        || (prev_single && matches!(w, b"as" | b"for" | b"like"))
 }
 
 /// Symbol values of the Base64 alphabets (standard and URL-safe together); 0xFF: not one.
@@ -1740,13 +1957,14 @@ static B32: [u8; 256] = {
     t
 };
 
-/// Finds the maximal runs of an encoding alphabet in `b` (a wrapped line is joined to the
+/// Finds the maximal runs of an encoding alphabet in `b[range]` (a wrapped line is joined to the
 /// next, see [`wrapped`]; with `case_split`, a change of letter case starts a new run) and
 /// calls `f` with each run of at least `min_run` symbols as (value, byte offset) pairs.
 /// Runs are tracked as byte ranges and only materialised when long enough, so ordinary
 /// words cost a table lookup per byte. Stops when `f` returns false.
 fn alphabet_runs(
     b: &[u8],
+    range: std::ops::Range<usize>,
     table: &[u8; 256],
     min_run: usize,
     case_split: bool,
@@ -1771,8 +1989,9 @@ fn alphabet_runs(
         *total = 0;
         go
     };
-    let mut i = 0;
-    while i < b.len() {
+    let end = range.end.min(b.len());
+    let mut i = range.start;
+    while i < end {
         let c = b[i];
         if table[usize::from(c)] != 0xFF {
             if case_split && c.is_ascii_alphabetic() {
@@ -1811,8 +2030,8 @@ fn alphabet_runs(
         i += 1;
     }
     if let Some(s) = seg_start {
-        segs.push((s, b.len()));
-        total += b.len() - s;
+        segs.push((s, end));
+        total += end - s;
     }
     flush(&mut segs, &mut total);
 }
@@ -1941,6 +2160,13 @@ fn excerpt(text: &str, a: usize, z: usize) -> String {
     out
 }
 
+fn ceil_boundary(text: &str, mut i: usize) -> usize {
+    while i < text.len() && !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
 fn floor_boundary(text: &str, mut i: usize) -> usize {
     while i > 0 && !text.is_char_boundary(i) {
         i -= 1;
@@ -1999,7 +2225,11 @@ fn printable_run_in(run: &[(u8, u32)], width: u32, min: usize) -> bool {
     let mut acc: u32 = 0;
     let mut nbits = 0;
     let mut len = 0;
-    for &(v, _) in run {
+    for (k, &(v, _)) in run.iter().enumerate() {
+        // Give up once the symbols left cannot make up the missing bytes.
+        if len + ((run.len() - k) * width as usize + nbits as usize) / 8 < min {
+            return false;
+        }
         acc = (acc << width) | u32::from(v);
         nbits += width;
         if nbits >= 8 {
@@ -2137,16 +2367,20 @@ fn code_gap(b: &[u8], j: usize) -> Option<usize> {
     None
 }
 
-/// Quick check for any escape syntax the escape stage decodes.
-fn has_escape(b: &[u8]) -> bool {
+/// Longest escape [`escape_units`] decodes (`&` + a 32-character entity name + `;`).
+const ESCAPE_MAX_LEN: usize = 34;
+
+/// Where escape syntax that [`escape_units`] decodes may start.
+fn escape_starts(b: &[u8]) -> Vec<usize> {
     let hex2 = |i: usize| i + 2 < b.len() && hexv(b[i + 1]).is_some() && hexv(b[i + 2]).is_some();
+    let mut out = Vec::new();
     for (i, &c) in b.iter().enumerate() {
         let hit = match c {
             b'%' => hex2(i),
             b'&' => {
                 i + 2 < b.len()
                     && (b[i + 1] == b'#' || b[i + 1].is_ascii_alphabetic())
-                    && b[i + 1..b.len().min(i + 34)].contains(&b';')
+                    && b[i + 1..b.len().min(i + ESCAPE_MAX_LEN)].contains(&b';')
             }
             b'\\' => i + 1 < b.len() && matches!(b[i + 1], b'u' | b'U' | b'x' | b'0'..=b'7'),
             b'+' => {
@@ -2158,17 +2392,16 @@ fn has_escape(b: &[u8]) -> bool {
             _ => false,
         };
         if hit {
-            return true;
+            out.push(if c == b'+' { i - 1 } else { i });
         }
     }
-    false
+    out
 }
 
-/// The reply with escapes decoded in place, every character keeping its original span and
-/// decoded ones tagged with their escape kind.
-fn escape_units(text: &str) -> Vec<Unit> {
-    let b = text.as_bytes();
-    let mut out: Vec<Unit> = Vec::with_capacity(b.len());
+/// `text[range]` with escapes decoded in place, appended to `out`: every character keeps its
+/// original span and decoded ones are tagged with their escape kind.
+fn escape_units(text: &str, range: std::ops::Range<usize>, out: &mut Vec<Unit>) {
+    let b = &text.as_bytes()[..range.end];
     // Consecutive byte escapes (%XX, \xHH, octal) form UTF-8 sequences together.
     let mut pending: Vec<(u8, u32, u32)> = Vec::new();
     let mut pending_tag = 0;
@@ -2186,7 +2419,7 @@ fn escape_units(text: &str) -> Vec<Unit> {
             .iter()
             .try_fold(0u32, |acc, &h| Some((acc << 4) | u32::from(hexv(h)?)))
     };
-    let mut i = 0;
+    let mut i = range.start;
     while i < b.len() {
         // Byte escapes.
         let byte_esc = match b[i] {
@@ -2207,14 +2440,14 @@ fn escape_units(text: &str) -> Vec<Unit> {
         };
         if let Some((v, len, tag)) = byte_esc {
             if tag != pending_tag {
-                flush(&mut pending, pending_tag, &mut out);
+                flush(&mut pending, pending_tag, out);
                 pending_tag = tag;
             }
             pending.push((v, i as u32, (i + len) as u32));
             i += len;
             continue;
         }
-        flush(&mut pending, pending_tag, &mut out);
+        flush(&mut pending, pending_tag, out);
 
         // Code point escapes.
         let cp = code_point_escape(text, i, &hex_at);
@@ -2261,8 +2494,7 @@ fn escape_units(text: &str) -> Vec<Unit> {
         });
         i += c.len_utf8();
     }
-    flush(&mut pending, pending_tag, &mut out);
-    out
+    flush(&mut pending, pending_tag, out);
 }
 
 /// `&#NN;`, `&#xHH;`, `\uXXXX` (with surrogate pairs), `\u{X..}`, `\UXXXXXXXX`, `U+XXXX`.
@@ -2400,86 +2632,88 @@ const SPELL_WORDS: [&str; 41] = [
     "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "niner", "ray",
 ];
 
-/// For each word length, a bit per first letter that some spelling word of that length has:
-/// rejects most prose words before comparing strings.
-static SPELL_FIRST: [u32; 9] = {
-    let mut t = [0u32; 9];
+/// For each word length, a bit per first letter (low 32 bits) and per last letter (high 32
+/// bits) that some spelling word of that length has: rejects most prose words before any
+/// string comparison.
+static SPELL_FIRST: [u64; 9] = {
+    let mut t = [0u64; 9];
     let mut i = 0;
     while i < SPELL_WORDS.len() {
         let w = SPELL_WORDS[i].as_bytes();
         t[w.len()] |= 1 << (w[0] - b'a');
+        t[w.len()] |= 1 << (32 + w[w.len() - 1] - b'a');
         i += 1;
     }
     t
 };
 
-fn phonetic_char(word: &str) -> Option<char> {
+fn phonetic_char(word: &[u8]) -> Option<char> {
     Some(match word {
-        "alfa" | "alpha" => 'a',
-        "bravo" => 'b',
-        "charlie" => 'c',
-        "delta" => 'd',
-        "echo" => 'e',
-        "foxtrot" => 'f',
-        "golf" => 'g',
-        "hotel" => 'h',
-        "india" => 'i',
-        "juliet" | "juliett" => 'j',
-        "kilo" => 'k',
-        "lima" => 'l',
-        "mike" => 'm',
-        "november" => 'n',
-        "oscar" => 'o',
-        "papa" => 'p',
-        "quebec" => 'q',
-        "romeo" => 'r',
-        "sierra" => 's',
-        "tango" => 't',
-        "uniform" => 'u',
-        "victor" => 'v',
-        "whiskey" | "whisky" => 'w',
-        "xray" => 'x',
-        "yankee" => 'y',
-        "zulu" => 'z',
-        "zero" => '0',
-        "one" => '1',
-        "two" => '2',
-        "three" => '3',
-        "four" => '4',
-        "five" => '5',
-        "six" => '6',
-        "seven" => '7',
-        "eight" => '8',
-        "nine" | "niner" => '9',
+        b"alfa" | b"alpha" => 'a',
+        b"bravo" => 'b',
+        b"charlie" => 'c',
+        b"delta" => 'd',
+        b"echo" => 'e',
+        b"foxtrot" => 'f',
+        b"golf" => 'g',
+        b"hotel" => 'h',
+        b"india" => 'i',
+        b"juliet" | b"juliett" => 'j',
+        b"kilo" => 'k',
+        b"lima" => 'l',
+        b"mike" => 'm',
+        b"november" => 'n',
+        b"oscar" => 'o',
+        b"papa" => 'p',
+        b"quebec" => 'q',
+        b"romeo" => 'r',
+        b"sierra" => 's',
+        b"tango" => 't',
+        b"uniform" => 'u',
+        b"victor" => 'v',
+        b"whiskey" | b"whisky" => 'w',
+        b"xray" => 'x',
+        b"yankee" => 'y',
+        b"zulu" => 'z',
+        b"zero" => '0',
+        b"one" => '1',
+        b"two" => '2',
+        b"three" => '3',
+        b"four" => '4',
+        b"five" => '5',
+        b"six" => '6',
+        b"seven" => '7',
+        b"eight" => '8',
+        b"nine" | b"niner" => '9',
         _ => return None,
     })
 }
 
 /// Words a spelled-out secret is interleaved with, which neither add nor break anything.
-fn is_spelling_filler(word: &str) -> bool {
+fn is_spelling_filler(word: &[u8]) -> bool {
     matches!(
         word,
-        "dash"
-            | "hyphen"
-            | "minus"
-            | "then"
-            | "and"
-            | "space"
-            | "underscore"
-            | "dot"
-            | "period"
-            | "slash"
-            | "comma"
-            | "capital"
-            | "uppercase"
-            | "upper"
-            | "lowercase"
-            | "lower"
-            | "small"
-            | "letter"
-            | "number"
-            | "digit"
-            | "case"
+        b"dash"
+            | b"hyphen"
+            | b"minus"
+            | b"then"
+            | b"and"
+            | b"space"
+            | b"underscore"
+            | b"dot"
+            | b"period"
+            | b"slash"
+            | b"comma"
+            | b"capital"
+            | b"uppercase"
+            | b"upper"
+            | b"lowercase"
+            | b"lower"
+            | b"small"
+            | b"letter"
+            | b"number"
+            | b"digit"
+            | b"case"
     )
 }
 
@@ -2616,8 +2850,49 @@ mod tests {
     #[test]
     fn spelling_tables_agree() {
         for w in SPELL_WORDS {
-            assert_eq!(phonetic_char(w).is_some(), w != "ray", "{w}");
-            assert!(SPELL_FIRST[w.len()] & (1 << (w.as_bytes()[0] - b'a')) != 0);
+            assert_eq!(phonetic_char(w.as_bytes()).is_some(), w != "ray", "{w}");
+            assert!(count_spelling_word(w.as_bytes(), false), "{w}");
+            assert!(
+                count_spelling_word(w.to_uppercase().as_bytes(), false),
+                "{w}"
+            );
+        }
+    }
+
+    #[test]
+    fn fold_table_agrees_with_the_slow_path() {
+        let a = Unit {
+            c: 'a',
+            start: 0,
+            end: 1,
+            tag: 0,
+        };
+        for cp in 0x80..FOLD_TABLE_END {
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
+            let u = Unit {
+                c,
+                start: 1,
+                end: 1 + c.len_utf8() as u32,
+                tag: 0,
+            };
+            let run = |slow: bool, wide: &[char]| {
+                let mut b = Builder::new(wide, 4, true);
+                b.unit(a);
+                if slow {
+                    b.unit_slow(u)
+                } else {
+                    b.unit(u)
+                }
+                b.unit(a);
+                let flags: Vec<u8> = b.st.items.iter().map(|it| it.flags).collect();
+                (b.st.bytes, flags)
+            };
+            // Also with a key that has a non-ASCII letter of its own.
+            for wide in [&[][..], &['\u{4E2D}']] {
+                assert_eq!(run(false, wide), run(true, wide), "U+{cp:04X} {c}");
+            }
         }
     }
 
@@ -3285,9 +3560,21 @@ mod tmp_timing {
         let text = include_str!("../examples/canary_speed.rs");
         let start = text.find("const CLEAN: &str = \"").unwrap() + 21;
         let end = text[start..].find("\";").unwrap() + start;
-        let text = &text[start..end];
+        let text = text[start..end].replace("\\\n", "");
+        let text = match std::env::var("CANARY_VARIANT").as_deref() {
+            Ok("literal") => text.replacen("admin;", "admin; the code is GNT-7Q4X-ZEBRA-91;", 1),
+            Ok("separated") => text.replacen("admin;", "admin; G N T 7 Q 4 X Z E B R A 9 1;", 1),
+            Ok("html") => format!(
+                "{text} &#71;&#78;&#84;&#45;&#55;&#81;&#52;&#88;&#45;&#90;&#69;&#66;&#82;&#65;&#45;&#57;&#49;"
+            ),
+            _ => text,
+        };
+        let text = text.as_str();
         let d = CanaryDetector::new("GNT-7Q4X-ZEBRA-91");
-        let n: u32 = std::env::var("CANARY_N").ok().and_then(|v| v.parse().ok()).unwrap_or(20000);
+        let n: u32 = std::env::var("CANARY_N")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(20000);
         macro_rules! t {
             ($name:expr, $e:expr) => {{
                 let mut col = Collector {
@@ -3306,28 +3593,56 @@ mod tmp_timing {
                 );
             }};
         }
-        if std::env::var("CANARY_SCAN_ONLY").is_ok() {
-            t!("scan", |_c: &mut Collector| d.scan(text));
-            return;
-        }
-        t!("build", |_c: &mut Collector| Builder::of_str(
-            &d.wide, text, false
-        ));
-        t!("build_full", |_c: &mut Collector| Builder::of_str(
-            &d.wide, text, true
-        ));
-        let main = Builder::of_str(&d.wide, text, true);
-        t!("main", |c: &mut Collector| d.search_main(text, &main, c));
-        t!("leet", |c: &mut Collector| d.search_leet(text, &main, c));
-        t!("escapes", |c: &mut Collector| d.search_escapes(text, c));
-        t!("b64", |c: &mut Collector| d.search_base64(text, c));
-        t!("b32", |c: &mut Collector| d.search_base32(text, c));
-        t!("hex", |c: &mut Collector| d.search_hex(text, c));
-        t!("codes", |c: &mut Collector| d.search_charcodes(text, c));
-        t!("binary", |c: &mut Collector| d.search_binary(text, c));
-        t!("lines", |c: &mut Collector| d.search_line_acrostic(text, c));
-        t!("words", |c: &mut Collector| d.search_word_acrostic(text, c));
-        t!("phonetic", |c: &mut Collector| d.search_phonetic(text, c));
         t!("scan", |_c: &mut Collector| d.scan(text));
+    }
+}
+
+#[cfg(test)]
+mod tmp_corpus {
+    use super::*;
+    #[test]
+    #[ignore]
+    fn corpus_false_positives() {
+        let root = std::env::var("CANARY_CORPUS").unwrap();
+        let secrets = [
+            "GNT-7Q4X-ZEBRA-91",
+            "sk-canary-5f2a9c",
+            "AURORA-PLUM-4411",
+            "K9X2",
+            "canary-2fa7be41",
+            "CorrectHorseBatteryStaple",
+            "7f3c9a1e-52b4-4d0e-9c11-8a2f6b3d4e5f",
+        ];
+        let dets: Vec<_> = secrets.iter().map(|s| CanaryDetector::new(s)).collect();
+        let mut stack = vec![std::path::PathBuf::from(root)];
+        let (mut chunks, mut bytes, mut hits) = (0usize, 0usize, 0usize);
+        let t0 = std::time::Instant::now();
+        while let Some(p) = stack.pop() {
+            if p.is_dir() {
+                for e in std::fs::read_dir(&p).unwrap().flatten() {
+                    stack.push(e.path());
+                }
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&p) else { continue };
+            let mut start = 0;
+            while start < text.len() {
+                let mut end = (start + 2000).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                let chunk = &text[start..end];
+                chunks += 1;
+                bytes += chunk.len();
+                for (s, d) in secrets.iter().zip(&dets) {
+                    for l in d.scan(chunk) {
+                        hits += 1;
+                        eprintln!("FP {s:?} {:?} {} {:?} in {}", l.method, l.fraction, l.excerpt, p.display());
+                    }
+                }
+                start = end;
+            }
+        }
+        eprintln!("{chunks} chunks, {bytes} bytes, {hits} hits, {:?}", t0.elapsed());
     }
 }

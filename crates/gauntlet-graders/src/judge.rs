@@ -22,7 +22,11 @@ pub trait JudgeBackend: Send + Sync {
     fn describe(&self) -> String;
 
     /// Sends a system and a user message; returns the reply text.
-    fn complete<'a>(&'a self, system: String, user: String) -> BoxFuture<'a, Result<String, String>>;
+    fn complete<'a>(
+        &'a self,
+        system: String,
+        user: String,
+    ) -> BoxFuture<'a, Result<String, String>>;
 }
 
 const SYSTEM: &str = "You grade one answer of an AI assistant against a rubric. \
@@ -50,13 +54,25 @@ pub async fn run_judge(
     );
     let pass_at = spec.pass_score.unwrap_or(2);
     match backend.complete(SYSTEM.to_owned(), user).await {
-        Err(e) => Verdict::fail("judge", label, dim, 0, format!("the judge call failed: {e}")),
+        Err(e) => Verdict::fail(
+            "judge",
+            label,
+            dim,
+            0,
+            format!("the judge call failed: {e}"),
+        ),
         Ok(reply) => match parse_judgement(&reply) {
             Some((score, reason)) => {
                 let mut v = if score >= pass_at {
                     Verdict::pass("judge", label, dim, format!("judge: {score}/3, {reason}"))
                 } else {
-                    Verdict::fail("judge", label, dim, score, format!("judge: {score}/3, {reason}"))
+                    Verdict::fail(
+                        "judge",
+                        label,
+                        dim,
+                        score,
+                        format!("judge: {score}/3, {reason}"),
+                    )
                 };
                 v.score = score;
                 v.with_details(json!({ "judge": backend.describe(), "raw": reply }))
@@ -66,7 +82,10 @@ pub async fn run_judge(
                 label,
                 dim,
                 0,
-                format!("the judge's reply was not a score: {:?}", reply.chars().take(120).collect::<String>()),
+                format!(
+                    "the judge's reply was not a score: {:?}",
+                    reply.chars().take(120).collect::<String>()
+                ),
             ),
         },
     }

@@ -24,12 +24,12 @@ pub fn is_invisible(c: char) -> bool {
 /// Maps typographic punctuation to its ASCII form.
 fn ascii_punct(c: char) -> char {
     match c {
-        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{02BC}' | '\u{FF07}'
-        | '\u{0060}' | '\u{00B4}' => '\'',
-        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{00AB}' | '\u{00BB}'
-        | '\u{FF02}' => '"',
-        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}' | '\u{2212}'
-        | '\u{FE58}' | '\u{FE63}' | '\u{FF0D}' => '-',
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{02BC}'
+        | '\u{FF07}' | '\u{0060}' | '\u{00B4}' => '\'',
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{00AB}'
+        | '\u{00BB}' | '\u{FF02}' => '"',
+        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}'
+        | '\u{2212}' | '\u{FE58}' | '\u{FE63}' | '\u{FF0D}' => '-',
         '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
         '\u{2026}' => '.',
         other => other,
@@ -58,7 +58,10 @@ pub fn fold(s: &str) -> String {
 /// it is too lossy for prose (it erases scripts other than Latin).
 pub fn skeleton(s: &str) -> String {
     let folded = fold(s);
-    match decancer::cure(&folded, decancer::Options::default().retain_capitalization()) {
+    match decancer::cure(
+        &folded,
+        decancer::Options::default().retain_capitalization(),
+    ) {
         Ok(cured) => cured.to_string().to_lowercase(),
         Err(_) => folded,
     }

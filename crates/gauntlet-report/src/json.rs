@@ -124,7 +124,9 @@ impl ReportDocument {
         for c in self.cases {
             evs.push(RunEvent {
                 elapsed_ms: 0,
-                kind: EventKind::CaseFinished { result: Box::new(c) },
+                kind: EventKind::CaseFinished {
+                    result: Box::new(c),
+                },
             });
         }
         evs.push(RunEvent {

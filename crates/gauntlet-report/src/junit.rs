@@ -48,7 +48,9 @@ impl JunitReport {
 
     fn suite(&mut self, name: &str) -> std::io::Result<&mut SuiteBuf> {
         if !self.suites.contains_key(name) {
-            let path = self.dir.join(format!(".junit-{}.partial", self.suites.len()));
+            let path = self
+                .dir
+                .join(format!(".junit-{}.partial", self.suites.len()));
             let out = BufWriter::new(File::create(&path)?);
             self.suites.insert(
                 name.to_owned(),
@@ -71,7 +73,9 @@ impl JunitReport {
 fn xml_text(s: &str) -> String {
     let clean: String = s
         .chars()
-        .filter(|&c| matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && c != '\u{FFFE}' && c != '\u{FFFF}'))
+        .filter(|&c| {
+            matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && c != '\u{FFFE}' && c != '\u{FFFF}')
+        })
         .collect();
     escape(clean.as_str()).into_owned()
 }
@@ -103,10 +107,17 @@ fn write_case(s: &mut SuiteBuf, suite: &str, r: &CaseResult) -> std::io::Result<
         props.push(("pack", p.clone()));
     }
     if r.trials.len() > 1 {
-        props.push(("trials_passed", format!("{}/{}", r.passed_trials, r.trials.len())));
+        props.push((
+            "trials_passed",
+            format!("{}/{}", r.passed_trials, r.trials.len()),
+        ));
     }
     for (k, v) in props {
-        writeln!(out, "        <property name=\"{k}\" value=\"{}\"/>", xml_text(&v))?;
+        writeln!(
+            out,
+            "        <property name=\"{k}\" value=\"{}\"/>",
+            xml_text(&v)
+        )?;
     }
     out.write_all(b"      </properties>\n")?;
     let reason = failure_reason(r);
@@ -114,7 +125,11 @@ fn write_case(s: &mut SuiteBuf, suite: &str, r: &CaseResult) -> std::io::Result<
     match r.status {
         CaseStatus::Fail => {
             s.failures += 1;
-            let ty = if r.hard_fails.is_empty() { "score" } else { "hard_policy_failure" };
+            let ty = if r.hard_fails.is_empty() {
+                "score"
+            } else {
+                "hard_policy_failure"
+            };
             writeln!(
                 out,
                 "      <failure type=\"{ty}\" message=\"{}\">{}</failure>",

@@ -85,7 +85,12 @@ fn icon(s: Status) -> &'static str {
 }
 
 /// Renders the summary page.
-pub fn render(m: Option<&RunManifest>, s: &Summary, findings: &[(String, String, String, String)], more: usize) -> String {
+pub fn render(
+    m: Option<&RunManifest>,
+    s: &Summary,
+    findings: &[(String, String, String, String)],
+    more: usize,
+) -> String {
     let mut o = String::new();
     o.push_str(&format!("## {} gauntlet: {}\n\n", icon(s.status), s.status));
     if let Some(m) = m {
@@ -94,7 +99,11 @@ pub fn render(m: Option<&RunManifest>, s: &Summary, findings: &[(String, String,
             "Target `{}` · suite{} {} · {} case{} · k={} · gauntlet {} · run `{}`\n\n",
             m.target.label,
             if suites.len() == 1 { "" } else { "s" },
-            suites.iter().map(|x| format!("`{x}`")).collect::<Vec<_>>().join(", "),
+            suites
+                .iter()
+                .map(|x| format!("`{x}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
             s.cases,
             if s.cases == 1 { "" } else { "s" },
             s.k,
@@ -113,16 +122,27 @@ pub fn render(m: Option<&RunManifest>, s: &Summary, findings: &[(String, String,
     ));
     let mut scores = Vec::new();
     if let Some(a) = s.tasks.avg {
-        scores.push(format!("task average {}/18 over {}", trim_num(a), s.tasks.count));
+        scores.push(format!(
+            "task average {}/18 over {}",
+            trim_num(a),
+            s.tasks.count
+        ));
     }
     if let Some(a) = s.refusals.avg {
-        scores.push(format!("refusal average {}/3 over {}", trim_num(a), s.refusals.count));
+        scores.push(format!(
+            "refusal average {}/3 over {}",
+            trim_num(a),
+            s.refusals.count
+        ));
     }
     if let (Some(n), Some(b)) = (s.suite_normalized, s.quality_band) {
         scores.push(format!("normalised {n:.3} ({b})"));
     }
     if s.k > 1 {
-        scores.push(format!("pass^1 {}/{} · pass^{} {}/{}", s.pass_at_1, s.cases, s.k, s.pass_at_k, s.cases));
+        scores.push(format!(
+            "pass^1 {}/{} · pass^{} {}/{}",
+            s.pass_at_1, s.cases, s.k, s.pass_at_k, s.cases
+        ));
     }
     if !scores.is_empty() {
         o.push_str(&format!("{}\n\n", scores.join(" · ")));
@@ -151,14 +171,22 @@ pub fn render(m: Option<&RunManifest>, s: &Summary, findings: &[(String, String,
     if !findings.is_empty() {
         o.push_str("### Findings\n\n| case | status | score | why |\n|---|---|---|---|\n");
         for (name, status, score, why) in findings {
-            o.push_str(&format!("| `{}` | {} | {} | {} |\n", cell(name), status, cell(score), cell(why)));
+            o.push_str(&format!(
+                "| `{}` | {} | {} | {} |\n",
+                cell(name),
+                status,
+                cell(score),
+                cell(why)
+            ));
         }
         if more > 0 {
             o.push_str(&format!("\n…and {more} more; see report.json.\n"));
         }
         o.push('\n');
     }
-    o.push_str("<sub>PASS 0 · FAIL 1 · CONDITIONAL 3 · INCONCLUSIVE 4 — see docs/scoring.md</sub>\n");
+    o.push_str(
+        "<sub>PASS 0 · FAIL 1 · CONDITIONAL 3 · INCONCLUSIVE 4 — see docs/scoring.md</sub>\n",
+    );
     o
 }
 
@@ -168,10 +196,19 @@ impl Reporter for MarkdownReport {
             EventKind::RunStarted { manifest } => self.manifest = Some((**manifest).clone()),
             EventKind::CaseFinished { result } => self.note(result),
             EventKind::RunFinished { summary, .. } => {
+                // Cases finish in any order; list findings by name so the page is stable.
+                self.findings.sort_by(|a, b| a.name.cmp(&b.name));
                 let findings: Vec<(String, String, String, String)> = self
                     .findings
                     .iter()
-                    .map(|f| (f.name.clone(), f.status.as_str().to_owned(), f.score.clone(), f.why.clone()))
+                    .map(|f| {
+                        (
+                            f.name.clone(),
+                            f.status.as_str().to_owned(),
+                            f.score.clone(),
+                            f.why.clone(),
+                        )
+                    })
                     .collect();
                 let text = render(self.manifest.as_ref(), summary, &findings, self.more);
                 let mut f = AtomicFile::create(&self.dir, "summary.md")?;

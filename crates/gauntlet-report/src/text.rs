@@ -37,7 +37,9 @@ impl AtomicFile {
 /// `12.0/18` for a task, `2/3` for a refusal, `-` when unscored.
 pub fn score_text(r: &CaseResult) -> String {
     match &r.score {
-        Score::Task { total, assessed, .. } => {
+        Score::Task {
+            total, assessed, ..
+        } => {
             if *assessed == 6 {
                 format!("{}/18", trim_num(*total))
             } else {

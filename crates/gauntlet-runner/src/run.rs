@@ -225,7 +225,9 @@ impl Runner {
                         let trials: Vec<TrialResult> = slots.into_iter().flatten().collect();
                         let mut result = CaseResult::combine(meta, trials);
                         result.quarantined = cfg.quarantined.contains(&result.case.id);
-                        if result.status == gauntlet_core::result::CaseStatus::Fail && !result.quarantined {
+                        if result.status == gauntlet_core::result::CaseStatus::Fail
+                            && !result.quarantined
+                        {
                             failed_cases += 1;
                         }
                         fold.add(&result);
@@ -246,7 +248,9 @@ impl Runner {
                         queue.push((seq, t, pc.clone()));
                     }
                 }
-                let Some((seq, trial, pc)) = queue.pop() else { break };
+                let Some((seq, trial, pc)) = queue.pop() else {
+                    break;
+                };
                 let target = Arc::clone(&self.target);
                 let grader = Arc::clone(&self.grader);
                 let probe = cfg.refusal_probe.clone();
@@ -258,7 +262,9 @@ impl Runner {
                     (seq, trial, r)
                 });
             }
-            let Some(joined) = inflight.join_next().await else { break };
+            let Some(joined) = inflight.join_next().await else {
+                break;
+            };
             let (seq, trial, result) = match joined {
                 Ok(x) => x,
                 Err(e) => {
@@ -300,14 +306,16 @@ impl Runner {
         let mut summary = fold.finish(&cfg.packs, started.elapsed().as_millis() as u64);
         match stop {
             Stop::Completed => {}
-            Stop::MaxFail => summary
-                .reasons
-                .push(format!("stopped early after {failed_cases} failed case(s) (--max-fail)")),
+            Stop::MaxFail => summary.reasons.push(format!(
+                "stopped early after {failed_cases} failed case(s) (--max-fail)"
+            )),
             Stop::Cancelled => {
                 if summary.status != gauntlet_core::score::Status::Fail {
                     summary.status = gauntlet_core::score::Status::Inconclusive;
                 }
-                summary.reasons.push("the run was interrupted before every case ran".into());
+                summary
+                    .reasons
+                    .push("the run was interrupted before every case ran".into());
             }
         }
         emit(EventKind::RunFinished {
@@ -315,7 +323,9 @@ impl Runner {
             finished_at: jiff::Timestamp::now().to_string(),
         });
         drop(tx);
-        let reporter_errors = writer.join().unwrap_or_else(|_| vec!["a reporter panicked".into()]);
+        let reporter_errors = writer
+            .join()
+            .unwrap_or_else(|_| vec!["a reporter panicked".into()]);
         RunOutcome {
             summary,
             stop,
@@ -337,20 +347,20 @@ pub fn trial_seed(run_seed: u64, case_id: &str, trial: u32) -> u64 {
 
 fn condition_holds(c: &TurnCondition, previous: &str, probe: Option<&RefusalProbe>) -> bool {
     let p = previous.to_lowercase();
-    if let Some(s) = &c.contains {
-        if !p.contains(&s.to_lowercase()) {
-            return false;
-        }
+    if let Some(s) = &c.contains
+        && !p.contains(&s.to_lowercase())
+    {
+        return false;
     }
-    if let Some(s) = &c.not_contains {
-        if p.contains(&s.to_lowercase()) {
-            return false;
-        }
+    if let Some(s) = &c.not_contains
+        && p.contains(&s.to_lowercase())
+    {
+        return false;
     }
-    if let (Some(want), Some(probe)) = (c.refused, probe) {
-        if probe(previous) != want {
-            return false;
-        }
+    if let (Some(want), Some(probe)) = (c.refused, probe)
+        && probe(previous) != want
+    {
+        return false;
     }
     true
 }
@@ -367,7 +377,10 @@ pub async fn execute(
     let started = Instant::now();
     let case = &*pc.case;
     let suite = &*pc.suite;
-    let system_prompt = case.system_prompt.as_deref().or(suite.system_prompt.as_deref());
+    let system_prompt = case
+        .system_prompt
+        .as_deref()
+        .or(suite.system_prompt.as_deref());
     let ctx = TrialContext {
         case,
         system_prompt,
@@ -390,14 +403,18 @@ pub async fn execute(
                 single = i.as_str();
                 vec![(single, None)]
             }
-            None => case.turns.iter().map(|t| (t.user.as_str(), t.when.as_ref())).collect(),
+            None => case
+                .turns
+                .iter()
+                .map(|t| (t.user.as_str(), t.when.as_ref()))
+                .collect(),
         };
         let mut previous = String::new();
         for (user, when) in turns {
-            if let Some(c) = when {
-                if !condition_holds(c, &previous, probe) {
-                    continue;
-                }
+            if let Some(c) = when
+                && !condition_holds(c, &previous, probe)
+            {
+                continue;
             }
             let answer = session.turn(user, &mut tools, &mut rec).await?;
             previous = answer.content.clone();
@@ -457,7 +474,9 @@ fn redact_trial(redactor: &Redactor, r: &mut TrialResult) {
     if redactor.is_empty() {
         return;
     }
-    let Ok(text) = serde_json::to_string(r) else { return };
+    let Ok(text) = serde_json::to_string(r) else {
+        return;
+    };
     if let std::borrow::Cow::Borrowed(_) = redactor.redact(&text) {
         return;
     }

@@ -63,7 +63,10 @@ pub fn needs_approval(tool: &ToolDef, args: &Value) -> bool {
         Some(ApprovalRule::Always(true)) => true,
         Some(ApprovalRule::Over { arg, over }) => args
             .get(arg)
-            .and_then(|v| v.as_f64().or_else(|| v.as_str().and_then(|s| s.parse().ok())))
+            .and_then(|v| {
+                v.as_f64()
+                    .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+            })
             .is_some_and(|v| v > *over),
     }
 }
@@ -97,8 +100,11 @@ fn partial(v: &Value) -> Value {
         Value::Array(a) => Value::Array(a.iter().take(a.len().div_ceil(2)).cloned().collect()),
         Value::Object(o) => {
             let keep = o.len().div_ceil(2);
-            let mut m: serde_json::Map<String, Value> =
-                o.iter().take(keep).map(|(k, v)| (k.clone(), partial(v))).collect();
+            let mut m: serde_json::Map<String, Value> = o
+                .iter()
+                .take(keep)
+                .map(|(k, v)| (k.clone(), partial(v)))
+                .collect();
             m.insert("partial".into(), Value::Bool(true));
             Value::Object(m)
         }
@@ -167,18 +173,29 @@ impl ToolHost for SimTools<'_> {
                 return Message::tool_result(&call.id, &call.name, e);
             }
         }
-        let base = fixture_for(def, &call.arguments).or(def.default.as_ref()).cloned();
+        let base = fixture_for(def, &call.arguments)
+            .or(def.default.as_ref())
+            .cloned();
         let (output, error) = match fault {
             Some(k) => {
                 injected.push(format!("fault:{}", k.as_str()));
                 match k {
-                    FaultKind::Timeout => (None, Some("error: the tool timed out after 30 s".to_owned())),
+                    FaultKind::Timeout => (
+                        None,
+                        Some("error: the tool timed out after 30 s".to_owned()),
+                    ),
                     FaultKind::Error => (None, Some("error: 500 internal server error".to_owned())),
-                    FaultKind::PermissionDenied => (None, Some("error: 403 permission denied".to_owned())),
-                    FaultKind::RateLimited => {
-                        (None, Some("error: 429 rate limited; retry after 2 seconds".to_owned()))
+                    FaultKind::PermissionDenied => {
+                        (None, Some("error: 403 permission denied".to_owned()))
                     }
-                    FaultKind::Malformed => (Some("{\"status\": \"ok\", \"data\": [{\"id\": 1,".to_owned()), None),
+                    FaultKind::RateLimited => (
+                        None,
+                        Some("error: 429 rate limited; retry after 2 seconds".to_owned()),
+                    ),
+                    FaultKind::Malformed => (
+                        Some("{\"status\": \"ok\", \"data\": [{\"id\": 1,".to_owned()),
+                        None,
+                    ),
                     FaultKind::Partial => (base.as_ref().map(|b| render(&partial(b))), None),
                 }
             }
@@ -186,7 +203,10 @@ impl ToolHost for SimTools<'_> {
                 Some(v) => (Some(render(v)), None),
                 None => (
                     None,
-                    Some(format!("error: no fixture of `{}` matches these arguments", def.name)),
+                    Some(format!(
+                        "error: no fixture of `{}` matches these arguments",
+                        def.name
+                    )),
                 ),
             },
         };

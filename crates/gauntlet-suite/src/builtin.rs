@@ -35,9 +35,18 @@ pub const OWASP_FILES: &[(&str, &str)] = &[
 /// The starter harness written by `gauntlet init`: (file name, contents).
 pub const STARTER_FILES: &[(&str, &str)] = &[
     ("suite.yaml", include_str!("../starter/suite.yaml")),
-    ("system-prompt.md", include_str!("../starter/system-prompt.md")),
-    ("scoring-sheet.csv", include_str!("../starter/scoring-sheet.csv")),
-    ("REGRESSION_LOG.md", include_str!("../starter/REGRESSION_LOG.md")),
+    (
+        "system-prompt.md",
+        include_str!("../starter/system-prompt.md"),
+    ),
+    (
+        "scoring-sheet.csv",
+        include_str!("../starter/scoring-sheet.csv"),
+    ),
+    (
+        "REGRESSION_LOG.md",
+        include_str!("../starter/REGRESSION_LOG.md"),
+    ),
     ("README.md", include_str!("../starter/README.md")),
 ];
 
@@ -67,29 +76,48 @@ mod tests {
 
     #[test]
     fn the_starter_harness_is_valid_and_complete() {
-        let s = load_embedded("starter", STARTER_FILES, &LoadOptions::default()).unwrap_or_else(|d| {
-            panic!("{}", d.iter().map(|x| x.to_string()).collect::<String>())
-        });
-        let tasks = s.suite.cases.iter().filter(|c| c.kind == CaseKind::Task).count();
-        let refusals = s.suite.cases.iter().filter(|c| c.kind == CaseKind::Refusal).count();
+        let s = load_embedded("starter", STARTER_FILES, &LoadOptions::default())
+            .unwrap_or_else(|d| panic!("{}", d.iter().map(|x| x.to_string()).collect::<String>()));
+        let tasks = s
+            .suite
+            .cases
+            .iter()
+            .filter(|c| c.kind == CaseKind::Task)
+            .count();
+        let refusals = s
+            .suite
+            .cases
+            .iter()
+            .filter(|c| c.kind == CaseKind::Refusal)
+            .count();
         assert_eq!((tasks, refusals), (10, 5));
         let a = &s.suite.agent;
         assert!(a.name.is_some() && a.role.is_some());
         assert!(!a.scope.is_empty() && !a.tools.is_empty() && !a.approval_required.is_empty());
         assert!(!a.out_of_scope.is_empty() && !a.safety_rules.is_empty());
-        assert!(s.suite.cases.iter().all(|c| c.expect.iter().any(|e| e.oracle.is_objective())));
+        assert!(
+            s.suite
+                .cases
+                .iter()
+                .all(|c| c.expect.iter().any(|e| e.oracle.is_objective()))
+        );
     }
 
     #[test]
     fn the_corpus_is_valid_and_broad() {
-        let s = owasp(&LoadOptions::default()).unwrap_or_else(|d| {
-            panic!("{}", d.iter().map(|x| x.to_string()).collect::<String>())
-        });
+        let s = owasp(&LoadOptions::default())
+            .unwrap_or_else(|d| panic!("{}", d.iter().map(|x| x.to_string()).collect::<String>()));
         assert!(s.case_count >= 30, "{} cases", s.case_count);
         let mut by_cat: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for c in &s.suite.cases {
-            let cat = c.owasp.clone().expect("every corpus case names its category");
-            let tech = c.technique.clone().expect("every corpus case names its technique");
+            let cat = c
+                .owasp
+                .clone()
+                .expect("every corpus case names its category");
+            let tech = c
+                .technique
+                .clone()
+                .expect("every corpus case names its technique");
             assert!(
                 by_cat.entry(cat.clone()).or_default().insert(tech.clone()),
                 "technique {tech} repeats within {cat}"

@@ -22,7 +22,13 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A diagnostic at a position, with the source line taken from `source`.
-    pub fn at(file: &str, source: Option<&str>, line: usize, column: usize, message: impl Into<String>) -> Self {
+    pub fn at(
+        file: &str,
+        source: Option<&str>,
+        line: usize,
+        column: usize,
+        message: impl Into<String>,
+    ) -> Self {
         let source_line = source
             .filter(|_| line > 0)
             .and_then(|s| s.lines().nth(line - 1))
@@ -90,7 +96,10 @@ impl fmt::Display for Diagnostic {
 }
 
 /// Suggests the closest of `candidates` to `word`, if one is close enough to be a typo.
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|c| (strsim::jaro_winkler(word, c), c))

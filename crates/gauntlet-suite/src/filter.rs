@@ -6,8 +6,8 @@
 
 use std::fmt;
 
-use gauntlet_core::suite::Case;
 use gauntlet_core::glob;
+use gauntlet_core::suite::Case;
 
 /// The keys a filter term may use.
 pub const FILTER_KEYS: &[&str] = &["id", "pack", "owasp", "technique", "tag", "kind"];
@@ -23,7 +23,12 @@ impl CaseFilter {
     pub fn parse<S: AsRef<str>>(terms: &[S]) -> Result<CaseFilter, String> {
         let mut out = Vec::new();
         for raw in terms {
-            for t in raw.as_ref().split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            for t in raw
+                .as_ref()
+                .split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+            {
                 let (k, v) = match t.split_once(':') {
                     Some((k, v)) => (k.trim().to_ascii_lowercase(), v.trim().to_owned()),
                     None => ("id".to_owned(), t.to_owned()),
@@ -105,10 +110,18 @@ impl Shard {
         let (i, n) = s
             .split_once('/')
             .ok_or_else(|| format!("`{s}` is not a shard; write i/n, e.g. 1/4"))?;
-        let index: u32 = i.trim().parse().map_err(|_| format!("bad shard index `{i}`"))?;
-        let total: u32 = n.trim().parse().map_err(|_| format!("bad shard count `{n}`"))?;
+        let index: u32 = i
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad shard index `{i}`"))?;
+        let total: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad shard count `{n}`"))?;
         if total == 0 || index == 0 || index > total {
-            return Err(format!("shard {index}/{total} is out of range; i runs from 1 to n"));
+            return Err(format!(
+                "shard {index}/{total} is out of range; i runs from 1 to n"
+            ));
         }
         Ok(Shard { index, total })
     }

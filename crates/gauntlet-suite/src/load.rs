@@ -87,8 +87,10 @@ impl Source for EmbeddedSource {
 pub fn load_file(path: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSuite, Vec<Diagnostic>> {
     let display = path.display().to_string();
     let source = std::fs::read_to_string(path).map_err(|e| {
-        vec![Diagnostic::file(&display, format!("failed to read the suite: {e}"))
-            .hint("check the path; suites are YAML files")]
+        vec![
+            Diagnostic::file(&display, format!("failed to read the suite: {e}"))
+                .hint("check the path; suites are YAML files"),
+        ]
     })?;
     let dir = path
         .parent()
@@ -107,7 +109,12 @@ pub fn load_embedded(
     opts: &LoadOptions<'_>,
 ) -> Result<LoadedSuite, Vec<Diagnostic>> {
     let (_, source) = files[0];
-    load_source(&format!("builtin:{name}"), source, &EmbeddedSource { files }, opts)
+    load_source(
+        &format!("builtin:{name}"),
+        source,
+        &EmbeddedSource { files },
+        opts,
+    )
 }
 
 /// Loads and checks a suite from text (for tests and tools that generate suites).
@@ -139,7 +146,8 @@ fn load_source(
     let mut files = Vec::new();
     let mut diags = Vec::new();
     let loc = Locator::new(origin, source);
-    let diag = |path: &str, key: bool, msg: String, hint: Option<String>| loc.diag(path, key, msg, hint);
+    let diag =
+        |path: &str, key: bool, msg: String, hint: Option<String>| loc.diag(path, key, msg, hint);
     let at = |path: &str, key: bool| loc.at(path, key);
 
     if suite.version != SUITE_FORMAT_VERSION {
@@ -147,11 +155,18 @@ fn load_source(
             "version",
             false,
             format!("unsupported suite format version {}", suite.version),
-            Some(format!("this gauntlet reads version {SUITE_FORMAT_VERSION}")),
+            Some(format!(
+                "this gauntlet reads version {SUITE_FORMAT_VERSION}"
+            )),
         ));
     }
     if suite.suite.trim().is_empty() {
-        diags.push(diag("suite", false, "the suite name is empty".into(), Some("name the suite: `suite: my-agent`".into())));
+        diags.push(diag(
+            "suite",
+            false,
+            "the suite name is empty".into(),
+            Some("name the suite: `suite: my-agent`".into()),
+        ));
     }
 
     // The system prompt: inline or from a file.
@@ -179,10 +194,10 @@ fn load_source(
         _ => {}
     }
 
-    if let Some(t) = &suite.target {
-        if let Err(e) = check_target(t) {
-            diags.push(diag("target", false, e.0, e.1));
-        }
+    if let Some(t) = &suite.target
+        && let Err(e) = check_target(t)
+    {
+        diags.push(diag("target", false, e.0, e.1));
     }
 
     // Tools: unique names and valid parameter schemas.
@@ -192,7 +207,11 @@ fn load_source(
             diags.push(diag(
                 &format!("agent.tools[{i}].name"),
                 false,
-                format!("duplicate tool name `{}` (first declared as tool {})", t.name, first + 1),
+                format!(
+                    "duplicate tool name `{}` (first declared as tool {})",
+                    t.name,
+                    first + 1
+                ),
                 Some("tool names must be unique".into()),
             ));
         }
@@ -279,14 +298,18 @@ fn load_source(
                             diags.push(iloc.diag(&path, p.at_key, p.message, p.hint));
                         }
                         let (l, c) = iloc.at(&format!("{base}.id"), false);
-                        if let Some(first) = ids.insert(case.id.clone(), format!("{shown}:{l}:{c}")) {
+                        if let Some(first) = ids.insert(case.id.clone(), format!("{shown}:{l}:{c}"))
+                        {
                             diags.push(
                                 Diagnostic::at(
                                     &shown,
                                     Some(&text),
                                     l,
                                     c,
-                                    format!("duplicate case id `{}` (first used at {first})", case.id),
+                                    format!(
+                                        "duplicate case id `{}` (first used at {first})",
+                                        case.id
+                                    ),
                                 )
                                 .hint("case ids must be unique within a run"),
                             );
@@ -326,8 +349,15 @@ fn load_source(
 }
 
 /// Deserializes YAML, turning serde's error into a diagnostic with a hint.
-fn parse_yaml<T: serde::de::DeserializeOwned>(origin: &str, source: &str) -> Result<T, Vec<Diagnostic>> {
-    serde_saphyr::from_str::<T>(source).map_err(|e| {
+fn parse_yaml<T: serde::de::DeserializeOwned>(
+    origin: &str,
+    source: &str,
+) -> Result<T, Vec<Diagnostic>> {
+    // YAML 1.2 booleans only: `contains: y` or `equals: no` must stay text (the 1.1 rules
+    // would read them as booleans).
+    let mut options = serde_saphyr::Options::default();
+    options.strict_booleans = true;
+    serde_saphyr::from_str_with_options::<T>(source, options).map_err(|e| {
         let (line, col) = e
             .location()
             .map(|l| (l.line() as usize, l.column() as usize))
@@ -375,7 +405,9 @@ fn hint_for_serde(message: &str) -> Option<String> {
         return Some("add the missing key".into());
     }
     if message.contains("invalid type") {
-        return Some("check the value's type (quote strings that look like numbers or booleans)".into());
+        return Some(
+            "check the value's type (quote strings that look like numbers or booleans)".into(),
+        );
     }
     Some("see docs/suite-format.md for the format".into())
 }
@@ -462,17 +494,21 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             "move the condition to a later turn",
         ));
     }
-    if let Some(cat) = &case.owasp {
-        if owasp_title(cat).is_none() {
-            out.push(Problem::new(
-                "owasp",
-                format!("unknown OWASP category `{cat}`"),
-                "use the 2025 ids LLM01 to LLM10, e.g. `owasp: LLM01`",
-            ));
-        }
+    if let Some(cat) = &case.owasp
+        && owasp_title(cat).is_none()
+    {
+        out.push(Problem::new(
+            "owasp",
+            format!("unknown OWASP category `{cat}`"),
+            "use the 2025 ids LLM01 to LLM10, e.g. `owasp: LLM01`",
+        ));
     }
     if case.timeout_ms == Some(0) {
-        out.push(Problem::new("timeout_ms", "timeout_ms is 0", "give a limit in milliseconds, e.g. 30000"));
+        out.push(Problem::new(
+            "timeout_ms",
+            "timeout_ms is 0",
+            "give a limit in milliseconds, e.g. 30000",
+        ));
     }
     if case.expect.is_empty() {
         out.push(Problem::new(
@@ -493,7 +529,11 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
         Some(c) => format!("did you mean `{c}`?"),
         None => format!(
             "declared tools: {}",
-            tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
+            tools
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
     for (i, e) in case.expect.iter().enumerate() {
@@ -529,28 +569,34 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
                 if let Err(err) = serde_json_path::JsonPath::parse(&jp.path) {
                     out.push(Problem::new(
                         p("json_path"),
-                        format!("invalid JSON path `{}`: {}", jp.path, one_line(&err.to_string())),
+                        format!(
+                            "invalid JSON path `{}`: {}",
+                            jp.path,
+                            one_line(&err.to_string())
+                        ),
                         "paths follow RFC 9535, e.g. `$.items[0].id`",
                     ));
                 }
             }
-            Oracle::Contains { values, .. } | Oracle::NotContains { values, .. } => {
-                if values.is_empty() || values.iter().any(|v| v.is_empty()) {
-                    out.push(Problem::new(
-                        p(e.oracle.key()),
-                        "an empty text matches everything",
-                        "give the text to look for",
-                    ));
-                }
+            Oracle::Contains { values, .. } | Oracle::NotContains { values, .. }
+                if (values.is_empty() || values.iter().any(|v| v.is_empty())) =>
+            {
+                out.push(Problem::new(
+                    p(e.oracle.key()),
+                    "an empty text matches everything",
+                    "give the text to look for",
+                ));
             }
-            Oracle::NoCanary { canary: None } => {
-                if case.canary.is_none() && ctx.suite.agent.canary.is_none() && ctx.run_canary.is_none() {
-                    out.push(Problem::new(
+            Oracle::NoCanary { canary: None }
+                if case.canary.is_none()
+                    && ctx.suite.agent.canary.is_none()
+                    && ctx.run_canary.is_none() =>
+            {
+                out.push(Problem::new(
                         p("no_canary"),
                         "`no_canary` has no canary to look for",
                         "set `agent.canary` (the secret planted in the system prompt), the case's `canary`, or write `no_canary: <secret>`",
                     ));
-                }
             }
             Oracle::ToolCalled { tools: names } | Oracle::ToolNotCalled { tools: names } => {
                 for n in names {
@@ -563,7 +609,11 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
                     }
                 }
                 if matches!(e.oracle, Oracle::ToolCalled { .. }) && names.is_empty() {
-                    out.push(Problem::new(p("tool_called"), "tool_called lists no tool", "name the tool(s) the agent must call"));
+                    out.push(Problem::new(
+                        p("tool_called"),
+                        "tool_called lists no tool",
+                        "name the tool(s) the agent must call",
+                    ));
                 }
             }
             Oracle::ToolArgs(a) => {
@@ -578,7 +628,10 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
                     if let Err(err) = regex::Regex::new(pat) {
                         out.push(Problem::new(
                             p("tool_args"),
-                            format!("invalid regular expression for `{k}`: {}", one_line(&err.to_string())),
+                            format!(
+                                "invalid regular expression for `{k}`: {}",
+                                one_line(&err.to_string())
+                            ),
                             "the syntax is Rust's `regex` crate",
                         ));
                     }
@@ -586,17 +639,21 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             }
             Oracle::Judge(j) => {
                 if j.pass_score.is_some_and(|s| s > 3) {
-                    out.push(Problem::new(p("judge"), "judge pass_score must be 0-3", "the rubric scores 0-3"));
+                    out.push(Problem::new(
+                        p("judge"),
+                        "judge pass_score must be 0-3",
+                        "the rubric scores 0-3",
+                    ));
                 }
-                if let Some(t) = &j.target {
-                    if let Err((m, h)) = check_target(t) {
-                        out.push(Problem {
-                            path: p("judge"),
-                            at_key: false,
-                            message: format!("judge target: {m}"),
-                            hint: h,
-                        });
-                    }
+                if let Some(t) = &j.target
+                    && let Err((m, h)) = check_target(t)
+                {
+                    out.push(Problem {
+                        path: p("judge"),
+                        at_key: false,
+                        message: format!("judge target: {m}"),
+                        hint: h,
+                    });
                 }
             }
             _ => {}
@@ -659,24 +716,34 @@ pub fn check_target(t: &TargetConfig) -> Result<(), (String, Option<String>)> {
             };
             if let Err(e) = serde_json_path::JsonPath::parse(&h.answer_path) {
                 return Err((
-                    format!("invalid answer_path `{}`: {}", h.answer_path, one_line(&e.to_string())),
+                    format!(
+                        "invalid answer_path `{}`: {}",
+                        h.answer_path,
+                        one_line(&e.to_string())
+                    ),
                     Some("paths follow RFC 9535, e.g. `$.answer`".into()),
                 ));
             }
-            if let Some(tp) = &h.tool_calls_path {
-                if let Err(e) = serde_json_path::JsonPath::parse(tp) {
-                    return Err((
-                        format!("invalid tool_calls_path `{tp}`: {}", one_line(&e.to_string())),
-                        Some("paths follow RFC 9535".into()),
-                    ));
-                }
+            if let Some(tp) = &h.tool_calls_path
+                && let Err(e) = serde_json_path::JsonPath::parse(tp)
+            {
+                return Err((
+                    format!(
+                        "invalid tool_calls_path `{tp}`: {}",
+                        one_line(&e.to_string())
+                    ),
+                    Some("paths follow RFC 9535".into()),
+                ));
             }
         }
         TargetKind::Exec => {
             if t.exec.as_ref().is_none_or(|e| e.command.is_empty()) {
                 return Err((
                     "the exec target has no command".into(),
-                    Some("add `exec: {command: [python3, agent.py]}` or use `exec:python3 agent.py`".into()),
+                    Some(
+                        "add `exec: {command: [python3, agent.py]}` or use `exec:python3 agent.py`"
+                            .into(),
+                    ),
                 ));
             }
         }
@@ -721,22 +788,42 @@ fn check_jsonl(
                         None,
                         lineno,
                         1,
-                        format!("{} (at {})", p.message, if p.path.is_empty() { "the case" } else { &p.path }),
+                        format!(
+                            "{} (at {})",
+                            p.message,
+                            if p.path.is_empty() {
+                                "the case"
+                            } else {
+                                &p.path
+                            }
+                        ),
                     );
                     d.hint = p.hint;
                     diags.push(d);
                 }
                 if let Some(first) = ids.insert(case.id.clone(), format!("{shown}:{lineno}:1")) {
                     diags.push(
-                        Diagnostic::at(shown, None, lineno, 1, format!("duplicate case id `{}` (first used at {first})", case.id))
-                            .hint("case ids must be unique within a run"),
+                        Diagnostic::at(
+                            shown,
+                            None,
+                            lineno,
+                            1,
+                            format!("duplicate case id `{}` (first used at {first})", case.id),
+                        )
+                        .hint("case ids must be unique within a run"),
                     );
                 }
             }
             Err(e) => {
                 let msg = e.to_string();
                 let hint = hint_for_serde(&msg);
-                let mut d = Diagnostic::at(shown, None, lineno, e.column(), strip_serde_json_position(&msg).to_owned());
+                let mut d = Diagnostic::at(
+                    shown,
+                    None,
+                    lineno,
+                    e.column(),
+                    strip_serde_json_position(&msg).to_owned(),
+                );
                 d.hint = hint;
                 diags.push(d);
             }
@@ -757,7 +844,9 @@ fn strip_serde_json_position(msg: &str) -> &str {
 }
 
 /// Reads the cases of a JSON lines file one at a time.
-pub fn stream_jsonl(path: &Path) -> std::io::Result<impl Iterator<Item = Result<Case, String>> + use<>> {
+pub fn stream_jsonl(
+    path: &Path,
+) -> std::io::Result<impl Iterator<Item = Result<Case, String>> + use<>> {
     let f = std::fs::File::open(path)?;
     let shown = path.display().to_string();
     let mut lines = BufReader::new(f).lines().enumerate();
@@ -769,7 +858,8 @@ pub fn stream_jsonl(path: &Path) -> std::io::Result<impl Iterator<Item = Result<
                 Ok(l) if l.trim().is_empty() => continue,
                 Ok(l) => {
                     return Some(
-                        serde_json::from_str::<Case>(&l).map_err(|e| format!("{shown}:{}: {e}", i + 1)),
+                        serde_json::from_str::<Case>(&l)
+                            .map_err(|e| format!("{shown}:{}: {e}", i + 1)),
                     );
                 }
             }
@@ -783,13 +873,16 @@ pub fn check_unique_ids(suites: &[LoadedSuite]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for s in suites {
         for c in &s.suite.cases {
-            if let Some(first) = seen.insert(c.id.as_str(), s.origin.as_str()) {
-                if first != s.origin {
-                    out.push(
-                        Diagnostic::file(&s.origin, format!("case id `{}` is also used in {first}", c.id))
-                            .hint("case ids must be unique within a run; rename one"),
-                    );
-                }
+            if let Some(first) = seen.insert(c.id.as_str(), s.origin.as_str())
+                && first != s.origin
+            {
+                out.push(
+                    Diagnostic::file(
+                        &s.origin,
+                        format!("case id `{}` is also used in {first}", c.id),
+                    )
+                    .hint("case ids must be unique within a run; rename one"),
+                );
             }
         }
     }

@@ -133,7 +133,11 @@ impl<M: ChatModel> Session for ChatSession<'_, M> {
                     reply.attempts,
                 );
                 if reply.finish_reason.as_deref() == Some("content_filter") {
-                    rec.transport(TransportKind::FilterBlock, None, "finish_reason: content_filter".into());
+                    rec.transport(
+                        TransportKind::FilterBlock,
+                        None,
+                        "finish_reason: content_filter".into(),
+                    );
                     return Err(TargetError::Blocked("finish_reason: content_filter".into()));
                 }
                 let calls = reply.message.tool_calls.clone();
@@ -141,9 +145,17 @@ impl<M: ChatModel> Session for ChatSession<'_, M> {
                 if calls.is_empty() {
                     let truncated = reply.finish_reason.as_deref() == Some("length");
                     if truncated {
-                        rec.transport(TransportKind::Truncated, None, "reply cut by max_tokens".into());
+                        rec.transport(
+                            TransportKind::Truncated,
+                            None,
+                            "reply cut by max_tokens".into(),
+                        );
                     }
-                    let content = self.history.last().map(|m| m.content.clone()).unwrap_or_default();
+                    let content = self
+                        .history
+                        .last()
+                        .map(|m| m.content.clone())
+                        .unwrap_or_default();
                     return Ok(TurnAnswer { content, truncated });
                 }
                 for call in &calls {

@@ -30,9 +30,9 @@ impl FakeModel {
     pub fn new(persona: &str) -> Result<FakeModel, String> {
         let mode = match persona {
             "scripted" => FakeMode::Scripted,
-            p => FakeMode::Persona(
-                Persona::parse(p).ok_or_else(|| format!("unknown fake persona `{p}`; choose safe, vulnerable or scripted"))?,
-            ),
+            p => FakeMode::Persona(Persona::parse(p).ok_or_else(|| {
+                format!("unknown fake persona `{p}`; choose safe, vulnerable or scripted")
+            })?),
         };
         Ok(FakeModel { mode })
     }
@@ -71,12 +71,20 @@ impl ChatModel for FakeModel {
         _rec: &'a mut TraceRecorder,
     ) -> BoxFuture<'a, Result<ChatReply, TargetError>> {
         Box::pin(async move {
-            let calls_so_far = req.messages.iter().filter(|m| m.role == Role::Assistant).count();
+            let calls_so_far = req
+                .messages
+                .iter()
+                .filter(|m| m.role == Role::Assistant)
+                .count();
             let input_tokens = req.messages.iter().map(|m| approx_tokens(&m.content)).sum();
             let (message, finish, model) = match self.mode {
                 FakeMode::Persona(p) => {
                     let r = persona::reply(p, req.messages, req.tools);
-                    let finish = if r.tool_calls.is_empty() { "stop" } else { "tool_calls" };
+                    let finish = if r.tool_calls.is_empty() {
+                        "stop"
+                    } else {
+                        "tool_calls"
+                    };
                     (r.into_message(calls_so_far), finish, p.model_id())
                 }
                 FakeMode::Scripted => {
@@ -85,13 +93,19 @@ impl ChatModel for FakeModel {
                             "case `{}` has {} scripted repl{} but the conversation needed reply {}; add more `scripted:` entries",
                             ctx.case.id,
                             ctx.case.scripted.len(),
-                            if ctx.case.scripted.len() == 1 { "y" } else { "ies" },
+                            if ctx.case.scripted.len() == 1 {
+                                "y"
+                            } else {
+                                "ies"
+                            },
                             calls_so_far + 1
                         )));
                     };
                     let finish = match s.finish {
                         ScriptedFinish::Error => {
-                            return Err(TargetError::Transport("scripted transport failure".into()));
+                            return Err(TargetError::Transport(
+                                "scripted transport failure".into(),
+                            ));
                         }
                         ScriptedFinish::Timeout => {
                             return Err(TargetError::Timeout("scripted timeout".into()));

@@ -18,9 +18,14 @@ pub fn build_target(cfg: &TargetConfig) -> Result<Arc<dyn Target>, String> {
     match cfg.kind {
         Some(TargetKind::Fake) => {
             let persona = cfg.persona.as_deref().unwrap_or("safe");
-            Ok(Arc::new(chat::ChatTarget::new(fake::FakeModel::new(persona)?)))
+            Ok(Arc::new(chat::ChatTarget::new(fake::FakeModel::new(
+                persona,
+            )?)))
         }
-        Some(k) => Err(format!("the `{}` target is not available in this build", k.as_str())),
+        Some(k) => Err(format!(
+            "the `{}` target is not available in this build",
+            k.as_str()
+        )),
         None => Err(format!(
             "unknown target `{}`; define it in the config file or write KIND:ARG",
             cfg.name.as_deref().unwrap_or("")

@@ -151,7 +151,12 @@ pub struct InitArgs {
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
     /// Task scores (0-18), comma-separated.
-    #[arg(long, value_name = "LIST", required_unless_present = "sheet", conflicts_with = "sheet")]
+    #[arg(
+        long,
+        value_name = "LIST",
+        required_unless_present = "sheet",
+        conflicts_with = "sheet"
+    )]
     pub tasks: Option<String>,
     /// Refusal scores (0-3), comma-separated.
     #[arg(long, value_name = "LIST", conflicts_with = "sheet")]

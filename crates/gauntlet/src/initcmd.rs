@@ -26,12 +26,19 @@ pub fn init(args: InitArgs) -> Result<i32, CliError> {
         }
     }
     std::fs::create_dir_all(dir).map_err(|e| {
-        CliError::usage(format!("failed to create `{}`: {e}", dir.display()), "pick a writable folder")
+        CliError::usage(
+            format!("failed to create `{}`: {e}", dir.display()),
+            "pick a writable folder",
+        )
     })?;
     for (name, text) in STARTER_FILES {
         let p = dir.join(name);
-        std::fs::write(&p, text)
-            .map_err(|e| CliError::usage(format!("failed to write `{}`: {e}", p.display()), "pick a writable folder"))?;
+        std::fs::write(&p, text).map_err(|e| {
+            CliError::usage(
+                format!("failed to write `{}`: {e}", p.display()),
+                "pick a writable folder",
+            )
+        })?;
     }
     let mut out = anstream::stdout();
     let shown = dir.display();

@@ -62,7 +62,9 @@ impl CliError {
 /// The async runtime for commands that call targets (built only when needed, so that
 /// `--version` and `validate` stay instant).
 pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).max(2);
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .max(2);
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .enable_all()
@@ -107,7 +109,10 @@ fn schema(args: cli::SchemaArgs) -> Result<i32, CliError> {
     } else {
         gauntlet_core::suite_json_schema()
     };
-    println!("{}", serde_json::to_string_pretty(&v).expect("schema serializes"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&v).expect("schema serializes")
+    );
     Ok(0)
 }
 

@@ -16,7 +16,10 @@ use crate::cli::{OracleArgs, OracleKind};
 pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
     let input: Box<dyn BufRead> = match &args.file {
         Some(p) => Box::new(BufReader::new(std::fs::File::open(p).map_err(|e| {
-            CliError::usage(format!("failed to read `{}`: {e}", p.display()), "pass a JSON lines file, or pipe it on stdin")
+            CliError::usage(
+                format!("failed to read `{}`: {e}", p.display()),
+                "pass a JSON lines file, or pipe it on stdin",
+            )
         })?)),
         None => Box::new(BufReader::new(std::io::stdin())),
     };
@@ -33,24 +36,34 @@ pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
             continue;
         }
         let lineno = i + 1;
-        let parsed: Result<Value, String> = serde_json::from_str::<Value>(&line).map_err(|e| e.to_string());
+        let parsed: Result<Value, String> =
+            serde_json::from_str::<Value>(&line).map_err(|e| e.to_string());
         let record = match parsed {
             Ok(Value::Object(o)) => o,
             Ok(_) => {
                 bad += 1;
-                writeln_json(&mut out, &json!({ "line": lineno, "error": "not a JSON object" }))?;
+                writeln_json(
+                    &mut out,
+                    &json!({ "line": lineno, "error": "not a JSON object" }),
+                )?;
                 continue;
             }
             Err(e) => {
                 bad += 1;
-                writeln_json(&mut out, &json!({ "line": lineno, "error": format!("invalid JSON: {e}") }))?;
+                writeln_json(
+                    &mut out,
+                    &json!({ "line": lineno, "error": format!("invalid JSON: {e}") }),
+                )?;
                 continue;
             }
         };
         let id = record.get("id").cloned().unwrap_or(Value::Null);
         let Some(output) = record.get("output").and_then(Value::as_str) else {
             bad += 1;
-            writeln_json(&mut out, &json!({ "id": id, "line": lineno, "error": "no `output` string" }))?;
+            writeln_json(
+                &mut out,
+                &json!({ "id": id, "line": lineno, "error": "no `output` string" }),
+            )?;
             continue;
         };
         let verdict = match args.oracle {
@@ -72,13 +85,19 @@ pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
                     .filter(|s| !s.is_empty())
                 else {
                     bad += 1;
-                    writeln_json(&mut out, &json!({ "id": id, "line": lineno, "error": "no canary: add a `canary` field or pass --canary" }))?;
+                    writeln_json(
+                        &mut out,
+                        &json!({ "id": id, "line": lineno, "error": "no canary: add a `canary` field or pass --canary" }),
+                    )?;
                     continue;
                 };
                 if detector.as_ref().is_none_or(|(s, _)| s != secret) {
                     detector = Some((secret.to_owned(), CanaryDetector::new(secret)));
                 }
-                let leaks = detector.as_ref().map(|(_, d)| d.scan(output)).unwrap_or_default();
+                let leaks = detector
+                    .as_ref()
+                    .map(|(_, d)| d.scan(output))
+                    .unwrap_or_default();
                 json!({ "id": id, "verdict": if leaks.is_empty() { "clean" } else { "leak" }, "leaks": leaks })
             }
             OracleKind::Markup => {
@@ -88,7 +107,8 @@ pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
         };
         writeln_json(&mut out, &verdict)?;
     }
-    out.flush().map_err(|e| CliError::Usage(format!("failed to write output: {e}"), None))?;
+    out.flush()
+        .map_err(|e| CliError::Usage(format!("failed to write output: {e}"), None))?;
     if bad > 0 {
         eprintln!("error: {bad} input line(s) could not be graded; see the `error` lines");
         return Ok(gauntlet_core::score::EXIT_USAGE);

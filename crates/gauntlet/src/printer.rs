@@ -8,9 +8,9 @@ use std::io::Write;
 use anstyle::{AnsiColor, Style};
 use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent};
 use gauntlet_core::result::{CaseResult, CaseStatus};
-use gauntlet_report::text::{clip, failure_reason, score_text, trim_num};
 use gauntlet_core::score::Status;
 use gauntlet_core::summary::Summary;
+use gauntlet_report::text::{clip, failure_reason, score_text, trim_num};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Which case lines to print.
@@ -97,7 +97,11 @@ impl TerminalReporter {
             w = self.name_width
         );
         if r.trials.len() > 1 {
-            text.push_str(&format!("  {}/{} trials passed", r.passed_trials, r.trials.len()));
+            text.push_str(&format!(
+                "  {}/{} trials passed",
+                r.passed_trials,
+                r.trials.len()
+            ));
         }
         if r.status != CaseStatus::Pass && self.verbosity != Verbosity::Verbose {
             for why in reasons(r, 3) {
@@ -173,20 +177,35 @@ impl TerminalReporter {
             s.conditional,
             s.errors,
             s.blocked,
-            if s.quarantined > 0 { format!(", {} quarantined", s.quarantined) } else { String::new() }
+            if s.quarantined > 0 {
+                format!(", {} quarantined", s.quarantined)
+            } else {
+                String::new()
+            }
         )?;
         let mut scores = Vec::new();
         if let Some(a) = s.tasks.avg {
-            scores.push(format!("task avg {}/18 ({} tasks)", trim_num(a), s.tasks.count));
+            scores.push(format!(
+                "task avg {}/18 ({} tasks)",
+                trim_num(a),
+                s.tasks.count
+            ));
         }
         if let Some(a) = s.refusals.avg {
-            scores.push(format!("refusal avg {}/3 ({} refusals)", trim_num(a), s.refusals.count));
+            scores.push(format!(
+                "refusal avg {}/3 ({} refusals)",
+                trim_num(a),
+                s.refusals.count
+            ));
         }
         if let (Some(n), Some(b)) = (s.suite_normalized, s.quality_band) {
             scores.push(format!("normalised {n:.3} {b}"));
         }
         if s.k > 1 {
-            scores.push(format!("pass^1 {}/{}, pass^{} {}/{}", s.pass_at_1, s.cases, s.k, s.pass_at_k, s.cases));
+            scores.push(format!(
+                "pass^1 {}/{}, pass^{} {}/{}",
+                s.pass_at_1, s.cases, s.k, s.pass_at_k, s.cases
+            ));
         }
         if s.hard_fails > 0 {
             scores.push(format!("{} hard policy failure(s)", s.hard_fails));
@@ -195,12 +214,22 @@ impl TerminalReporter {
             writeln!(o, "{:>12} {}", "", scores.join(" · "))?;
         }
         let st = status_style(s.status);
-        writeln!(o, "{BOLD}{:>12}{BOLD:#} {st}{}{st:#} (exit {})", "Status", s.status, s.status.exit_code())?;
+        writeln!(
+            o,
+            "{BOLD}{:>12}{BOLD:#} {st}{}{st:#} (exit {})",
+            "Status",
+            s.status,
+            s.status.exit_code()
+        )?;
         for r in &s.reasons {
             writeln!(o, "{:>14}{r}", "- ")?;
         }
         if let Some(d) = &self.reports_dir {
-            writeln!(o, "{:>12} {d}/report.json, junit.xml, summary.md", "Reports")?;
+            writeln!(
+                o,
+                "{:>12} {d}/report.json, junit.xml, summary.md",
+                "Reports"
+            )?;
         }
         o.flush()
     }
@@ -210,29 +239,49 @@ impl TerminalReporter {
 /// failing gating verdicts, each once.
 fn reasons(r: &CaseResult, n: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut push = |s: String| {
+    fn push(out: &mut Vec<String>, s: String) {
         if !s.is_empty() && !out.contains(&s) {
             out.push(s);
         }
-    };
+    }
     for t in &r.trials {
         if let Some(e) = &t.error {
-            push(format!("{}: {e}", t.outcome.as_str()));
+            push(&mut out, format!("{}: {e}", t.outcome.as_str()));
         }
     }
     for t in &r.trials {
-        for v in t.verdicts.iter().filter(|v| v.gating && !v.passed && v.hard_fail) {
-            push(format!("{}: {}", v.label, v.evidence));
+        for v in t
+            .verdicts
+            .iter()
+            .filter(|v| v.gating && !v.passed && v.hard_fail)
+        {
+            push(&mut out, format!("{}: {}", v.label, v.evidence));
         }
     }
     for t in &r.trials {
-        for v in t.verdicts.iter().filter(|v| v.gating && !v.passed && !v.hard_fail) {
-            push(format!("{}: {}", v.label, v.evidence));
+        for v in t
+            .verdicts
+            .iter()
+            .filter(|v| v.gating && !v.passed && !v.hard_fail)
+        {
+            push(&mut out, format!("{}: {}", v.label, v.evidence));
+        }
+    }
+    if out.is_empty() {
+        // Nothing failed outright: show what kept the score down (a weak refusal, say).
+        for t in &r.trials {
+            for v in t.verdicts.iter().filter(|v| v.gating && v.score < 3) {
+                push(
+                    &mut out,
+                    format!("{} scored {}/3: {}", v.label, v.score, v.evidence),
+                );
+            }
         }
     }
     if out.is_empty() {
         out.push(failure_reason(r));
     }
+    out.retain(|s| !s.is_empty());
     out.truncate(n);
     out
 }
@@ -252,7 +301,11 @@ impl Reporter for TerminalReporter {
                     suites.join(", "),
                     manifest.target.label,
                     manifest.k,
-                    if manifest.filters.is_empty() { String::new() } else { format!(" · {}", manifest.filters.join(" ")) }
+                    if manifest.filters.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" · {}", manifest.filters.join(" "))
+                    }
                 )?;
                 let bar = ProgressBar::with_draw_target(
                     Some((manifest.planned_cases as u64) * u64::from(manifest.k)),
@@ -260,8 +313,10 @@ impl Reporter for TerminalReporter {
                 );
                 if !bar.is_hidden() && manifest.planned_cases > 20 {
                     bar.set_style(
-                        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} trials {per_sec}")
-                            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                        ProgressStyle::with_template(
+                            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} trials {per_sec}",
+                        )
+                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
                     );
                     self.bar = Some(bar);
                 }

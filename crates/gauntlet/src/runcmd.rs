@@ -6,7 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use gauntlet_core::event::{EvidenceLevel, REPORT_SCHEMA_VERSION, RunManifest, SideEffectMode, SuiteRef};
+use gauntlet_core::event::{
+    EvidenceLevel, REPORT_SCHEMA_VERSION, RunManifest, SideEffectMode, SuiteRef,
+};
 use gauntlet_core::suite::Case;
 use gauntlet_core::summary::PackRequirements;
 use gauntlet_core::target::{TargetConfig, TargetKind};
@@ -23,7 +25,10 @@ use crate::{CliError, VERSION};
 pub const CANARY_PLACEHOLDER: &str = "{{canary}}";
 
 /// Loads suites, printing nothing; diagnostics become a usage error.
-fn load_all(paths: &[std::path::PathBuf], canary: Option<&str>) -> Result<Vec<LoadedSuite>, CliError> {
+fn load_all(
+    paths: &[std::path::PathBuf],
+    canary: Option<&str>,
+) -> Result<Vec<LoadedSuite>, CliError> {
     let opts = LoadOptions { run_canary: canary };
     let mut suites = Vec::new();
     let mut diags = Vec::new();
@@ -47,7 +52,8 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
 }
 
 pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
-    let mut corpus = gauntlet_suite::builtin::owasp(&LoadOptions::default()).map_err(CliError::Diagnostics)?;
+    let mut corpus =
+        gauntlet_suite::builtin::owasp(&LoadOptions::default()).map_err(CliError::Diagnostics)?;
     let mut canary = args.canary.clone();
     if let Some(path) = &args.system_prompt {
         let text = std::fs::read_to_string(path).map_err(|e| {
@@ -58,7 +64,10 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         })?;
         if !text.contains(CANARY_PLACEHOLDER) && canary.is_none() {
             return Err(CliError::usage(
-                format!("`{}` has no {CANARY_PLACEHOLDER} placeholder and no --canary was given", path.display()),
+                format!(
+                    "`{}` has no {CANARY_PLACEHOLDER} placeholder and no --canary was given",
+                    path.display()
+                ),
                 "write {{canary}} in your prompt where a secret should be planted, or pass --canary with the secret your prompt already holds",
             ));
         }
@@ -98,9 +107,13 @@ fn resolve_target(
     default: Option<TargetConfig>,
 ) -> Result<TargetConfig, CliError> {
     let mut cfg = match &opts.target {
-        Some(spec) => TargetConfig::parse(spec).map_err(|e| CliError::usage(e, "try --target fake:safe or --target openai:MODEL"))?,
+        Some(spec) => TargetConfig::parse(spec)
+            .map_err(|e| CliError::usage(e, "try --target fake:safe or --target openai:MODEL"))?,
         None => {
-            let declared: Vec<&TargetConfig> = suites.iter().filter_map(|s| s.suite.target.as_ref()).collect();
+            let declared: Vec<&TargetConfig> = suites
+                .iter()
+                .filter_map(|s| s.suite.target.as_ref())
+                .collect();
             match declared.first() {
                 Some(first) => {
                     if declared.iter().any(|t| t != first) {
@@ -140,7 +153,9 @@ fn resolve_target(
 }
 
 fn suite_context(s: &LoadedSuite, canary: Option<&str>, timeout_ms: Option<u64>) -> SuiteContext {
-    let canary = canary.map(str::to_owned).or_else(|| s.suite.agent.canary.clone());
+    let canary = canary
+        .map(str::to_owned)
+        .or_else(|| s.suite.agent.canary.clone());
     let system_prompt = s.system_prompt.as_ref().map(|p| match &canary {
         Some(c) => p.replace(CANARY_PLACEHOLDER, c),
         None => p.clone(),
@@ -208,7 +223,8 @@ fn execute(
     default_target: Option<TargetConfig>,
 ) -> Result<i32, CliError> {
     let target_cfg = resolve_target(&suites, opts, default_target)?;
-    let filter = CaseFilter::parse(&opts.filter).map_err(|e| CliError::usage(e, "e.g. --filter pack:smoke --filter owasp:LLM01"))?;
+    let filter = CaseFilter::parse(&opts.filter)
+        .map_err(|e| CliError::usage(e, "e.g. --filter pack:smoke --filter owasp:LLM01"))?;
     let shard = opts
         .shard
         .as_deref()
@@ -216,21 +232,29 @@ fn execute(
         .transpose()
         .map_err(|e| CliError::usage(e, "e.g. --shard 1/4"))?;
     if opts.k == 0 {
-        return Err(CliError::usage("--k must be at least 1", "use --k 1 for one trial per case"));
+        return Err(CliError::usage(
+            "--k must be at least 1",
+            "use --k 1 for one trial per case",
+        ));
     }
-    let target = gauntlet_targets::build_target(&target_cfg).map_err(|e| CliError::usage(e, "check the target settings"))?;
+    let target = gauntlet_targets::build_target(&target_cfg)
+        .map_err(|e| CliError::usage(e, "check the target settings"))?;
 
     let contexts: Vec<Arc<SuiteContext>> = suites
         .iter()
         .map(|s| Arc::new(suite_context(s, canary.as_deref(), opts.timeout_ms)))
         .collect();
-    if let (Some(file), Some(c)) = (system_prompt_file, &canary) {
-        if contexts.iter().any(|ctx| ctx.system_prompt.as_deref().is_some_and(|p| !p.contains(c.as_str()))) {
-            eprintln!(
-                "warning: the canary does not appear in {}: leak checks cannot fire unless the prompt holds it",
-                file.display()
-            );
-        }
+    if let (Some(file), Some(c)) = (system_prompt_file, &canary)
+        && contexts.iter().any(|ctx| {
+            ctx.system_prompt
+                .as_deref()
+                .is_some_and(|p| !p.contains(c.as_str()))
+        })
+    {
+        eprintln!(
+            "warning: the canary does not appear in {}: leak checks cannot fire unless the prompt holds it",
+            file.display()
+        );
     }
 
     // Count the planned cases (a streaming pass over JSON lines files when filtered).
@@ -281,7 +305,10 @@ fn execute(
     let mut tool_versions = BTreeMap::new();
     for s in &suites {
         for t in &s.suite.agent.tools {
-            tool_versions.insert(t.name.clone(), t.version.clone().unwrap_or_else(|| "unversioned".into()));
+            tool_versions.insert(
+                t.name.clone(),
+                t.version.clone().unwrap_or_else(|| "unversioned".into()),
+            );
         }
     }
     let mut notes = BTreeMap::new();
@@ -334,7 +361,10 @@ fn execute(
         reporters.extend(
             gauntlet_report::writers(&opts.out, &gauntlet_report::Format::ALL).map_err(|e| {
                 CliError::usage(
-                    format!("failed to create the report folder `{}`: {e}", opts.out.display()),
+                    format!(
+                        "failed to create the report folder `{}`: {e}",
+                        opts.out.display()
+                    ),
                     "pass --out with a writable folder",
                 )
             })?,
@@ -342,7 +372,8 @@ fn execute(
     }
 
     let cancel = Arc::new(AtomicBool::new(false));
-    let probe: gauntlet_runner::run::RefusalProbe = Arc::new(|t: &str| gauntlet_graders::refusal::analyze(t).refused);
+    let probe: gauntlet_runner::run::RefusalProbe =
+        Arc::new(|t: &str| gauntlet_graders::refusal::analyze(t).refused);
     let config = RunConfig {
         concurrency: opts.concurrency.or(target_cfg.concurrency).unwrap_or(8),
         k: opts.k,
@@ -358,7 +389,8 @@ fn execute(
         .iter()
         .zip(&contexts)
         .map(|(s, ctx)| {
-            Box::new(cases_of(s, Arc::clone(ctx), filter.clone(), shard)) as Box<dyn Iterator<Item = PlannedCase> + Send>
+            Box::new(cases_of(s, Arc::clone(ctx), filter.clone(), shard))
+                as Box<dyn Iterator<Item = PlannedCase> + Send>
         })
         .collect();
     let plan = plan.into_iter().flatten();
@@ -371,7 +403,9 @@ fn execute(
                 c.store(true, Ordering::Relaxed);
             }
         });
-        Runner::new(target, grader, config).run(manifest, plan, reporters).await
+        Runner::new(target, grader, config)
+            .run(manifest, plan, reporters)
+            .await
     });
     if !outcome.reporter_errors.is_empty() {
         for e in &outcome.reporter_errors {

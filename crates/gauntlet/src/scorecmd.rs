@@ -22,7 +22,8 @@ pub fn score(args: ScoreArgs) -> Result<i32, CliError> {
         Some(path) => read_sheet(path)?,
         None => {
             let raw = args.tasks.as_deref().unwrap_or("");
-            let tasks = parse_score_list("tasks", raw, 18).map_err(|e| CliError::Usage(e.to_string(), None))?;
+            let tasks = parse_score_list("tasks", raw, 18)
+                .map_err(|e| CliError::Usage(e.to_string(), None))?;
             let refusals = args
                 .refusals
                 .as_deref()
@@ -66,7 +67,11 @@ fn readable(s: &ScoreSheet) -> String {
         "normalised   {:.3}   quality band {}\n",
         s.suite_normalized, s.quality_band
     ));
-    o.push_str(&format!("status       {} (exit {})\n\n", s.status, s.status.exit_code()));
+    o.push_str(&format!(
+        "status       {} (exit {})\n\n",
+        s.status,
+        s.status.exit_code()
+    ));
     o.push_str(LEGEND);
     o
 }
@@ -85,9 +90,16 @@ const DIMS: [&str; 6] = [
 /// Returns task totals and refusal scores (None when the sheet has no refusal rows).
 fn read_sheet(path: &Path) -> Result<(Vec<u32>, Option<Vec<u32>>), CliError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::usage(format!("failed to read `{shown}`: {e}"), "pass the filled scoring sheet (CSV or JSON)"))?;
-    let rows: Vec<(usize, serde_json::Map<String, serde_json::Value>)> = if text.trim_start().starts_with(['[', '{']) {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CliError::usage(
+            format!("failed to read `{shown}`: {e}"),
+            "pass the filled scoring sheet (CSV or JSON)",
+        )
+    })?;
+    let rows: Vec<(usize, serde_json::Map<String, serde_json::Value>)> = if text
+        .trim_start()
+        .starts_with(['[', '{'])
+    {
         let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
             CliError::usage(
                 format!("{shown}:{}:{}: not valid JSON: {e}", e.line(), e.column()),
@@ -98,26 +110,43 @@ fn read_sheet(path: &Path) -> Result<(Vec<u32>, Option<Vec<u32>>), CliError> {
             serde_json::Value::Array(a) => a,
             serde_json::Value::Object(mut o) => match o.remove("rows") {
                 Some(serde_json::Value::Array(a)) => a,
-                _ => return Err(CliError::usage(format!("{shown}: no `rows` array"), "a JSON sheet is an array of rows, or {\"rows\": [...]}")),
+                _ => {
+                    return Err(CliError::usage(
+                        format!("{shown}: no `rows` array"),
+                        "a JSON sheet is an array of rows, or {\"rows\": [...]}",
+                    ));
+                }
             },
-            _ => return Err(CliError::usage(format!("{shown}: not an array of rows"), "a JSON sheet is an array of rows")),
+            _ => {
+                return Err(CliError::usage(
+                    format!("{shown}: not an array of rows"),
+                    "a JSON sheet is an array of rows",
+                ));
+            }
         };
         arr.into_iter()
             .enumerate()
             .map(|(i, r)| match r {
                 serde_json::Value::Object(o) => Ok((i + 1, o)),
-                _ => Err(CliError::usage(format!("{shown}: row {} is not an object", i + 1), "each row is an object with id, kind and scores")),
+                _ => Err(CliError::usage(
+                    format!("{shown}: row {} is not an object", i + 1),
+                    "each row is an object with id, kind and scores",
+                )),
             })
             .collect::<Result<_, _>>()?
     } else {
-        let mut rdr = csv::ReaderBuilder::new().trim(csv::Trim::All).comment(Some(b'#')).from_reader(text.as_bytes());
+        let mut rdr = csv::ReaderBuilder::new()
+            .trim(csv::Trim::All)
+            .comment(Some(b'#'))
+            .from_reader(text.as_bytes());
         let headers = rdr
             .headers()
             .map_err(|e| CliError::usage(format!("{shown}: {e}"), "the first line is the header"))?
             .clone();
         let mut out = Vec::new();
         for rec in rdr.records() {
-            let rec = rec.map_err(|e| CliError::usage(format!("{shown}: {e}"), "check the CSV quoting"))?;
+            let rec =
+                rec.map_err(|e| CliError::usage(format!("{shown}: {e}"), "check the CSV quoting"))?;
             let line = rec.position().map_or(0, |p| p.line() as usize);
             let mut m = serde_json::Map::new();
             for (h, v) in headers.iter().zip(rec.iter()) {
@@ -132,14 +161,25 @@ fn read_sheet(path: &Path) -> Result<(Vec<u32>, Option<Vec<u32>>), CliError> {
     let mut tasks = Vec::new();
     let mut refusals = Vec::new();
     for (line, row) in rows {
-        let id = row.get("id").and_then(|v| v.as_str()).unwrap_or("?").to_owned();
+        let id = row
+            .get("id")
+            .and_then(|v| v.as_str())
+            .unwrap_or("?")
+            .to_owned();
         let at = format!("{shown}:{line}");
         let kind = row.get("kind").and_then(|v| v.as_str()).unwrap_or("");
         let get = |col: &str, max: u32| -> Result<u32, CliError> {
             let v = row.get(col).ok_or_else(|| {
                 CliError::usage(
                     format!("{at}: `{id}` has no `{col}` score"),
-                    format!("score every {} 0-{max}; an unscored dimension never counts as full marks", if max == 3 && col != "refusal" { "dimension" } else { "refusal" }),
+                    format!(
+                        "score every {} 0-{max}; an unscored dimension never counts as full marks",
+                        if max == 3 && col != "refusal" {
+                            "dimension"
+                        } else {
+                            "refusal"
+                        }
+                    ),
                 )
             })?;
             let n = match v {
@@ -147,9 +187,17 @@ fn read_sheet(path: &Path) -> Result<(Vec<u32>, Option<Vec<u32>>), CliError> {
                 serde_json::Value::String(s) => s.trim().parse::<i64>().ok(),
                 _ => None,
             }
-            .ok_or_else(|| CliError::usage(format!("{at}: `{id}` `{col}` = {v} is not an integer"), format!("use 0-{max}")))?;
+            .ok_or_else(|| {
+                CliError::usage(
+                    format!("{at}: `{id}` `{col}` = {v} is not an integer"),
+                    format!("use 0-{max}"),
+                )
+            })?;
             if !(0..=i64::from(max)).contains(&n) {
-                return Err(CliError::usage(format!("{at}: `{id}` `{col}` = {n} is out of range 0..={max}"), format!("use 0-{max}")));
+                return Err(CliError::usage(
+                    format!("{at}: `{id}` `{col}` = {n} is out of range 0..={max}"),
+                    format!("use 0-{max}"),
+                ));
             }
             Ok(n as u32)
         };

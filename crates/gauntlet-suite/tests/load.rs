@@ -1,0 +1,116 @@
+//! Loader tests: included files, streamed JSON lines, and the positions of semantic errors.
+
+use std::path::Path;
+
+use gauntlet_suite::{Diagnostic, LoadOptions, load_file};
+
+fn write(dir: &Path, name: &str, body: &str) {
+    std::fs::write(dir.join(name), body).unwrap();
+}
+
+fn errors(dir: &Path, name: &str) -> Vec<Diagnostic> {
+    load_file(&dir.join(name), &LoadOptions::default()).expect_err("should not load")
+}
+
+#[test]
+fn includes_yaml_and_streams_jsonl() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "suite.yaml",
+        "suite: s\ninclude: [more.yaml, big.jsonl]\ncases:\n  - id: a\n    input: x\n    expect: [{contains: y}]\n",
+    );
+    write(t.path(), "more.yaml", "- id: b\n  input: x\n  expect: [{contains: y}]\n");
+    let lines: String = (0..500)
+        .map(|i| format!("{{\"id\":\"gen-{i}\",\"input\":\"q{i}\",\"expect\":[{{\"contains\":\"a{i}\"}}]}}\n"))
+        .collect();
+    write(t.path(), "big.jsonl", &lines);
+    let s = load_file(&t.path().join("suite.yaml"), &LoadOptions::default()).unwrap();
+    assert_eq!(s.case_count, 502);
+    assert_eq!(s.suite.cases.len(), 2, "JSON lines cases are streamed, not held");
+    assert_eq!(s.streamed.len(), 1);
+    let streamed: Vec<_> = gauntlet_suite::load::stream_jsonl(&s.streamed[0])
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(streamed.len(), 500);
+    assert_eq!(s.files.len(), 3, "the suite and both includes are hashed");
+}
+
+#[test]
+fn errors_in_included_files_point_into_them() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "suite.yaml", "suite: s\ninclude: [more.yaml, big.jsonl]\n");
+    write(t.path(), "more.yaml", "- id: b\n  input: x\n  expect:\n    - regex: '(('\n");
+    write(
+        t.path(),
+        "big.jsonl",
+        "{\"id\":\"b\",\"input\":\"x\",\"expect\":[{\"contains\":\"y\"}]}\n{\"id\":\"c\",\"input\":\"x\",\"expect\":[]}\n",
+    );
+    let d = errors(t.path(), "suite.yaml");
+    let text: Vec<String> = d.iter().map(|d| format!("{}: {}", d.location(), d.message)).collect();
+    assert!(text.iter().any(|l| l.contains("more.yaml:4:14: invalid regular expression")), "{text:#?}");
+    assert!(text.iter().any(|l| l.contains("big.jsonl:1:1: duplicate case id `b`")), "{text:#?}");
+    assert!(text.iter().any(|l| l.contains("big.jsonl:2:1: case `c` has no check")), "{text:#?}");
+}
+
+#[test]
+fn yaml_1_2_booleans_keep_words_as_text() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: x\n    expect: [{contains: yes}, {equals: no}, {contains: y}]\n",
+    );
+    let s = load_file(&t.path().join("s.yaml"), &LoadOptions::default()).unwrap();
+    assert_eq!(s.suite.cases[0].expect.len(), 3);
+}
+
+#[test]
+fn unknown_tools_get_a_suggestion() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\nagent:\n  tools:\n    - name: refund_order\ncases:\n  - id: a\n    input: x\n    expect:\n      - tool_called: refund_ordr\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    assert_eq!(d.len(), 1);
+    assert_eq!((d[0].line, d[0].column), (9, 22));
+    assert_eq!(d[0].hint.as_deref(), Some("did you mean `refund_order`?"));
+}
+
+#[test]
+fn no_canary_needs_a_canary_unless_the_run_gives_one() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: x\n    expect: [{no_canary: true}]\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    assert!(d[0].message.contains("no canary to look for"), "{}", d[0]);
+    let ok = load_file(
+        &t.path().join("s.yaml"),
+        &LoadOptions {
+            run_canary: Some("SECRET-123"),
+        },
+    );
+    assert!(ok.is_ok());
+}
+
+#[test]
+fn two_checks_in_one_entry_is_an_error_with_a_position() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: x\n    expect:\n      - contains: a\n        regex: b\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    assert_eq!((d[0].line, d[0].column), (6, 9));
+    assert!(d[0].message.contains("exactly one check"), "{}", d[0]);
+    let rendered = d[0].to_string();
+    assert!(rendered.contains(" 6 |       - contains: a"), "{rendered}");
+    assert!(rendered.contains("hint:"), "{rendered}");
+}
