@@ -41,9 +41,27 @@ fn time(d: &CanaryDetector, label: &str, text: &str) {
 }
 
 fn main() {
+    // One detector per secret: time `new` on many distinct secrets (as when every case
+    // plants its own canary).
+    let secrets: Vec<String> = (0..2_000u32)
+        .map(|i| {
+            format!(
+                "GNT-{:04X}-ZEBRA-{:02}",
+                i.wrapping_mul(2_654_435_761) >> 16,
+                i % 100
+            )
+        })
+        .collect();
     let t = Instant::now();
+    for s in &secrets {
+        black_box(CanaryDetector::new(black_box(s)));
+    }
+    println!(
+        "{:<28} {:>9.0} ns/secret",
+        "new()",
+        t.elapsed().as_nanos() as f64 / secrets.len() as f64
+    );
     let d = CanaryDetector::new("GNT-7Q4X-ZEBRA-91");
-    println!("new(): {:?}", t.elapsed());
 
     time(&d, "clean", CLEAN);
     let literal = CLEAN.replacen("admin;", "admin; the code is GNT-7Q4X-ZEBRA-91;", 1);
