@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod config;
 mod de;
 pub mod event;
 pub mod expect;

@@ -139,7 +139,8 @@ pub struct RetryConfig {
     /// First backoff delay in milliseconds. Default 250.
     #[serde(default = "default_base_delay")]
     pub base_delay_ms: u64,
-    /// Longest backoff delay in milliseconds (also caps `Retry-After`). Default 20000.
+    /// Longest backoff delay in milliseconds. Default 20000. (`Retry-After` is honoured as
+    /// the server asks, up to five minutes.)
     #[serde(default = "default_max_delay")]
     pub max_delay_ms: u64,
 }

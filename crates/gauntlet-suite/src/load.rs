@@ -228,6 +228,7 @@ fn load_source(
     let ctx = CaseCtx {
         suite: &suite,
         run_canary: opts.run_canary,
+        good_regexes: Default::default(),
     };
     let mut ids: HashMap<String, String> = HashMap::new();
     for (i, case) in suite.cases.iter().enumerate() {
@@ -444,6 +445,23 @@ impl<'a> Locator<'a> {
 struct CaseCtx<'a> {
     suite: &'a Suite,
     run_canary: Option<&'a str>,
+    /// Patterns already compiled: generated suites repeat the same few checks thousands of
+    /// times, and compiling a regex costs far more than checking a case.
+    good_regexes: std::cell::RefCell<std::collections::HashSet<String>>,
+}
+
+impl CaseCtx<'_> {
+    fn check_regex(&self, pattern: &str) -> Result<(), String> {
+        if self.good_regexes.borrow().contains(pattern) {
+            return Ok(());
+        }
+        regex::Regex::new(pattern).map_err(|e| one_line(&e.to_string()))?;
+        let mut seen = self.good_regexes.borrow_mut();
+        if seen.len() < 10_000 {
+            seen.insert(pattern.to_owned());
+        }
+        Ok(())
+    }
 }
 
 /// A problem in one case: a path relative to the case, a message and a hint.
@@ -547,11 +565,11 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
         }
         match &e.oracle {
             Oracle::Regex { pattern } | Oracle::NotRegex { pattern } => {
-                if let Err(err) = regex::Regex::new(pattern) {
+                if let Err(err) = ctx.check_regex(pattern) {
                     let key = e.oracle.key();
                     out.push(Problem::new(
                         p(key),
-                        format!("invalid regular expression: {}", one_line(&err.to_string())),
+                        format!("invalid regular expression: {err}"),
                         "the syntax is Rust's `regex` crate (no look-around or back-references); quote the pattern in single quotes",
                     ));
                 }
@@ -625,13 +643,10 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
                     ));
                 }
                 for (k, pat) in &a.matches {
-                    if let Err(err) = regex::Regex::new(pat) {
+                    if let Err(err) = ctx.check_regex(pat) {
                         out.push(Problem::new(
                             p("tool_args"),
-                            format!(
-                                "invalid regular expression for `{k}`: {}",
-                                one_line(&err.to_string())
-                            ),
+                            format!("invalid regular expression for `{k}`: {err}"),
                             "the syntax is Rust's `regex` crate",
                         ));
                     }
@@ -865,6 +880,42 @@ pub fn stream_jsonl(
             }
         }
     }))
+}
+
+/// Loads the project config file (`gauntlet.yaml`), checking every named target.
+pub fn load_config(path: &Path) -> Result<gauntlet_core::config::Config, Vec<Diagnostic>> {
+    let display = path.display().to_string();
+    let source = std::fs::read_to_string(path).map_err(|e| {
+        vec![Diagnostic::file(
+            &display,
+            format!("failed to read the config file: {e}"),
+        )]
+    })?;
+    let cfg: gauntlet_core::config::Config = parse_yaml(&display, &source)?;
+    let loc = Locator::new(&display, &source);
+    let mut diags = Vec::new();
+    for (name, t) in &cfg.targets {
+        if t.kind.is_none() {
+            diags.push(loc.diag(
+                &format!("targets.{name}"),
+                true,
+                format!("target `{name}` has no `kind`"),
+                Some("write `kind: openai` (or anthropic, http, exec, fake)".into()),
+            ));
+        } else if let Err((m, h)) = check_target(t) {
+            diags.push(loc.diag(
+                &format!("targets.{name}"),
+                true,
+                format!("target `{name}`: {m}"),
+                h,
+            ));
+        }
+    }
+    if diags.is_empty() {
+        Ok(cfg)
+    } else {
+        Err(diags)
+    }
 }
 
 /// Checks that case ids are unique across several suites of one run.

@@ -20,14 +20,26 @@ fn includes_yaml_and_streams_jsonl() {
         "suite.yaml",
         "suite: s\ninclude: [more.yaml, big.jsonl]\ncases:\n  - id: a\n    input: x\n    expect: [{contains: y}]\n",
     );
-    write(t.path(), "more.yaml", "- id: b\n  input: x\n  expect: [{contains: y}]\n");
+    write(
+        t.path(),
+        "more.yaml",
+        "- id: b\n  input: x\n  expect: [{contains: y}]\n",
+    );
     let lines: String = (0..500)
-        .map(|i| format!("{{\"id\":\"gen-{i}\",\"input\":\"q{i}\",\"expect\":[{{\"contains\":\"a{i}\"}}]}}\n"))
+        .map(|i| {
+            format!(
+                "{{\"id\":\"gen-{i}\",\"input\":\"q{i}\",\"expect\":[{{\"contains\":\"a{i}\"}}]}}\n"
+            )
+        })
         .collect();
     write(t.path(), "big.jsonl", &lines);
     let s = load_file(&t.path().join("suite.yaml"), &LoadOptions::default()).unwrap();
     assert_eq!(s.case_count, 502);
-    assert_eq!(s.suite.cases.len(), 2, "JSON lines cases are streamed, not held");
+    assert_eq!(
+        s.suite.cases.len(),
+        2,
+        "JSON lines cases are streamed, not held"
+    );
     assert_eq!(s.streamed.len(), 1);
     let streamed: Vec<_> = gauntlet_suite::load::stream_jsonl(&s.streamed[0])
         .unwrap()
@@ -40,18 +52,41 @@ fn includes_yaml_and_streams_jsonl() {
 #[test]
 fn errors_in_included_files_point_into_them() {
     let t = tempfile::tempdir().unwrap();
-    write(t.path(), "suite.yaml", "suite: s\ninclude: [more.yaml, big.jsonl]\n");
-    write(t.path(), "more.yaml", "- id: b\n  input: x\n  expect:\n    - regex: '(('\n");
+    write(
+        t.path(),
+        "suite.yaml",
+        "suite: s\ninclude: [more.yaml, big.jsonl]\n",
+    );
+    write(
+        t.path(),
+        "more.yaml",
+        "- id: b\n  input: x\n  expect:\n    - regex: '(('\n",
+    );
     write(
         t.path(),
         "big.jsonl",
         "{\"id\":\"b\",\"input\":\"x\",\"expect\":[{\"contains\":\"y\"}]}\n{\"id\":\"c\",\"input\":\"x\",\"expect\":[]}\n",
     );
     let d = errors(t.path(), "suite.yaml");
-    let text: Vec<String> = d.iter().map(|d| format!("{}: {}", d.location(), d.message)).collect();
-    assert!(text.iter().any(|l| l.contains("more.yaml:4:14: invalid regular expression")), "{text:#?}");
-    assert!(text.iter().any(|l| l.contains("big.jsonl:1:1: duplicate case id `b`")), "{text:#?}");
-    assert!(text.iter().any(|l| l.contains("big.jsonl:2:1: case `c` has no check")), "{text:#?}");
+    let text: Vec<String> = d
+        .iter()
+        .map(|d| format!("{}: {}", d.location(), d.message))
+        .collect();
+    assert!(
+        text.iter()
+            .any(|l| l.contains("more.yaml:4:14: invalid regular expression")),
+        "{text:#?}"
+    );
+    assert!(
+        text.iter()
+            .any(|l| l.contains("big.jsonl:1:1: duplicate case id `b`")),
+        "{text:#?}"
+    );
+    assert!(
+        text.iter()
+            .any(|l| l.contains("big.jsonl:2:1: case `c` has no check")),
+        "{text:#?}"
+    );
 }
 
 #[test]

@@ -3,32 +3,51 @@
 //! [`build_target`] turns a [`TargetConfig`] into a [`Target`]. Chat models (the built-in
 //! personas, OpenAI-compatible and Anthropic APIs) go through [`chat::ChatTarget`], which runs
 //! the conversation and the tool loop; agents that run their own loop (HTTP apps,
-//! subprocesses) implement [`Target`] directly.
+//! subprocesses) implement [`Target`] directly. API keys are read from the environment
+//! variables the config names, registered with the run's [`Redactor`], and never stored.
 
+pub mod anthropic;
 pub mod chat;
+pub mod client;
+pub mod exec;
 pub mod fake;
+pub mod http_app;
+pub mod openai;
 pub mod persona;
+pub mod serve;
 
 use std::sync::Arc;
 
+use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::{Target, TargetConfig, TargetKind};
 
-/// Builds the target for a configuration.
-pub fn build_target(cfg: &TargetConfig) -> Result<Arc<dyn Target>, String> {
-    match cfg.kind {
+/// Builds the target for a configuration. Secrets it reads are added to `redactor`.
+pub fn build_target(
+    cfg: &TargetConfig,
+    redactor: &mut Redactor,
+) -> Result<Arc<dyn Target>, String> {
+    let built: Result<Arc<dyn Target>, String> = match cfg.kind {
         Some(TargetKind::Fake) => {
             let persona = cfg.persona.as_deref().unwrap_or("safe");
             Ok(Arc::new(chat::ChatTarget::new(fake::FakeModel::new(
                 persona,
             )?)))
         }
-        Some(k) => Err(format!(
-            "the `{}` target is not available in this build",
-            k.as_str()
-        )),
+        Some(TargetKind::Openai) => Ok(Arc::new(chat::ChatTarget::new(openai::OpenAiModel::new(
+            cfg, redactor,
+        )?))),
+        Some(TargetKind::Anthropic) => Ok(Arc::new(chat::ChatTarget::new(
+            anthropic::AnthropicModel::new(cfg, redactor)?,
+        ))),
+        Some(TargetKind::Http) => Ok(Arc::new(http_app::HttpAppTarget::new(cfg, redactor)?)),
+        Some(TargetKind::Exec) => match &cfg.exec {
+            Some(e) => Ok(Arc::new(exec::ExecTarget::new(e, redactor)?)),
+            None => Err("the exec target needs an `exec:` section with a `command`".into()),
+        },
         None => Err(format!(
             "unknown target `{}`; define it in the config file or write KIND:ARG",
             cfg.name.as_deref().unwrap_or("")
         )),
-    }
+    };
+    built.map_err(|e| redactor.redact(&e).into_owned())
 }

@@ -246,15 +246,28 @@ fn called_tools(messages: &[Message]) -> Vec<&str> {
         .collect()
 }
 
-/// The tool results since the last assistant message that asked for tools.
-fn recent_tool_results(messages: &[Message]) -> Vec<&Message> {
-    messages
+/// The tool results since the last assistant message that asked for tools, with the tool's
+/// name filled in from the call they answer (the OpenAI wire does not repeat it).
+fn recent_tool_results(messages: &[Message]) -> Vec<Message> {
+    let results: Vec<&Message> = messages
         .iter()
         .rev()
         .take_while(|m| m.role == Role::Tool)
-        .collect::<Vec<_>>()
+        .collect();
+    results
         .into_iter()
         .rev()
+        .map(|m| {
+            let mut m = m.clone();
+            if m.name.as_deref().is_none_or(str::is_empty) {
+                m.name = messages
+                    .iter()
+                    .flat_map(|a| a.tool_calls.iter())
+                    .find(|c| Some(c.id.as_str()) == m.tool_call_id.as_deref())
+                    .map(|c| c.name.clone());
+            }
+            m
+        })
         .collect()
 }
 

@@ -39,6 +39,32 @@ pub enum Command {
     Score(ScoreArgs),
     /// Grade existing transcripts with one oracle (JSON lines in, JSON lines out).
     Oracle(OracleArgs),
+    /// Serve the built-in personas over the OpenAI and Anthropic wire formats on 127.0.0.1.
+    ServeFake(ServeFakeArgs),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PersonaArg {
+    /// Defends every attack.
+    Safe,
+    /// Falls for every attack.
+    Vulnerable,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeFakeArgs {
+    /// The default persona (a request's model name containing `safe` or `vulnerable` picks one).
+    #[arg(long, value_enum, default_value = "safe")]
+    pub persona: PersonaArg,
+    /// Port to listen on (0 picks a free one and prints it).
+    #[arg(long, default_value_t = 8089)]
+    pub port: u16,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// Added latency per request, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    pub latency_ms: u64,
 }
 
 /// Options shared by `run` and `redteam`.
@@ -54,6 +80,9 @@ pub struct ExecOpts {
     /// Name of the environment variable that holds the API key.
     #[arg(long, value_name = "NAME")]
     pub api_key_env: Option<String>,
+    /// Config file with named targets (default: gauntlet.yaml in the current folder, if any).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Where to write report.json, junit.xml and summary.md.
     #[arg(long, short = 'o', value_name = "DIR", default_value = "gauntlet-out")]
     pub out: PathBuf,
@@ -73,9 +102,12 @@ pub struct ExecOpts {
     /// Most trials in flight at once (default: the target's setting, else 8).
     #[arg(long, short = 'j', value_name = "N")]
     pub concurrency: Option<usize>,
-    /// Run seed (passed to targets that take one; trial seeds derive from it).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub seed: u64,
+    /// Run seed: trial seeds derive from it, and model targets receive it as `seed`.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Most tokens per reply for model targets.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
     /// Stop scheduling new cases after N failed cases.
     #[arg(long, value_name = "N")]
     pub max_fail: Option<usize>,

@@ -116,6 +116,37 @@ fn schema(args: cli::SchemaArgs) -> Result<i32, CliError> {
     Ok(0)
 }
 
+fn serve_fake(args: cli::ServeFakeArgs) -> Result<i32, CliError> {
+    use gauntlet_targets::persona::Persona;
+    let persona = match args.persona {
+        cli::PersonaArg::Safe => Persona::Safe,
+        cli::PersonaArg::Vulnerable => Persona::Vulnerable,
+    };
+    let server = gauntlet_targets::serve::FakeServer {
+        persona,
+        latency: std::time::Duration::from_millis(args.latency_ms),
+    };
+    let rt = runtime()?;
+    rt.block_on(async {
+        let addr = std::net::SocketAddr::new(args.host, args.port);
+        let (bound, serving) = server.bind(addr).await.map_err(|e| {
+            CliError::usage(
+                format!("failed to listen on {addr}: {e}"),
+                "pick another port with --port (0 picks a free one)",
+            )
+        })?;
+        println!(
+            "serve-fake: persona {} on http://{bound} (OpenAI: http://{bound}/v1, Anthropic: http://{bound}); Ctrl-C to stop",
+            persona.as_str()
+        );
+        tokio::select! {
+            r = serving => r.map_err(|e| CliError::Usage(format!("the server stopped: {e}"), None))?,
+            _ = tokio::signal::ctrl_c() => {}
+        }
+        Ok(0)
+    })
+}
+
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -126,6 +157,7 @@ fn main() {
         Command::Init(a) => initcmd::init(a),
         Command::Score(a) => scorecmd::score(a),
         Command::Oracle(a) => oraclecmd::oracle(a),
+        Command::ServeFake(a) => serve_fake(a),
     };
     let code = match result {
         Ok(c) => c,

@@ -134,10 +134,8 @@ fn resolve_target(
         }
     };
     if cfg.kind.is_none() {
-        return Err(CliError::usage(
-            format!("unknown target `{}`", cfg.name.as_deref().unwrap_or("")),
-            "write KIND:ARG, such as fake:safe or openai:gpt-4o-mini",
-        ));
+        let name = cfg.name.clone().unwrap_or_default();
+        cfg = named_target(&name, opts)?;
     }
     if let Some(u) = &opts.base_url {
         cfg.base_url = Some(u.clone());
@@ -148,8 +146,51 @@ fn resolve_target(
     if let Some(t) = opts.temperature {
         cfg.temperature = Some(t);
     }
+    if let Some(m) = opts.max_tokens {
+        cfg.max_tokens = Some(m);
+    }
+    if let Some(s) = opts.seed {
+        cfg.seed = Some(s as i64);
+    }
     gauntlet_suite::load::check_target(&cfg).map_err(|(m, h)| CliError::Usage(m, h))?;
     Ok(cfg)
+}
+
+/// A named target from the config file (`--config`, else `gauntlet.yaml` if present).
+fn named_target(name: &str, opts: &ExecOpts) -> Result<TargetConfig, CliError> {
+    let path = opts
+        .config
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from("gauntlet.yaml"));
+    if !path.exists() {
+        return Err(CliError::usage(
+            format!(
+                "unknown target `{name}`: no config file `{}` defines named targets",
+                path.display()
+            ),
+            "write KIND:ARG (fake:safe, openai:MODEL, ...), or define the target under `targets:` in gauntlet.yaml",
+        ));
+    }
+    let config = gauntlet_suite::load::load_config(&path).map_err(CliError::Diagnostics)?;
+    match config.targets.get(name) {
+        Some(t) => Ok(t.clone()),
+        None => Err(CliError::usage(
+            format!("`{}` defines no target named `{name}`", path.display()),
+            format!(
+                "defined targets: {}",
+                if config.targets.is_empty() {
+                    "none".to_owned()
+                } else {
+                    config
+                        .targets
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            ),
+        )),
+    }
 }
 
 fn suite_context(s: &LoadedSuite, canary: Option<&str>, timeout_ms: Option<u64>) -> SuiteContext {
@@ -237,8 +278,13 @@ fn execute(
             "use --k 1 for one trial per case",
         ));
     }
-    let target = gauntlet_targets::build_target(&target_cfg)
-        .map_err(|e| CliError::usage(e, "check the target settings"))?;
+    let mut redactor = gauntlet_core::redact::Redactor::new();
+    let target = gauntlet_targets::build_target(&target_cfg, &mut redactor).map_err(|e| {
+        CliError::usage(
+            e,
+            "check the target settings and the environment variables it names",
+        )
+    })?;
 
     let contexts: Vec<Arc<SuiteContext>> = suites
         .iter()
@@ -332,7 +378,7 @@ fn execute(
             .collect(),
         target: info,
         k: opts.k,
-        seed: opts.seed,
+        seed: opts.seed.unwrap_or(0),
         planned_cases: planned,
         evidence_level: if kind == TargetKind::Fake {
             EvidenceLevel::Offline
@@ -377,8 +423,9 @@ fn execute(
     let config = RunConfig {
         concurrency: opts.concurrency.or(target_cfg.concurrency).unwrap_or(8),
         k: opts.k,
-        seed: opts.seed,
+        seed: opts.seed.unwrap_or(0),
         max_fail: opts.max_fail,
+        redactor,
         refusal_probe: Some(probe),
         cancel: Arc::clone(&cancel),
         packs,

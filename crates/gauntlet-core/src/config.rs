@@ -1,0 +1,22 @@
+//! The project config file: [`Config`] (`gauntlet.yaml`), holding named targets and
+//! project-wide settings so that suites stay free of endpoints and credentials.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::target::TargetConfig;
+
+/// `gauntlet.yaml`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Named targets: `--target NAME` picks one. API keys are named by `api_key_env`,
+    /// never written here.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub targets: BTreeMap<String, TargetConfig>,
+    /// Where runs are stored (default `.gauntlet/runs.db`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<String>,
+}

@@ -1,0 +1,414 @@
+//! The HTTP client every network target shares: [`ApiClient`] (bounded retries of
+//! infrastructure failures, every attempt recorded) and [`RateLimiter`] (requests and tokens
+//! per minute).
+//!
+//! What is retried, and only that: connection errors and resets, request timeouts, HTTP 429
+//! (waiting as long as `Retry-After` says, capped), and HTTP 5xx. Backoff is exponential with
+//! full jitter. A response that arrived and parsed is never retried, whatever it says: a
+//! graded answer is evidence, and retrying it until it passes would hide exactly the flakes
+//! a gate exists to find.
+
+use std::sync::{Arc, Mutex, Once};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use gauntlet_core::redact::Redactor;
+use gauntlet_core::target::{RateLimitConfig, RetryConfig, TargetError};
+use gauntlet_core::trace::{TraceRecorder, TransportKind};
+use reqwest::header::HeaderMap;
+
+/// Default time limit of one request.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The longest `Retry-After` honoured; a longer wait ends the request as an error.
+pub const RETRY_AFTER_CEILING: Duration = Duration::from_secs(300);
+
+/// How much of a response body is kept in errors and traces.
+const BODY_CLIP: usize = 2048;
+
+static CRYPTO: Once = Once::new();
+
+/// Installs the TLS crypto provider once (ring: one provider, light to build).
+fn install_crypto() {
+    CRYPTO.call_once(|| {
+        // Another part of the process may have installed one first; either is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+/// A response that arrived.
+#[derive(Debug, Clone)]
+pub struct ApiResponse {
+    /// HTTP status.
+    pub status: u16,
+    /// The body.
+    pub body: Bytes,
+    /// Attempts made, the successful one included.
+    pub attempts: u32,
+}
+
+/// Shared HTTP client with retries, rate limits and redaction.
+#[derive(Clone)]
+pub struct ApiClient {
+    http: reqwest::Client,
+    retry: RetryConfig,
+    limiter: Option<Arc<RateLimiter>>,
+    redactor: Redactor,
+}
+
+impl ApiClient {
+    /// A client with the given retry policy, request time limit and rate limits.
+    pub fn new(
+        retry: RetryConfig,
+        timeout: Duration,
+        rate: Option<&RateLimitConfig>,
+        redactor: Redactor,
+    ) -> Result<ApiClient, String> {
+        install_crypto();
+        let http = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .pool_max_idle_per_host(256)
+            .tcp_nodelay(true)
+            .user_agent(concat!("gauntlet/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| format!("failed to build the HTTP client: {e}"))?;
+        let limiter = rate
+            .filter(|r| r.requests_per_minute.is_some() || r.tokens_per_minute.is_some())
+            .map(|r| Arc::new(RateLimiter::new(r)));
+        Ok(ApiClient {
+            http,
+            retry,
+            limiter,
+            redactor,
+        })
+    }
+
+    /// The redactor (for callers that build error messages).
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// Redacts and clips a response body for an error message or a trace.
+    pub fn clip_body(&self, body: &[u8]) -> String {
+        let text = String::from_utf8_lossy(body);
+        let clipped = if text.len() > BODY_CLIP {
+            format!(
+                "{}… ({} bytes)",
+                &text[..text.floor_char_boundary(BODY_CLIP)],
+                text.len()
+            )
+        } else {
+            text.into_owned()
+        };
+        self.redactor.redact(&clipped).into_owned()
+    }
+
+    /// Tells the rate limiter how many tokens a request used.
+    pub fn record_tokens(&self, tokens: u64) {
+        if let Some(l) = &self.limiter {
+            l.spend_tokens(tokens);
+        }
+    }
+
+    /// Sends a request, retrying infrastructure failures. Returns the first response that
+    /// is neither 429 nor 5xx, or the last failure once attempts run out.
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        url: &str,
+        headers: &HeaderMap,
+        body: Option<Bytes>,
+        rec: &mut TraceRecorder,
+    ) -> Result<ApiResponse, TargetError> {
+        let max = self.retry.max_attempts.max(1);
+        let mut last: TargetError = TargetError::Transport("no attempt made".into());
+        for attempt in 1..=max {
+            if let Some(l) = &self.limiter {
+                let waited = l.acquire().await;
+                if !waited.is_zero() {
+                    rec.transport(
+                        TransportKind::Throttled,
+                        None,
+                        format!("waited {} ms for the client rate limit", waited.as_millis()),
+                    );
+                }
+            }
+            let mut req = self
+                .http
+                .request(method.clone(), url)
+                .headers(headers.clone());
+            if let Some(b) = &body {
+                req = req.body(b.clone());
+            }
+            let (delay, detail, status) = match req.send().await {
+                Err(e) => {
+                    let kind = if e.is_timeout() {
+                        "timed out"
+                    } else {
+                        "failed"
+                    };
+                    let msg = self
+                        .redactor
+                        .redact(&format!("request {kind}: {}", error_chain(&e)))
+                        .into_owned();
+                    last = if e.is_timeout() {
+                        TargetError::Timeout(msg.clone())
+                    } else {
+                        TargetError::Transport(msg.clone())
+                    };
+                    (self.backoff(attempt), msg, None)
+                }
+                Ok(resp) => {
+                    let status = resp.status().as_u16();
+                    let retry_after = resp
+                        .headers()
+                        .get(reqwest::header::RETRY_AFTER)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(parse_retry_after);
+                    match resp.bytes().await {
+                        Err(e) => {
+                            let msg = self
+                                .redactor
+                                .redact(&format!(
+                                    "reading the response failed: {}",
+                                    error_chain(&e)
+                                ))
+                                .into_owned();
+                            last = if e.is_timeout() {
+                                TargetError::Timeout(msg.clone())
+                            } else {
+                                TargetError::Transport(msg.clone())
+                            };
+                            (self.backoff(attempt), msg, Some(status))
+                        }
+                        Ok(body) if status == 429 || (500..600).contains(&status) => {
+                            let msg = format!("HTTP {status}: {}", self.clip_body(&body));
+                            last = TargetError::Transport(msg.clone());
+                            // Retry-After is honoured as asked (the backoff cap does not shorten
+                            // it: retrying early only earns another 429), up to a hard ceiling
+                            // beyond which waiting is pointless and the attempt gives up.
+                            let delay = match retry_after {
+                                Some(d) if status == 429 || status == 503 => {
+                                    if d > RETRY_AFTER_CEILING {
+                                        rec.transport(
+                                            TransportKind::Failed,
+                                            Some(status),
+                                            format!(
+                                                "the server asked to wait {} s; giving up",
+                                                d.as_secs()
+                                            ),
+                                        );
+                                        return Err(TargetError::Transport(format!(
+                                            "{msg} (the server asked to wait {} s)",
+                                            d.as_secs()
+                                        )));
+                                    }
+                                    d
+                                }
+                                _ => self.backoff(attempt),
+                            };
+                            (delay, msg, Some(status))
+                        }
+                        Ok(body) => {
+                            return Ok(ApiResponse {
+                                status,
+                                body,
+                                attempts: attempt,
+                            });
+                        }
+                    }
+                }
+            };
+            let kind = if status == Some(429) {
+                TransportKind::RateLimited
+            } else if attempt < max {
+                TransportKind::Retry
+            } else {
+                TransportKind::Failed
+            };
+            let note = if attempt < max {
+                format!(
+                    "attempt {attempt}/{max}: {detail}; retrying in {} ms",
+                    delay.as_millis()
+                )
+            } else {
+                format!("attempt {attempt}/{max}: {detail}; giving up")
+            };
+            rec.transport(kind, status, note);
+            if attempt < max {
+                tokio::time::sleep(delay).await;
+            }
+        }
+        Err(match last {
+            TargetError::Transport(m) => {
+                TargetError::Transport(format!("{m} (after {max} attempts)"))
+            }
+            TargetError::Timeout(m) => TargetError::Timeout(format!("{m} (after {max} attempts)")),
+            other => other,
+        })
+    }
+
+    /// Exponential backoff with full jitter: a random delay up to base × 2^(attempt-1),
+    /// capped.
+    fn backoff(&self, attempt: u32) -> Duration {
+        let cap = self.retry.max_delay_ms;
+        let exp = self
+            .retry
+            .base_delay_ms
+            .saturating_mul(1u64 << (attempt.saturating_sub(1)).min(20));
+        let ceiling = exp.min(cap);
+        Duration::from_millis(ceiling / 2 + fastrand::u64(0..=ceiling / 2))
+    }
+}
+
+/// The error and its sources on one line (reqwest hides the useful part in `source()`).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        let t = c.to_string();
+        if !s.contains(&t) {
+            s.push_str(": ");
+            s.push_str(&t);
+        }
+        cur = c.source();
+    }
+    s
+}
+
+/// `Retry-After` in seconds (an HTTP date is treated as "soon": one second).
+fn parse_retry_after(v: &str) -> Option<Duration> {
+    let v = v.trim();
+    if let Ok(secs) = v.parse::<f64>() {
+        return (secs >= 0.0 && secs.is_finite()).then(|| Duration::from_secs_f64(secs));
+    }
+    (!v.is_empty()).then_some(Duration::from_secs(1))
+}
+
+/// A token-bucket limiter for requests and tokens per minute.
+///
+/// Requests refill continuously at `rpm / 60` per second with a burst of a tenth of a
+/// minute's allowance (at least 1), so a run spreads its requests instead of spending the
+/// minute in the first second. Tokens are charged after each response (the API reports
+/// them) and a request waits while the token budget is spent.
+pub struct RateLimiter {
+    rpm: Option<f64>,
+    tpm: Option<f64>,
+    state: Mutex<Bucket>,
+}
+
+struct Bucket {
+    requests: f64,
+    tokens: f64,
+    at: Instant,
+}
+
+impl RateLimiter {
+    /// A limiter for the configured rates.
+    pub fn new(cfg: &RateLimitConfig) -> Self {
+        let rpm = cfg.requests_per_minute.map(f64::from);
+        let tpm = cfg.tokens_per_minute.map(f64::from);
+        RateLimiter {
+            rpm,
+            tpm,
+            state: Mutex::new(Bucket {
+                requests: rpm.map_or(0.0, |r| (r / 10.0).max(1.0)),
+                tokens: tpm.unwrap_or(0.0),
+                at: Instant::now(),
+            }),
+        }
+    }
+
+    fn refill(&self, b: &mut Bucket) {
+        let now = Instant::now();
+        let dt = now.duration_since(b.at).as_secs_f64();
+        b.at = now;
+        if let Some(r) = self.rpm {
+            b.requests = (b.requests + dt * r / 60.0).min((r / 10.0).max(1.0));
+        }
+        if let Some(t) = self.tpm {
+            b.tokens = (b.tokens + dt * t / 60.0).min(t);
+        }
+    }
+
+    /// Waits for a request slot; returns how long it waited.
+    pub async fn acquire(&self) -> Duration {
+        let started = Instant::now();
+        loop {
+            let wait = {
+                let mut b = self.state.lock().expect("rate limiter lock");
+                self.refill(&mut b);
+                let req_ok = self.rpm.is_none() || b.requests >= 1.0;
+                let tok_ok = self.tpm.is_none() || b.tokens > 0.0;
+                if req_ok && tok_ok {
+                    if self.rpm.is_some() {
+                        b.requests -= 1.0;
+                    }
+                    return started.elapsed();
+                }
+                let req_wait = self
+                    .rpm
+                    .filter(|_| !req_ok)
+                    .map_or(0.0, |r| (1.0 - b.requests) * 60.0 / r);
+                let tok_wait = self
+                    .tpm
+                    .filter(|_| !tok_ok)
+                    .map_or(0.0, |t| (1.0 - b.tokens) * 60.0 / t);
+                Duration::from_secs_f64(req_wait.max(tok_wait).max(0.001))
+            };
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// Charges tokens a response used.
+    pub fn spend_tokens(&self, n: u64) {
+        if self.tpm.is_some() {
+            let mut b = self.state.lock().expect("rate limiter lock");
+            b.tokens -= n as f64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_parses_seconds() {
+        assert_eq!(parse_retry_after("2"), Some(Duration::from_secs(2)));
+        assert_eq!(parse_retry_after("0.5"), Some(Duration::from_millis(500)));
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
+            Some(Duration::from_secs(1))
+        );
+        assert_eq!(parse_retry_after(""), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_limiter_spreads_requests() {
+        let l = RateLimiter::new(&RateLimitConfig {
+            requests_per_minute: Some(60),
+            tokens_per_minute: None,
+        });
+        // Burst of max(60/10, 1) = 6, then one per second.
+        for _ in 0..6 {
+            assert!(l.acquire().await.is_zero());
+        }
+        let waited = l.acquire().await;
+        assert!(waited >= Duration::from_millis(900), "{waited:?}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn spent_tokens_make_requests_wait() {
+        let l = RateLimiter::new(&RateLimitConfig {
+            requests_per_minute: None,
+            tokens_per_minute: Some(600),
+        });
+        assert!(l.acquire().await.is_zero());
+        l.spend_tokens(1200);
+        let waited = l.acquire().await;
+        // 600 tokens over budget at 10 tokens per second: about a minute.
+        assert!(waited >= Duration::from_secs(59), "{waited:?}");
+    }
+}

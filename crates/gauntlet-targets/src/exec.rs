@@ -1,0 +1,1011 @@
+//! The subprocess adapter: [`ExecTarget`] launches the user's agent once per trial and talks
+//! to it in JSON lines over its stdin and stdout (protocol version [`PROTOCOL_VERSION`],
+//! specified in `docs/exec-protocol.md`).
+//!
+//! This module owns the agent process's whole life: resolving the command and the
+//! `${env:NAME}` values once, when the target is built; the pinned environment and the fresh
+//! working directory of each trial; both directions of the protocol (tool calls go through
+//! the runner's [`ToolHost`], decisions and self-reported model calls into the trace); the
+//! stderr tail kept for error messages; and the shutdown when the trial is over (`end`,
+//! stdin closed, a short grace, then a kill) or cut off (an immediate kill).
+//!
+//! The agent runs its own loop, so `max_steps` does not apply here: the trial time limit is
+//! what stops an agent that never answers.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use gauntlet_core::redact::Redactor;
+use gauntlet_core::target::{
+    BoxFuture, ExecTargetConfig, Session, Target, TargetError, TargetInfo, ToolHost, TrialContext,
+    TurnAnswer,
+};
+use gauntlet_core::trace::{Message, ToolCallRequest, TraceRecorder, TransportKind, Usage};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::task::JoinHandle;
+
+/// The protocol version sent in the `start` message and in `GAUNTLET_PROTOCOL`.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The clock value handed to the agent when the config sets none.
+pub const DEFAULT_FROZEN_TIME: &str = "2025-01-01T00:00:00Z";
+
+/// Seeds are cut to 53 bits so that every JSON parser (JavaScript's included) reads the
+/// `seed` field exactly, and it equals `GAUNTLET_SEED`.
+const SEED_MASK: u64 = (1 << 53) - 1;
+
+/// How long a finished agent gets to exit on its own after `end` before it is killed.
+const END_GRACE: Duration = Duration::from_secs(2);
+
+/// How long to wait for an exit status and the last stderr lines once the agent closed its
+/// stdout, so that the error says how it ended.
+const EXIT_WAIT: Duration = Duration::from_secs(2);
+
+/// Longest protocol line accepted (a self-reported model call may carry a long history).
+const MAX_STDOUT_LINE: usize = 16 << 20;
+
+/// What is kept of stderr for error messages: the last lines, up to this many bytes, each
+/// line clipped.
+const STDERR_LINES: usize = 20;
+const STDERR_BYTES: usize = 4096;
+const STDERR_LINE_BYTES: usize = 1024;
+
+/// How much of an offending stdout line an error message quotes.
+const QUOTE_BYTES: usize = 200;
+
+/// Used when gauntlet itself runs without `PATH`.
+const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// A target that runs the agent as a subprocess per trial.
+#[derive(Debug)]
+pub struct ExecTarget {
+    /// The program, as an absolute path (found when the target was built).
+    program: PathBuf,
+    /// Arguments; relative paths of existing files made absolute.
+    args: Vec<OsString>,
+    /// The command as configured, for labels and messages.
+    shown: String,
+    /// The configured environment, `${env:NAME}` references resolved.
+    env: BTreeMap<String, String>,
+    /// `PATH` handed to the agent (gauntlet's own unless the config sets one).
+    path: OsString,
+    /// Handed to the agent as `frozen_time` and `GAUNTLET_FROZEN_TIME`.
+    frozen_time: String,
+    /// Knows every secret resolved here (and whatever the caller had registered before), so
+    /// that stderr and stdout quoted in errors never carry one.
+    redactor: Arc<Redactor>,
+}
+
+impl ExecTarget {
+    /// Builds the target: resolves `${env:NAME}` values (an unset variable is an error; every
+    /// resolved value is registered in `redactor` as a secret under NAME), and resolves the
+    /// command against gauntlet's working directory, because the agent itself runs in a
+    /// fresh temporary directory where a relative path would not name the same file.
+    pub fn new(cfg: &ExecTargetConfig, redactor: &mut Redactor) -> Result<ExecTarget, String> {
+        let Some((program, args)) = cfg.command.split_first() else {
+            return Err(
+                "the exec target has no command; add `exec: {command: [python3, agent.py]}`".into(),
+            );
+        };
+        if program.is_empty() {
+            return Err("the exec target's command starts with an empty program name".into());
+        }
+        let mut env = BTreeMap::new();
+        for (key, value) in &cfg.env {
+            if key.is_empty() || key.contains('=') || key.contains('\0') {
+                return Err(format!(
+                    "exec target: `{key}` is not a valid environment variable name"
+                ));
+            }
+            if key.starts_with("GAUNTLET_") {
+                return Err(format!(
+                    "exec target: `{key}` cannot be set in `env`; gauntlet sets the GAUNTLET_ variables for each trial"
+                ));
+            }
+            env.insert(key.clone(), resolve_env_refs(key, value, redactor)?);
+        }
+        let frozen_time = match cfg.frozen_time.as_deref().map(str::trim) {
+            None => DEFAULT_FROZEN_TIME.to_owned(),
+            Some("") => return Err("exec target: `frozen_time` is empty".into()),
+            Some(t) => t.to_owned(),
+        };
+        let path = match env.get("PATH") {
+            Some(p) => OsString::from(p),
+            None => std::env::var_os("PATH").unwrap_or_else(|| FALLBACK_PATH.into()),
+        };
+        let cwd = std::env::current_dir()
+            .map_err(|e| format!("exec target: cannot read the current directory: {e}"))?;
+        let program = resolve_program(program, &cwd, &path)?;
+        let args = args.iter().map(|a| resolve_arg(a, &cwd)).collect();
+        Ok(ExecTarget {
+            program,
+            args,
+            shown: cfg.command.join(" "),
+            env,
+            path,
+            frozen_time,
+            redactor: Arc::new(redactor.clone()),
+        })
+    }
+}
+
+/// Replaces every `${env:NAME}` in `value` with the variable's value, registering each as a
+/// secret.
+fn resolve_env_refs(key: &str, value: &str, redactor: &mut Redactor) -> Result<String, String> {
+    const OPEN: &str = "${env:";
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find(OPEN) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + OPEN.len()..];
+        let Some(end) = after.find('}') else {
+            return Err(format!(
+                "exec target: the value of `{key}` has an unterminated `${{env:`; write `${{env:NAME}}`"
+            ));
+        };
+        let name = after[..end].trim();
+        if name.is_empty() {
+            return Err(format!(
+                "exec target: the value of `{key}` has an empty `${{env:}}` reference"
+            ));
+        }
+        let secret = std::env::var(name).map_err(|e| match e {
+            std::env::VarError::NotPresent => {
+                format!("exec target: environment variable `{name}` (for `{key}`) is not set")
+            }
+            std::env::VarError::NotUnicode(_) => format!(
+                "exec target: environment variable `{name}` (for `{key}`) is not valid UTF-8"
+            ),
+        })?;
+        redactor.add(name, &secret);
+        out.push_str(&secret);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// A program with a `/` is a path (made absolute against gauntlet's working directory); a
+/// bare name is looked up on the agent's `PATH` now, so that a typo is a configuration error
+/// before any trial runs.
+fn resolve_program(program: &str, cwd: &Path, path: &OsString) -> Result<PathBuf, String> {
+    if program.contains('/') {
+        let p = cwd.join(program);
+        if !p.is_file() {
+            return Err(format!(
+                "exec target: `{program}` does not exist (looked for {}; relative paths are resolved against the directory gauntlet runs in)",
+                p.display()
+            ));
+        }
+        return Ok(p);
+    }
+    std::env::split_paths(path)
+        .map(|dir| cwd.join(dir).join(program))
+        .find(|p| is_executable(p))
+        .ok_or_else(|| {
+            format!(
+                "exec target: `{program}` is not an executable on PATH; give its path or install it"
+            )
+        })
+}
+
+#[cfg(unix)]
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(p: &Path) -> bool {
+    p.is_file()
+}
+
+/// An argument that is a relative path to an existing file is made absolute (the script of
+/// `python3 agent.py`); options and everything else pass unchanged.
+fn resolve_arg(arg: &str, cwd: &Path) -> OsString {
+    let p = Path::new(arg);
+    if !arg.is_empty() && !arg.starts_with('-') && p.is_relative() && cwd.join(p).is_file() {
+        cwd.join(p).into_os_string()
+    } else {
+        OsString::from(arg)
+    }
+}
+
+impl Target for ExecTarget {
+    fn info(&self) -> TargetInfo {
+        let mut settings = BTreeMap::new();
+        settings.insert("protocol".into(), PROTOCOL_VERSION.to_string());
+        settings.insert("frozen_time".into(), self.frozen_time.clone());
+        if !self.env.is_empty() {
+            // Names only: values may be secrets.
+            let names: Vec<&str> = self.env.keys().map(String::as_str).collect();
+            settings.insert("env".into(), names.join(","));
+        }
+        TargetInfo {
+            kind: "exec".into(),
+            label: format!("exec:{}", self.shown),
+            model: None,
+            base_url: None,
+            settings,
+        }
+    }
+
+    fn open<'a>(
+        &'a self,
+        ctx: &'a TrialContext<'a>,
+    ) -> BoxFuture<'a, Result<Box<dyn Session + 'a>, TargetError>> {
+        Box::pin(async move {
+            let session: Box<dyn Session + 'a> = Box::new(ExecSession::start(self, ctx).await?);
+            Ok(session)
+        })
+    }
+}
+
+/// The last lines the agent wrote on stderr, already redacted.
+#[derive(Debug, Default)]
+struct StderrTail {
+    lines: VecDeque<String>,
+    bytes: usize,
+}
+
+impl StderrTail {
+    fn push(&mut self, line: String) {
+        self.bytes += line.len();
+        self.lines.push_back(line);
+        while self.lines.len() > STDERR_LINES || self.bytes > STDERR_BYTES {
+            match self.lines.pop_front() {
+                Some(l) => self.bytes -= l.len(),
+                None => break,
+            }
+        }
+    }
+
+    /// `; stderr: a | b | c`, on one line so that it fits a terminal reason and a report
+    /// table cell.
+    fn suffix(&self) -> String {
+        let lines: Vec<&str> = self
+            .lines
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+            .collect();
+        if lines.is_empty() {
+            "; nothing on stderr".into()
+        } else {
+            format!("; stderr: {}", lines.join(" | "))
+        }
+    }
+}
+
+/// One line read from a pipe, without its line ending.
+struct Line {
+    bytes: Vec<u8>,
+    /// Longer than the reader's limit: `bytes` holds only the start.
+    overlong: bool,
+}
+
+/// Reads lines with a length limit. Cancel-safe: a partial line survives a dropped read,
+/// because only `fill_buf` awaits and the copy out of the buffer is synchronous.
+struct LineReader<R> {
+    inner: BufReader<R>,
+    buf: Vec<u8>,
+    overlong: bool,
+    max: usize,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    fn new(inner: R, max: usize) -> Self {
+        LineReader {
+            inner: BufReader::new(inner),
+            buf: Vec::new(),
+            overlong: false,
+            max,
+        }
+    }
+
+    /// The next line, or `None` at the end of the stream.
+    async fn next_line(&mut self) -> io::Result<Option<Line>> {
+        loop {
+            let chunk = self.inner.fill_buf().await?;
+            if chunk.is_empty() {
+                if self.buf.is_empty() && !self.overlong {
+                    return Ok(None);
+                }
+                // A last line without a newline still counts.
+                return Ok(Some(self.take()));
+            }
+            let (used, content, done) = match chunk.iter().position(|b| *b == b'\n') {
+                Some(i) => (i + 1, i, true),
+                None => (chunk.len(), chunk.len(), false),
+            };
+            let room = self.max.saturating_sub(self.buf.len());
+            if content > room {
+                self.overlong = true;
+            }
+            self.buf.extend_from_slice(&chunk[..content.min(room)]);
+            self.inner.consume(used);
+            if done {
+                return Ok(Some(self.take()));
+            }
+        }
+    }
+
+    fn take(&mut self) -> Line {
+        let mut bytes = std::mem::take(&mut self.buf);
+        if bytes.last() == Some(&b'\r') {
+            bytes.pop();
+        }
+        Line {
+            bytes,
+            overlong: std::mem::take(&mut self.overlong),
+        }
+    }
+
+    /// Whether output is already waiting (best effort: only what has reached the pipe).
+    async fn has_pending(&mut self) -> bool {
+        if !self.buf.is_empty() || self.overlong {
+            return true;
+        }
+        // `timeout` polls the read once before looking at the clock, so a zero timeout
+        // answers "is anything readable right now".
+        matches!(
+            tokio::time::timeout(Duration::ZERO, self.inner.fill_buf()).await,
+            Ok(Ok(b)) if !b.is_empty()
+        )
+    }
+}
+
+async fn collect_stderr<R: AsyncRead + Unpin>(
+    stderr: R,
+    tail: Arc<Mutex<StderrTail>>,
+    redactor: Arc<Redactor>,
+) {
+    let mut reader = LineReader::new(stderr, STDERR_LINE_BYTES);
+    while let Ok(Some(line)) = reader.next_line().await {
+        let text = String::from_utf8_lossy(&line.bytes);
+        let mut text = redactor.redact(&text).into_owned();
+        if line.overlong {
+            text.push('…');
+        }
+        if let Ok(mut t) = tail.lock() {
+            t.push(text);
+        }
+    }
+}
+
+/// The running agent of one trial and its working directory.
+struct Proc {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: LineReader<ChildStdout>,
+    stderr: Arc<Mutex<StderrTail>>,
+    stderr_task: Option<JoinHandle<()>>,
+    /// Removed when dropped, after the agent is gone.
+    workdir: tempfile::TempDir,
+}
+
+impl Proc {
+    async fn send(&mut self, msg: &ToAgent<'_>) -> io::Result<()> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::BrokenPipe, "stdin is closed"))?;
+        let mut line = serde_json::to_vec(msg)?;
+        line.push(b'\n');
+        stdin.write_all(&line).await?;
+        stdin.flush().await
+    }
+
+    fn stderr_suffix(&self) -> String {
+        self.stderr.lock().map(|t| t.suffix()).unwrap_or_default()
+    }
+
+    /// Ends the process. `graceful`: the trial finished normally, so the agent is told
+    /// (`end`, then end of input) and gets [`END_GRACE`] to exit on its own; otherwise (a
+    /// cut-off or failed trial) it is killed at once. The working directory goes last.
+    async fn shutdown(mut self, graceful: bool) {
+        if graceful && let Some(mut stdin) = self.stdin.take() {
+            let end = async {
+                stdin.write_all(b"{\"type\":\"end\"}\n").await?;
+                stdin.flush().await
+            };
+            let _ = tokio::time::timeout(Duration::from_millis(200), end).await;
+            drop(stdin);
+            if tokio::time::timeout(END_GRACE, self.child.wait())
+                .await
+                .is_ok()
+            {
+                self.finish();
+                return;
+            }
+        }
+        let _ = self.child.start_kill();
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+        self.finish();
+    }
+
+    fn finish(mut self) {
+        if let Some(t) = self.stderr_task.take() {
+            t.abort();
+        }
+        // The agent no longer runs in it. A failed removal leaves a folder in the system
+        // temporary directory, which is not worth failing a finished trial for.
+        let _ = self.workdir.close();
+    }
+}
+
+/// One trial's agent process.
+struct ExecSession {
+    proc: Option<Proc>,
+    redactor: Arc<Redactor>,
+    /// The session is starting or playing a turn: a drop now means the trial was cut off
+    /// (the runner's time limit), so the agent is killed without grace.
+    busy: bool,
+    /// A turn failed: the agent is in an unknown state and gets no more input.
+    broken: bool,
+    /// For tool calls that come without an id.
+    next_call: u32,
+}
+
+/// Messages to the agent. Serialized with `type` first, so that logs read well. (`end` is
+/// written by [`Proc::shutdown`] directly.)
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ToAgent<'a> {
+    Start {
+        protocol: u32,
+        session_id: &'a str,
+        case_id: &'a str,
+        trial: u32,
+        seed: u64,
+        system_prompt: Option<&'a str>,
+        tools: Vec<ToolSpec<'a>>,
+        vars: &'a BTreeMap<String, Value>,
+        frozen_time: &'a str,
+    },
+    User {
+        content: &'a str,
+    },
+    ToolResult {
+        id: &'a str,
+        name: &'a str,
+        content: &'a str,
+    },
+}
+
+/// A tool as the agent sees it: never its fixtures.
+#[derive(Debug, Serialize)]
+struct ToolSpec<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+}
+
+/// Messages from the agent (`type` selects the variant; unknown fields are ignored, so
+/// agents may add their own).
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum AgentMsg {
+    ToolCall {
+        #[serde(default)]
+        id: Option<String>,
+        name: String,
+        #[serde(default)]
+        arguments: Value,
+        #[serde(default)]
+        agent: Option<String>,
+    },
+    Decision {
+        branch: String,
+        #[serde(default)]
+        reason: Option<String>,
+        #[serde(default)]
+        agent: Option<String>,
+    },
+    LlmCall(Box<LlmCallMsg>),
+    Answer {
+        content: String,
+        #[serde(default)]
+        truncated: bool,
+    },
+    Error {
+        message: String,
+        #[serde(default)]
+        kind: Option<String>,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+struct LlmCallMsg {
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    messages_in: Vec<Message>,
+    message_out: Message,
+    #[serde(default)]
+    usage: UsageMsg,
+    #[serde(default)]
+    latency_ms: u64,
+    #[serde(default)]
+    finish_reason: Option<String>,
+    #[serde(default)]
+    attempts: Option<u32>,
+    #[serde(default)]
+    agent: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct UsageMsg {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+}
+
+/// Tool arguments as the agent sent them: an object as is, a string holding JSON decoded (an
+/// agent forwarding a model's raw arguments), a string that is not JSON kept and marked
+/// malformed, nothing at all an empty object.
+fn tool_arguments(arguments: Value) -> (Value, bool) {
+    match arguments {
+        Value::Null => (json!({}), false),
+        Value::String(s) => match serde_json::from_str::<Value>(&s) {
+            Ok(v) => (v, false),
+            Err(_) => (Value::String(s), true),
+        },
+        other => (other, false),
+    }
+}
+
+/// The text with secrets replaced, cut to `max` bytes.
+fn quote(redactor: &Redactor, text: &str, max: usize) -> String {
+    let text = redactor.redact(text);
+    if text.len() <= max {
+        text.into_owned()
+    } else {
+        format!(
+            "{}… ({} bytes)",
+            &text[..text.floor_char_boundary(max)],
+            text.len()
+        )
+    }
+}
+
+impl ExecSession {
+    async fn start(
+        target: &ExecTarget,
+        ctx: &TrialContext<'_>,
+    ) -> Result<ExecSession, TargetError> {
+        // Outside the suite's folder (under the system temporary directory), so an agent
+        // cannot read fixtures or expectations by relative path, and nothing it writes
+        // survives the trial.
+        let workdir = tempfile::Builder::new()
+            .prefix("gauntlet-exec-")
+            .tempdir()
+            .map_err(|e| {
+                TargetError::Harness(format!(
+                    "could not create the agent's working directory: {e}"
+                ))
+            })?;
+        let seed = ctx.seed & SEED_MASK;
+        let mut cmd = Command::new(&target.program);
+        cmd.args(&target.args)
+            .env_clear()
+            .env("PATH", &target.path)
+            .env("HOME", workdir.path())
+            .env("TZ", "UTC")
+            .env("LANG", "C.UTF-8")
+            .env("LC_ALL", "C.UTF-8")
+            .env("PYTHONHASHSEED", "0")
+            .env("PYTHONUNBUFFERED", "1")
+            // The configured environment may override the pins above (a virtualenv's PATH);
+            // the GAUNTLET_ variables below it may not (checked in `new`).
+            .envs(&target.env)
+            .env("GAUNTLET_PROTOCOL", PROTOCOL_VERSION.to_string())
+            .env("GAUNTLET_FROZEN_TIME", &target.frozen_time)
+            .env("GAUNTLET_SESSION_ID", &ctx.session_id)
+            .env("GAUNTLET_CASE_ID", &ctx.case.id)
+            .env("GAUNTLET_TRIAL", ctx.trial.to_string())
+            .env("GAUNTLET_SEED", seed.to_string())
+            .current_dir(workdir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Dropping the child (the runner's trial timeout drops the whole trial) kills it.
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().map_err(|e| {
+            TargetError::Transport(format!("could not start `{}`: {e}", target.shown))
+        })?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(TargetError::Harness(
+                "the agent's pipes were not set up".into(),
+            ));
+        };
+        let tail = Arc::new(Mutex::new(StderrTail::default()));
+        let stderr_task = tokio::spawn(collect_stderr(
+            stderr,
+            Arc::clone(&tail),
+            Arc::clone(&target.redactor),
+        ));
+        let mut session = ExecSession {
+            proc: Some(Proc {
+                child,
+                stdin: Some(stdin),
+                stdout: LineReader::new(stdout, MAX_STDOUT_LINE),
+                stderr: tail,
+                stderr_task: Some(stderr_task),
+                workdir,
+            }),
+            redactor: Arc::clone(&target.redactor),
+            busy: true,
+            broken: false,
+            next_call: 0,
+        };
+        let start = ToAgent::Start {
+            protocol: PROTOCOL_VERSION,
+            session_id: &ctx.session_id,
+            case_id: &ctx.case.id,
+            trial: ctx.trial,
+            seed,
+            system_prompt: ctx.system_prompt,
+            tools: ctx
+                .tools
+                .iter()
+                .map(|t| ToolSpec {
+                    name: &t.name,
+                    description: &t.description,
+                    parameters: &t.parameters,
+                })
+                .collect(),
+            vars: &ctx.case.vars,
+            frozen_time: &target.frozen_time,
+        };
+        if let Err(e) = session.proc_mut()?.send(&start).await {
+            session.broken = true;
+            return Err(session
+                .exited("before it read the start message", &e.to_string())
+                .await);
+        }
+        session.busy = false;
+        Ok(session)
+    }
+
+    fn proc_mut(&mut self) -> Result<&mut Proc, TargetError> {
+        self.proc
+            .as_mut()
+            .ok_or_else(|| TargetError::Harness("the agent process is gone".into()))
+    }
+
+    /// The error for an agent that stopped talking: how it ended and what it said on stderr.
+    async fn exited(&mut self, when: &str, cause: &str) -> TargetError {
+        let Some(proc) = self.proc.as_mut() else {
+            return TargetError::Harness("the agent process is gone".into());
+        };
+        // The process may still be on its way out: give it a moment, so that the message has
+        // its exit status and the last stderr lines.
+        let status = tokio::time::timeout(EXIT_WAIT, proc.child.wait()).await;
+        if let Some(task) = proc.stderr_task.take() {
+            let _ = tokio::time::timeout(EXIT_WAIT, task).await;
+        }
+        let stderr = proc.stderr_suffix();
+        let cause = quote(&self.redactor, cause, QUOTE_BYTES);
+        TargetError::Transport(match status {
+            Ok(Ok(s)) => format!("the agent exited {when} ({s}){stderr}"),
+            Ok(Err(e)) => {
+                format!("the agent stopped {when} ({cause}; exit status unknown: {e}){stderr}")
+            }
+            Err(_) => {
+                format!("the agent stopped talking {when} ({cause}) but is still running{stderr}")
+            }
+        })
+    }
+
+    fn protocol_error(&self, what: &str, line: &str) -> TargetError {
+        let stderr = self
+            .proc
+            .as_ref()
+            .map(Proc::stderr_suffix)
+            .unwrap_or_default();
+        TargetError::Protocol(format!(
+            "{}: `{}`{stderr}",
+            quote(&self.redactor, what, 1000),
+            quote(&self.redactor, line, QUOTE_BYTES)
+        ))
+    }
+
+    async fn play(
+        &mut self,
+        user: &str,
+        tools: &mut dyn ToolHost,
+        rec: &mut TraceRecorder,
+    ) -> Result<TurnAnswer, TargetError> {
+        let proc = self.proc_mut()?;
+        if proc.stdout.has_pending().await {
+            let line = match proc.stdout.next_line().await {
+                Ok(Some(l)) => String::from_utf8_lossy(&l.bytes).into_owned(),
+                _ => String::new(),
+            };
+            return Err(self.protocol_error(
+                "the agent wrote a message while no turn was open (after its answer, or before the first user turn)",
+                &line,
+            ));
+        }
+        if let Err(e) = proc.send(&ToAgent::User { content: user }).await {
+            return Err(self
+                .exited("before it read the user turn", &e.to_string())
+                .await);
+        }
+        loop {
+            let line = match self.proc_mut()?.stdout.next_line().await {
+                Ok(Some(line)) => line,
+                Ok(None) => {
+                    return Err(self.exited("before answering", "its stdout closed").await);
+                }
+                Err(e) => return Err(self.exited("before answering", &e.to_string()).await),
+            };
+            if line.overlong {
+                let start =
+                    String::from_utf8_lossy(&line.bytes[..line.bytes.len().min(64)]).into_owned();
+                return Err(self.protocol_error(
+                    &format!(
+                        "the agent wrote a line longer than {MAX_STDOUT_LINE} bytes on stdout"
+                    ),
+                    &start,
+                ));
+            }
+            let Ok(text) = std::str::from_utf8(&line.bytes) else {
+                let lossy = String::from_utf8_lossy(&line.bytes).into_owned();
+                return Err(self.protocol_error("the agent wrote a line that is not UTF-8", &lossy));
+            };
+            if text.trim().is_empty() {
+                continue;
+            }
+            let msg = match serde_json::from_str::<AgentMsg>(text) {
+                Ok(m) => m,
+                Err(e) => {
+                    let what = if serde_json::from_str::<Value>(text).is_ok_and(|v| v.is_object()) {
+                        format!("the agent wrote an invalid protocol message ({e})")
+                    } else {
+                        "the agent wrote a line on stdout that is not a JSON object (stdout carries only protocol messages; write logs to stderr)".to_owned()
+                    };
+                    return Err(self.protocol_error(&what, text));
+                }
+            };
+            match msg {
+                AgentMsg::Answer { content, truncated } => {
+                    if truncated {
+                        rec.transport(
+                            TransportKind::Truncated,
+                            None,
+                            "the agent reported its answer as truncated".into(),
+                        );
+                    }
+                    return Ok(TurnAnswer { content, truncated });
+                }
+                AgentMsg::ToolCall {
+                    id,
+                    name,
+                    arguments,
+                    agent,
+                } => {
+                    if name.trim().is_empty() {
+                        return Err(self.protocol_error("a tool_call without a tool name", text));
+                    }
+                    let id = id.filter(|i| !i.is_empty()).unwrap_or_else(|| {
+                        self.next_call += 1;
+                        format!("call-{}", self.next_call)
+                    });
+                    let (arguments, malformed) = tool_arguments(arguments);
+                    let call = ToolCallRequest {
+                        id,
+                        name,
+                        arguments,
+                        malformed,
+                    };
+                    rec.set_agent(agent);
+                    let result = tools.call(&call, rec);
+                    rec.set_agent(None);
+                    let reply = ToAgent::ToolResult {
+                        id: &call.id,
+                        name: &call.name,
+                        content: &result.content,
+                    };
+                    if let Err(e) = self.proc_mut()?.send(&reply).await {
+                        return Err(self
+                            .exited("before it read a tool result", &e.to_string())
+                            .await);
+                    }
+                }
+                AgentMsg::Decision {
+                    branch,
+                    reason,
+                    agent,
+                } => {
+                    rec.set_agent(agent);
+                    rec.decision(branch, reason);
+                    rec.set_agent(None);
+                }
+                AgentMsg::LlmCall(m) => {
+                    let m = *m;
+                    rec.set_agent(m.agent);
+                    rec.llm_call(
+                        m.model,
+                        m.messages_in,
+                        m.message_out,
+                        Usage {
+                            input_tokens: m.usage.input_tokens,
+                            output_tokens: m.usage.output_tokens,
+                        },
+                        m.latency_ms,
+                        m.finish_reason,
+                        m.attempts.unwrap_or(1),
+                    );
+                    rec.set_agent(None);
+                }
+                AgentMsg::Error { message, kind } => {
+                    let stderr = self.proc_mut()?.stderr_suffix();
+                    let message = quote(&self.redactor, &message, 1000);
+                    return Err(match kind.as_deref() {
+                        None | Some("transport") => TargetError::Transport(format!(
+                            "the agent reported an error: {message}{stderr}"
+                        )),
+                        Some("blocked") => {
+                            rec.transport(TransportKind::FilterBlock, None, message.clone());
+                            TargetError::Blocked(format!("reported by the agent: {message}"))
+                        }
+                        Some("timeout") => TargetError::Timeout(format!(
+                            "reported by the agent: {message}{stderr}"
+                        )),
+                        Some(_) => {
+                            return Err(self.protocol_error(
+                                "an error message whose `kind` is not transport, blocked or timeout",
+                                text,
+                            ));
+                        }
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl Session for ExecSession {
+    fn turn<'a>(
+        &'a mut self,
+        user: &'a str,
+        tools: &'a mut dyn ToolHost,
+        rec: &'a mut TraceRecorder,
+    ) -> BoxFuture<'a, Result<TurnAnswer, TargetError>> {
+        Box::pin(async move {
+            if self.broken {
+                return Err(TargetError::Harness(
+                    "the agent failed an earlier turn; no more turns are sent to it".into(),
+                ));
+            }
+            self.busy = true;
+            let result = self.play(user, tools, rec).await;
+            self.busy = false;
+            if let Err(e) = &result {
+                self.broken = true;
+                let kind = match e {
+                    TargetError::Blocked(_) => None, // recorded where it was reported
+                    TargetError::Timeout(_) => Some(TransportKind::Timeout),
+                    _ => Some(TransportKind::Failed),
+                };
+                if let Some(kind) = kind {
+                    rec.transport(kind, None, e.to_string());
+                }
+            }
+            result
+        })
+    }
+}
+
+impl Drop for ExecSession {
+    fn drop(&mut self) {
+        let Some(mut proc) = self.proc.take() else {
+            return;
+        };
+        // A drop in the middle of a turn is the runner's time limit (or a cancelled run):
+        // no grace then, and the kill goes out now rather than from a task that a runtime
+        // shutting down might never run. `Session` has no close step, so the orderly end
+        // runs from here.
+        let graceful = !self.busy && !self.broken;
+        if !graceful {
+            let _ = proc.child.start_kill();
+        }
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => {
+                rt.spawn(proc.shutdown(graceful));
+            }
+            // No runtime to wait on: `kill_on_drop` kills the agent and the working
+            // directory is removed as `proc` drops.
+            Err(_) => drop(proc),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_references_resolve_inside_text_and_register_secrets() {
+        let path = std::env::var("PATH").expect("PATH is set in tests");
+        let mut r = Redactor::new();
+        let v = resolve_env_refs("AUTH", "Bearer ${env:PATH} and ${env:PATH}!", &mut r).unwrap();
+        assert_eq!(v, format!("Bearer {path} and {path}!"));
+        assert_eq!(r.redact(&path), "[REDACTED:PATH]");
+        assert_eq!(resolve_env_refs("K", "plain", &mut r).unwrap(), "plain");
+        assert!(resolve_env_refs("K", "${env:PATH", &mut r).is_err());
+        assert!(resolve_env_refs("K", "${env:}", &mut r).is_err());
+    }
+
+    #[test]
+    fn tool_arguments_accept_objects_json_strings_and_nothing() {
+        assert_eq!(tool_arguments(json!({"a": 1})), (json!({"a": 1}), false));
+        assert_eq!(
+            tool_arguments(json!("{\"a\": 1}")),
+            (json!({"a": 1}), false)
+        );
+        assert_eq!(tool_arguments(json!("a=1")), (json!("a=1"), true));
+        assert_eq!(tool_arguments(Value::Null), (json!({}), false));
+    }
+
+    #[test]
+    fn the_stderr_tail_is_bounded() {
+        let mut t = StderrTail::default();
+        for i in 0..100 {
+            t.push(format!("line {i}"));
+        }
+        assert_eq!(t.lines.len(), STDERR_LINES);
+        assert_eq!(t.lines.back().map(String::as_str), Some("line 99"));
+        for _ in 0..10 {
+            t.push("x".repeat(STDERR_LINE_BYTES));
+        }
+        assert!(t.bytes <= STDERR_BYTES);
+        assert_eq!(StderrTail::default().suffix(), "; nothing on stderr");
+    }
+
+    #[tokio::test]
+    async fn lines_are_split_and_bounded() {
+        let input: &[u8] = b"{\"a\":1}\r\n\nabcdefghij\ntail";
+        let mut r = LineReader::new(input, 5);
+        let mut got = Vec::new();
+        while let Some(l) = r.next_line().await.unwrap() {
+            got.push((String::from_utf8(l.bytes).unwrap(), l.overlong));
+        }
+        assert_eq!(
+            got,
+            vec![
+                ("{\"a\":".to_owned(), true),
+                (String::new(), false),
+                ("abcde".to_owned(), true),
+                ("tail".to_owned(), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn quotes_are_redacted_then_clipped() {
+        let mut r = Redactor::new();
+        r.add("KEY", "sk-secret-value");
+        assert_eq!(quote(&r, "key sk-secret-value", 100), "key [REDACTED:KEY]");
+        let long = format!("sk-secret-value {}", "é".repeat(100));
+        let q = quote(&r, &long, 20);
+        assert!(
+            q.starts_with("[REDACTED:KEY]") && q.ends_with("bytes)"),
+            "{q}"
+        );
+    }
+}

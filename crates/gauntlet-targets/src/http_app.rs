@@ -1,0 +1,344 @@
+//! The `http` target: [`HttpAppTarget`], for an application behind its own API.
+//!
+//! Each user turn becomes one request built from a template: the method, URL, headers and a
+//! JSON body whose string values are MiniJinja templates over `input` (this turn's message),
+//! `history` (earlier turns as `[{role, content}]`), `vars` (the case's variables),
+//! `session_id`, `case_id`, `turn` and `system_prompt`. A string that is exactly one
+//! expression (`"{{ history }}"`) is replaced by the expression's JSON value, so lists and
+//! objects can be passed whole. The answer is read from the response with a JSON path, and
+//! optionally the tool calls the app reports (a list of `{name, arguments}`), which are
+//! recorded as tool spans so trace checks apply to apps that run their own tools.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use gauntlet_core::redact::Redactor;
+use gauntlet_core::target::{
+    BoxFuture, HttpTargetConfig, Session, Target, TargetConfig, TargetError, TargetInfo, ToolHost,
+    TrialContext, TurnAnswer,
+};
+use gauntlet_core::trace::{
+    Approval, Message, Role, ToolSpanInput, TraceRecorder, TransportKind, Usage,
+};
+use minijinja::Environment;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Value, json};
+use serde_json_path::JsonPath;
+
+use crate::client::{ApiClient, DEFAULT_REQUEST_TIMEOUT};
+use crate::openai::{is_content_filter_error, resolve_env_refs, settings_of};
+
+/// An application behind its own HTTP API.
+pub struct HttpAppTarget {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    client: ApiClient,
+    cfg: HttpTargetConfig,
+    method: reqwest::Method,
+    headers: HeaderMap,
+    answer: JsonPath,
+    tool_calls: Option<JsonPath>,
+    env: Environment<'static>,
+    info: TargetInfo,
+}
+
+impl HttpAppTarget {
+    /// Builds the target; `${env:NAME}` header values are read now and redacted everywhere.
+    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<HttpAppTarget, String> {
+        let h = cfg
+            .http
+            .clone()
+            .ok_or("the http target needs an `http:` section")?;
+        let method = reqwest::Method::from_bytes(h.method.to_ascii_uppercase().as_bytes())
+            .map_err(|_| format!("invalid HTTP method `{}`", h.method))?;
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        for (k, v) in cfg.headers.iter().chain(h.headers.iter()) {
+            let v = resolve_env_refs(v, redactor)?;
+            let name = HeaderName::from_bytes(k.as_bytes())
+                .map_err(|_| format!("invalid header name `{k}`"))?;
+            let mut value =
+                HeaderValue::from_str(&v).map_err(|_| format!("invalid value for header `{k}`"))?;
+            value.set_sensitive(true);
+            headers.insert(name, value);
+        }
+        let answer =
+            JsonPath::parse(&h.answer_path).map_err(|e| format!("invalid answer_path: {e}"))?;
+        let tool_calls = h
+            .tool_calls_path
+            .as_deref()
+            .map(JsonPath::parse)
+            .transpose()
+            .map_err(|e| format!("invalid tool_calls_path: {e}"))?;
+        let timeout = cfg
+            .request_timeout_ms
+            .map(std::time::Duration::from_millis)
+            .unwrap_or(DEFAULT_REQUEST_TIMEOUT);
+        let client = ApiClient::new(
+            cfg.retry.clone().unwrap_or_default(),
+            timeout,
+            cfg.rate_limit.as_ref(),
+            redactor.clone(),
+        )?;
+        let mut env = Environment::new();
+        env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+        // Validate the templates now, so a typo is a configuration error, not a run of errors.
+        if let Some(b) = &h.body {
+            check_templates(&env, b)?;
+        }
+        env.template_from_str(&h.url)
+            .map_err(|e| format!("invalid url template: {e}"))?;
+        let info = TargetInfo {
+            kind: "http".into(),
+            label: format!("http:{}", redactor.redact(&h.url)),
+            model: None,
+            base_url: Some(redactor.redact(&h.url).into_owned()),
+            settings: settings_of(cfg),
+        };
+        Ok(HttpAppTarget {
+            inner: Arc::new(Inner {
+                client,
+                cfg: h,
+                method,
+                headers,
+                answer,
+                tool_calls,
+                env,
+                info,
+            }),
+        })
+    }
+}
+
+fn check_templates(env: &Environment<'_>, v: &Value) -> Result<(), String> {
+    match v {
+        Value::String(s) => env
+            .template_from_str(s)
+            .map(|_| ())
+            .map_err(|e| format!("invalid template `{s}`: {e}")),
+        Value::Array(a) => a.iter().try_for_each(|x| check_templates(env, x)),
+        Value::Object(o) => o.values().try_for_each(|x| check_templates(env, x)),
+        _ => Ok(()),
+    }
+}
+
+/// Renders a JSON template: strings are templates; a string that is exactly one
+/// `{{ expression }}` becomes the expression's JSON value.
+fn render(env: &Environment<'_>, v: &Value, ctx: &minijinja::Value) -> Result<Value, String> {
+    Ok(match v {
+        Value::String(s) => {
+            let t = s.trim();
+            let single = t.starts_with("{{") && t.ends_with("}}") && t[2..].find("{{").is_none();
+            if single {
+                let expr = env
+                    .compile_expression(&t[2..t.len() - 2])
+                    .map_err(|e| format!("template `{s}`: {e}"))?;
+                let out = expr.eval(ctx).map_err(|e| format!("template `{s}`: {e}"))?;
+                serde_json::to_value(&out).map_err(|e| format!("template `{s}`: {e}"))?
+            } else {
+                Value::String(
+                    env.render_str(s, ctx)
+                        .map_err(|e| format!("template `{s}`: {e}"))?,
+                )
+            }
+        }
+        Value::Array(a) => Value::Array(
+            a.iter()
+                .map(|x| render(env, x, ctx))
+                .collect::<Result<_, _>>()?,
+        ),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| Ok((k.clone(), render(env, x, ctx)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+        other => other.clone(),
+    })
+}
+
+impl Target for HttpAppTarget {
+    fn info(&self) -> TargetInfo {
+        self.inner.info.clone()
+    }
+
+    fn open<'a>(
+        &'a self,
+        ctx: &'a TrialContext<'a>,
+    ) -> BoxFuture<'a, Result<Box<dyn Session + 'a>, TargetError>> {
+        Box::pin(async move {
+            let s: Box<dyn Session + 'a> = Box::new(HttpSession {
+                inner: Arc::clone(&self.inner),
+                ctx,
+                history: Vec::new(),
+            });
+            Ok(s)
+        })
+    }
+}
+
+struct HttpSession<'a> {
+    inner: Arc<Inner>,
+    ctx: &'a TrialContext<'a>,
+    history: Vec<Message>,
+}
+
+impl Session for HttpSession<'_> {
+    fn turn<'a>(
+        &'a mut self,
+        user: &'a str,
+        _tools: &'a mut dyn ToolHost,
+        rec: &'a mut TraceRecorder,
+    ) -> BoxFuture<'a, Result<TurnAnswer, TargetError>> {
+        Box::pin(async move {
+            let inner = &*self.inner;
+            let history: Vec<Value> = self
+                .history
+                .iter()
+                .map(|m| json!({ "role": if m.role == Role::User { "user" } else { "assistant" }, "content": m.content }))
+                .collect();
+            let ctx = minijinja::context! {
+                input => user,
+                history => minijinja::Value::from(minijinja::value::Serde(&history)),
+                vars => minijinja::Value::from(minijinja::value::Serde(&self.ctx.case.vars)),
+                session_id => self.ctx.session_id.as_str(),
+                case_id => self.ctx.case.id.as_str(),
+                turn => self.history.len() / 2,
+                system_prompt => self.ctx.system_prompt,
+            };
+            let url = inner
+                .env
+                .render_str(&inner.cfg.url, &ctx)
+                .map_err(|e| TargetError::Harness(format!("url template: {e}")))?;
+            let body = match &inner.cfg.body {
+                Some(b) => Some(render(&inner.env, b, &ctx).map_err(TargetError::Harness)?),
+                None => None,
+            };
+            let bytes = body
+                .as_ref()
+                .map(|b| serde_json::to_vec(b).map(Bytes::from))
+                .transpose()
+                .map_err(|e| TargetError::Harness(e.to_string()))?;
+            let started = Instant::now();
+            let resp = inner
+                .client
+                .send(inner.method.clone(), &url, &inner.headers, bytes, rec)
+                .await?;
+            let parsed: Result<Value, _> = serde_json::from_slice(&resp.body);
+            if !(200..300).contains(&resp.status) {
+                let detail = format!(
+                    "HTTP {}: {}",
+                    resp.status,
+                    inner.client.clip_body(&resp.body)
+                );
+                if let Ok(v) = &parsed
+                    && is_content_filter_error(v)
+                {
+                    rec.transport(
+                        TransportKind::FilterBlock,
+                        Some(resp.status),
+                        detail.clone(),
+                    );
+                    return Err(TargetError::Blocked(detail));
+                }
+                rec.transport(TransportKind::Failed, Some(resp.status), detail.clone());
+                return Err(TargetError::Transport(detail));
+            }
+            let v = parsed.map_err(|e| {
+                let raw = inner.client.clip_body(&resp.body);
+                rec.transport(
+                    TransportKind::Failed,
+                    Some(resp.status),
+                    format!("malformed JSON ({e}); raw body: {raw}"),
+                );
+                TargetError::Protocol(format!(
+                    "the response is not valid JSON ({e}); raw body: {raw}"
+                ))
+            })?;
+            let answer = match inner.answer.query(&v).first() {
+                Some(Value::String(s)) => s.clone(),
+                Some(other) => other.to_string(),
+                None => {
+                    let raw = inner.client.clip_body(&resp.body);
+                    return Err(TargetError::Protocol(format!(
+                        "answer_path `{}` selects nothing in the response: {raw}",
+                        inner.cfg.answer_path
+                    )));
+                }
+            };
+            let mut out = Message::assistant(answer.clone());
+            let mut spans = Vec::new();
+            if let Some(p) = &inner.tool_calls {
+                let reported = p.query(&v).all().into_iter().flat_map(|x| match x {
+                    Value::Array(a) => a.iter().collect::<Vec<_>>(),
+                    other => vec![other],
+                });
+                for (i, c) in reported.enumerate() {
+                    let name = c
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned();
+                    let arguments = c
+                        .get("arguments")
+                        .or_else(|| c.get("args"))
+                        .or_else(|| c.get("input"))
+                        .cloned()
+                        .unwrap_or_else(|| json!({}));
+                    let arguments = match arguments {
+                        Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
+                        other => other,
+                    };
+                    let output = c
+                        .get("output")
+                        .or_else(|| c.get("result"))
+                        .map(|o| match o {
+                            Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        });
+                    let error = c.get("error").and_then(Value::as_str).map(str::to_owned);
+                    out.tool_calls.push(gauntlet_core::trace::ToolCallRequest {
+                        id: format!("app_{i}"),
+                        name: name.clone(),
+                        arguments: arguments.clone(),
+                        malformed: false,
+                    });
+                    spans.push(ToolSpanInput {
+                        call_id: format!("app_{i}"),
+                        name,
+                        arguments,
+                        output,
+                        error,
+                        duration_ms: 0,
+                        approval: Approval::NotRequired,
+                        side_effect: None,
+                    });
+                }
+            }
+            let mut sent = self.history.clone();
+            sent.push(Message::user(user));
+            // The app call is the "model call" gauntlet can see; the tools the app reports
+            // are its children.
+            rec.llm_call(
+                Some(inner.info.label.clone()),
+                sent,
+                out,
+                Usage::default(),
+                started.elapsed().as_millis() as u64,
+                Some("stop".into()),
+                resp.attempts,
+            );
+            for s in spans {
+                rec.tool_call(s);
+            }
+            self.history.push(Message::user(user));
+            self.history.push(Message::assistant(answer.clone()));
+            Ok(TurnAnswer {
+                content: answer,
+                truncated: false,
+            })
+        })
+    }
+}

@@ -1,0 +1,533 @@
+//! The OpenAI chat-completions wire format: [`OpenAiModel`] (a [`ChatModel`] over any
+//! compatible endpoint: OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp, LM Studio,
+//! OpenRouter) and the conversions to and from the wire, shared with `serve-fake` and the
+//! recording proxy.
+//!
+//! Requests are built as plain JSON (not a typed SDK) so that servers with extras and
+//! omissions are handled, and so the exact bytes can be recorded.
+
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
+use gauntlet_core::redact::Redactor;
+use gauntlet_core::target::{BoxFuture, TargetConfig, TargetError, TargetInfo, TrialContext};
+use gauntlet_core::tools::ToolDef;
+use gauntlet_core::trace::{Message, Role, ToolCallRequest, TraceRecorder, TransportKind, Usage};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Map, Value, json};
+
+use crate::chat::{ChatModel, ChatReply, ChatRequest};
+use crate::client::{ApiClient, DEFAULT_REQUEST_TIMEOUT};
+
+/// Default base URL.
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// A model behind an OpenAI-compatible chat-completions endpoint.
+pub struct OpenAiModel {
+    client: ApiClient,
+    url: String,
+    model: String,
+    headers: HeaderMap,
+    cfg: TargetConfig,
+    info: TargetInfo,
+}
+
+/// Reads `${env:NAME}` references in a header value, registering secrets with the redactor.
+pub fn resolve_env_refs(value: &str, redactor: &mut Redactor) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${env:") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 6..];
+        let Some(end) = after.find('}') else {
+            return Err(format!("unclosed `${{env:` in `{value}`"));
+        };
+        let name = &after[..end];
+        let v = std::env::var(name)
+            .map_err(|_| format!("the environment variable `{name}` is not set"))?;
+        redactor.add(name, &v);
+        out.push_str(&v);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Reads the API key named by `api_key_env`, registering it with the redactor.
+pub fn api_key(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<Option<String>, String> {
+    match &cfg.api_key_env {
+        None => Ok(None),
+        Some(name) => {
+            let v = std::env::var(name).map_err(|_| {
+                format!("the environment variable `{name}` (api_key_env) is not set")
+            })?;
+            redactor.add(name, &v);
+            Ok(Some(v))
+        }
+    }
+}
+
+/// Extra headers from the config, with `${env:...}` resolved.
+pub fn extra_headers(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<HeaderMap, String> {
+    let mut h = HeaderMap::new();
+    for (k, v) in &cfg.headers {
+        let v = resolve_env_refs(v, redactor)?;
+        let name = HeaderName::from_bytes(k.as_bytes())
+            .map_err(|_| format!("invalid header name `{k}`"))?;
+        let mut value =
+            HeaderValue::from_str(&v).map_err(|_| format!("invalid value for header `{k}`"))?;
+        value.set_sensitive(true);
+        h.insert(name, value);
+    }
+    Ok(h)
+}
+
+/// Settings recorded in the manifest.
+pub fn settings_of(cfg: &TargetConfig) -> BTreeMap<String, String> {
+    let mut s = BTreeMap::new();
+    if let Some(t) = cfg.temperature {
+        s.insert("temperature".into(), t.to_string());
+    }
+    if let Some(v) = cfg.seed {
+        s.insert("seed".into(), v.to_string());
+    }
+    if let Some(v) = cfg.max_tokens {
+        s.insert("max_tokens".into(), v.to_string());
+    }
+    if let Some(v) = &cfg.response_format {
+        s.insert("response_format".into(), v.clone());
+    }
+    if let Some(r) = &cfg.retry {
+        s.insert("retry.max_attempts".into(), r.max_attempts.to_string());
+    }
+    s
+}
+
+impl OpenAiModel {
+    /// Builds the model from a config, reading the API key from the environment.
+    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<OpenAiModel, String> {
+        let key = api_key(cfg, redactor)?;
+        let mut headers = extra_headers(cfg, redactor)?;
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let base = cfg
+            .base_url
+            .clone()
+            .unwrap_or_else(|| OPENAI_BASE_URL.to_owned());
+        let base = base.trim_end_matches('/');
+        let (url, model) = match &cfg.azure {
+            Some(az) => {
+                if let Some(k) = &key {
+                    let mut v = HeaderValue::from_str(k)
+                        .map_err(|_| "the API key is not a valid header value".to_owned())?;
+                    v.set_sensitive(true);
+                    headers.insert("api-key", v);
+                }
+                (
+                    format!(
+                        "{base}/openai/deployments/{}/chat/completions?api-version={}",
+                        az.deployment, az.api_version
+                    ),
+                    cfg.model.clone().unwrap_or_else(|| az.deployment.clone()),
+                )
+            }
+            None => {
+                if let Some(k) = &key {
+                    let mut v = HeaderValue::from_str(&format!("Bearer {k}"))
+                        .map_err(|_| "the API key is not a valid header value".to_owned())?;
+                    v.set_sensitive(true);
+                    headers.insert(AUTHORIZATION, v);
+                }
+                let url = if base.ends_with("/chat/completions") {
+                    base.to_owned()
+                } else {
+                    format!("{base}/chat/completions")
+                };
+                (
+                    url,
+                    cfg.model.clone().ok_or("the openai target needs a model")?,
+                )
+            }
+        };
+        let timeout = cfg
+            .request_timeout_ms
+            .map(std::time::Duration::from_millis)
+            .unwrap_or(DEFAULT_REQUEST_TIMEOUT);
+        let client = ApiClient::new(
+            cfg.retry.clone().unwrap_or_default(),
+            timeout,
+            cfg.rate_limit.as_ref(),
+            redactor.clone(),
+        )?;
+        let info = TargetInfo {
+            kind: "openai".into(),
+            label: format!("openai:{model}"),
+            model: Some(model.clone()),
+            base_url: Some(redactor.redact(base).into_owned()),
+            settings: settings_of(cfg),
+        };
+        Ok(OpenAiModel {
+            client,
+            url,
+            model,
+            headers,
+            cfg: cfg.clone(),
+            info,
+        })
+    }
+
+    fn body(&self, req: &ChatRequest<'_>) -> Value {
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model));
+        body.insert("messages".into(), messages_to_wire(req.messages));
+        if !req.tools.is_empty() {
+            body.insert("tools".into(), tools_to_wire(req.tools));
+        }
+        if let Some(t) = self.cfg.temperature {
+            body.insert("temperature".into(), json!(t));
+        }
+        if let Some(s) = self.cfg.seed {
+            body.insert("seed".into(), json!(s));
+        }
+        if let Some(m) = self.cfg.max_tokens {
+            body.insert("max_tokens".into(), json!(m));
+        }
+        if let Some(f) = &self.cfg.response_format {
+            body.insert("response_format".into(), json!({ "type": f }));
+        }
+        if let Some(Value::Object(extra)) = &self.cfg.extra_body {
+            for (k, v) in extra {
+                body.insert(k.clone(), v.clone());
+            }
+        }
+        Value::Object(body)
+    }
+}
+
+/// Messages in the chat-completions shape.
+pub fn messages_to_wire(messages: &[Message]) -> Value {
+    Value::Array(
+        messages
+            .iter()
+            .map(|m| match m.role {
+                Role::System => json!({ "role": "system", "content": m.content }),
+                Role::User => json!({ "role": "user", "content": m.content }),
+                Role::Tool => json!({
+                    "role": "tool",
+                    "tool_call_id": m.tool_call_id.clone().unwrap_or_default(),
+                    "content": m.content,
+                }),
+                Role::Assistant => {
+                    let mut o = Map::new();
+                    o.insert("role".into(), json!("assistant"));
+                    o.insert(
+                        "content".into(),
+                        if m.content.is_empty() && !m.tool_calls.is_empty() {
+                            Value::Null
+                        } else {
+                            json!(m.content)
+                        },
+                    );
+                    if !m.tool_calls.is_empty() {
+                        o.insert(
+                            "tool_calls".into(),
+                            Value::Array(
+                                m.tool_calls
+                                    .iter()
+                                    .map(|c| {
+                                        json!({
+                                            "id": c.id,
+                                            "type": "function",
+                                            "function": { "name": c.name, "arguments": arguments_text(&c.arguments, c.malformed) },
+                                        })
+                                    })
+                                    .collect(),
+                            ),
+                        );
+                    }
+                    Value::Object(o)
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Tool arguments as the JSON text the wire carries (malformed ones as sent).
+pub fn arguments_text(args: &Value, malformed: bool) -> String {
+    match (malformed, args) {
+        (true, Value::String(s)) => s.clone(),
+        _ => args.to_string(),
+    }
+}
+
+/// Tools in the function-calling shape.
+pub fn tools_to_wire(tools: &[ToolDef]) -> Value {
+    Value::Array(
+        tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "type": "function",
+                    "function": { "name": t.name, "description": t.description, "parameters": t.parameters },
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Reads messages from a chat-completions request body (serve-fake and the proxy).
+pub fn messages_from_wire(v: &Value) -> Vec<Message> {
+    let Some(arr) = v.as_array() else {
+        return Vec::new();
+    };
+    arr.iter()
+        .map(|m| {
+            let role = match m.get("role").and_then(Value::as_str) {
+                Some("system") | Some("developer") => Role::System,
+                Some("assistant") => Role::Assistant,
+                Some("tool") => Role::Tool,
+                _ => Role::User,
+            };
+            let mut msg = Message {
+                role,
+                content: content_text(m.get("content")),
+                tool_calls: Vec::new(),
+                tool_call_id: m
+                    .get("tool_call_id")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                name: m.get("name").and_then(Value::as_str).map(str::to_owned),
+            };
+            if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
+                msg.tool_calls = calls.iter().map(tool_call_from_wire).collect();
+            }
+            msg
+        })
+        .collect()
+}
+
+/// Reads tools from a request body.
+pub fn tools_from_wire(v: Option<&Value>) -> Vec<ToolDef> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| {
+                    let f = t.get("function")?;
+                    Some(ToolDef {
+                        name: f.get("name")?.as_str()?.to_owned(),
+                        description: f
+                            .get("description")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_owned(),
+                        parameters: f
+                            .get("parameters")
+                            .cloned()
+                            .unwrap_or_else(|| json!({"type": "object"})),
+                        side_effect: Default::default(),
+                        approval: None,
+                        fixtures: Vec::new(),
+                        default: None,
+                        claims: Vec::new(),
+                        version: None,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Message content that may be a string, null, or an array of parts.
+pub fn content_text(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str).or_else(|| p.as_str()))
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    }
+}
+
+/// A tool call from the wire; arguments that are not valid JSON are kept as text and marked.
+pub fn tool_call_from_wire(c: &Value) -> ToolCallRequest {
+    let f = c.get("function").cloned().unwrap_or(Value::Null);
+    let raw = f.get("arguments").cloned().unwrap_or(Value::Null);
+    let (arguments, malformed) = match raw {
+        Value::String(s) if s.trim().is_empty() => (json!({}), false),
+        Value::String(s) => match serde_json::from_str::<Value>(&s) {
+            Ok(v) => (v, false),
+            Err(_) => (Value::String(s), true),
+        },
+        Value::Null => (json!({}), false),
+        other => (other, false),
+    };
+    ToolCallRequest {
+        id: c.get("id").and_then(Value::as_str).unwrap_or("").to_owned(),
+        name: f
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+        arguments,
+        malformed,
+    }
+}
+
+/// Whether an error body is a content-filter refusal (OpenAI and Azure OpenAI).
+pub fn is_content_filter_error(body: &Value) -> bool {
+    let e = body.get("error").unwrap_or(body);
+    let code = e.get("code").and_then(Value::as_str).unwrap_or("");
+    let inner = e
+        .get("innererror")
+        .and_then(|i| i.get("code"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    code == "content_filter"
+        || code == "content_policy_violation"
+        || inner == "ResponsibleAIPolicyViolation"
+}
+
+/// Parses a chat-completions response body into a reply.
+pub fn parse_response(v: &Value) -> Result<ChatReply, String> {
+    let choice = v
+        .get("choices")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+        .ok_or("the response has no `choices`")?;
+    let msg = choice
+        .get("message")
+        .ok_or("the first choice has no `message`")?;
+    let mut message = Message::assistant(content_text(msg.get("content")));
+    if let Some(calls) = msg.get("tool_calls").and_then(Value::as_array) {
+        message.tool_calls = calls.iter().map(tool_call_from_wire).collect();
+        for (i, c) in message.tool_calls.iter_mut().enumerate() {
+            if c.id.is_empty() {
+                c.id = format!("call_{i}");
+            }
+        }
+    }
+    let usage = v.get("usage");
+    let get = |k: &str| {
+        usage
+            .and_then(|u| u.get(k))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    Ok(ChatReply {
+        message,
+        model: v.get("model").and_then(Value::as_str).map(str::to_owned),
+        usage: Usage {
+            input_tokens: get("prompt_tokens"),
+            output_tokens: get("completion_tokens"),
+        },
+        finish_reason: choice
+            .get("finish_reason")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        attempts: 1,
+    })
+}
+
+/// A chat-completions response body for a reply (serve-fake).
+pub fn response_to_wire(
+    model: &str,
+    message: &Message,
+    finish: &str,
+    usage: Usage,
+    id: u64,
+) -> Value {
+    let msg = messages_to_wire(std::slice::from_ref(message));
+    json!({
+        "id": format!("chatcmpl-{id:x}"),
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{ "index": 0, "message": msg[0], "finish_reason": finish }],
+        "usage": {
+            "prompt_tokens": usage.input_tokens,
+            "completion_tokens": usage.output_tokens,
+            "total_tokens": usage.input_tokens + usage.output_tokens,
+        },
+    })
+}
+
+impl ChatModel for OpenAiModel {
+    fn info(&self) -> TargetInfo {
+        self.info.clone()
+    }
+
+    fn complete<'a>(
+        &'a self,
+        _ctx: &'a TrialContext<'a>,
+        req: ChatRequest<'a>,
+        rec: &'a mut TraceRecorder,
+    ) -> BoxFuture<'a, Result<ChatReply, TargetError>> {
+        Box::pin(async move {
+            let body = serde_json::to_vec(&self.body(&req))
+                .map_err(|e| TargetError::Harness(e.to_string()))?;
+            let resp = self
+                .client
+                .send(
+                    reqwest::Method::POST,
+                    &self.url,
+                    &self.headers,
+                    Some(Bytes::from(body)),
+                    rec,
+                )
+                .await?;
+            let parsed: Result<Value, _> = serde_json::from_slice(&resp.body);
+            if resp.status != 200 {
+                if let Ok(v) = &parsed
+                    && is_content_filter_error(v)
+                {
+                    let detail = format!(
+                        "HTTP {}: {}",
+                        resp.status,
+                        self.client.clip_body(&resp.body)
+                    );
+                    rec.transport(
+                        TransportKind::FilterBlock,
+                        Some(resp.status),
+                        detail.clone(),
+                    );
+                    return Err(TargetError::Blocked(detail));
+                }
+                let detail = format!(
+                    "HTTP {}: {}",
+                    resp.status,
+                    self.client.clip_body(&resp.body)
+                );
+                rec.transport(TransportKind::Failed, Some(resp.status), detail.clone());
+                return Err(TargetError::Transport(detail));
+            }
+            let v = parsed.map_err(|e| {
+                let raw = self.client.clip_body(&resp.body);
+                rec.transport(
+                    TransportKind::Failed,
+                    Some(resp.status),
+                    format!("malformed JSON ({e}); raw body: {raw}"),
+                );
+                TargetError::Protocol(format!(
+                    "the response is not valid JSON ({e}); raw body: {raw}"
+                ))
+            })?;
+            let mut reply = parse_response(&v).map_err(|e| {
+                let raw = self.client.clip_body(&resp.body);
+                rec.transport(
+                    TransportKind::Failed,
+                    Some(resp.status),
+                    format!("{e}; raw body: {raw}"),
+                );
+                TargetError::Protocol(format!("{e}; raw body: {raw}"))
+            })?;
+            reply.attempts = resp.attempts;
+            if reply.model.is_none() {
+                reply.model = Some(self.model.clone());
+            }
+            self.client
+                .record_tokens(reply.usage.input_tokens + reply.usage.output_tokens);
+            Ok(reply)
+        })
+    }
+}

@@ -1,0 +1,351 @@
+//! Every fault a real endpoint produces lands in the right outcome, end to end through the
+//! binary: connection resets, 429 with Retry-After, 500 then success, 500 forever, malformed
+//! JSON, a reply slower than the time limit, content-filter blocks (OpenAI's
+//! `finish_reason`, Azure's 400). And the API key never appears in any output.
+//!
+//! The servers are tiny HTTP/1.1 responders on 127.0.0.1 written here, so each can misbehave
+//! exactly as needed (a reset is a closed socket, not an HTTP status).
+
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::Output;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// What the server does with one request.
+#[derive(Clone)]
+enum Act {
+    /// Close the connection without answering.
+    Reset,
+    /// Answer with a status, extra headers and a body.
+    Reply(u16, Vec<(String, String)>, String),
+    /// Wait, then answer 200 with a normal completion.
+    Slow(Duration),
+}
+
+fn completion(content: &str, finish: &str) -> String {
+    json!({
+        "id": "x", "object": "chat.completion", "model": "test-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2}
+    })
+    .to_string()
+}
+
+fn ok(content: &str) -> Act {
+    Act::Reply(200, vec![], completion(content, "stop"))
+}
+
+struct Server {
+    port: u16,
+    requests: Arc<Mutex<Vec<String>>>,
+}
+
+/// Serves the acts in order (the last one repeats); records every request (headers and body).
+fn serve(acts: Vec<Act>) -> Server {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let queue = Arc::new(Mutex::new(VecDeque::from(acts)));
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let reqs = Arc::clone(&requests);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let act = {
+                let mut q = queue.lock().unwrap();
+                if q.len() > 1 {
+                    q.pop_front().unwrap()
+                } else {
+                    q.front().cloned().unwrap()
+                }
+            };
+            let reqs = Arc::clone(&reqs);
+            std::thread::spawn(move || handle(stream, act, &reqs));
+        }
+    });
+    Server { port, requests }
+}
+
+fn read_request(s: &mut TcpStream) -> String {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = s.read(&mut chunk).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&buf).to_string();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let len = text[..end]
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                })
+                .unwrap_or(0);
+            if buf.len() >= end + 4 + len {
+                break;
+            }
+        }
+    }
+    String::from_utf8_lossy(&buf).to_string()
+}
+
+fn handle(mut s: TcpStream, act: Act, reqs: &Mutex<Vec<String>>) {
+    let req = read_request(&mut s);
+    reqs.lock().unwrap().push(req);
+    let (status, headers, body) = match act {
+        Act::Reset => {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+            return;
+        }
+        Act::Reply(st, h, b) => (st, h, b),
+        Act::Slow(d) => {
+            std::thread::sleep(d);
+            (200, vec![], completion("late", "stop"))
+        }
+    };
+    let mut resp = format!(
+        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        resp.push_str(&format!("{k}: {v}\r\n"));
+    }
+    resp.push_str("\r\n");
+    resp.push_str(&body);
+    let _ = s.write_all(resp.as_bytes());
+}
+
+const KEY: &str = "sk-test-SUPERSECRET-4242-do-not-leak";
+
+fn suite(dir: &Path, port: u16, extra: &str) {
+    let body = format!(
+        r#"
+suite: wire
+target:
+  kind: openai
+  model: test-model
+  base_url: http://127.0.0.1:{port}/v1
+  api_key_env: GAUNTLET_TEST_KEY
+  request_timeout_ms: 1500
+  retry: {{max_attempts: 3, base_delay_ms: 10, max_delay_ms: 50}}
+{extra}
+cases:
+  - id: c1
+    input: hello
+    expect: [{{contains: hello}}]
+"#
+    );
+    std::fs::write(dir.join("s.yaml"), body).unwrap();
+}
+
+fn run(dir: &Path) -> (Output, Value) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gauntlet"))
+        .args(["run", "s.yaml", "--out", "out", "-v"])
+        .env("GAUNTLET_TEST_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/report.json")).unwrap())
+            .unwrap();
+    (out, report)
+}
+
+fn trial(report: &Value) -> &Value {
+    &report["cases"][0]["trials"][0]
+}
+
+fn attempts(report: &Value) -> u64 {
+    trial(report)["trace"]["spans"][0]["attempts"]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_plain_answer_completes_and_sends_the_key_only_in_the_header() {
+    let srv = serve(vec![ok("hello there")]);
+    let t = tempfile::tempdir().unwrap();
+    suite(t.path(), srv.port, "");
+    let (out, r) = run(t.path());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(trial(&r)["outcome"], "completed");
+    let req = srv.requests.lock().unwrap()[0].clone();
+    assert!(req.to_ascii_lowercase().contains(&format!(
+        "authorization: bearer {}",
+        KEY.to_ascii_lowercase()
+    )));
+    assert!(req.contains("\"model\":\"test-model\""));
+}
+
+#[test]
+fn connection_resets_are_retried_then_succeed() {
+    let srv = serve(vec![Act::Reset, ok("hello after a reset")]);
+    let t = tempfile::tempdir().unwrap();
+    suite(t.path(), srv.port, "");
+    let (out, r) = run(t.path());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(attempts(&r), 2);
+    assert_eq!(trial(&r)["trace"]["transport"][0]["kind"], "retry");
+}
+
+#[test]
+fn connection_resets_forever_end_in_error_never_a_pass() {
+    let srv = serve(vec![Act::Reset]);
+    let t = tempfile::tempdir().unwrap();
+    suite(t.path(), srv.port, "");
+    let (out, r) = run(t.path());
+    assert_eq!(out.status.code(), Some(4), "error is INCONCLUSIVE");
+    assert_eq!(trial(&r)["outcome"], "error");
+    assert_eq!(
+        srv.requests.lock().unwrap().len(),
+        3,
+        "bounded by max_attempts"
+    );
+}
+
+#[test]
+fn rate_limit_honours_retry_after_then_succeeds() {
+    let srv = serve(vec![
+        Act::Reply(
+            429,
+            vec![("retry-after".into(), "0.2".into())],
+            "{\"error\":{\"message\":\"slow down\"}}".into(),
+        ),
+        ok("hello after waiting"),
+    ]);
+    let t = tempfile::tempdir().unwrap();
+    suite(t.path(), srv.port, "");
+    let started = std::time::Instant::now();
+    let (out, r) = run(t.path());
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        started.elapsed() >= Duration::from_millis(200),
+        "Retry-After was not honoured"
+    );
+    let ev = &trial(&r)["trace"]["transport"][0];
+    assert_eq!(ev["kind"], "rate_limited");
+    assert_eq!(ev["status"], 429);
+    assert_eq!(attempts(&r), 2);
+}
+
+#[test]
+fn a_500_then_success_completes() {
+    let srv = serve(vec![
+        Act::Reply(500, vec![], "{\"error\":\"boom\"}".into()),
+        ok("hello"),
+    ]);
+    let t = tempfile::tempdir().unwrap();
+    suite(t.path(), srv.port, "");
+    let (out, r) = run(t.path());
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(attempts(&r), 2);
+}
+
+#[test]
+fn a_500_forever_is_an_error_after_bounded_attempts() {
+    let srv = serve(vec![Act::Reply(503, vec![], "{\"error\":\"down\"}".into())]);
+    let t = tempfile::tempdir().unwrap();
+    suite(t.path(), srv.port, "");
+    let (out, r) = run(t.path());
+    assert_eq!(out.status.code(), Some(4));
+    assert_eq!(trial(&r)["outcome"], "error");
+    assert_eq!(srv.requests.lock().unwrap().len(), 3);
+    let events = trial(&r)["trace"]["transport"].as_array().unwrap();
+    assert_eq!(events.len(), 3, "every attempt is recorded");
+}
+
+#[test]
+fn malformed_json_is_an_error_with_the_raw_body_kept() {
+    let srv = serve(vec![Act::Reply(200, vec![], "{\"choices\": [oops".into())]);
+    let t = tempfile::tempdir().unwrap();
+    suite(t.path(), srv.port, "");
+    let (out, r) = run(t.path());
+    assert_eq!(out.status.code(), Some(4));
+    assert_eq!(trial(&r)["outcome"], "error");
+    assert!(
+        trial(&r)["error"]
+            .as_str()
+            .unwrap()
+            .contains("{\"choices\": [oops")
+    );
+    assert_eq!(
+        srv.requests.lock().unwrap().len(),
+        1,
+        "a response that arrived is never retried"
+    );
+}
+
+#[test]
+fn a_reply_slower_than_the_trial_limit_times_out() {
+    let srv = serve(vec![Act::Slow(Duration::from_secs(3))]);
+    let t = tempfile::tempdir().unwrap();
+    suite(t.path(), srv.port, "defaults: {timeout_ms: 400}");
+    let (out, r) = run(t.path());
+    assert_eq!(out.status.code(), Some(4));
+    assert_eq!(trial(&r)["outcome"], "timeout");
+}
+
+#[test]
+fn content_filter_blocks_are_blocked_not_passed() {
+    for act in [
+        Act::Reply(200, vec![], completion("", "content_filter")),
+        Act::Reply(
+            400,
+            vec![],
+            json!({"error": {"code": "content_filter", "message": "The response was filtered", "innererror": {"code": "ResponsibleAIPolicyViolation"}}}).to_string(),
+        ),
+    ] {
+        let srv = serve(vec![act]);
+        let t = tempfile::tempdir().unwrap();
+        suite(t.path(), srv.port, "");
+        let (out, r) = run(t.path());
+        assert_eq!(trial(&r)["outcome"], "blocked", "{}", String::from_utf8_lossy(&out.stdout));
+        // A blocked task gave the user nothing: not a pass.
+        assert_eq!(out.status.code(), Some(3));
+    }
+}
+
+#[test]
+fn the_api_key_appears_in_no_output() {
+    // The worst case: a server that echoes the key into the answer, into an error body, and
+    // into a URL in its error message.
+    let leak_answer = format!("hello, your key is {KEY}");
+    let srv = serve(vec![
+        Act::Reply(500, vec![], format!("{{\"error\": \"bad key {KEY}\"}}")),
+        ok(&leak_answer),
+    ]);
+    let t = tempfile::tempdir().unwrap();
+    suite(t.path(), srv.port, "");
+    let (out, _) = run(t.path());
+    let mut all = String::from_utf8_lossy(&out.stdout).to_string();
+    all.push_str(&String::from_utf8_lossy(&out.stderr));
+    for f in std::fs::read_dir(t.path().join("out")).unwrap() {
+        let p = f.unwrap().path();
+        all.push_str(&std::fs::read_to_string(&p).unwrap());
+    }
+    assert!(!all.contains(KEY), "the API key leaked into an output");
+    assert!(!all.contains("SUPERSECRET"), "part of the API key leaked");
+    assert!(
+        all.contains("[REDACTED:GAUNTLET_TEST_KEY]"),
+        "the redaction marker should show where it was"
+    );
+}
