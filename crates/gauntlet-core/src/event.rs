@@ -34,7 +34,8 @@ pub enum EventKind {
         /// Facts about the run.
         manifest: Box<RunManifest>,
     },
-    /// One trial finished (emitted before its case's `case_finished`).
+    /// One trial finished (emitted before its case's `case_finished`, and only when cases
+    /// run more than one trial: with k = 1 the case event carries the trial).
     TrialFinished {
         /// The trial.
         trial: Box<TrialResult>,

@@ -40,6 +40,10 @@ fn ascii_punct(c: char) -> char {
 /// mapped to ASCII, lowercased. Offsets do not survive folding; report excerpts from the
 /// original text.
 pub fn fold(s: &str) -> String {
+    // Most model output is ASCII, where NFKC and the mappings below change nothing but case.
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
     let mut out = String::with_capacity(s.len());
     for c in s.nfkc() {
         if is_invisible(c) {

@@ -152,32 +152,42 @@ impl Runner {
         reporters: Vec<Box<dyn Reporter>>,
     ) -> RunOutcome {
         let started = Instant::now();
-        let (tx, rx) = std::sync::mpsc::sync_channel::<RunEvent>(1024);
+        // Events travel to the reporter thread in batches: one wake-up per batch instead of
+        // per event, which matters at tens of thousands of trials per second.
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<RunEvent>>(4);
         let writer = std::thread::spawn(move || {
             let mut reporters = reporters;
             let mut errors = Vec::new();
             let mut failed = vec![false; reporters.len()];
-            for ev in rx {
-                for (i, r) in reporters.iter_mut().enumerate() {
-                    if failed[i] {
-                        continue;
-                    }
-                    if let Err(e) = r.on_event(&ev) {
-                        failed[i] = true;
-                        errors.push(e.to_string());
+            for batch in rx {
+                for ev in &batch {
+                    for (i, r) in reporters.iter_mut().enumerate() {
+                        if failed[i] {
+                            continue;
+                        }
+                        if let Err(e) = r.on_event(ev) {
+                            failed[i] = true;
+                            errors.push(e.to_string());
+                        }
                     }
                 }
             }
             errors
         });
+        let batch = std::cell::RefCell::new(Vec::<RunEvent>::with_capacity(256));
         let emit = |kind: EventKind| {
-            let ev = RunEvent {
+            batch.borrow_mut().push(RunEvent {
                 elapsed_ms: started.elapsed().as_millis() as u64,
                 kind,
-            };
-            // The writer thread only stops when the channel closes, so a send cannot fail
-            // unless it panicked; its panic surfaces at join.
-            let _ = tx.send(ev);
+            });
+        };
+        let flush = || {
+            let events = std::mem::take(&mut *batch.borrow_mut());
+            if !events.is_empty() {
+                // The writer thread only stops when the channel closes, so a send cannot
+                // fail unless it panicked; its panic surfaces at join.
+                let _ = tx.send(events);
+            }
         };
         emit(EventKind::RunStarted {
             manifest: Box::new(manifest),
@@ -262,8 +272,21 @@ impl Runner {
                     (seq, trial, r)
                 });
             }
-            let Some(joined) = inflight.join_next().await else {
-                break;
+            // Take every finished trial without waiting; wait (after handing the batch to the
+            // reporters) only when none is ready. The batch is also handed over whenever it
+            // is full, so memory stays bounded however fast trials finish.
+            if batch.borrow().len() >= 256 {
+                flush();
+            }
+            let joined = match inflight.try_join_next() {
+                Some(j) => j,
+                None => {
+                    flush();
+                    match inflight.join_next().await {
+                        Some(j) => j,
+                        None => break,
+                    }
+                }
             };
             let (seq, trial, result) = match joined {
                 Ok(x) => x,
@@ -276,9 +299,13 @@ impl Runner {
                     continue;
                 }
             };
-            emit(EventKind::TrialFinished {
-                trial: Box::new(result.clone()),
-            });
+            // With one trial per case, `case_finished` carries the trial right away; a
+            // separate event would only copy it.
+            if k > 1 {
+                emit(EventKind::TrialFinished {
+                    trial: Box::new(result.clone()),
+                });
+            }
             let p = pending.get_mut(&seq).expect("pending case");
             p.trials[trial as usize] = Some(result);
             p.remaining -= 1;
@@ -322,6 +349,7 @@ impl Runner {
             summary: Box::new(summary.clone()),
             finished_at: jiff::Timestamp::now().to_string(),
         });
+        flush();
         drop(tx);
         let reporter_errors = writer
             .join()

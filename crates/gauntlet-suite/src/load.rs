@@ -54,6 +54,8 @@ pub struct LoadOptions<'a> {
 /// Where included files are read from: the file system, or the embedded corpus.
 trait Source {
     fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), String>;
+    /// Opens a file for streaming (JSON lines files can be large).
+    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), String>;
 }
 
 struct FsSource {
@@ -66,6 +68,13 @@ impl Source for FsSource {
         std::fs::read_to_string(&p)
             .map(|s| (s, Some(p.clone())))
             .map_err(|e| format!("failed to read `{}`: {e}", p.display()))
+    }
+
+    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), String> {
+        let p = self.dir.join(rel);
+        let f = std::fs::File::open(&p)
+            .map_err(|e| format!("failed to read `{}`: {e}", p.display()))?;
+        Ok((Box::new(BufReader::new(f)), Some(p)))
     }
 }
 
@@ -80,6 +89,11 @@ impl Source for EmbeddedSource {
             .find(|(n, _)| *n == rel)
             .map(|(_, s)| ((*s).to_owned(), None))
             .ok_or_else(|| format!("no embedded file `{rel}`"))
+    }
+
+    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), String> {
+        let (text, _) = self.read(rel)?;
+        Ok((Box::new(std::io::Cursor::new(text.into_bytes())), None))
     }
 }
 
@@ -230,7 +244,7 @@ fn load_source(
         run_canary: opts.run_canary,
         good_regexes: Default::default(),
     };
-    let mut ids: HashMap<String, String> = HashMap::new();
+    let mut ids = Seen::default();
     for (i, case) in suite.cases.iter().enumerate() {
         let base = format!("cases[{i}]");
         for p in case_problems(case, &ctx) {
@@ -241,11 +255,8 @@ fn load_source(
             };
             diags.push(diag(&path, p.at_key, p.message, p.hint));
         }
-        let here = {
-            let (l, c) = at(&format!("{base}.id"), false);
-            format!("{origin}:{l}:{c}")
-        };
-        if let Some(first) = ids.insert(case.id.clone(), here) {
+        let (l, c) = at(&format!("{base}.id"), false);
+        if let Some(first) = ids.insert(&case.id, origin, l, c) {
             diags.push(diag(
                 &format!("{base}.id"),
                 false,
@@ -260,6 +271,32 @@ fn load_source(
     let mut streamed = Vec::new();
     let mut case_count = suite.cases.len();
     for (i, rel) in suite.include.iter().enumerate() {
+        let is_jsonl = rel.ends_with(".jsonl") || rel.ends_with(".ndjson");
+        if is_jsonl {
+            let (reader, path) = match fs.open(rel) {
+                Ok(x) => x,
+                Err(e) => {
+                    diags.push(diag(
+                        &format!("include[{i}]"),
+                        false,
+                        e,
+                        Some("included paths are relative to the suite file".into()),
+                    ));
+                    continue;
+                }
+            };
+            let shown = path
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| format!("{origin}/{rel}"));
+            let n = check_jsonl(&shown, reader, &mut hasher, &ctx, &mut ids, &mut diags);
+            case_count += n;
+            if let Some(p) = &path {
+                streamed.push(p.clone());
+            }
+            files.extend(path);
+            continue;
+        }
         let (text, path) = match fs.read(rel) {
             Ok(x) => x,
             Err(e) => {
@@ -277,14 +314,7 @@ fn load_source(
             .as_ref()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| format!("{origin}/{rel}"));
-        if rel.ends_with(".jsonl") || rel.ends_with(".ndjson") {
-            let n = check_jsonl(&shown, &text, &ctx, &mut ids, &mut diags);
-            case_count += n;
-            if let Some(p) = &path {
-                streamed.push(p.clone());
-            }
-            files.extend(path);
-        } else if rel.ends_with(".yaml") || rel.ends_with(".yml") {
+        if rel.ends_with(".yaml") || rel.ends_with(".yml") {
             match parse_yaml::<Vec<Case>>(&shown, &text) {
                 Ok(cases) => {
                     let iloc = Locator::new(&shown, &text);
@@ -299,8 +329,7 @@ fn load_source(
                             diags.push(iloc.diag(&path, p.at_key, p.message, p.hint));
                         }
                         let (l, c) = iloc.at(&format!("{base}.id"), false);
-                        if let Some(first) = ids.insert(case.id.clone(), format!("{shown}:{l}:{c}"))
-                        {
+                        if let Some(first) = ids.insert(&case.id, &shown, l, c) {
                             diags.push(
                                 Diagnostic::at(
                                     &shown,
@@ -411,6 +440,38 @@ fn hint_for_serde(message: &str) -> Option<String> {
         );
     }
     Some("see docs/suite-format.md for the format".into())
+}
+
+/// Case ids seen so far and where. Compact, because a generated suite can hold tens of
+/// thousands of them: positions are numbers, file names are stored once.
+#[derive(Default)]
+struct Seen {
+    files: Vec<String>,
+    ids: HashMap<Box<str>, (u32, u32, u32)>,
+}
+
+impl Seen {
+    fn file(&mut self, name: &str) -> u32 {
+        match self.files.iter().position(|f| f == name) {
+            Some(i) => i as u32,
+            None => {
+                self.files.push(name.to_owned());
+                (self.files.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Records an id; returns where it was first used if it is a duplicate.
+    fn insert(&mut self, id: &str, file: &str, line: usize, col: usize) -> Option<String> {
+        let f = self.file(file);
+        match self.ids.get(id) {
+            Some(&(ff, l, c)) => Some(format!("{}:{l}:{c}", self.files[ff as usize])),
+            None => {
+                self.ids.insert(id.into(), (f, line as u32, col as u32));
+                None
+            }
+        }
+    }
 }
 
 /// Finds positions in one source text, building its [`PathMap`] on first use.
@@ -783,40 +844,48 @@ fn one_line(s: &str) -> String {
 /// Checks a JSON lines file of cases; returns how many cases it holds.
 fn check_jsonl(
     shown: &str,
-    text: &str,
+    reader: Box<dyn BufRead>,
+    hasher: &mut Sha256,
     ctx: &CaseCtx<'_>,
-    ids: &mut HashMap<String, String>,
+    ids: &mut Seen,
     diags: &mut Vec<Diagnostic>,
 ) -> usize {
     let mut n = 0;
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in reader.lines().enumerate() {
         let lineno = i + 1;
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                diags.push(Diagnostic::at(
+                    shown,
+                    None,
+                    lineno,
+                    1,
+                    format!("failed to read: {e}"),
+                ));
+                break;
+            }
+        };
+        hasher.update(line.as_bytes());
+        hasher.update(b"\n");
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<Case>(line) {
+        match serde_json::from_str::<Case>(&line) {
             Ok(case) => {
                 n += 1;
                 for p in case_problems(&case, ctx) {
-                    let mut d = Diagnostic::at(
-                        shown,
-                        None,
-                        lineno,
-                        1,
-                        format!(
-                            "{} (at {})",
-                            p.message,
-                            if p.path.is_empty() {
-                                "the case"
-                            } else {
-                                &p.path
-                            }
-                        ),
-                    );
+                    let at = if p.path.is_empty() {
+                        "the case"
+                    } else {
+                        &p.path
+                    };
+                    let mut d =
+                        Diagnostic::at(shown, None, lineno, 1, format!("{} (at {at})", p.message));
                     d.hint = p.hint;
                     diags.push(d);
                 }
-                if let Some(first) = ids.insert(case.id.clone(), format!("{shown}:{lineno}:1")) {
+                if let Some(first) = ids.insert(&case.id, shown, lineno, 1) {
                     diags.push(
                         Diagnostic::at(
                             shown,

@@ -28,7 +28,7 @@ pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 /// A model behind the Anthropic Messages API.
 pub struct AnthropicModel {
     client: ApiClient,
-    url: String,
+    url: reqwest::Url,
     model: String,
     headers: HeaderMap,
     cfg: TargetConfig,
@@ -84,6 +84,7 @@ impl AnthropicModel {
             base_url: Some(redactor.redact(base).into_owned()),
             settings: settings_of(cfg),
         };
+        let url = client.parse_url(&url)?;
         Ok(AnthropicModel {
             client,
             url,

@@ -9,7 +9,9 @@
 //! a gate exists to find.
 
 use std::sync::{Arc, Mutex, Once};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use bytes::Bytes;
 use gauntlet_core::redact::Redactor;
@@ -104,6 +106,12 @@ impl ApiClient {
         self.redactor.redact(&clipped).into_owned()
     }
 
+    /// Parses a URL once, with a configuration error naming it (redacted) when invalid.
+    pub fn parse_url(&self, url: &str) -> Result<reqwest::Url, String> {
+        reqwest::Url::parse(url)
+            .map_err(|e| format!("invalid URL `{}`: {e}", self.redactor.redact(url)))
+    }
+
     /// Tells the rate limiter how many tokens a request used.
     pub fn record_tokens(&self, tokens: u64) {
         if let Some(l) = &self.limiter {
@@ -116,7 +124,7 @@ impl ApiClient {
     pub async fn send(
         &self,
         method: reqwest::Method,
-        url: &str,
+        url: &reqwest::Url,
         headers: &HeaderMap,
         body: Option<Bytes>,
         rec: &mut TraceRecorder,
@@ -136,7 +144,7 @@ impl ApiClient {
             }
             let mut req = self
                 .http
-                .request(method.clone(), url)
+                .request(method.clone(), url.clone())
                 .headers(headers.clone());
             if let Some(b) = &body {
                 req = req.body(b.clone());

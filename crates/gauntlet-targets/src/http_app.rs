@@ -221,6 +221,7 @@ impl Session for HttpSession<'_> {
                 .map(|b| serde_json::to_vec(b).map(Bytes::from))
                 .transpose()
                 .map_err(|e| TargetError::Harness(e.to_string()))?;
+            let url = inner.client.parse_url(&url).map_err(TargetError::Harness)?;
             let started = Instant::now();
             let resp = inner
                 .client

@@ -25,7 +25,7 @@ pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 /// A model behind an OpenAI-compatible chat-completions endpoint.
 pub struct OpenAiModel {
     client: ApiClient,
-    url: String,
+    url: reqwest::Url,
     model: String,
     headers: HeaderMap,
     cfg: TargetConfig,
@@ -165,6 +165,7 @@ impl OpenAiModel {
             base_url: Some(redactor.redact(base).into_owned()),
             settings: settings_of(cfg),
         };
+        let url = client.parse_url(&url)?;
         Ok(OpenAiModel {
             client,
             url,
@@ -172,6 +173,27 @@ impl OpenAiModel {
             headers,
             cfg: cfg.clone(),
             info,
+        })
+    }
+
+    /// The request body. Serialized straight from the conversation (no intermediate JSON
+    /// tree) unless `extra_body` asks for fields to be merged in.
+    fn body_bytes(&self, req: &ChatRequest<'_>) -> Result<Vec<u8>, serde_json::Error> {
+        if self.cfg.extra_body.is_some() {
+            return serde_json::to_vec(&self.body(req));
+        }
+        serde_json::to_vec(&WireRequest {
+            model: &self.model,
+            messages: WireMessages(req.messages),
+            tools: (!req.tools.is_empty()).then(|| tools_to_wire(req.tools)),
+            temperature: self.cfg.temperature,
+            seed: self.cfg.seed,
+            max_tokens: self.cfg.max_tokens,
+            response_format: self
+                .cfg
+                .response_format
+                .as_deref()
+                .map(|t| ResponseFormat { kind: t }),
         })
     }
 
@@ -464,7 +486,8 @@ impl ChatModel for OpenAiModel {
         rec: &'a mut TraceRecorder,
     ) -> BoxFuture<'a, Result<ChatReply, TargetError>> {
         Box::pin(async move {
-            let body = serde_json::to_vec(&self.body(&req))
+            let body = self
+                .body_bytes(&req)
                 .map_err(|e| TargetError::Harness(e.to_string()))?;
             let resp = self
                 .client
@@ -476,16 +499,16 @@ impl ChatModel for OpenAiModel {
                     rec,
                 )
                 .await?;
-            let parsed: Result<Value, _> = serde_json::from_slice(&resp.body);
             if resp.status != 200 {
+                let parsed: Result<Value, _> = serde_json::from_slice(&resp.body);
+                let detail = format!(
+                    "HTTP {}: {}",
+                    resp.status,
+                    self.client.clip_body(&resp.body)
+                );
                 if let Ok(v) = &parsed
                     && is_content_filter_error(v)
                 {
-                    let detail = format!(
-                        "HTTP {}: {}",
-                        resp.status,
-                        self.client.clip_body(&resp.body)
-                    );
                     rec.transport(
                         TransportKind::FilterBlock,
                         Some(resp.status),
@@ -493,34 +516,38 @@ impl ChatModel for OpenAiModel {
                     );
                     return Err(TargetError::Blocked(detail));
                 }
-                let detail = format!(
-                    "HTTP {}: {}",
-                    resp.status,
-                    self.client.clip_body(&resp.body)
-                );
                 rec.transport(TransportKind::Failed, Some(resp.status), detail.clone());
                 return Err(TargetError::Transport(detail));
             }
-            let v = parsed.map_err(|e| {
-                let raw = self.client.clip_body(&resp.body);
-                rec.transport(
-                    TransportKind::Failed,
-                    Some(resp.status),
-                    format!("malformed JSON ({e}); raw body: {raw}"),
-                );
-                TargetError::Protocol(format!(
-                    "the response is not valid JSON ({e}); raw body: {raw}"
-                ))
-            })?;
-            let mut reply = parse_response(&v).map_err(|e| {
-                let raw = self.client.clip_body(&resp.body);
-                rec.transport(
-                    TransportKind::Failed,
-                    Some(resp.status),
-                    format!("{e}; raw body: {raw}"),
-                );
-                TargetError::Protocol(format!("{e}; raw body: {raw}"))
-            })?;
+            // Typed fast path; servers that bend the format fall back to the tolerant reader,
+            // which also words the error when the body is not a completion at all.
+            let typed = serde_json::from_slice::<WireResponse>(&resp.body)
+                .ok()
+                .and_then(WireResponse::into_reply);
+            let mut reply = match typed {
+                Some(r) => r,
+                None => {
+                    let raw = self.client.clip_body(&resp.body);
+                    let v: Value = serde_json::from_slice(&resp.body).map_err(|e| {
+                        rec.transport(
+                            TransportKind::Failed,
+                            Some(resp.status),
+                            format!("malformed JSON ({e}); raw body: {raw}"),
+                        );
+                        TargetError::Protocol(format!(
+                            "the response is not valid JSON ({e}); raw body: {raw}"
+                        ))
+                    })?;
+                    parse_response(&v).map_err(|e| {
+                        rec.transport(
+                            TransportKind::Failed,
+                            Some(resp.status),
+                            format!("{e}; raw body: {raw}"),
+                        );
+                        TargetError::Protocol(format!("{e}; raw body: {raw}"))
+                    })?
+                }
+            };
             reply.attempts = resp.attempts;
             if reply.model.is_none() {
                 reply.model = Some(self.model.clone());
@@ -528,6 +555,152 @@ impl ChatModel for OpenAiModel {
             self.client
                 .record_tokens(reply.usage.input_tokens + reply.usage.output_tokens);
             Ok(reply)
+        })
+    }
+}
+
+/// A chat-completions request, serialized without building a JSON tree.
+#[derive(serde::Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    messages: WireMessages<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<ResponseFormat<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct ResponseFormat<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+}
+
+/// Messages serialized in the chat-completions shape, straight from the conversation.
+struct WireMessages<'a>(&'a [Message]);
+
+struct WireCall<'a>(&'a ToolCallRequest);
+
+impl serde::Serialize for WireCall<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let c = self.0;
+        let mut m = ser.serialize_map(Some(3))?;
+        m.serialize_entry("id", &c.id)?;
+        m.serialize_entry("type", "function")?;
+        m.serialize_entry(
+            "function",
+            &json!({ "name": c.name, "arguments": arguments_text(&c.arguments, c.malformed) }),
+        )?;
+        m.end()
+    }
+}
+
+struct WireOne<'a>(&'a Message);
+
+impl serde::Serialize for WireOne<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let m = self.0;
+        let mut map = ser.serialize_map(None)?;
+        match m.role {
+            Role::System => {
+                map.serialize_entry("role", "system")?;
+                map.serialize_entry("content", &m.content)?;
+            }
+            Role::User => {
+                map.serialize_entry("role", "user")?;
+                map.serialize_entry("content", &m.content)?;
+            }
+            Role::Tool => {
+                map.serialize_entry("role", "tool")?;
+                map.serialize_entry("tool_call_id", m.tool_call_id.as_deref().unwrap_or(""))?;
+                map.serialize_entry("content", &m.content)?;
+            }
+            Role::Assistant => {
+                map.serialize_entry("role", "assistant")?;
+                if m.content.is_empty() && !m.tool_calls.is_empty() {
+                    map.serialize_entry("content", &Value::Null)?;
+                } else {
+                    map.serialize_entry("content", &m.content)?;
+                }
+                if !m.tool_calls.is_empty() {
+                    let calls: Vec<WireCall<'_>> = m.tool_calls.iter().map(WireCall).collect();
+                    map.serialize_entry("tool_calls", &calls)?;
+                }
+            }
+        }
+        map.end()
+    }
+}
+
+impl serde::Serialize for WireMessages<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq(self.0.iter().map(WireOne))
+    }
+}
+
+/// The usual shape of a chat-completions response, read without a JSON tree.
+#[derive(serde::Deserialize)]
+struct WireResponse {
+    #[serde(default)]
+    model: Option<String>,
+    choices: Vec<WireChoice>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(serde::Deserialize)]
+struct WireChoice {
+    message: WireMessage,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct WireMessage {
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    tool_calls: Option<Vec<Value>>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+}
+
+impl WireResponse {
+    fn into_reply(self) -> Option<ChatReply> {
+        let choice = self.choices.into_iter().next()?;
+        let mut message = Message::assistant(content_text(choice.message.content.as_ref()));
+        if let Some(calls) = &choice.message.tool_calls {
+            message.tool_calls = calls.iter().map(tool_call_from_wire).collect();
+            for (i, c) in message.tool_calls.iter_mut().enumerate() {
+                if c.id.is_empty() {
+                    c.id = format!("call_{i}");
+                }
+            }
+        }
+        let usage = self.usage.unwrap_or_default();
+        Some(ChatReply {
+            message,
+            model: self.model,
+            usage: Usage {
+                input_tokens: usage.prompt_tokens.unwrap_or(0),
+                output_tokens: usage.completion_tokens.unwrap_or(0),
+            },
+            finish_reason: choice.finish_reason,
+            attempts: 1,
         })
     }
 }

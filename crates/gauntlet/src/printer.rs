@@ -308,25 +308,24 @@ impl Reporter for TerminalReporter {
                     }
                 )?;
                 let bar = ProgressBar::with_draw_target(
-                    Some((manifest.planned_cases as u64) * u64::from(manifest.k)),
+                    Some(manifest.planned_cases as u64),
                     ProgressDrawTarget::stderr(),
                 );
                 if !bar.is_hidden() && manifest.planned_cases > 20 {
                     bar.set_style(
                         ProgressStyle::with_template(
-                            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} trials {per_sec}",
+                            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} cases {per_sec}",
                         )
                         .unwrap_or_else(|_| ProgressStyle::default_bar()),
                     );
                     self.bar = Some(bar);
                 }
             }
-            EventKind::TrialFinished { .. } => {
+            EventKind::TrialFinished { .. } => {}
+            EventKind::CaseFinished { result } => {
                 if let Some(b) = &self.bar {
                     b.inc(1);
                 }
-            }
-            EventKind::CaseFinished { result } => {
                 if self.show(result) {
                     self.line(result)?;
                 }
