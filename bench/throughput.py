@@ -87,17 +87,27 @@ def parse_time_v(stderr):
     }
 
 
-def run_once(folder, concurrency, extra):
+def proc_cpu(pid):
+    """CPU seconds (user + system) a process has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_once(folder, concurrency, extra, server_pid):
     out = os.path.join(folder, "out")
     shutil.rmtree(out, ignore_errors=True)
     cmd = ["/usr/bin/time", "-v", BIN, "run", "suite.yaml", "--out", out, "-q", "-j", str(concurrency)] + extra
+    s0 = proc_cpu(server_pid)
     t0 = time.perf_counter()
     p = subprocess.run(cmd, cwd=folder, capture_output=True, text=True)
     wall = time.perf_counter() - t0
+    server_cpu = proc_cpu(server_pid) - s0
     if p.returncode != 0:
         sys.exit(f"gauntlet exited {p.returncode}:\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
     stats = parse_time_v(p.stderr)
     stats["wall"] = wall
+    stats["server"] = server_cpu
     return stats
 
 
@@ -135,15 +145,16 @@ def main():
         print(f"{version}; serve-fake on 127.0.0.1:{port}; concurrency {args.concurrency}; "
               f"median of {args.repeat} runs; {os.cpu_count()} CPUs")
         print()
-        print(f"{'cases':>8} {'wall s':>8} {'cases/s':>10} {'CPU us/case':>12} {'peak RSS MB':>12}")
+        print(f"{'cases':>8} {'wall s':>8} {'cases/s':>10} {'CPU us/case':>12} {'server us/case':>15} {'peak RSS MB':>12}")
         for n in [int(x) for x in args.sizes.split(",")]:
             with tempfile.TemporaryDirectory() as folder:
                 write_suite(folder, n, port)
-                runs = [run_once(folder, args.concurrency, args.extra.split()) for _ in range(args.repeat)]
+                runs = [run_once(folder, args.concurrency, args.extra.split(), server.pid) for _ in range(args.repeat)]
                 wall = statistics.median(r["wall"] for r in runs)
                 cpu = statistics.median((r["user"] + r["sys"]) for r in runs)
                 rss = statistics.median(r["rss_kb"] for r in runs) / 1024
-                print(f"{n:>8} {wall:>8.3f} {n / wall:>10.0f} {cpu / n * 1e6:>12.1f} {rss:>12.1f}")
+                srv = statistics.median(r["server"] for r in runs)
+                print(f"{n:>8} {wall:>8.3f} {n / wall:>10.0f} {cpu / n * 1e6:>12.1f} {srv / n * 1e6:>15.1f} {rss:>12.1f}")
         print()
         print(f"gauntlet --version: median {version_startup():.2f} ms over 50 runs")
     finally:

@@ -459,3 +459,64 @@ fn version_and_help_document_exit_codes() {
         assert!(h.contains(needle), "--help lacks `{needle}`");
     }
 }
+
+/// Starts `gauntlet serve-fake --port 0` and returns the child and its base URL.
+fn serve_fake(persona: &str) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = bin()
+        .args(["serve-fake", "--persona", persona, "--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .trim_end_matches([',', ')', ';'])
+        .to_owned();
+    (child, url)
+}
+
+#[test]
+fn redteam_over_http_against_serve_fake_rings_both_ways() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut server, url) = serve_fake("safe");
+    let base = format!("{url}/v1");
+    let o = run(
+        &["redteam", "--target", "openai:gauntlet-fake-vulnerable", "--base-url", &base, "--out", "v"],
+        tmp.path(),
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let r = report(&tmp.path().join("v"));
+    assert!(r["cases"].as_array().unwrap().iter().all(|c| c["status"] == "FAIL"));
+    assert_eq!(r["manifest"]["evidence_level"], "online");
+    let o = run(
+        &["redteam", "--target", "anthropic:gauntlet-fake-safe", "--base-url", &url, "--out", "s"],
+        tmp.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    server.kill().ok();
+    server.wait().ok();
+}
+
+#[test]
+fn named_targets_come_from_the_config_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut server, url) = serve_fake("vulnerable");
+    write(
+        tmp.path(),
+        "gauntlet.yaml",
+        &format!("targets:\n  staging:\n    kind: openai\n    model: whatever\n    base_url: {url}/v1\n"),
+    );
+    let o = run(&["redteam", "--target", "staging", "--category", "LLM07", "--out", "o"], tmp.path());
+    assert_eq!(code(&o), 1, "the server's default persona is vulnerable: {}", text(&o));
+    let o = run(&["redteam", "--target", "nosuch", "--out", "o2"], tmp.path());
+    assert_eq!(code(&o), 2);
+    assert!(text(&o).contains("defined targets: staging"), "{}", text(&o));
+    server.kill().ok();
+    server.wait().ok();
+}
