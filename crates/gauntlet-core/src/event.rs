@@ -143,6 +143,38 @@ pub struct RunManifest {
     /// Anything else worth recording (server build, flags).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub notes: BTreeMap<String, String>,
+    /// How the run was invoked, so that it can be resumed or re-run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<Invocation>,
+}
+
+/// The inputs of a run: enough to rebuild its plan (for `--resume` and `--rerun-failed`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Invocation {
+    /// Suite files, as given (`builtin:owasp` for the red-team corpus).
+    pub suites: Vec<String>,
+    /// The target, resolved (names of key variables only; never the keys).
+    pub target: crate::target::TargetConfig,
+    /// Filter terms.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filters: Vec<String>,
+    /// Shard, `i/n`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// The run canary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canary: Option<String>,
+    /// The system prompt file (red team).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt_file: Option<String>,
+    /// Per-trial time limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// Trials in flight.
+    pub concurrency: usize,
+    /// Stop after this many failed cases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_fail: Option<usize>,
 }
 
 /// An error from a reporter.
@@ -153,4 +185,10 @@ pub trait Reporter: Send {
     /// Handles one event. Events arrive in order: `run_started`, then trials and cases as
     /// they finish, then `run_finished`.
     fn on_event(&mut self, event: &RunEvent) -> Result<(), ReportError>;
+
+    /// Called after each batch of events: a point to make what was received durable (the
+    /// run store commits here).
+    fn flush(&mut self) -> Result<(), ReportError> {
+        Ok(())
+    }
 }

@@ -21,7 +21,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::suite::CaseKind;
-use crate::target::TargetConfig;
 use crate::verdict::Dimension;
 
 /// One check of a case.
@@ -290,16 +289,13 @@ pub struct ToolArgsCheck {
     pub max: std::collections::BTreeMap<String, f64>,
 }
 
-/// A model-judge check. Its verdicts are triage, never state, unless the judge has passed
-/// calibration against human labels (see `gauntlet calibrate`).
+/// A model-judge check, graded by the run's `--judge` model. Its verdicts are triage: they are
+/// reported, and never change the state.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct JudgeSpec {
     /// What a good answer does, in plain words.
     pub rubric: String,
-    /// The judge model; the run's `--judge` target when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<TargetConfig>,
     /// Lowest judge score (0-3) that counts as a pass. Default 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass_score: Option<u8>,

@@ -8,14 +8,18 @@
 
 #![warn(missing_docs)]
 
+pub mod compare;
 pub mod config;
 mod de;
 pub mod event;
 pub mod expect;
+pub mod flake;
 pub mod grader;
+pub mod quarantine;
 pub mod redact;
 pub mod result;
 pub mod score;
+pub mod stats;
 pub mod suite;
 pub mod summary;
 pub mod target;

@@ -296,7 +296,20 @@ impl<'de> Deserialize<'de> for TargetConfig {
 }
 
 /// The personas of the built-in fake target.
-pub const FAKE_PERSONAS: &[&str] = &["safe", "vulnerable", "scripted"];
+///
+/// `flaky-harness`, `flaky-agent` and `flaky-judge` are seeded flaky variants used to show
+/// (and test) flake triage: the first fails alternate trials at the transport level, the
+/// second alternates between the safe and the vulnerable behaviour, the third is a judge
+/// whose scores alternate. `judge` is a judge that always gives full marks.
+pub const FAKE_PERSONAS: &[&str] = &[
+    "safe",
+    "vulnerable",
+    "scripted",
+    "flaky-harness",
+    "flaky-agent",
+    "flaky-judge",
+    "judge",
+];
 
 impl TargetConfig {
     /// Parses the short form `KIND:ARG` (or a bare target name).

@@ -80,6 +80,11 @@ pub struct RunConfig {
     pub cancel: Arc<AtomicBool>,
     /// Pack requirements for the state.
     pub packs: PackRequirements,
+    /// Give every trial of a case the same seed (flake triage pins its inputs).
+    pub pin_seed: bool,
+    /// Called when the last trial has finished, before the summary is final: returns
+    /// integrity violations (harness files changed during the run), which FAIL the run.
+    pub integrity: Option<Arc<dyn Fn() -> Vec<String> + Send + Sync>>,
 }
 
 impl Default for RunConfig {
@@ -95,6 +100,8 @@ impl Default for RunConfig {
             redactor: Redactor::new(),
             cancel: Arc::new(AtomicBool::new(false)),
             packs: PackRequirements::default(),
+            pin_seed: false,
+            integrity: None,
         }
     }
 }
@@ -169,6 +176,14 @@ impl Runner {
                             failed[i] = true;
                             errors.push(e.to_string());
                         }
+                    }
+                }
+                for (i, r) in reporters.iter_mut().enumerate() {
+                    if !failed[i]
+                        && let Err(e) = r.flush()
+                    {
+                        failed[i] = true;
+                        errors.push(e.to_string());
                     }
                 }
             }
@@ -264,7 +279,7 @@ impl Runner {
                 let target = Arc::clone(&self.target);
                 let grader = Arc::clone(&self.grader);
                 let probe = cfg.refusal_probe.clone();
-                let seed = trial_seed(cfg.seed, &pc.case.id, trial);
+                let seed = trial_seed(cfg.seed, &pc.case.id, if cfg.pin_seed { 0 } else { trial });
                 let redactor = cfg.redactor.clone();
                 inflight.spawn(async move {
                     let mut r = execute(&*target, &*grader, &pc, trial, seed, probe.as_ref()).await;
@@ -331,6 +346,21 @@ impl Runner {
             };
         }
         let mut summary = fold.finish(&cfg.packs, started.elapsed().as_millis() as u64);
+        if let Some(check) = &cfg.integrity {
+            let changed = check();
+            if !changed.is_empty() {
+                // Graders must live where the agent cannot write: a run whose harness files
+                // changed under it proves nothing.
+                summary.status = gauntlet_core::score::Status::Fail;
+                summary.reasons.insert(
+                    0,
+                    format!(
+                        "harness files changed during the run: {}",
+                        changed.join(", ")
+                    ),
+                );
+            }
+        }
         match stop {
             Stop::Completed => {}
             Stop::MaxFail => summary.reasons.push(format!(

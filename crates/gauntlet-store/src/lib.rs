@@ -1,1 +1,536 @@
-//! placeholder crate root
+//! The run store: [`Store`] (an embedded SQLite database, WAL mode, at `.gauntlet/runs.db` by
+//! default) and [`StoreReporter`], the event consumer that writes a run as it happens.
+//!
+//! Every trial is written as soon as its event arrives and committed at the end of each batch
+//! the runner hands over (one transaction per batch: durable against a killed process, cheap
+//! at tens of thousands of trials per second). A run that was killed has its manifest and its
+//! finished trials in the store, so `--resume` continues it without repeating or duplicating
+//! a trial: rows are keyed by (run, case, trial). Case rows keep the case result without its
+//! trials (they live in their own table); re-rendering joins them back in the original
+//! order, which reproduces `report.json` byte for byte.
+//!
+//! With `synchronous = NORMAL` a commit survives the process being killed; after a power loss
+//! the last commits may be missing, in which case resume runs those trials again (never
+//! twice in the store).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent, RunManifest};
+use gauntlet_core::result::{CaseResult, TrialResult};
+use gauntlet_core::summary::Summary;
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// The default location of the store, relative to the working folder.
+pub const DEFAULT_STORE: &str = ".gauntlet/runs.db";
+
+/// The schema version written to `PRAGMA user_version`.
+const SCHEMA_VERSION: i64 = 1;
+
+/// Errors from the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite failed.
+    #[error("run store: {0}")]
+    Sql(#[from] rusqlite::Error),
+    /// A stored document did not parse.
+    #[error("run store: a stored record is not valid: {0}")]
+    Json(#[from] serde_json::Error),
+    /// Creating the folder failed.
+    #[error("run store: failed to create `{path}`: {source}")]
+    Io {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// No run matches.
+    #[error("no run matches `{0}`")]
+    NoSuchRun(String),
+    /// Several runs match a prefix.
+    #[error("`{0}` matches several runs: {1}")]
+    Ambiguous(String, String),
+    /// The store was written by a newer gauntlet.
+    #[error("the run store has schema version {0}; this gauntlet reads up to {SCHEMA_VERSION}")]
+    TooNew(i64),
+}
+
+/// One row of `gauntlet runs list`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RunRow {
+    /// The run id.
+    pub run_id: String,
+    /// When it started.
+    pub started_at: String,
+    /// When it finished (None: interrupted or still running).
+    pub finished_at: Option<String>,
+    /// The command (`run`, `redteam`, `regrade`, `flaky`).
+    pub command: String,
+    /// The target label.
+    pub target: String,
+    /// The state, once finished.
+    pub status: Option<String>,
+    /// Cases planned.
+    pub planned: i64,
+    /// Cases stored.
+    pub cases: i64,
+}
+
+/// An open store.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+fn open_conn(path: &Path) -> Result<Connection, StoreError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if version > SCHEMA_VERSION {
+        return Err(StoreError::TooNew(version));
+    }
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS runs (
+            run_id TEXT PRIMARY KEY,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            command TEXT NOT NULL,
+            target TEXT NOT NULL,
+            status TEXT,
+            planned INTEGER NOT NULL,
+            manifest TEXT NOT NULL,
+            summary TEXT
+         );
+         CREATE TABLE IF NOT EXISTS cases (
+            run_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            case_id TEXT NOT NULL,
+            status TEXT NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (run_id, case_id)
+         );
+         CREATE INDEX IF NOT EXISTS cases_by_seq ON cases (run_id, seq);
+         CREATE TABLE IF NOT EXISTS trials (
+            run_id TEXT NOT NULL,
+            case_id TEXT NOT NULL,
+            trial INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (run_id, case_id, trial)
+         );
+         CREATE TABLE IF NOT EXISTS warnings (
+            run_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            message TEXT NOT NULL,
+            PRIMARY KEY (run_id, seq)
+         );
+         CREATE TABLE IF NOT EXISTS baselines (
+            name TEXT PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            set_at TEXT NOT NULL
+         );",
+    )?;
+    conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    Ok(conn)
+}
+
+impl Store {
+    /// Opens (or creates) the store at `path`.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Ok(Store {
+            conn: open_conn(path)?,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Where the store lives.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A reporter that writes `run_id`'s events into this store (on its own connection, so it
+    /// can live on the reporter thread).
+    pub fn reporter(&self) -> Result<StoreReporter, StoreError> {
+        Ok(StoreReporter {
+            conn: open_conn(&self.path)?,
+            run_id: None,
+            seq: 0,
+            warn_seq: 0,
+            in_tx: false,
+        })
+    }
+
+    /// Runs, newest first.
+    pub fn runs(&self, limit: usize) -> Result<Vec<RunRow>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT r.run_id, r.started_at, r.finished_at, r.command, r.target, r.status, r.planned,
+                    (SELECT COUNT(*) FROM cases c WHERE c.run_id = r.run_id)
+             FROM runs r ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?1",
+        )?;
+        let rows = st.query_map(params![limit as i64], |r| {
+            Ok(RunRow {
+                run_id: r.get(0)?,
+                started_at: r.get(1)?,
+                finished_at: r.get(2)?,
+                command: r.get(3)?,
+                target: r.get(4)?,
+                status: r.get(5)?,
+                planned: r.get(6)?,
+                cases: r.get(7)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Resolves a run reference: a full id, a unique prefix, `latest`, or a baseline name.
+    pub fn resolve(&self, spec: &str) -> Result<String, StoreError> {
+        if spec == "latest" {
+            return self
+                .conn
+                .query_row(
+                    "SELECT run_id FROM runs ORDER BY started_at DESC, run_id DESC LIMIT 1",
+                    [],
+                    |r| r.get(0),
+                )
+                .optional()?
+                .ok_or_else(|| StoreError::NoSuchRun(spec.into()));
+        }
+        let exact: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT run_id FROM runs WHERE run_id = ?1",
+                params![spec],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(id) = exact {
+            return Ok(id);
+        }
+        if let Some(id) = self.baseline(spec)? {
+            return Ok(id);
+        }
+        let mut st = self.conn.prepare(
+            "SELECT run_id FROM runs WHERE run_id LIKE ?1 || '%' ORDER BY run_id LIMIT 6",
+        )?;
+        let ids: Vec<String> = st
+            .query_map(params![spec], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        match ids.len() {
+            0 => Err(StoreError::NoSuchRun(spec.into())),
+            1 => Ok(ids.into_iter().next().expect("one")),
+            _ => Err(StoreError::Ambiguous(spec.into(), ids.join(", "))),
+        }
+    }
+
+    /// The manifest of a run.
+    pub fn manifest(&self, run: &str) -> Result<RunManifest, StoreError> {
+        let text: String = self
+            .conn
+            .query_row(
+                "SELECT manifest FROM runs WHERE run_id = ?1",
+                params![run],
+                |r| r.get(0),
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NoSuchRun(run.into()))?;
+        Ok(serde_json::from_str(&text)?)
+    }
+
+    /// The summary of a finished run.
+    pub fn summary(&self, run: &str) -> Result<Option<(Summary, String)>, StoreError> {
+        let row: Option<(Option<String>, Option<String>)> = self
+            .conn
+            .query_row(
+                "SELECT summary, finished_at FROM runs WHERE run_id = ?1",
+                params![run],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        match row {
+            Some((Some(s), Some(at))) => Ok(Some((serde_json::from_str(&s)?, at))),
+            Some(_) => Ok(None),
+            None => Err(StoreError::NoSuchRun(run.into())),
+        }
+    }
+
+    /// Every stored trial of a run, by case id (for resume).
+    pub fn trials(&self, run: &str) -> Result<HashMap<String, Vec<TrialResult>>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT case_id, data FROM trials WHERE run_id = ?1 ORDER BY case_id, trial",
+        )?;
+        let mut out: HashMap<String, Vec<TrialResult>> = HashMap::new();
+        let rows = st.query_map(params![run], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+        })?;
+        for row in rows {
+            let (case, data) = row?;
+            out.entry(case)
+                .or_default()
+                .push(serde_json::from_str(&data)?);
+        }
+        Ok(out)
+    }
+
+    /// The stored trials of one case.
+    pub fn case_trials(&self, run: &str, case_id: &str) -> Result<Vec<TrialResult>, StoreError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT data FROM trials WHERE run_id = ?1 AND case_id = ?2 ORDER BY trial",
+        )?;
+        let rows = st.query_map(params![run, case_id], |r| r.get::<_, String>(0))?;
+        let mut out = Vec::new();
+        for row in rows {
+            out.push(serde_json::from_str(&row?)?);
+        }
+        Ok(out)
+    }
+
+    /// Calls `f` with each case result of a run (trials included) in the order they finished,
+    /// one at a time, so that re-rendering a large run stays small.
+    pub fn for_each_case(
+        &self,
+        run: &str,
+        mut f: impl FnMut(CaseResult) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT case_id, data FROM cases WHERE run_id = ?1 ORDER BY seq")?;
+        let mut rows = st.query(params![run])?;
+        while let Some(row) = rows.next()? {
+            let case_id: String = row.get(0)?;
+            let data: String = row.get(1)?;
+            let mut c: CaseResult = serde_json::from_str(&data)?;
+            c.trials = self.case_trials(run, &case_id)?;
+            f(c)?;
+        }
+        Ok(())
+    }
+
+    /// The warnings of a run, in order.
+    pub fn warnings(&self, run: &str) -> Result<Vec<String>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT message FROM warnings WHERE run_id = ?1 ORDER BY seq")?;
+        let rows = st.query_map(params![run], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Replays a stored run's events in their original order into `f` (for re-rendering
+    /// reports). An interrupted run has no `run_finished` event.
+    pub fn replay(
+        &self,
+        run: &str,
+        mut f: impl FnMut(RunEvent) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let manifest = self.manifest(run)?;
+        f(RunEvent {
+            elapsed_ms: 0,
+            kind: EventKind::RunStarted {
+                manifest: Box::new(manifest),
+            },
+        })?;
+        for w in self.warnings(run)? {
+            f(RunEvent {
+                elapsed_ms: 0,
+                kind: EventKind::Warning { message: w },
+            })?;
+        }
+        self.for_each_case(run, |c| {
+            f(RunEvent {
+                elapsed_ms: 0,
+                kind: EventKind::CaseFinished {
+                    result: Box::new(c),
+                },
+            })
+        })?;
+        if let Some((summary, finished_at)) = self.summary(run)? {
+            f(RunEvent {
+                elapsed_ms: summary.duration_ms,
+                kind: EventKind::RunFinished {
+                    summary: Box::new(summary),
+                    finished_at,
+                },
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Names a run as a baseline (replacing an earlier run under that name).
+    pub fn set_baseline(&self, name: &str, run: &str) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO baselines (name, run_id, set_at) VALUES (?1, ?2, ?3)
+             ON CONFLICT (name) DO UPDATE SET run_id = excluded.run_id, set_at = excluded.set_at",
+            params![name, run, jiff::Timestamp::now().to_string()],
+        )?;
+        Ok(())
+    }
+
+    /// The run a baseline names.
+    pub fn baseline(&self, name: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT run_id FROM baselines WHERE name = ?1",
+                params![name],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Every baseline: (name, run id, set at).
+    pub fn baselines(&self) -> Result<Vec<(String, String, String)>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT name, run_id, set_at FROM baselines ORDER BY name")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+/// Writes a run into the store as its events arrive.
+pub struct StoreReporter {
+    conn: Connection,
+    run_id: Option<String>,
+    seq: i64,
+    warn_seq: i64,
+    in_tx: bool,
+}
+
+impl StoreReporter {
+    fn begin(&mut self) -> Result<(), rusqlite::Error> {
+        if !self.in_tx {
+            self.conn.execute_batch("BEGIN")?;
+            self.in_tx = true;
+        }
+        Ok(())
+    }
+
+    fn run(&self) -> &str {
+        self.run_id.as_deref().unwrap_or("")
+    }
+
+    fn put_trial(&self, t: &TrialResult) -> Result<(), ReportError> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO trials (run_id, case_id, trial, status, outcome, data)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (run_id, case_id, trial) DO NOTHING",
+            )?
+            .execute(params![
+                self.run(),
+                t.case_id,
+                t.trial,
+                t.status.as_str(),
+                t.outcome.as_str(),
+                serde_json::to_string(t)?
+            ])?;
+        Ok(())
+    }
+}
+
+impl Reporter for StoreReporter {
+    fn on_event(&mut self, ev: &RunEvent) -> Result<(), ReportError> {
+        self.begin()?;
+        match &ev.kind {
+            EventKind::RunStarted { manifest } => {
+                self.run_id = Some(manifest.run_id.clone());
+                // A resumed run keeps its row and its cases; a new one is inserted.
+                self.conn.execute(
+                    "INSERT INTO runs (run_id, started_at, command, target, planned, manifest)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                     ON CONFLICT (run_id) DO UPDATE SET finished_at = NULL, status = NULL, summary = NULL",
+                    params![
+                        manifest.run_id,
+                        manifest.started_at,
+                        manifest.command,
+                        manifest.target.label,
+                        manifest.planned_cases as i64,
+                        serde_json::to_string(manifest)?
+                    ],
+                )?;
+                self.seq = self.conn.query_row(
+                    "SELECT COALESCE(MAX(seq) + 1, 0) FROM cases WHERE run_id = ?1",
+                    params![manifest.run_id],
+                    |r| r.get(0),
+                )?;
+                self.warn_seq = self.conn.query_row(
+                    "SELECT COALESCE(MAX(seq) + 1, 0) FROM warnings WHERE run_id = ?1",
+                    params![manifest.run_id],
+                    |r| r.get(0),
+                )?;
+            }
+            EventKind::TrialFinished { trial } => self.put_trial(trial)?,
+            EventKind::CaseFinished { result } => {
+                for t in &result.trials {
+                    self.put_trial(t)?;
+                }
+                // The case row without its trials (stored above); rows already present (a
+                // resumed run re-announcing finished cases) keep their original position.
+                let mut bare = CaseResult {
+                    trials: Vec::new(),
+                    ..(**result).clone()
+                };
+                bare.trials.shrink_to_fit();
+                let n = self
+                    .conn
+                    .prepare_cached(
+                        "INSERT INTO cases (run_id, seq, case_id, status, data) VALUES (?1, ?2, ?3, ?4, ?5)
+                         ON CONFLICT (run_id, case_id) DO NOTHING",
+                    )?
+                    .execute(params![
+                        self.run(),
+                        self.seq,
+                        result.case.id,
+                        result.status.as_str(),
+                        serde_json::to_string(&bare)?
+                    ])?;
+                self.seq += n as i64;
+            }
+            EventKind::Warning { message } => {
+                self.conn.execute(
+                    "INSERT INTO warnings (run_id, seq, message) VALUES (?1, ?2, ?3)",
+                    params![self.run(), self.warn_seq, message],
+                )?;
+                self.warn_seq += 1;
+            }
+            EventKind::RunFinished {
+                summary,
+                finished_at,
+            } => {
+                self.conn.execute(
+                    "UPDATE runs SET finished_at = ?2, status = ?3, summary = ?4 WHERE run_id = ?1",
+                    params![
+                        self.run(),
+                        finished_at,
+                        summary.status.as_str(),
+                        serde_json::to_string(summary)?
+                    ],
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), ReportError> {
+        if self.in_tx {
+            self.conn.execute_batch("COMMIT")?;
+            self.in_tx = false;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for StoreReporter {
+    fn drop(&mut self) {
+        // Commit whatever arrived after the last batch boundary (normal end of a run).
+        let _ = self.flush();
+    }
+}

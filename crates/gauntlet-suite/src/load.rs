@@ -713,24 +713,12 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
                     }
                 }
             }
-            Oracle::Judge(j) => {
-                if j.pass_score.is_some_and(|s| s > 3) {
-                    out.push(Problem::new(
-                        p("judge"),
-                        "judge pass_score must be 0-3",
-                        "the rubric scores 0-3",
-                    ));
-                }
-                if let Some(t) = &j.target
-                    && let Err((m, h)) = check_target(t)
-                {
-                    out.push(Problem {
-                        path: p("judge"),
-                        at_key: false,
-                        message: format!("judge target: {m}"),
-                        hint: h,
-                    });
-                }
+            Oracle::Judge(j) if j.pass_score.is_some_and(|s| s > 3) => {
+                out.push(Problem::new(
+                    p("judge"),
+                    "judge pass_score must be 0-3",
+                    "the rubric scores 0-3",
+                ));
             }
             _ => {}
         }
@@ -982,6 +970,69 @@ pub fn load_config(path: &Path) -> Result<gauntlet_core::config::Config, Vec<Dia
     }
     if diags.is_empty() {
         Ok(cfg)
+    } else {
+        Err(diags)
+    }
+}
+
+/// Loads `quarantine.yaml` (a list of entries). Dates must be YYYY-MM-DD; an entry whose
+/// `expires` is before `today` is an error naming its owner.
+pub fn load_quarantine(
+    path: &Path,
+    today: jiff::civil::Date,
+) -> Result<Vec<gauntlet_core::quarantine::QuarantineEntry>, Vec<Diagnostic>> {
+    let display = path.display().to_string();
+    let source = std::fs::read_to_string(path).map_err(|e| {
+        vec![Diagnostic::file(
+            &display,
+            format!("failed to read the quarantine file: {e}"),
+        )]
+    })?;
+    let entries: Vec<gauntlet_core::quarantine::QuarantineEntry> = if source.trim().is_empty() {
+        Vec::new()
+    } else {
+        parse_yaml(&display, &source)?
+    };
+    let loc = Locator::new(&display, &source);
+    let mut diags = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        for (key, value) in [("first_seen", &e.first_seen), ("expires", &e.expires)] {
+            if value.parse::<jiff::civil::Date>().is_err() {
+                diags.push(loc.diag(
+                    &format!("[{i}].{key}"),
+                    false,
+                    format!("`{value}` is not a date"),
+                    Some("write dates as YYYY-MM-DD".into()),
+                ));
+            }
+        }
+        if let Ok(expires) = e.expires.parse::<jiff::civil::Date>()
+            && expires < today
+        {
+            diags.push(loc.diag(
+                &format!("[{i}].expires"),
+                false,
+                format!(
+                    "the quarantine of `{}` expired on {} (owner: {})",
+                    e.case, e.expires, e.owner
+                ),
+                Some(format!(
+                    "{} should fix the case and remove the entry, or extend `expires` with a reason",
+                    e.owner
+                )),
+            ));
+        }
+        if !(0.0..=1.0).contains(&e.pass_rate) {
+            diags.push(loc.diag(
+                &format!("[{i}].pass_rate"),
+                false,
+                "pass_rate must be between 0 and 1".into(),
+                Some("the share of trials that passed, e.g. 0.6".into()),
+            ));
+        }
+    }
+    if diags.is_empty() {
+        Ok(entries)
     } else {
         Err(diags)
     }

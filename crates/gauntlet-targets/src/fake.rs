@@ -17,12 +17,21 @@ pub enum FakeMode {
     Persona(Persona),
     /// The case's `scripted` replies, one per model call.
     Scripted,
+    /// Safe answers, but every other trial fails in transport (seeded by the trial index).
+    FlakyHarness,
+    /// Alternates between the safe and the vulnerable persona from trial to trial.
+    FlakyAgent,
+    /// A judge: always `{"score": 3}`.
+    Judge,
+    /// A judge whose scores alternate between 3 and 1 from call to call.
+    FlakyJudge,
 }
 
 /// The built-in deterministic chat model.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct FakeModel {
     mode: FakeMode,
+    calls: std::sync::atomic::AtomicU64,
 }
 
 impl FakeModel {
@@ -30,17 +39,28 @@ impl FakeModel {
     pub fn new(persona: &str) -> Result<FakeModel, String> {
         let mode = match persona {
             "scripted" => FakeMode::Scripted,
+            "flaky-harness" => FakeMode::FlakyHarness,
+            "flaky-agent" => FakeMode::FlakyAgent,
+            "judge" => FakeMode::Judge,
+            "flaky-judge" => FakeMode::FlakyJudge,
             p => FakeMode::Persona(Persona::parse(p).ok_or_else(|| {
                 format!("unknown fake persona `{p}`; choose safe, vulnerable or scripted")
             })?),
         };
-        Ok(FakeModel { mode })
+        Ok(FakeModel {
+            mode,
+            calls: std::sync::atomic::AtomicU64::new(0),
+        })
     }
 
     fn label(&self) -> &'static str {
         match self.mode {
             FakeMode::Persona(p) => p.as_str(),
             FakeMode::Scripted => "scripted",
+            FakeMode::FlakyHarness => "flaky-harness",
+            FakeMode::FlakyAgent => "flaky-agent",
+            FakeMode::Judge => "judge",
+            FakeMode::FlakyJudge => "flaky-judge",
         }
     }
 }
@@ -55,10 +75,7 @@ impl ChatModel for FakeModel {
         TargetInfo {
             kind: "fake".into(),
             label: format!("fake:{}", self.label()),
-            model: Some(match self.mode {
-                FakeMode::Persona(p) => p.model_id().into(),
-                FakeMode::Scripted => "gauntlet-fake-scripted".into(),
-            }),
+            model: Some(format!("gauntlet-fake-{}", self.label())),
             base_url: None,
             settings: BTreeMap::new(),
         }
@@ -77,7 +94,52 @@ impl ChatModel for FakeModel {
                 .filter(|m| m.role == Role::Assistant)
                 .count();
             let input_tokens = req.messages.iter().map(|m| approx_tokens(&m.content)).sum();
-            let (message, finish, model) = match self.mode {
+            let flaky_persona = |trial: u32| {
+                // Seeded by the trial index (and the run seed's low bit), so a re-run of the
+                // same trials repeats the same pattern.
+                if (trial as u64 + (ctx.seed & 1)).is_multiple_of(2) {
+                    Persona::Safe
+                } else {
+                    Persona::Vulnerable
+                }
+            };
+            let mode = match self.mode {
+                FakeMode::FlakyHarness => {
+                    if !(ctx.trial as u64 + (ctx.seed & 1)).is_multiple_of(2) {
+                        _rec.transport(
+                            gauntlet_core::trace::TransportKind::Failed,
+                            None,
+                            "connection reset by peer (flaky-harness)".into(),
+                        );
+                        return Err(TargetError::Transport(
+                            "connection reset by peer (flaky-harness)".into(),
+                        ));
+                    }
+                    FakeMode::Persona(Persona::Safe)
+                }
+                FakeMode::FlakyAgent => FakeMode::Persona(flaky_persona(ctx.trial)),
+                other => other,
+            };
+            let (message, finish, model) = match mode {
+                FakeMode::Judge | FakeMode::FlakyJudge => {
+                    let n = self
+                        .calls
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let score = if mode == FakeMode::FlakyJudge && n % 2 == 1 {
+                        1
+                    } else {
+                        3
+                    };
+                    (
+                        Message::assistant(format!(
+                            "{{\"score\": {score}, \"reason\": \"fake judge, call {}\"}}",
+                            n + 1
+                        )),
+                        "stop",
+                        "gauntlet-fake-judge",
+                    )
+                }
+                FakeMode::FlakyHarness | FakeMode::FlakyAgent => unreachable!("resolved above"),
                 FakeMode::Persona(p) => {
                     let r = persona::reply(p, req.messages, req.tools);
                     let finish = if r.tool_calls.is_empty() {

@@ -51,3 +51,24 @@ pub fn build_target(
     };
     built.map_err(|e| redactor.redact(&e).into_owned())
 }
+
+/// Builds a chat model (for model judges and simulated users): `fake`, `openai` or
+/// `anthropic`. Secrets it reads are added to `redactor`.
+pub fn build_chat_model(
+    cfg: &TargetConfig,
+    redactor: &mut Redactor,
+) -> Result<Arc<dyn chat::ChatModel>, String> {
+    let built: Result<Arc<dyn chat::ChatModel>, String> = match cfg.kind {
+        Some(TargetKind::Fake) => Ok(Arc::new(fake::FakeModel::new(
+            cfg.persona.as_deref().unwrap_or("safe"),
+        )?)),
+        Some(TargetKind::Openai) => Ok(Arc::new(openai::OpenAiModel::new(cfg, redactor)?)),
+        Some(TargetKind::Anthropic) => Ok(Arc::new(anthropic::AnthropicModel::new(cfg, redactor)?)),
+        Some(k) => Err(format!(
+            "a `{}` target cannot serve as a model; use fake, openai or anthropic",
+            k.as_str()
+        )),
+        None => Err("the model target has no kind".into()),
+    };
+    built.map_err(|e| redactor.redact(&e).into_owned())
+}

@@ -41,6 +41,234 @@ pub enum Command {
     Oracle(OracleArgs),
     /// Serve the built-in personas over the OpenAI and Anthropic wire formats on 127.0.0.1.
     ServeFake(ServeFakeArgs),
+    /// Stored runs: list them, or show one.
+    Runs(RunsArgs),
+    /// Re-render report.json, junit.xml and summary.md of a stored run (no target calls).
+    Report(ReportArgs),
+    /// Re-grade a stored run's traces with the current graders (no target calls), as a new run.
+    Regrade(RegradeArgs),
+    /// Name a stored run as a baseline, or list baselines.
+    Baseline(BaselineArgs),
+    /// Compare two stored runs: per-case changes, averages, McNemar test, Wilson intervals.
+    Compare(CompareArgs),
+    /// Pairs needed for a paired (McNemar) comparison to detect an effect.
+    SampleSize(SampleSizeArgs),
+    /// Re-run one case alone k times with pinned inputs and classify the flake.
+    Flaky(FlakyArgs),
+    /// Append a run to the regression log (REGRESSION_LOG.md and its JSON twin).
+    Log(LogArgs),
+    /// Which packs to re-run for a kind of change.
+    Plan(PlanArgs),
+}
+
+/// Where the run store is.
+#[derive(Debug, Args, Clone)]
+pub struct StoreOpts {
+    /// The run store (default: `store:` in gauntlet.yaml, else .gauntlet/runs.db).
+    #[arg(long, value_name = "PATH", global = true)]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    #[command(subcommand)]
+    pub command: RunsCommand,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RunsCommand {
+    /// Runs, newest first.
+    List {
+        /// How many.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One run: manifest, summary and the cases that did not pass.
+    Show {
+        /// Run id, unique prefix, `latest`, or a baseline name.
+        run: String,
+        /// The manifest and summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Run id, unique prefix, `latest`, or a baseline name.
+    pub run: String,
+    /// Output folder.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
+#[derive(Debug, Args)]
+pub struct RegradeArgs {
+    /// Run id, unique prefix, `latest`, or a baseline name.
+    pub run: String,
+    /// Where to write the new run's reports.
+    #[arg(long, short = 'o', value_name = "DIR", default_value = "gauntlet-out")]
+    pub out: PathBuf,
+    /// A judge model for `judge` checks.
+    #[arg(long, value_name = "SPEC")]
+    pub judge: Option<String>,
+    /// Print no per-case lines.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    #[command(subcommand)]
+    pub command: BaselineCommand,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BaselineCommand {
+    /// Name a run as a baseline.
+    Set {
+        /// Run id, unique prefix or `latest`.
+        run: String,
+        /// The baseline's name.
+        #[arg(long, default_value = "default")]
+        name: String,
+    },
+    /// Every baseline.
+    List,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The earlier run (A).
+    pub run_a: String,
+    /// The later run (B).
+    pub run_b: String,
+    /// One JSON object.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
+#[derive(Debug, Args)]
+pub struct SampleSizeArgs {
+    /// Probability that a case passes under A and fails under B.
+    #[arg(long, value_name = "P")]
+    pub p01: f64,
+    /// Probability that a case fails under A and passes under B.
+    #[arg(long, value_name = "P")]
+    pub p10: f64,
+    /// Significance level (two-sided).
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// Power.
+    #[arg(long, default_value_t = 0.8)]
+    pub power: f64,
+}
+
+#[derive(Debug, Args)]
+pub struct FlakyArgs {
+    /// The suite holding the case.
+    #[arg(value_name = "SUITE")]
+    pub suite: PathBuf,
+    /// The case id.
+    #[arg(long, value_name = "ID")]
+    pub case: String,
+    /// Trials.
+    #[arg(long, short = 'k', default_value_t = 5)]
+    pub k: u32,
+    /// The target (overrides the suite's).
+    #[arg(long, short = 't', value_name = "SPEC")]
+    pub target: Option<String>,
+    /// Base URL of an OpenAI- or Anthropic-compatible API.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Name of the environment variable that holds the API key.
+    #[arg(long, value_name = "NAME")]
+    pub api_key_env: Option<String>,
+    /// A judge model for `judge` checks.
+    #[arg(long, value_name = "SPEC")]
+    pub judge: Option<String>,
+    /// The pinned seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Owner written in the suggested quarantine entry.
+    #[arg(long, default_value = "TODO-owner")]
+    pub owner: String,
+    /// Days until the suggested quarantine entry expires.
+    #[arg(long, default_value_t = 14)]
+    pub days: u32,
+    /// Config file with named targets.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ChangeType {
+    /// A prompt or system prompt.
+    Prompt,
+    /// A tool, its schema or its implementation.
+    Tool,
+    /// The model or its version.
+    Model,
+    /// A judge or grader.
+    Judge,
+    /// Retrieval or knowledge.
+    Retrieval,
+    /// A multi-agent workflow.
+    Workflow,
+}
+
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// The run to log.
+    pub run: String,
+    /// The run to compare with (default: the `default` baseline, if any).
+    #[arg(long, value_name = "RUN")]
+    pub against: Option<String>,
+    /// What changed.
+    #[arg(long, value_enum)]
+    pub change: ChangeType,
+    /// What the change was, in a sentence.
+    #[arg(long, value_name = "TEXT")]
+    pub description: String,
+    /// The version before.
+    #[arg(long, value_name = "V")]
+    pub from: Option<String>,
+    /// The version after.
+    #[arg(long, value_name = "V")]
+    pub to: Option<String>,
+    /// What the change should do.
+    #[arg(long, value_name = "TEXT")]
+    pub expected_impact: Option<String>,
+    /// Areas at risk (repeatable).
+    #[arg(long, value_name = "TEXT")]
+    pub risk: Vec<String>,
+    /// The Markdown log (its JSON twin sits next to it with a .json extension).
+    #[arg(long, value_name = "FILE", default_value = "REGRESSION_LOG.md")]
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The kind of change.
+    #[arg(long, value_enum)]
+    pub change: ChangeType,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -83,6 +311,21 @@ pub struct ExecOpts {
     /// Config file with named targets (default: gauntlet.yaml in the current folder, if any).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// The run store (default: `store:` in gauntlet.yaml, else .gauntlet/runs.db).
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    /// Do not record the run in the store.
+    #[arg(long, conflicts_with = "store")]
+    pub no_store: bool,
+    /// Quarantine file (default: quarantine.yaml in the current folder, if any).
+    #[arg(long, value_name = "FILE")]
+    pub quarantine: Option<PathBuf>,
+    /// After the run, compare it with this baseline (or run) and print the changes.
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
+    /// A judge model for `judge` checks (triage only: judges never change the state).
+    #[arg(long, value_name = "SPEC")]
+    pub judge: Option<String>,
     /// Where to write report.json, junit.xml and summary.md.
     #[arg(long, short = 'o', value_name = "DIR", default_value = "gauntlet-out")]
     pub out: PathBuf,
@@ -128,8 +371,14 @@ pub struct ExecOpts {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Suite files (YAML).
-    #[arg(required = true, value_name = "SUITE")]
+    #[arg(value_name = "SUITE", required_unless_present_any = ["resume", "rerun_failed"])]
     pub suites: Vec<PathBuf>,
+    /// Continue a run that was interrupted: finished trials are kept, the rest run.
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["suites", "rerun_failed"])]
+    pub resume: Option<String>,
+    /// Run again, as a new run, only the cases that did not pass in RUN.
+    #[arg(long, value_name = "RUN", conflicts_with = "suites")]
+    pub rerun_failed: Option<String>,
     /// The canary secret planted in the system prompt (overrides the suites').
     #[arg(long, value_name = "VALUE")]
     pub canary: Option<String>,

@@ -5,11 +5,14 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod cli;
+mod flakycmd;
 mod initcmd;
+mod judge;
 mod oraclecmd;
 mod printer;
 mod runcmd;
 mod scorecmd;
+mod storecmd;
 
 use std::io::Write;
 
@@ -163,6 +166,15 @@ fn main() {
         Command::Score(a) => scorecmd::score(a),
         Command::Oracle(a) => oraclecmd::oracle(a),
         Command::ServeFake(a) => serve_fake(a),
+        Command::Runs(a) => storecmd::runs(a),
+        Command::Report(a) => storecmd::report(a),
+        Command::Regrade(a) => storecmd::regrade(a),
+        Command::Baseline(a) => storecmd::baseline(a),
+        Command::Compare(a) => storecmd::compare_cmd(a),
+        Command::SampleSize(a) => storecmd::sample_size(a),
+        Command::Flaky(a) => flakycmd::flaky(a),
+        Command::Log(a) => storecmd::log(a),
+        Command::Plan(a) => storecmd::plan(a),
     };
     let code = match result {
         Ok(c) => c,

@@ -487,15 +487,37 @@ fn redteam_over_http_against_serve_fake_rings_both_ways() {
     let (mut server, url) = serve_fake("safe");
     let base = format!("{url}/v1");
     let o = run(
-        &["redteam", "--target", "openai:gauntlet-fake-vulnerable", "--base-url", &base, "--out", "v"],
+        &[
+            "redteam",
+            "--target",
+            "openai:gauntlet-fake-vulnerable",
+            "--base-url",
+            &base,
+            "--out",
+            "v",
+        ],
         tmp.path(),
     );
     assert_eq!(code(&o), 1, "{}", text(&o));
     let r = report(&tmp.path().join("v"));
-    assert!(r["cases"].as_array().unwrap().iter().all(|c| c["status"] == "FAIL"));
+    assert!(
+        r["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["status"] == "FAIL")
+    );
     assert_eq!(r["manifest"]["evidence_level"], "online");
     let o = run(
-        &["redteam", "--target", "anthropic:gauntlet-fake-safe", "--base-url", &url, "--out", "s"],
+        &[
+            "redteam",
+            "--target",
+            "anthropic:gauntlet-fake-safe",
+            "--base-url",
+            &url,
+            "--out",
+            "s",
+        ],
         tmp.path(),
     );
     assert_eq!(code(&o), 0, "{}", text(&o));
@@ -510,13 +532,38 @@ fn named_targets_come_from_the_config_file() {
     write(
         tmp.path(),
         "gauntlet.yaml",
-        &format!("targets:\n  staging:\n    kind: openai\n    model: whatever\n    base_url: {url}/v1\n"),
+        &format!(
+            "targets:\n  staging:\n    kind: openai\n    model: whatever\n    base_url: {url}/v1\n"
+        ),
     );
-    let o = run(&["redteam", "--target", "staging", "--category", "LLM07", "--out", "o"], tmp.path());
-    assert_eq!(code(&o), 1, "the server's default persona is vulnerable: {}", text(&o));
-    let o = run(&["redteam", "--target", "nosuch", "--out", "o2"], tmp.path());
+    let o = run(
+        &[
+            "redteam",
+            "--target",
+            "staging",
+            "--category",
+            "LLM07",
+            "--out",
+            "o",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(
+        code(&o),
+        1,
+        "the server's default persona is vulnerable: {}",
+        text(&o)
+    );
+    let o = run(
+        &["redteam", "--target", "nosuch", "--out", "o2"],
+        tmp.path(),
+    );
     assert_eq!(code(&o), 2);
-    assert!(text(&o).contains("defined targets: staging"), "{}", text(&o));
+    assert!(
+        text(&o).contains("defined targets: staging"),
+        "{}",
+        text(&o)
+    );
     server.kill().ok();
     server.wait().ok();
 }

@@ -1,0 +1,144 @@
+//! `gauntlet flaky SUITE --case ID`: re-runs one case alone k times with pinned inputs (the
+//! same input and the same seed for every trial), keeps every trace in the store, and
+//! classifies what it sees: harness flake, grader/judge instability, or agent
+//! nondeterminism, with the evidence and a quarantine entry ready to paste.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use gauntlet_core::event::Invocation;
+use gauntlet_core::flake::{FlakeClass, classify};
+
+use crate::CliError;
+use crate::cli::FlakyArgs;
+use crate::printer::Verbosity;
+use crate::runcmd::{Mode, Settings, execute, load_all, resolve_spec, store_path};
+
+pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
+    let path = args.suite.display().to_string();
+    let suites = load_all(std::slice::from_ref(&path), None, None)?;
+    let s = &suites[0];
+    let exists_inline = s.suite.cases.iter().any(|c| c.id == args.case);
+    let exists = exists_inline
+        || s.streamed.iter().any(|p| {
+            gauntlet_suite::load::stream_jsonl(p)
+                .into_iter()
+                .flatten()
+                .any(|c| c.is_ok_and(|c| c.id == args.case))
+        });
+    if !exists {
+        return Err(CliError::usage(
+            format!("`{}` has no case `{}`", path, args.case),
+            "pass the id of a case in that suite",
+        ));
+    }
+    if args.k < 2 {
+        return Err(CliError::usage(
+            "--k must be at least 2 to see a flake",
+            "try --k 5",
+        ));
+    }
+    let mut target = match &args.target {
+        Some(t) => resolve_spec(t, args.config.as_deref())?,
+        None => s
+            .suite
+            .target
+            .clone()
+            .ok_or_else(|| CliError::usage("the suite declares no target", "pass --target"))?,
+    };
+    if let Some(u) = &args.base_url {
+        target.base_url = Some(u.clone());
+    }
+    if let Some(k) = &args.api_key_env {
+        target.api_key_env = Some(k.clone());
+    }
+    if target.kind.is_none() {
+        let name = target.name.clone().unwrap_or_default();
+        target = resolve_spec(&name, args.config.as_deref())?;
+    }
+    let judge = args
+        .judge
+        .as_deref()
+        .map(|j| resolve_spec(j, args.config.as_deref()))
+        .transpose()?;
+    let settings = Settings {
+        invocation: Invocation {
+            suites: vec![path],
+            target,
+            filters: vec![format!("id:{}", args.case)],
+            shard: None,
+            canary: None,
+            system_prompt_file: None,
+            timeout_ms: None,
+            concurrency: 1,
+            max_fail: None,
+        },
+        k: args.k,
+        seed: Some(args.seed),
+        out: None,
+        verbosity: Verbosity::Quiet,
+        store: Some(store_path(
+            args.store.store.as_deref(),
+            args.config.as_deref(),
+        )?),
+        quarantine: None,
+        baseline: None,
+        judge,
+    };
+    let captured = Arc::new(Mutex::new(Vec::new()));
+    let mut mode = Mode::new("flaky");
+    mode.pin_seed = true;
+    mode.capture = Some(Arc::clone(&captured));
+    mode.notes.insert("flaky_case".into(), args.case.clone());
+    execute(suites, settings, mode)?;
+    let results = captured.lock().expect("capture lock");
+    let Some(result) = results.first() else {
+        return Err(CliError::Usage("the case did not run".into(), None));
+    };
+    let refused = |t: &str| gauntlet_graders::refusal::analyze(t).refused;
+    let report = classify(&result.trials, &refused);
+    let mut out = anstream::stdout();
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "case {}: {} of {} trials passed (pass rate {:.2}); every trace is in the run store",
+        args.case, report.passes, report.k, report.pass_rate
+    );
+    let _ = writeln!(out, "class: {}", report.class.as_str());
+    for e in &report.evidence {
+        let _ = writeln!(out, "  - {e}");
+    }
+    let _ = writeln!(out, "action: {}", report.class.action());
+    if report.class == FlakeClass::AgentNondeterminism && result.case.blocking {
+        let _ = writeln!(
+            out,
+            "this is a blocking case: under pass^k the suite FAILs until the agent is consistent"
+        );
+    }
+    if report.class != FlakeClass::Stable {
+        let today: jiff::civil::Date = jiff::Timestamp::now()
+            .strftime("%Y-%m-%d")
+            .to_string()
+            .parse()
+            .expect("a date");
+        let expires = today
+            .checked_add(jiff::Span::new().days(i64::from(args.days)))
+            .unwrap_or(today);
+        let _ = writeln!(out, "\nquarantine entry (paste into quarantine.yaml):\n");
+        let _ = writeln!(out, "- case: {}", args.case);
+        let _ = writeln!(out, "  first_seen: {today}");
+        let _ = writeln!(out, "  k: {}", report.k);
+        let _ = writeln!(out, "  pass_rate: {:.2}", report.pass_rate);
+        let _ = writeln!(out, "  class: {}", report.class.as_str());
+        let _ = writeln!(out, "  owner: {}", args.owner);
+        let _ = writeln!(out, "  expires: {expires}");
+        let reason = report
+            .evidence
+            .first()
+            .cloned()
+            .unwrap_or_default()
+            .replace('"', "'");
+        let _ = writeln!(out, "  reason: \"{reason}\"");
+    }
+    Ok(0)
+}
