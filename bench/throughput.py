@@ -8,7 +8,7 @@ and prints cases/s, CPU time per case and peak RSS of the gauntlet process (from
 
 Usage (from the repository root, after `cargo build --release`):
 
-    python3 bench/throughput.py [--sizes 1000,5000,50000] [--repeat 3] [--concurrency 64]
+    python3 bench/throughput.py [--sizes 1000,5000,50000] [--repeat 3] [--concurrency 128] [--extra=--no-store]
 
 Figures are medians over --repeat runs. The machine is shared and noisy: compare ratios and
 medians, not single runs. Nothing here talks to anything but 127.0.0.1.
@@ -124,7 +124,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000,5000,50000")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--concurrency", type=int, default=128)
     ap.add_argument("--extra", default="", help="extra flags for gauntlet run")
     args = ap.parse_args()
     if not os.path.exists(BIN):

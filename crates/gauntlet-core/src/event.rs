@@ -23,6 +23,46 @@ pub struct RunEvent {
     pub elapsed_ms: u64,
     /// What happened.
     pub kind: EventKind,
+    /// The JSON of a finished case, computed once for every consumer that writes it
+    /// (`report.json` and the run store write the same bytes).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub encoded: EncodedCase,
+}
+
+impl RunEvent {
+    /// An event.
+    pub fn new(elapsed_ms: u64, kind: EventKind) -> RunEvent {
+        RunEvent {
+            elapsed_ms,
+            kind,
+            encoded: EncodedCase::default(),
+        }
+    }
+
+    /// For a `case_finished` event, the case result as JSON (serialized on first use).
+    pub fn case_json(&self) -> Option<Result<&str, serde_json::Error>> {
+        let EventKind::CaseFinished { result } = &self.kind else {
+            return None;
+        };
+        if let Some(s) = self.encoded.0.get() {
+            return Some(Ok(s));
+        }
+        match serde_json::to_string(result) {
+            Ok(s) => Some(Ok(self.encoded.0.get_or_init(|| s))),
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+/// A lazily computed encoding; equal whatever it holds (it is derived data).
+#[derive(Debug, Clone, Default)]
+pub struct EncodedCase(std::sync::OnceLock<String>);
+
+impl PartialEq for EncodedCase {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// What happened.

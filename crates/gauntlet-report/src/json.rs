@@ -54,12 +54,14 @@ impl Reporter for JsonReport {
                 serde_json::to_writer(&mut *out, manifest)?;
                 out.write_all(b",\"cases\":[\n")?;
             }
-            EventKind::CaseFinished { result } => {
+            EventKind::CaseFinished { .. } => {
                 if !self.first_case {
                     out.write_all(b",\n")?;
                 }
                 self.first_case = false;
-                serde_json::to_writer(&mut *out, result)?;
+                if let Some(json) = ev.case_json() {
+                    out.write_all(json?.as_bytes())?;
+                }
             }
             EventKind::Warning { message } => {
                 if self.warnings.len() < 1000 {
@@ -109,33 +111,30 @@ pub struct ReportDocument {
 impl ReportDocument {
     /// The events that produced this document, for re-rendering other formats from it.
     pub fn into_events(self) -> Vec<RunEvent> {
-        let mut evs = vec![RunEvent {
-            elapsed_ms: 0,
-            kind: EventKind::RunStarted {
+        let mut evs = vec![RunEvent::new(
+            0,
+            EventKind::RunStarted {
                 manifest: Box::new(self.manifest),
             },
-        }];
+        )];
         for w in self.warnings {
-            evs.push(RunEvent {
-                elapsed_ms: 0,
-                kind: EventKind::Warning { message: w },
-            });
+            evs.push(RunEvent::new(0, EventKind::Warning { message: w }));
         }
         for c in self.cases {
-            evs.push(RunEvent {
-                elapsed_ms: 0,
-                kind: EventKind::CaseFinished {
+            evs.push(RunEvent::new(
+                0,
+                EventKind::CaseFinished {
                     result: Box::new(c),
                 },
-            });
+            ));
         }
-        evs.push(RunEvent {
-            elapsed_ms: self.summary.duration_ms,
-            kind: EventKind::RunFinished {
+        evs.push(RunEvent::new(
+            self.summary.duration_ms,
+            EventKind::RunFinished {
                 summary: Box::new(self.summary),
                 finished_at: self.finished_at,
             },
-        });
+        ));
         evs
     }
 }

@@ -162,39 +162,41 @@ impl Runner {
         // Events travel to the reporter thread in batches: one wake-up per batch instead of
         // per event, which matters at tens of thousands of trials per second.
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<RunEvent>>(4);
-        let writer = std::thread::spawn(move || {
-            let mut reporters = reporters;
-            let mut errors = Vec::new();
-            let mut failed = vec![false; reporters.len()];
-            for batch in rx {
-                for ev in &batch {
-                    for (i, r) in reporters.iter_mut().enumerate() {
-                        if failed[i] {
-                            continue;
+        let writer = std::thread::Builder::new()
+            .name("gauntlet-report".into())
+            .spawn(move || {
+                let mut reporters = reporters;
+                let mut errors = Vec::new();
+                let mut failed = vec![false; reporters.len()];
+                for batch in rx {
+                    for ev in &batch {
+                        for (i, r) in reporters.iter_mut().enumerate() {
+                            if failed[i] {
+                                continue;
+                            }
+                            if let Err(e) = r.on_event(ev) {
+                                failed[i] = true;
+                                errors.push(e.to_string());
+                            }
                         }
-                        if let Err(e) = r.on_event(ev) {
+                    }
+                    for (i, r) in reporters.iter_mut().enumerate() {
+                        if !failed[i]
+                            && let Err(e) = r.flush()
+                        {
                             failed[i] = true;
                             errors.push(e.to_string());
                         }
                     }
                 }
-                for (i, r) in reporters.iter_mut().enumerate() {
-                    if !failed[i]
-                        && let Err(e) = r.flush()
-                    {
-                        failed[i] = true;
-                        errors.push(e.to_string());
-                    }
-                }
-            }
-            errors
-        });
+                errors
+            })
+            .expect("spawn the reporter thread");
         let batch = std::cell::RefCell::new(Vec::<RunEvent>::with_capacity(256));
         let emit = |kind: EventKind| {
-            batch.borrow_mut().push(RunEvent {
-                elapsed_ms: started.elapsed().as_millis() as u64,
-                kind,
-            });
+            batch
+                .borrow_mut()
+                .push(RunEvent::new(started.elapsed().as_millis() as u64, kind));
         };
         let flush = || {
             let events = std::mem::take(&mut *batch.borrow_mut());

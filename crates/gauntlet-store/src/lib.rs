@@ -5,9 +5,10 @@
 //! the runner hands over (one transaction per batch: durable against a killed process, cheap
 //! at tens of thousands of trials per second). A run that was killed has its manifest and its
 //! finished trials in the store, so `--resume` continues it without repeating or duplicating
-//! a trial: rows are keyed by (run, case, trial). Case rows keep the case result without its
-//! trials (they live in their own table); re-rendering joins them back in the original
-//! order, which reproduces `report.json` byte for byte.
+//! a trial. A finished case is one row holding its whole result, trials and traces included,
+//! serialized exactly as `report.json` does, so re-rendering reproduces it byte for byte.
+//! With k > 1, each trial is also written as it finishes (keyed by case and trial index) and
+//! those rows are folded into the case row when its last trial finishes.
 //!
 //! With `synchronous = NORMAL` a commit survives the process being killed; after a power loss
 //! the last commits may be missing, in which case resume runs those trials again (never
@@ -91,6 +92,7 @@ fn open_conn(path: &Path) -> Result<Connection, StoreError> {
     }
     let conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
+
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
@@ -166,6 +168,7 @@ impl Store {
             seq: 0,
             warn_seq: 0,
             in_tx: false,
+            per_trial: false,
         })
     }
 
@@ -262,33 +265,27 @@ impl Store {
         }
     }
 
-    /// Every stored trial of a run, by case id (for resume).
+    /// Every stored trial of a run, by case id (for resume): the trials of finished cases
+    /// and the trials of cases still in progress.
     pub fn trials(&self, run: &str) -> Result<HashMap<String, Vec<TrialResult>>, StoreError> {
+        let mut out: HashMap<String, Vec<TrialResult>> = HashMap::new();
+        self.for_each_case(run, |c| {
+            out.insert(c.case.id.clone(), c.trials);
+            Ok(())
+        })?;
         let mut st = self.conn.prepare(
             "SELECT case_id, data FROM trials WHERE run_id = ?1 ORDER BY case_id, trial",
         )?;
-        let mut out: HashMap<String, Vec<TrialResult>> = HashMap::new();
         let rows = st.query_map(params![run], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
         })?;
         for row in rows {
             let (case, data) = row?;
-            out.entry(case)
-                .or_default()
-                .push(serde_json::from_str(&data)?);
-        }
-        Ok(out)
-    }
-
-    /// The stored trials of one case.
-    pub fn case_trials(&self, run: &str, case_id: &str) -> Result<Vec<TrialResult>, StoreError> {
-        let mut st = self.conn.prepare_cached(
-            "SELECT data FROM trials WHERE run_id = ?1 AND case_id = ?2 ORDER BY trial",
-        )?;
-        let rows = st.query_map(params![run, case_id], |r| r.get::<_, String>(0))?;
-        let mut out = Vec::new();
-        for row in rows {
-            out.push(serde_json::from_str(&row?)?);
+            let t: TrialResult = serde_json::from_str(&data)?;
+            let list = out.entry(case).or_default();
+            if !list.iter().any(|x| x.trial == t.trial) {
+                list.push(t);
+            }
         }
         Ok(out)
     }
@@ -302,14 +299,11 @@ impl Store {
     ) -> Result<(), StoreError> {
         let mut st = self
             .conn
-            .prepare("SELECT case_id, data FROM cases WHERE run_id = ?1 ORDER BY seq")?;
+            .prepare("SELECT data FROM cases WHERE run_id = ?1 ORDER BY seq")?;
         let mut rows = st.query(params![run])?;
         while let Some(row) = rows.next()? {
-            let case_id: String = row.get(0)?;
-            let data: String = row.get(1)?;
-            let mut c: CaseResult = serde_json::from_str(&data)?;
-            c.trials = self.case_trials(run, &case_id)?;
-            f(c)?;
+            let data: String = row.get(0)?;
+            f(serde_json::from_str(&data)?)?;
         }
         Ok(())
     }
@@ -331,34 +325,31 @@ impl Store {
         mut f: impl FnMut(RunEvent) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let manifest = self.manifest(run)?;
-        f(RunEvent {
-            elapsed_ms: 0,
-            kind: EventKind::RunStarted {
+        f(RunEvent::new(
+            0,
+            EventKind::RunStarted {
                 manifest: Box::new(manifest),
             },
-        })?;
+        ))?;
         for w in self.warnings(run)? {
-            f(RunEvent {
-                elapsed_ms: 0,
-                kind: EventKind::Warning { message: w },
-            })?;
+            f(RunEvent::new(0, EventKind::Warning { message: w }))?;
         }
         self.for_each_case(run, |c| {
-            f(RunEvent {
-                elapsed_ms: 0,
-                kind: EventKind::CaseFinished {
+            f(RunEvent::new(
+                0,
+                EventKind::CaseFinished {
                     result: Box::new(c),
                 },
-            })
+            ))
         })?;
         if let Some((summary, finished_at)) = self.summary(run)? {
-            f(RunEvent {
-                elapsed_ms: summary.duration_ms,
-                kind: EventKind::RunFinished {
+            f(RunEvent::new(
+                summary.duration_ms,
+                EventKind::RunFinished {
                     summary: Box::new(summary),
                     finished_at,
                 },
-            })?;
+            ))?;
         }
         Ok(())
     }
@@ -402,6 +393,8 @@ pub struct StoreReporter {
     seq: i64,
     warn_seq: i64,
     in_tx: bool,
+    /// Trials are written one by one (k > 1) until their case finishes.
+    per_trial: bool,
 }
 
 impl StoreReporter {
@@ -442,6 +435,7 @@ impl Reporter for StoreReporter {
         match &ev.kind {
             EventKind::RunStarted { manifest } => {
                 self.run_id = Some(manifest.run_id.clone());
+                self.per_trial = manifest.k > 1;
                 // A resumed run keeps its row and its cases; a new one is inserted.
                 self.conn.execute(
                     "INSERT INTO runs (run_id, started_at, command, target, planned, manifest)
@@ -469,16 +463,8 @@ impl Reporter for StoreReporter {
             }
             EventKind::TrialFinished { trial } => self.put_trial(trial)?,
             EventKind::CaseFinished { result } => {
-                for t in &result.trials {
-                    self.put_trial(t)?;
-                }
-                // The case row without its trials (stored above); rows already present (a
-                // resumed run re-announcing finished cases) keep their original position.
-                let mut bare = CaseResult {
-                    trials: Vec::new(),
-                    ..(**result).clone()
-                };
-                bare.trials.shrink_to_fit();
+                // Rows already present (a resumed run re-announcing finished cases) keep
+                // their original position.
                 let n = self
                     .conn
                     .prepare_cached(
@@ -490,9 +476,14 @@ impl Reporter for StoreReporter {
                         self.seq,
                         result.case.id,
                         result.status.as_str(),
-                        serde_json::to_string(&bare)?
+                        ev.case_json().expect("a case event")?
                     ])?;
                 self.seq += n as i64;
+                if self.per_trial {
+                    self.conn
+                        .prepare_cached("DELETE FROM trials WHERE run_id = ?1 AND case_id = ?2")?
+                        .execute(params![self.run(), result.case.id])?;
+                }
             }
             EventKind::Warning { message } => {
                 self.conn.execute(

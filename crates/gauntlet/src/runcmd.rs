@@ -554,11 +554,24 @@ fn snapshot(files: &[PathBuf]) -> Vec<(PathBuf, Option<String>)> {
     files
         .iter()
         .map(|p| {
-            let h = std::fs::read(p).ok().map(|bytes| {
-                Sha256::digest(&bytes)
-                    .iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect::<String>()
+            // Streamed: a generated suite can be large, and memory must stay flat.
+            let h = std::fs::File::open(p).ok().and_then(|mut f| {
+                let mut hasher = Sha256::new();
+                let mut buf = [0u8; 64 * 1024];
+                loop {
+                    let n = std::io::Read::read(&mut f, &mut buf).ok()?;
+                    if n == 0 {
+                        break;
+                    }
+                    hasher.update(&buf[..n]);
+                }
+                Some(
+                    hasher
+                        .finalize()
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect::<String>(),
+                )
             });
             (p.clone(), h)
         })

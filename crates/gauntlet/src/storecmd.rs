@@ -316,17 +316,14 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
         errors: Vec::new(),
     };
     let started = std::time::Instant::now();
-    feed.send(&RunEvent {
-        elapsed_ms: 0,
-        kind: EventKind::RunStarted {
+    feed.send(&RunEvent::new(
+        0,
+        EventKind::RunStarted {
             manifest: Box::new(manifest),
         },
-    });
+    ));
     for w in warnings {
-        feed.send(&RunEvent {
-            elapsed_ms: 0,
-            kind: EventKind::Warning { message: w },
-        });
+        feed.send(&RunEvent::new(0, EventKind::Warning { message: w }));
     }
     let packs = pack_requirements(&suites);
     let mut fold = SummaryBuilder::new();
@@ -338,12 +335,12 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
                 // The case is gone from the suite: keep its stored result as it was.
                 missing += 1;
                 fold.add(&old_case);
-                feed.send(&RunEvent {
-                    elapsed_ms: started.elapsed().as_millis() as u64,
-                    kind: EventKind::CaseFinished {
+                feed.send(&RunEvent::new(
+                    started.elapsed().as_millis() as u64,
+                    EventKind::CaseFinished {
                         result: Box::new(old_case),
                     },
-                });
+                ));
                 return Ok(());
             };
             let canary = case.canary.as_deref().or(ctx.canary.as_deref());
@@ -373,12 +370,12 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
             let mut result = CaseResult::combine(meta, trials);
             result.quarantined = old_case.quarantined;
             fold.add(&result);
-            feed.send(&RunEvent {
-                elapsed_ms: started.elapsed().as_millis() as u64,
-                kind: EventKind::CaseFinished {
+            feed.send(&RunEvent::new(
+                started.elapsed().as_millis() as u64,
+                EventKind::CaseFinished {
                     result: Box::new(result),
                 },
-            });
+            ));
             Ok(())
         })
         .map_err(store_err)?;
@@ -391,13 +388,13 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
     summary
         .reasons
         .push(format!("regraded from run {from} (no target calls)"));
-    feed.send(&RunEvent {
-        elapsed_ms: summary.duration_ms,
-        kind: EventKind::RunFinished {
+    feed.send(&RunEvent::new(
+        summary.duration_ms,
+        EventKind::RunFinished {
             summary: Box::new(summary.clone()),
             finished_at: jiff::Timestamp::now().to_string(),
         },
-    });
+    ));
     feed.finish()?;
     let _ = writeln!(
         anstream::stdout(),
