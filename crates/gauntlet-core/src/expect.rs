@@ -134,6 +134,26 @@ pub enum Oracle {
     },
     /// A tool's arguments are valid against its schema and the given constraints.
     ToolArgs(Box<ToolArgsCheck>),
+    /// Tool calls happened in an order: a golden sequence with wildcards, or dependency rules.
+    CallOrder(Box<CallOrderCheck>),
+    /// After an injected tool fault, the declared recovery happened and nothing uncontrolled
+    /// followed.
+    Recovery(Box<RecoveryCheck>),
+    /// No side effect of these tools or classes happened.
+    NoSideEffect(Box<SideEffectCheck>),
+    /// No approval-gated action was attempted without approval.
+    NoUnapprovedActions,
+    /// Every action the answer claims happened joins to a successful tool call (action
+    /// hallucination).
+    NoUnbackedClaims,
+    /// After a poisoned tool output, the agent did not do what the injection asked.
+    InjectionResistance(Box<InjectionCheck>),
+    /// Every call of a tool was made by a given agent (multi-agent approval boundaries).
+    AgentHandles(Box<AgentHandlesCheck>),
+    /// Agents handed over in the expected order, without ping-pong loops.
+    Handoffs(Box<HandoffsCheck>),
+    /// An agent received context from the agents before it.
+    ContextPassed(Box<ContextPassedCheck>),
     /// A model judge grades the output against a rubric. Triage only until calibrated.
     Judge(Box<JudgeSpec>),
 }
@@ -157,6 +177,15 @@ impl Oracle {
             Oracle::ToolCalled { .. } => "tool_called",
             Oracle::ToolNotCalled { .. } => "tool_not_called",
             Oracle::ToolArgs(_) => "tool_args",
+            Oracle::CallOrder(_) => "call_order",
+            Oracle::Recovery(_) => "recovery",
+            Oracle::NoSideEffect(_) => "no_side_effect",
+            Oracle::NoUnapprovedActions => "no_unapproved_actions",
+            Oracle::NoUnbackedClaims => "no_unbacked_claims",
+            Oracle::InjectionResistance(_) => "injection_resistance",
+            Oracle::AgentHandles(_) => "agent_handles",
+            Oracle::Handoffs(_) => "handoffs",
+            Oracle::ContextPassed(_) => "context_passed",
             Oracle::Judge(_) => "judge",
         }
     }
@@ -188,8 +217,16 @@ impl Oracle {
                 CaseKind::Task => Dimension::Outcome,
             },
             Oracle::MaxChars(_) | Oracle::MinChars(_) => Dimension::Communication,
-            Oracle::ToolCalled { .. } | Oracle::ToolNotCalled { .. } => Dimension::ToolSelection,
-            Oracle::ToolArgs(_) => Dimension::ToolExecution,
+            Oracle::ToolCalled { .. }
+            | Oracle::ToolNotCalled { .. }
+            | Oracle::CallOrder(_)
+            | Oracle::Handoffs(_) => Dimension::ToolSelection,
+            Oracle::ToolArgs(_)
+            | Oracle::Recovery(_)
+            | Oracle::NoUnapprovedActions
+            | Oracle::AgentHandles(_) => Dimension::ToolExecution,
+            Oracle::NoSideEffect(_) | Oracle::InjectionResistance(_) => Dimension::Policy,
+            Oracle::NoUnbackedClaims | Oracle::ContextPassed(_) => Dimension::Grounding,
         }
     }
 
@@ -287,6 +324,103 @@ pub struct ToolArgsCheck {
     /// Numeric arguments that must not exceed these bounds.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub max: std::collections::BTreeMap<String, f64>,
+}
+
+/// Call order: `sequence` is a golden list of tool names where `*` matches any number of
+/// calls and `?` exactly one; `before` lists pairs `[a, b]`: every call of `b` comes after
+/// some call of `a`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CallOrderCheck {
+    /// The golden sequence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sequence: Vec<String>,
+    /// Dependency rules.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub before: Vec<(String, String)>,
+}
+
+/// What the agent should do after a tool fault.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryMode {
+    /// Call the tool again, within `max_retries`.
+    Retry,
+    /// Tell the user and offer a human or a later attempt.
+    Escalate,
+    /// Carry on with what it has, saying what is missing.
+    Degrade,
+}
+
+/// Recovery under an injected fault.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RecoveryCheck {
+    /// The faulted tool.
+    pub tool: String,
+    /// The expected behaviour.
+    pub expect: RecoveryMode,
+    /// Most retries allowed (default 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_retries: Option<u32>,
+}
+
+/// Forbidden side effects: of these tools, or of these classes.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SideEffectCheck {
+    /// Tools whose side effects are forbidden.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+    /// Classes of side effect that are forbidden (`write`, `irreversible`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<crate::tools::SideEffectClass>,
+}
+
+/// Injection resistance options.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InjectionCheck {
+    /// A secret that must not move into tool arguments (default: the case's canary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canary: Option<String>,
+}
+
+/// Every call of `tool` was made by `agent`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AgentHandlesCheck {
+    /// The tool.
+    pub tool: String,
+    /// The agent allowed to call it.
+    pub agent: String,
+    /// Whether the tool must be called at all (default `true`: "the right agent handled the
+    /// step"). `false` makes the check a boundary: only `agent` may call the tool, if anyone
+    /// does (an approval boundary between agents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+}
+
+/// Handoffs between agents.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HandoffsCheck {
+    /// Agents that must handle the conversation, in this order (others may come between).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sequence: Vec<String>,
+    /// Most returns to the agent before last (A to B to A) allowed. Default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ping_pong: Option<u32>,
+}
+
+/// Context passed to an agent.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ContextPassedCheck {
+    /// The receiving agent.
+    pub to: String,
+    /// Texts its first model call must have received.
+    pub contains: Vec<String>,
 }
 
 /// A model-judge check, graded by the run's `--judge` model. Its verdicts are triage: they are
@@ -428,7 +562,34 @@ pub struct ExpectRaw {
     /// A tool's arguments are valid and meet constraints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_args: Option<ToolArgsCheck>,
-    /// A model judge grades the output (triage only until calibrated).
+    /// Tool calls in order: `{sequence: [lookup, "*", refund]}` or `{before: [[lookup, refund]]}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_order: Option<CallOrderCheck>,
+    /// Recovery after an injected fault: `{tool, expect: retry|escalate|degrade, max_retries}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<RecoveryCheck>,
+    /// No side effect of these tools or classes: `{tools: [...], classes: [irreversible]}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_side_effect: Option<SideEffectCheck>,
+    /// No approval-gated action attempted without approval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_unapproved_actions: Option<bool>,
+    /// Every claimed action joins to a successful tool call (no action hallucination).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_unbacked_claims: Option<bool>,
+    /// After a poisoned tool output, no injected instruction obeyed: `true` or `{canary}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injection_resistance: Option<FlagOr<InjectionCheck>>,
+    /// Every call of a tool made by one agent: `{tool, agent}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_handles: Option<AgentHandlesCheck>,
+    /// Handoffs in order, without ping-pong: `{sequence: [triage, billing], max_ping_pong: 1}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handoffs: Option<HandoffsCheck>,
+    /// An agent received context: `{to: billing, contains: [A-1001]}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_passed: Option<ContextPassedCheck>,
+    /// A model judge grades the output (triage only: never changes the state).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeSpec>,
 
@@ -472,6 +633,15 @@ pub const CHECK_KEYS: &[&str] = &[
     "tool_called",
     "tool_not_called",
     "tool_args",
+    "call_order",
+    "recovery",
+    "no_side_effect",
+    "no_unapproved_actions",
+    "no_unbacked_claims",
+    "injection_resistance",
+    "agent_handles",
+    "handoffs",
+    "context_passed",
     "judge",
 ];
 
@@ -572,6 +742,68 @@ impl TryFrom<ExpectRaw> for Expect {
         }
         if let Some(a) = r.tool_args {
             found.push(("tool_args", Oracle::ToolArgs(Box::new(a))));
+        }
+        if let Some(c) = r.call_order {
+            if c.sequence.is_empty() && c.before.is_empty() {
+                return Err("`call_order` needs `sequence` or `before`".into());
+            }
+            found.push(("call_order", Oracle::CallOrder(Box::new(c))));
+        }
+        if let Some(c) = r.recovery {
+            found.push(("recovery", Oracle::Recovery(Box::new(c))));
+        }
+        if let Some(c) = r.no_side_effect {
+            if c.tools.is_empty() && c.classes.is_empty() {
+                return Err("`no_side_effect` needs `tools` or `classes`".into());
+            }
+            found.push(("no_side_effect", Oracle::NoSideEffect(Box::new(c))));
+        }
+        for (key, flag, oracle) in [
+            (
+                "no_unapproved_actions",
+                r.no_unapproved_actions,
+                Oracle::NoUnapprovedActions,
+            ),
+            (
+                "no_unbacked_claims",
+                r.no_unbacked_claims,
+                Oracle::NoUnbackedClaims,
+            ),
+        ] {
+            match flag {
+                Some(true) => found.push((key, oracle)),
+                Some(false) => {
+                    return Err(format!(
+                        "`{key}: false` checks nothing; remove the entry instead"
+                    ));
+                }
+                None => {}
+            }
+        }
+        if let Some(c) = r.injection_resistance {
+            let opts = match c {
+                FlagOr::Flag(true) => InjectionCheck::default(),
+                FlagOr::Flag(false) => {
+                    return Err(
+                        "`injection_resistance: false` checks nothing; remove the entry instead"
+                            .into(),
+                    );
+                }
+                FlagOr::Value(o) => o,
+            };
+            found.push((
+                "injection_resistance",
+                Oracle::InjectionResistance(Box::new(opts)),
+            ));
+        }
+        if let Some(c) = r.agent_handles {
+            found.push(("agent_handles", Oracle::AgentHandles(Box::new(c))));
+        }
+        if let Some(c) = r.handoffs {
+            found.push(("handoffs", Oracle::Handoffs(Box::new(c))));
+        }
+        if let Some(c) = r.context_passed {
+            found.push(("context_passed", Oracle::ContextPassed(Box::new(c))));
         }
         if let Some(j) = r.judge {
             found.push(("judge", Oracle::Judge(Box::new(j))));
@@ -683,6 +915,21 @@ impl From<Expect> for ExpectRaw {
                 r.tool_not_called = Some(OneOrMany::Many(tools));
             }
             Oracle::ToolArgs(a) => r.tool_args = Some(*a),
+            Oracle::CallOrder(c) => r.call_order = Some(*c),
+            Oracle::Recovery(c) => r.recovery = Some(*c),
+            Oracle::NoSideEffect(c) => r.no_side_effect = Some(*c),
+            Oracle::NoUnapprovedActions => r.no_unapproved_actions = Some(true),
+            Oracle::NoUnbackedClaims => r.no_unbacked_claims = Some(true),
+            Oracle::InjectionResistance(c) => {
+                r.injection_resistance = Some(if *c == InjectionCheck::default() {
+                    FlagOr::Flag(true)
+                } else {
+                    FlagOr::Value(*c)
+                })
+            }
+            Oracle::AgentHandles(c) => r.agent_handles = Some(*c),
+            Oracle::Handoffs(c) => r.handoffs = Some(*c),
+            Oracle::ContextPassed(c) => r.context_passed = Some(*c),
             Oracle::Judge(j) => r.judge = Some(*j),
         }
         r

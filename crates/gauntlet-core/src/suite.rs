@@ -232,6 +232,26 @@ pub struct Case {
     /// Most model calls in one turn's tool loop before the trial is cut off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_steps: Option<u32>,
+    /// After the scripted turns, a simulated user (a model given a persona and a goal)
+    /// carries the conversation on, up to `max_turns` more turns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulated_user: Option<SimulatedUser>,
+}
+
+/// A simulated user: a model target (`--user-model`) playing a persona with a goal.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SimulatedUser {
+    /// Who the user is and how they talk.
+    pub persona: String,
+    /// What they want; when they have it they answer with `stop` and the conversation ends.
+    pub goal: String,
+    /// Most simulated turns. Default 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_turns: Option<u32>,
+    /// The text that ends the conversation. Default `DONE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<String>,
 }
 
 impl Case {
@@ -316,6 +336,9 @@ pub struct ScriptedReply {
     /// How the reply ends: normally, or as a platform block or a failure.
     #[serde(default)]
     pub finish: ScriptedFinish,
+    /// The agent that gives this reply (multi-agent fixtures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -327,6 +350,8 @@ struct ScriptedMap {
     tool_calls: Vec<ScriptedToolCall>,
     #[serde(default)]
     finish: ScriptedFinish,
+    #[serde(default)]
+    agent: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for ScriptedReply {
@@ -338,11 +363,13 @@ impl<'de> Deserialize<'de> for ScriptedReply {
                 content: Some(t),
                 tool_calls: Vec::new(),
                 finish: ScriptedFinish::Stop,
+                agent: None,
             },
             |m: ScriptedMap| ScriptedReply {
                 content: m.content,
                 tool_calls: m.tool_calls,
                 finish: m.finish,
+                agent: m.agent,
             },
         )
     }

@@ -159,7 +159,7 @@ impl SummaryBuilder {
                 crate::suite::owasp_title(c).unwrap_or("").to_owned(),
             ),
             (None, Some(p)) => (format!("pack:{p}"), String::new()),
-            (None, None) => ("-".to_owned(), String::new()),
+            (None, None) => ("(no pack)".to_owned(), String::new()),
         };
         let row = self
             .categories

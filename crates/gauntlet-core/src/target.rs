@@ -35,6 +35,9 @@ pub enum TargetKind {
     Http,
     /// A subprocess speaking JSON lines on stdin and stdout.
     Exec,
+    /// An unmodified agent launched as a subprocess, whose model calls go through gauntlet's
+    /// recording proxy (user turns and answers are JSON strings, one per line).
+    Proxy,
 }
 
 impl TargetKind {
@@ -46,6 +49,7 @@ impl TargetKind {
             TargetKind::Anthropic => "anthropic",
             TargetKind::Http => "http",
             TargetKind::Exec => "exec",
+            TargetKind::Proxy => "proxy",
         }
     }
 }
@@ -53,8 +57,8 @@ impl TargetKind {
 /// A target, as declared in a suite file, a config file or on the command line.
 ///
 /// The short string form is `KIND:ARG`: `fake:safe`, `fake:vulnerable`, `fake:scripted`,
-/// `openai:MODEL`, `anthropic:MODEL`, `exec:COMMAND LINE`, `http:URL`. A bare word names a
-/// target from the config file.
+/// `openai:MODEL`, `anthropic:MODEL`, `exec:COMMAND LINE`, `proxy:COMMAND LINE`, `http:URL`.
+/// A bare word names a target from the config file.
 #[derive(Debug, Clone, Default, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 #[schemars(transform = crate::de::allow_string_shorthand)]
@@ -116,6 +120,10 @@ pub struct TargetConfig {
     /// For `exec` targets: the command to launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exec: Option<ExecTargetConfig>,
+    /// For `proxy` targets: the command to launch and the model API it calls through
+    /// gauntlet's recording proxy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<ProxyTargetConfig>,
 }
 
 /// Azure OpenAI settings.
@@ -219,6 +227,31 @@ pub struct ExecTargetConfig {
     pub frozen_time: Option<String>,
 }
 
+/// An unmodified agent run as a subprocess, whose model calls are recorded by pointing its
+/// model base URL at gauntlet's recording proxy (see `docs/proxy.md`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProxyTargetConfig {
+    /// The program and its arguments. It reads user turns on stdin and writes answers on
+    /// stdout, one JSON string per line.
+    pub command: Vec<String>,
+    /// Base URL of the real model API the proxy forwards to, such as
+    /// `https://api.openai.com/v1` (OpenAI requests go to `{upstream}/chat/completions`,
+    /// Anthropic requests to `{upstream}/v1/messages`). The target's `base_url` (`--base-url`),
+    /// when set, is used instead.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub upstream: String,
+    /// Extra environment variables for the agent, as for `exec` (values `${env:NAME}` are read
+    /// from gauntlet's environment and redacted). The base-URL variables that point the agent
+    /// at the proxy are set after these and win.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Frozen clock value handed to the agent in `GAUNTLET_FROZEN_TIME` (RFC 3339). Default
+    /// 2025-01-01T00:00:00Z.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frozen_time: Option<String>,
+}
+
 impl<'de> Deserialize<'de> for TargetConfig {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
@@ -262,6 +295,8 @@ impl<'de> Deserialize<'de> for TargetConfig {
             http: Option<HttpTargetConfig>,
             #[serde(default)]
             exec: Option<ExecTargetConfig>,
+            #[serde(default)]
+            proxy: Option<ProxyTargetConfig>,
         }
         let parsed = crate::de::string_or_map(
             d,
@@ -288,6 +323,7 @@ impl<'de> Deserialize<'de> for TargetConfig {
                     rate_limit: m.rate_limit,
                     http: m.http,
                     exec: m.exec,
+                    proxy: m.proxy,
                 })
             },
         )?;
@@ -309,6 +345,7 @@ pub const FAKE_PERSONAS: &[&str] = &[
     "flaky-agent",
     "flaky-judge",
     "judge",
+    "user",
 ];
 
 impl TargetConfig {
@@ -368,6 +405,22 @@ impl TargetConfig {
                     frozen_time: None,
                 });
             }
+            "proxy" => {
+                let command: Vec<String> = arg.split_whitespace().map(str::to_owned).collect();
+                if command.is_empty() {
+                    return Err(
+                        "`proxy:` needs a command, as in `proxy:python3 agent.py` (with --base-url for the model API)"
+                            .into(),
+                    );
+                }
+                t.kind = Some(TargetKind::Proxy);
+                t.proxy = Some(ProxyTargetConfig {
+                    command,
+                    upstream: String::new(),
+                    env: BTreeMap::new(),
+                    frozen_time: None,
+                });
+            }
             "http" | "https" => {
                 // `http:URL` keeps the URL whole, scheme included when given as `http:https://..`.
                 let url = if kind == "https" {
@@ -389,7 +442,7 @@ impl TargetConfig {
             }
             other => {
                 return Err(format!(
-                    "unknown target kind `{other}`; choose one of: fake, openai, anthropic, http, exec"
+                    "unknown target kind `{other}`; choose one of: fake, openai, anthropic, http, exec, proxy"
                 ));
             }
         }
@@ -408,6 +461,13 @@ impl TargetConfig {
                 self.exec
                     .as_ref()
                     .map(|e| e.command.join(" "))
+                    .unwrap_or_default()
+            ),
+            Some(TargetKind::Proxy) => format!(
+                "proxy:{}",
+                self.proxy
+                    .as_ref()
+                    .map(|p| p.command.join(" "))
                     .unwrap_or_default()
             ),
             Some(TargetKind::Http) => format!(
@@ -441,7 +501,8 @@ impl TargetConfig {
             concurrency,
             rate_limit,
             http,
-            exec
+            exec,
+            proxy
         );
         for (k, v) in &base.headers {
             self.headers.entry(k.clone()).or_insert_with(|| v.clone());
@@ -542,6 +603,17 @@ pub struct TurnAnswer {
     pub content: String,
     /// The reply was cut by the token limit.
     pub truncated: bool,
+}
+
+/// Plays the user in a conversation (a simulated user with a persona and a goal).
+pub trait UserSimulator: Send + Sync {
+    /// The user's next message given the conversation so far, or `None` when the user is
+    /// done.
+    fn next<'a>(
+        &'a self,
+        user: &'a crate::suite::SimulatedUser,
+        transcript: &'a [crate::trace::TurnRecord],
+    ) -> BoxFuture<'a, Result<Option<String>, TargetError>>;
 }
 
 /// Runs a tool call on the agent's behalf (simulated tools, fault injection, the side-effect

@@ -62,6 +62,24 @@ pub struct ToolDef {
     pub version: Option<String>,
 }
 
+impl ToolDef {
+    /// Whether a call with these arguments needs a human's approval (a numeric argument may
+    /// arrive as a string: `"80"` is compared as 80).
+    pub fn needs_approval(&self, args: &serde_json::Value) -> bool {
+        match &self.approval {
+            None | Some(ApprovalRule::Always(false)) => false,
+            Some(ApprovalRule::Always(true)) => true,
+            Some(ApprovalRule::Over { arg, over }) => args
+                .get(arg)
+                .and_then(|v| {
+                    v.as_f64()
+                        .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+                })
+                .is_some_and(|v| v > *over),
+        }
+    }
+}
+
 fn empty_object_schema() -> serde_json::Value {
     serde_json::json!({ "type": "object", "properties": {} })
 }
@@ -138,5 +156,66 @@ impl FaultKind {
             FaultKind::PermissionDenied => "permission_denied",
             FaultKind::RateLimited => "rate_limited",
         }
+    }
+}
+
+impl FaultKind {
+    /// The error a tool answers with for this fault; `None` for the faults that answer with
+    /// (damaged) data instead: `malformed` and `partial`. The simulated tools and the
+    /// recording proxy use the same texts, so a case behaves alike whoever runs the tools.
+    pub fn error_text(self) -> Option<&'static str> {
+        match self {
+            FaultKind::Timeout => Some("error: the tool timed out after 30 s"),
+            FaultKind::Error => Some("error: 500 internal server error"),
+            FaultKind::PermissionDenied => Some("error: 403 permission denied"),
+            FaultKind::RateLimited => Some("error: 429 rate limited; retry after 2 seconds"),
+            FaultKind::Malformed | FaultKind::Partial => None,
+        }
+    }
+}
+
+/// What a `malformed` fault hands the agent instead of the result: JSON cut off mid-way.
+pub const MALFORMED_OUTPUT: &str = "{\"status\": \"ok\", \"data\": [{\"id\": 1,";
+
+/// What a `partial` fault keeps of a result: the first half of an array, or half of an
+/// object's fields marked `"partial": true`, or half of a string.
+pub fn partial_value(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Array(a) => Value::Array(a.iter().take(a.len().div_ceil(2)).cloned().collect()),
+        Value::Object(o) => {
+            let keep = o.len().div_ceil(2);
+            let mut m: serde_json::Map<String, Value> = o
+                .iter()
+                .take(keep)
+                .map(|(k, v)| (k.clone(), partial_value(v)))
+                .collect();
+            m.insert("partial".into(), Value::Bool(true));
+            Value::Object(m)
+        }
+        Value::String(s) => Value::String(s.chars().take(s.chars().count() / 2).collect()),
+        other => other.clone(),
+    }
+}
+
+/// A tool output with a poison added where a real tool would carry free text: a `note`
+/// field of a JSON object, or a paragraph after a text answer.
+pub fn poison_output(out: &str, poison: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(out) {
+        Ok(serde_json::Value::Object(mut o)) => {
+            o.insert("note".into(), serde_json::Value::String(poison.to_owned()));
+            serde_json::Value::Object(o).to_string()
+        }
+        _ => format!("{out}\n\n{poison}"),
+    }
+}
+
+/// A call's arguments in at most 160 bytes, for side-effect descriptions.
+pub fn summarize_args(args: &serde_json::Value) -> String {
+    let s = args.to_string();
+    if s.len() > 160 {
+        format!("{}…", &s[..s.floor_char_boundary(160)])
+    } else {
+        s
     }
 }

@@ -4,7 +4,9 @@
 //! knowledge of suites, so they can be measured on labelled data directly and reused by the
 //! `gauntlet oracle` command. [`oracles::OracleGrader`] applies a case's checks to a trace.
 
+pub mod agent;
 pub mod canary;
+pub mod claims;
 pub mod judge;
 pub mod markup;
 pub mod oracles;

@@ -10,6 +10,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod text;
+pub mod trace;
 
 use std::path::Path;
 

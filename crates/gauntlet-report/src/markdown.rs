@@ -1,5 +1,6 @@
 //! `summary.md`: [`MarkdownReport`], a summary that fits a pull-request comment or a CI step
-//! summary: the state and why, counts, the table by category, and the findings (bounded).
+//! summary: the state and why, counts, the table by category, the findings (bounded), and
+//! for the first few findings the failing trial's trace and verdicts in a folded block.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,11 +15,30 @@ use crate::text::{AtomicFile, failure_reason, score_text, trim_num};
 /// How many non-passing cases are listed; the rest are counted.
 pub const MAX_FINDINGS: usize = 50;
 
+/// How many findings get their trace shown, and how many lines of it.
+pub const MAX_TRACES: usize = 10;
+const MAX_TRACE_LINES: usize = 60;
+
 struct Finding {
     name: String,
     status: CaseStatus,
     score: String,
     why: String,
+    trace: Option<String>,
+}
+
+/// A finding row of the summary page.
+pub struct FindingRow {
+    /// The case's display name.
+    pub name: String,
+    /// Its status.
+    pub status: String,
+    /// Its score.
+    pub score: String,
+    /// Why it did not pass.
+    pub why: String,
+    /// The failing trial's case, trace and verdicts, when shown.
+    pub trace: Option<String>,
 }
 
 /// Writes `summary.md`.
@@ -48,11 +68,34 @@ impl MarkdownReport {
             self.more += 1;
             return;
         }
+        // Every listed finding keeps its (clipped) trace; the page shows the first few in
+        // name order, so which ones does not depend on the order cases finished in.
+        let trace = {
+            let trial = r
+                .trials
+                .iter()
+                .find(|t| t.status != CaseStatus::Pass)
+                .or(r.trials.first());
+            trial.map(|trial| {
+                let full = crate::trace::render_trial(r, trial);
+                let mut lines: Vec<&str> = full.lines().take(MAX_TRACE_LINES + 1).collect();
+                let mut text = String::new();
+                if lines.len() > MAX_TRACE_LINES {
+                    lines.truncate(MAX_TRACE_LINES);
+                    text.push_str(&lines.join("\n"));
+                    text.push_str("\n… (see report.json or `gauntlet trace`)");
+                } else {
+                    text = lines.join("\n");
+                }
+                text
+            })
+        };
         self.findings.push(Finding {
             name: r.case.name.clone(),
             status: r.status,
             score: score_text(r),
             why: failure_reason(r),
+            trace,
         });
     }
 }
@@ -88,7 +131,7 @@ fn icon(s: Status) -> &'static str {
 pub fn render(
     m: Option<&RunManifest>,
     s: &Summary,
-    findings: &[(String, String, String, String)],
+    findings: &[FindingRow],
     more: usize,
 ) -> String {
     let mut o = String::new();
@@ -170,19 +213,34 @@ pub fn render(
     }
     if !findings.is_empty() {
         o.push_str("### Findings\n\n| case | status | score | why |\n|---|---|---|---|\n");
-        for (name, status, score, why) in findings {
+        for f in findings {
             o.push_str(&format!(
                 "| `{}` | {} | {} | {} |\n",
-                cell(name),
-                status,
-                cell(score),
-                cell(why)
+                cell(&f.name),
+                f.status,
+                cell(&f.score),
+                cell(&f.why)
             ));
         }
         if more > 0 {
             o.push_str(&format!("\n…and {more} more; see report.json.\n"));
         }
         o.push('\n');
+        for f in findings
+            .iter()
+            .filter(|f| f.trace.is_some())
+            .take(MAX_TRACES)
+        {
+            if let Some(t) = &f.trace {
+                // A fenced block inside <details>: raw text, so nothing in it renders as
+                // markup, and backtick fences in the text cannot close the block early.
+                o.push_str(&format!(
+                    "<details><summary>trace of <code>{}</code></summary>\n\n~~~~text\n{}\n~~~~\n\n</details>\n\n",
+                    cell(&f.name),
+                    t.replace("~~~~", "~~~")
+                ));
+            }
+        }
     }
     o.push_str(
         "<sub>PASS 0 · FAIL 1 · CONDITIONAL 3 · INCONCLUSIVE 4 — see docs/scoring.md</sub>\n",
@@ -198,16 +256,15 @@ impl Reporter for MarkdownReport {
             EventKind::RunFinished { summary, .. } => {
                 // Cases finish in any order; list findings by name so the page is stable.
                 self.findings.sort_by(|a, b| a.name.cmp(&b.name));
-                let findings: Vec<(String, String, String, String)> = self
+                let findings: Vec<FindingRow> = self
                     .findings
                     .iter()
-                    .map(|f| {
-                        (
-                            f.name.clone(),
-                            f.status.as_str().to_owned(),
-                            f.score.clone(),
-                            f.why.clone(),
-                        )
+                    .map(|f| FindingRow {
+                        name: f.name.clone(),
+                        status: f.status.as_str().to_owned(),
+                        score: f.score.clone(),
+                        why: f.why.clone(),
+                        trace: f.trace.clone(),
                     })
                     .collect();
                 let text = render(self.manifest.as_ref(), summary, &findings, self.more);

@@ -82,6 +82,8 @@ pub struct RunConfig {
     pub packs: PackRequirements,
     /// Give every trial of a case the same seed (flake triage pins its inputs).
     pub pin_seed: bool,
+    /// Plays the user for cases with `simulated_user`.
+    pub user_simulator: Option<Arc<dyn gauntlet_core::target::UserSimulator>>,
     /// Called when the last trial has finished, before the summary is final: returns
     /// integrity violations (harness files changed during the run), which FAIL the run.
     pub integrity: Option<Arc<dyn Fn() -> Vec<String> + Send + Sync>>,
@@ -102,6 +104,7 @@ impl Default for RunConfig {
             packs: PackRequirements::default(),
             pin_seed: false,
             integrity: None,
+            user_simulator: None,
         }
     }
 }
@@ -283,8 +286,18 @@ impl Runner {
                 let probe = cfg.refusal_probe.clone();
                 let seed = trial_seed(cfg.seed, &pc.case.id, if cfg.pin_seed { 0 } else { trial });
                 let redactor = cfg.redactor.clone();
+                let user = cfg.user_simulator.clone();
                 inflight.spawn(async move {
-                    let mut r = execute(&*target, &*grader, &pc, trial, seed, probe.as_ref()).await;
+                    let mut r = execute(
+                        &*target,
+                        &*grader,
+                        &pc,
+                        trial,
+                        seed,
+                        probe.as_ref(),
+                        user.as_deref(),
+                    )
+                    .await;
                     redact_trial(&redactor, &mut r);
                     (seq, trial, r)
                 });
@@ -433,6 +446,7 @@ pub async fn execute(
     trial: u32,
     seed: u64,
     probe: Option<&RefusalProbe>,
+    user_sim: Option<&dyn gauntlet_core::target::UserSimulator>,
 ) -> TrialResult {
     let started = Instant::now();
     let case = &*pc.case;
@@ -479,6 +493,21 @@ pub async fn execute(
             let answer = session.turn(user, &mut tools, &mut rec).await?;
             previous = answer.content.clone();
             rec.turn(user.to_owned(), answer.content, answer.truncated);
+        }
+        if let Some(spec) = &case.simulated_user {
+            let Some(sim) = user_sim else {
+                return Err(TargetError::Harness(
+                    "this case has a simulated user but no user model was given (--user-model)"
+                        .into(),
+                ));
+            };
+            for _ in 0..spec.max_turns.unwrap_or(3) {
+                let Some(next) = sim.next(spec, &rec.trace().turns).await? else {
+                    break;
+                };
+                let answer = session.turn(&next, &mut tools, &mut rec).await?;
+                rec.turn(next, answer.content, answer.truncated);
+            }
         }
         Ok::<(), TargetError>(())
     })

@@ -11,7 +11,10 @@ use std::time::Instant;
 use gauntlet_core::glob;
 use gauntlet_core::suite::Case;
 use gauntlet_core::target::ToolHost;
-use gauntlet_core::tools::{ApprovalRule, FaultKind, SideEffectClass, ToolDef, ToolFault};
+use gauntlet_core::tools::{
+    FaultKind, MALFORMED_OUTPUT, SideEffectClass, ToolDef, ToolFault, partial_value, poison_output,
+    summarize_args,
+};
 use gauntlet_core::trace::{
     Approval, Disposition, Message, SideEffect, ToolCallRequest, ToolSpanInput, TraceRecorder,
 };
@@ -56,21 +59,6 @@ impl<'a> SimTools<'a> {
     }
 }
 
-/// Whether a call to `tool` with `args` needs approval.
-pub fn needs_approval(tool: &ToolDef, args: &Value) -> bool {
-    match &tool.approval {
-        None | Some(ApprovalRule::Always(false)) => false,
-        Some(ApprovalRule::Always(true)) => true,
-        Some(ApprovalRule::Over { arg, over }) => args
-            .get(arg)
-            .and_then(|v| {
-                v.as_f64()
-                    .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-            })
-            .is_some_and(|v| v > *over),
-    }
-}
-
 /// The first fixture whose `when` matches the arguments.
 fn fixture_for<'t>(tool: &'t ToolDef, args: &Value) -> Option<&'t Value> {
     tool.fixtures
@@ -90,35 +78,6 @@ fn render(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
-    }
-}
-
-/// Keeps roughly half of a result: the first half of an array, or half of an object's fields,
-/// marked `"partial": true`.
-fn partial(v: &Value) -> Value {
-    match v {
-        Value::Array(a) => Value::Array(a.iter().take(a.len().div_ceil(2)).cloned().collect()),
-        Value::Object(o) => {
-            let keep = o.len().div_ceil(2);
-            let mut m: serde_json::Map<String, Value> = o
-                .iter()
-                .take(keep)
-                .map(|(k, v)| (k.clone(), partial(v)))
-                .collect();
-            m.insert("partial".into(), Value::Bool(true));
-            Value::Object(m)
-        }
-        Value::String(s) => Value::String(s.chars().take(s.chars().count() / 2).collect()),
-        other => other.clone(),
-    }
-}
-
-fn summarize_args(args: &Value) -> String {
-    let s = args.to_string();
-    if s.len() > 160 {
-        format!("{}…", &s[..s.floor_char_boundary(160)])
-    } else {
-        s
     }
 }
 
@@ -157,7 +116,7 @@ impl ToolHost for SimTools<'_> {
         };
         let (fault, poison) = self.take_fault(&def.name);
         let mut injected = Vec::new();
-        if needs_approval(def, &call.arguments) {
+        if def.needs_approval(&call.arguments) {
             if self.approvals.iter().any(|a| a == &def.name) {
                 span.approval = Approval::Granted;
             } else {
@@ -179,24 +138,10 @@ impl ToolHost for SimTools<'_> {
         let (output, error) = match fault {
             Some(k) => {
                 injected.push(format!("fault:{}", k.as_str()));
-                match k {
-                    FaultKind::Timeout => (
-                        None,
-                        Some("error: the tool timed out after 30 s".to_owned()),
-                    ),
-                    FaultKind::Error => (None, Some("error: 500 internal server error".to_owned())),
-                    FaultKind::PermissionDenied => {
-                        (None, Some("error: 403 permission denied".to_owned()))
-                    }
-                    FaultKind::RateLimited => (
-                        None,
-                        Some("error: 429 rate limited; retry after 2 seconds".to_owned()),
-                    ),
-                    FaultKind::Malformed => (
-                        Some("{\"status\": \"ok\", \"data\": [{\"id\": 1,".to_owned()),
-                        None,
-                    ),
-                    FaultKind::Partial => (base.as_ref().map(|b| render(&partial(b))), None),
+                match (k, k.error_text()) {
+                    (_, Some(e)) => (None, Some(e.to_owned())),
+                    (FaultKind::Malformed, None) => (Some(MALFORMED_OUTPUT.to_owned()), None),
+                    (_, None) => (base.as_ref().map(|b| render(&partial_value(b))), None),
                 }
             }
             None => match &base {
@@ -213,15 +158,7 @@ impl ToolHost for SimTools<'_> {
         let output = match (output, poison) {
             (Some(out), Some(p)) => {
                 injected.push("poison".into());
-                // Poison goes where a real tool would carry free text: a field of a JSON
-                // object, or the end of a text answer.
-                Some(match serde_json::from_str::<Value>(&out) {
-                    Ok(Value::Object(mut o)) => {
-                        o.insert("note".into(), Value::String(p.to_owned()));
-                        Value::Object(o).to_string()
-                    }
-                    _ => format!("{out}\n\n{p}"),
-                })
+                Some(poison_output(&out, p))
             }
             (o, _) => o,
         };

@@ -229,6 +229,16 @@ fn load_source(
                 Some("tool names must be unique".into()),
             ));
         }
+        for (j, claim) in t.claims.iter().enumerate() {
+            if let Err(e) = ctx_free_regex(claim) {
+                diags.push(diag(
+                    &format!("agent.tools[{i}].claims[{j}]"),
+                    false,
+                    format!("invalid claim pattern: {e}"),
+                    Some("claims are regular expressions matched case-insensitively, e.g. 'refund (has been )?sent'".into()),
+                ));
+            }
+        }
         if let Err(e) = check_json_schema(&t.parameters) {
             diags.push(diag(
                 &format!("agent.tools[{i}].parameters"),
@@ -713,6 +723,59 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
                     }
                 }
             }
+            Oracle::CallOrder(c) => {
+                for n in c
+                    .sequence
+                    .iter()
+                    .filter(|n| *n != "*" && *n != "?")
+                    .chain(c.before.iter().flat_map(|(a, b)| [a, b]))
+                {
+                    if !tool_known(n) {
+                        out.push(Problem::new(
+                            p("call_order"),
+                            format!("no tool named `{n}` is declared in agent.tools"),
+                            tool_hint(n),
+                        ));
+                    }
+                }
+            }
+            Oracle::Recovery(c) => {
+                if !tool_known(&c.tool) {
+                    out.push(Problem::new(
+                        p("recovery"),
+                        format!("no tool named `{}` is declared in agent.tools", c.tool),
+                        tool_hint(&c.tool),
+                    ));
+                } else if !case
+                    .tool_faults
+                    .iter()
+                    .any(|f| f.tool == c.tool && f.fault.is_some())
+                {
+                    out.push(Problem::new(
+                        p("recovery"),
+                        format!("`recovery` checks the response to a fault on `{}`, but the case injects none", c.tool),
+                        format!("add `tool_faults: [{{tool: {}, fault: timeout}}]` to the case", c.tool),
+                    ));
+                }
+            }
+            Oracle::NoSideEffect(c) => {
+                for n in &c.tools {
+                    if !tool_known(n) {
+                        out.push(Problem::new(
+                            p("no_side_effect"),
+                            format!("no tool named `{n}` is declared in agent.tools"),
+                            tool_hint(n),
+                        ));
+                    }
+                }
+            }
+            Oracle::AgentHandles(c) if !tool_known(&c.tool) => {
+                out.push(Problem::new(
+                    p("agent_handles"),
+                    format!("no tool named `{}` is declared in agent.tools", c.tool),
+                    tool_hint(&c.tool),
+                ));
+            }
             Oracle::Judge(j) if j.pass_score.is_some_and(|s| s > 3) => {
                 out.push(Problem::new(
                     p("judge"),
@@ -750,7 +813,7 @@ pub fn check_target(t: &TargetConfig) -> Result<(), (String, Option<String>)> {
         }
         return Err((
             "the target has no `kind`".into(),
-            Some("write `kind: openai` (or fake, anthropic, http, exec), or the short form `openai:MODEL`".into()),
+            Some("write `kind: openai` (or fake, anthropic, http, exec, proxy), or the short form `openai:MODEL`".into()),
         ));
     };
     match kind {
@@ -811,8 +874,27 @@ pub fn check_target(t: &TargetConfig) -> Result<(), (String, Option<String>)> {
                 ));
             }
         }
+        TargetKind::Proxy => {
+            // The upstream may still come from --base-url at run time; building the target
+            // checks that one is there.
+            if t.proxy.as_ref().is_none_or(|p| p.command.is_empty()) {
+                return Err((
+                    "the proxy target has no command".into(),
+                    Some(
+                        "add `proxy: {command: [python3, agent.py], upstream: https://api.openai.com/v1}`"
+                            .into(),
+                    ),
+                ));
+            }
+        }
     }
     Ok(())
+}
+
+fn ctx_free_regex(p: &str) -> Result<(), String> {
+    regex::Regex::new(p)
+        .map(|_| ())
+        .map_err(|e| one_line(&e.to_string()))
 }
 
 /// Checks that a value is a usable JSON Schema (meta-valid, compilable, no remote `$ref`).

@@ -351,6 +351,7 @@ pub fn parse_response(v: &Value) -> Result<ChatReply, String> {
         },
         finish_reason: finish_of(v.get("stop_reason").and_then(Value::as_str)),
         attempts: 1,
+        agent: None,
     })
 }
 

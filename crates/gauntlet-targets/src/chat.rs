@@ -39,6 +39,8 @@ pub struct ChatReply {
     pub finish_reason: Option<String>,
     /// Attempts made (retries of infrastructure failures included).
     pub attempts: u32,
+    /// The agent that gave the reply, when the model reports one (multi-agent fixtures).
+    pub agent: Option<String>,
 }
 
 /// One completion call against a chat model.
@@ -123,6 +125,9 @@ impl<M: ChatModel> Session for ChatSession<'_, M> {
                     )
                     .await?;
                 let latency = started.elapsed().as_millis() as u64;
+                if reply.agent.is_some() {
+                    rec.set_agent(reply.agent.clone());
+                }
                 rec.llm_call(
                     reply.model.clone(),
                     self.history.clone(),

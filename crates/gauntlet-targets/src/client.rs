@@ -31,7 +31,7 @@ const BODY_CLIP: usize = 2048;
 static CRYPTO: Once = Once::new();
 
 /// Installs the TLS crypto provider once (ring: one provider, light to build).
-fn install_crypto() {
+pub(crate) fn install_crypto() {
     CRYPTO.call_once(|| {
         // Another part of the process may have installed one first; either is fine.
         let _ = rustls::crypto::ring::default_provider().install_default();

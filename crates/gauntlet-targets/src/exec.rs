@@ -40,17 +40,17 @@ pub const DEFAULT_FROZEN_TIME: &str = "2025-01-01T00:00:00Z";
 
 /// Seeds are cut to 53 bits so that every JSON parser (JavaScript's included) reads the
 /// `seed` field exactly, and it equals `GAUNTLET_SEED`.
-const SEED_MASK: u64 = (1 << 53) - 1;
+pub(crate) const SEED_MASK: u64 = (1 << 53) - 1;
 
 /// How long a finished agent gets to exit on its own after `end` before it is killed.
-const END_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const END_GRACE: Duration = Duration::from_secs(2);
 
 /// How long to wait for an exit status and the last stderr lines once the agent closed its
 /// stdout, so that the error says how it ended.
-const EXIT_WAIT: Duration = Duration::from_secs(2);
+pub(crate) const EXIT_WAIT: Duration = Duration::from_secs(2);
 
 /// Longest protocol line accepted (a self-reported model call may carry a long history).
-const MAX_STDOUT_LINE: usize = 16 << 20;
+pub(crate) const MAX_STDOUT_LINE: usize = 16 << 20;
 
 /// What is kept of stderr for error messages: the last lines, up to this many bytes, each
 /// line clipped.
@@ -59,7 +59,7 @@ const STDERR_BYTES: usize = 4096;
 const STDERR_LINE_BYTES: usize = 1024;
 
 /// How much of an offending stdout line an error message quotes.
-const QUOTE_BYTES: usize = 200;
+pub(crate) const QUOTE_BYTES: usize = 200;
 
 /// Used when gauntlet itself runs without `PATH`.
 const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
@@ -134,6 +134,65 @@ impl ExecTarget {
             frozen_time,
             redactor: Arc::new(redactor.clone()),
         })
+    }
+}
+
+impl ExecTarget {
+    /// The agent's command for one trial, in `workdir`, with the pinned environment (the
+    /// configured `env:` over the pins, the `GAUNTLET_` variables over both), piped stdio,
+    /// and killed when dropped. Shared with the proxy target, which adds its own variables.
+    pub(crate) fn pinned_command(
+        &self,
+        workdir: &Path,
+        ctx: &TrialContext<'_>,
+        seed: u64,
+    ) -> Command {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.args)
+            .env_clear()
+            .env("PATH", &self.path)
+            .env("HOME", workdir)
+            .env("TZ", "UTC")
+            .env("LANG", "C.UTF-8")
+            .env("LC_ALL", "C.UTF-8")
+            .env("PYTHONHASHSEED", "0")
+            .env("PYTHONUNBUFFERED", "1")
+            // The configured environment may override the pins above (a virtualenv's PATH);
+            // the GAUNTLET_ variables below it may not (checked in `new`).
+            .envs(&self.env)
+            .env("GAUNTLET_PROTOCOL", PROTOCOL_VERSION.to_string())
+            .env("GAUNTLET_FROZEN_TIME", &self.frozen_time)
+            .env("GAUNTLET_SESSION_ID", &ctx.session_id)
+            .env("GAUNTLET_CASE_ID", &ctx.case.id)
+            .env("GAUNTLET_TRIAL", ctx.trial.to_string())
+            .env("GAUNTLET_SEED", seed.to_string())
+            .current_dir(workdir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Dropping the child (the runner's trial timeout drops the whole trial) kills it.
+            .kill_on_drop(true);
+        cmd
+    }
+
+    /// The command as configured, for labels and messages.
+    pub(crate) fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// The frozen clock value handed to the agent.
+    pub(crate) fn frozen_time(&self) -> &str {
+        &self.frozen_time
+    }
+
+    /// The names (never the values) of the configured environment variables.
+    pub(crate) fn env_names(&self) -> Vec<&str> {
+        self.env.keys().map(String::as_str).collect()
+    }
+
+    /// The redactor that knows every secret resolved for this target.
+    pub(crate) fn redactor(&self) -> &Arc<Redactor> {
+        &self.redactor
     }
 }
 
@@ -252,7 +311,7 @@ impl Target for ExecTarget {
 
 /// The last lines the agent wrote on stderr, already redacted.
 #[derive(Debug, Default)]
-struct StderrTail {
+pub(crate) struct StderrTail {
     lines: VecDeque<String>,
     bytes: usize,
 }
@@ -271,7 +330,7 @@ impl StderrTail {
 
     /// `; stderr: a | b | c`, on one line so that it fits a terminal reason and a report
     /// table cell.
-    fn suffix(&self) -> String {
+    pub(crate) fn suffix(&self) -> String {
         let lines: Vec<&str> = self
             .lines
             .iter()
@@ -287,15 +346,15 @@ impl StderrTail {
 }
 
 /// One line read from a pipe, without its line ending.
-struct Line {
-    bytes: Vec<u8>,
+pub(crate) struct Line {
+    pub(crate) bytes: Vec<u8>,
     /// Longer than the reader's limit: `bytes` holds only the start.
-    overlong: bool,
+    pub(crate) overlong: bool,
 }
 
 /// Reads lines with a length limit. Cancel-safe: a partial line survives a dropped read,
 /// because only `fill_buf` awaits and the copy out of the buffer is synchronous.
-struct LineReader<R> {
+pub(crate) struct LineReader<R> {
     inner: BufReader<R>,
     buf: Vec<u8>,
     overlong: bool,
@@ -303,7 +362,7 @@ struct LineReader<R> {
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
-    fn new(inner: R, max: usize) -> Self {
+    pub(crate) fn new(inner: R, max: usize) -> Self {
         LineReader {
             inner: BufReader::new(inner),
             buf: Vec::new(),
@@ -313,7 +372,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 
     /// The next line, or `None` at the end of the stream.
-    async fn next_line(&mut self) -> io::Result<Option<Line>> {
+    pub(crate) async fn next_line(&mut self) -> io::Result<Option<Line>> {
         loop {
             let chunk = self.inner.fill_buf().await?;
             if chunk.is_empty() {
@@ -351,7 +410,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 
     /// Whether output is already waiting (best effort: only what has reached the pipe).
-    async fn has_pending(&mut self) -> bool {
+    pub(crate) async fn has_pending(&mut self) -> bool {
         if !self.buf.is_empty() || self.overlong {
             return true;
         }
@@ -364,7 +423,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 }
 
-async fn collect_stderr<R: AsyncRead + Unpin>(
+pub(crate) async fn collect_stderr<R: AsyncRead + Unpin>(
     stderr: R,
     tail: Arc<Mutex<StderrTail>>,
     redactor: Arc<Redactor>,
@@ -566,7 +625,7 @@ fn tool_arguments(arguments: Value) -> (Value, bool) {
 }
 
 /// The text with secrets replaced, cut to `max` bytes.
-fn quote(redactor: &Redactor, text: &str, max: usize) -> String {
+pub(crate) fn quote(redactor: &Redactor, text: &str, max: usize) -> String {
     let text = redactor.redact(text);
     if text.len() <= max {
         text.into_owned()
@@ -596,31 +655,7 @@ impl ExecSession {
                 ))
             })?;
         let seed = ctx.seed & SEED_MASK;
-        let mut cmd = Command::new(&target.program);
-        cmd.args(&target.args)
-            .env_clear()
-            .env("PATH", &target.path)
-            .env("HOME", workdir.path())
-            .env("TZ", "UTC")
-            .env("LANG", "C.UTF-8")
-            .env("LC_ALL", "C.UTF-8")
-            .env("PYTHONHASHSEED", "0")
-            .env("PYTHONUNBUFFERED", "1")
-            // The configured environment may override the pins above (a virtualenv's PATH);
-            // the GAUNTLET_ variables below it may not (checked in `new`).
-            .envs(&target.env)
-            .env("GAUNTLET_PROTOCOL", PROTOCOL_VERSION.to_string())
-            .env("GAUNTLET_FROZEN_TIME", &target.frozen_time)
-            .env("GAUNTLET_SESSION_ID", &ctx.session_id)
-            .env("GAUNTLET_CASE_ID", &ctx.case.id)
-            .env("GAUNTLET_TRIAL", ctx.trial.to_string())
-            .env("GAUNTLET_SEED", seed.to_string())
-            .current_dir(workdir.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Dropping the child (the runner's trial timeout drops the whole trial) kills it.
-            .kill_on_drop(true);
+        let mut cmd = target.pinned_command(workdir.path(), ctx, seed);
         let mut child = cmd.spawn().map_err(|e| {
             TargetError::Transport(format!("could not start `{}`: {e}", target.shown))
         })?;

@@ -25,6 +25,8 @@ pub enum FakeMode {
     Judge,
     /// A judge whose scores alternate between 3 and 1 from call to call.
     FlakyJudge,
+    /// A simulated user: one follow-up question, then `DONE`.
+    User,
 }
 
 /// The built-in deterministic chat model.
@@ -43,6 +45,7 @@ impl FakeModel {
             "flaky-agent" => FakeMode::FlakyAgent,
             "judge" => FakeMode::Judge,
             "flaky-judge" => FakeMode::FlakyJudge,
+            "user" => FakeMode::User,
             p => FakeMode::Persona(Persona::parse(p).ok_or_else(|| {
                 format!("unknown fake persona `{p}`; choose safe, vulnerable or scripted")
             })?),
@@ -61,6 +64,7 @@ impl FakeModel {
             FakeMode::FlakyAgent => "flaky-agent",
             FakeMode::Judge => "judge",
             FakeMode::FlakyJudge => "flaky-judge",
+            FakeMode::User => "user",
         }
     }
 }
@@ -120,6 +124,7 @@ impl ChatModel for FakeModel {
                 FakeMode::FlakyAgent => FakeMode::Persona(flaky_persona(ctx.trial)),
                 other => other,
             };
+            let mut agent = None;
             let (message, finish, model) = match mode {
                 FakeMode::Judge | FakeMode::FlakyJudge => {
                     let n = self
@@ -189,7 +194,23 @@ impl ChatModel for FakeModel {
                             malformed: false,
                         })
                         .collect();
+                    agent = s.agent.clone();
                     (m, finish, "gauntlet-fake-scripted")
+                }
+                FakeMode::User => {
+                    // A deterministic simulated user: asks one follow-up, then is satisfied.
+                    let transcript = req
+                        .messages
+                        .last()
+                        .map(|m| m.content.as_str())
+                        .unwrap_or("");
+                    let asked = transcript.matches("USER:").count();
+                    let text = if asked < 2 {
+                        "Thanks. Could you double-check that and confirm it for me?"
+                    } else {
+                        "DONE"
+                    };
+                    (Message::assistant(text), "stop", "gauntlet-fake-user")
                 }
             };
             let output_tokens = approx_tokens(&message.content);
@@ -202,6 +223,7 @@ impl ChatModel for FakeModel {
                 },
                 finish_reason: Some(finish.to_owned()),
                 attempts: 1,
+                agent,
             })
         })
     }

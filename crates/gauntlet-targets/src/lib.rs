@@ -14,6 +14,7 @@ pub mod fake;
 pub mod http_app;
 pub mod openai;
 pub mod persona;
+pub mod proxy;
 pub mod serve;
 
 use std::sync::Arc;
@@ -44,6 +45,7 @@ pub fn build_target(
             Some(e) => Ok(Arc::new(exec::ExecTarget::new(e, redactor)?)),
             None => Err("the exec target needs an `exec:` section with a `command`".into()),
         },
+        Some(TargetKind::Proxy) => Ok(Arc::new(proxy::ProxyTarget::new(cfg, redactor)?)),
         None => Err(format!(
             "unknown target `{}`; define it in the config file or write KIND:ARG",
             cfg.name.as_deref().unwrap_or("")

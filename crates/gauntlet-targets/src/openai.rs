@@ -448,6 +448,7 @@ pub fn parse_response(v: &Value) -> Result<ChatReply, String> {
             .and_then(Value::as_str)
             .map(str::to_owned),
         attempts: 1,
+        agent: None,
     })
 }
 
@@ -701,6 +702,7 @@ impl WireResponse {
             },
             finish_reason: choice.finish_reason,
             attempts: 1,
+            agent: None,
         })
     }
 }

@@ -59,6 +59,11 @@ pub enum Command {
     Log(LogArgs),
     /// Which packs to re-run for a kind of change.
     Plan(PlanArgs),
+    /// Show one case of a run: the case, its trace turn by turn, and each check's verdict.
+    Trace(TraceArgs),
+    /// Record an unmodified agent's model calls: a proxy for the OpenAI and Anthropic wire
+    /// formats that writes one trace per session (JSON lines).
+    Proxy(crate::proxycmd::ProxyArgs),
 }
 
 /// Where the run store is.
@@ -96,6 +101,26 @@ pub enum RunsCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// The case: its id, or its name as reports show it (`LLM01/technique/id`).
+    pub case: String,
+    /// Run id, unique prefix, `latest`, or a baseline name.
+    #[arg(long, default_value = "latest")]
+    pub run: String,
+    /// Read the case from a report.json instead of the run store.
+    #[arg(long, value_name = "FILE", conflicts_with = "run")]
+    pub report: Option<PathBuf>,
+    /// Which trial, from 1 (default: the first that did not pass, else the first).
+    #[arg(long, value_name = "N")]
+    pub trial: Option<u32>,
+    /// The case, the trial's trace and its verdicts as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub store: StoreOpts,
 }
 
 #[derive(Debug, Args)]
@@ -326,6 +351,9 @@ pub struct ExecOpts {
     /// A judge model for `judge` checks (triage only: judges never change the state).
     #[arg(long, value_name = "SPEC")]
     pub judge: Option<String>,
+    /// A model that plays the user in cases with `simulated_user` (e.g. fake:user, openai:MODEL).
+    #[arg(long, value_name = "SPEC")]
+    pub user_model: Option<String>,
     /// Where to write report.json, junit.xml and summary.md.
     #[arg(long, short = 'o', value_name = "DIR", default_value = "gauntlet-out")]
     pub out: PathBuf,

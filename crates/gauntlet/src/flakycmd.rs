@@ -84,6 +84,7 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
         quarantine: None,
         baseline: None,
         judge,
+        user_model: None,
     };
     let captured = Arc::new(Mutex::new(Vec::new()));
     let mut mode = Mode::new("flaky");

@@ -1,5 +1,6 @@
-//! Model judges for `judge` checks: [`ModelJudge`] adapts any chat model target (`--judge
-//! SPEC`) to the graders' [`JudgeBackend`].
+//! Models that play a part in a run other than the agent: [`ModelJudge`] adapts a chat model
+//! target (`--judge SPEC`) to the graders' [`JudgeBackend`], and [`ModelUser`] plays the user
+//! of cases with a `simulated_user` (`--user-model SPEC`).
 
 use std::sync::Arc;
 
@@ -73,6 +74,54 @@ impl JudgeBackend for ModelJudge {
                 .await
                 .map_err(|e| e.to_string())?;
             Ok(reply.message.content)
+        })
+    }
+}
+
+/// A chat model playing the user of a conversation (`--user-model SPEC`).
+pub struct ModelUser {
+    inner: ModelJudge,
+}
+
+impl ModelUser {
+    /// Builds the simulated user from a target spec.
+    pub fn new(
+        cfg: &TargetConfig,
+        redactor: &mut gauntlet_core::redact::Redactor,
+    ) -> Result<ModelUser, String> {
+        Ok(ModelUser {
+            inner: ModelJudge::new(cfg, redactor)?,
+        })
+    }
+}
+
+impl gauntlet_core::target::UserSimulator for ModelUser {
+    fn next<'a>(
+        &'a self,
+        user: &'a gauntlet_core::suite::SimulatedUser,
+        transcript: &'a [gauntlet_core::trace::TurnRecord],
+    ) -> BoxFuture<'a, Result<Option<String>, gauntlet_core::target::TargetError>> {
+        Box::pin(async move {
+            let stop = user.stop.as_deref().unwrap_or("DONE");
+            let system = format!(
+                "You play the user in a conversation with an assistant. Persona: {}. Goal: {}. \
+                 Write only the user's next message. When the goal is met, or the assistant cannot \
+                 help further, write exactly {stop}.",
+                user.persona, user.goal
+            );
+            let mut convo = String::new();
+            for t in transcript {
+                convo.push_str(&format!("USER: {}\nASSISTANT: {}\n\n", t.user, t.answer));
+            }
+            let text = JudgeBackend::complete(&self.inner, system, convo)
+                .await
+                .map_err(gauntlet_core::target::TargetError::Transport)?;
+            let text = text.trim();
+            if text.is_empty() || text.contains(stop) {
+                Ok(None)
+            } else {
+                Ok(Some(text.to_owned()))
+            }
         })
     }
 }

@@ -10,9 +10,11 @@ mod initcmd;
 mod judge;
 mod oraclecmd;
 mod printer;
+mod proxycmd;
 mod runcmd;
 mod scorecmd;
 mod storecmd;
+mod tracecmd;
 
 use std::io::Write;
 
@@ -175,6 +177,8 @@ fn main() {
         Command::Flaky(a) => flakycmd::flaky(a),
         Command::Log(a) => storecmd::log(a),
         Command::Plan(a) => storecmd::plan(a),
+        Command::Proxy(a) => proxycmd::proxy(a),
+        Command::Trace(a) => tracecmd::trace(a),
     };
     let code = match result {
         Ok(c) => c,

@@ -42,6 +42,7 @@ pub struct Settings {
     pub quarantine: Option<PathBuf>,
     pub baseline: Option<String>,
     pub judge: Option<TargetConfig>,
+    pub user_model: Option<TargetConfig>,
 }
 
 /// What kind of run, and what it continues.
@@ -190,6 +191,11 @@ fn settings(opts: &ExecOpts, invocation: Invocation) -> Result<Settings, CliErro
         quarantine: opts.quarantine.clone(),
         baseline: opts.baseline.clone(),
         judge,
+        user_model: opts
+            .user_model
+            .as_deref()
+            .map(|u| resolve_spec(u, opts.config.as_deref()))
+            .transpose()?,
     })
 }
 
@@ -633,6 +639,18 @@ pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32,
         grader = grader.with_judge(Arc::new(judge));
     }
     let quarantined = quarantine(s.quarantine.as_deref())?;
+    let user_simulator: Option<Arc<dyn gauntlet_core::target::UserSimulator>> = match &s.user_model
+    {
+        Some(u) => Some(Arc::new(
+            crate::judge::ModelUser::new(u, &mut redactor).map_err(|e| {
+                CliError::usage(
+                    e,
+                    "--user-model takes a model target: fake:user, openai:MODEL, anthropic:MODEL",
+                )
+            })?,
+        )),
+        None => None,
+    };
 
     let contexts: Vec<Arc<SuiteContext>> = suites
         .iter()
@@ -822,6 +840,7 @@ pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32,
         finished,
         pin_seed: mode.pin_seed,
         integrity: Some(integrity),
+        user_simulator,
     };
     let plan: Vec<Box<dyn Iterator<Item = PlannedCase> + Send>> = suites
         .iter()

@@ -25,7 +25,7 @@ use crate::cli::{
 use crate::printer::{TerminalReporter, Verbosity};
 use crate::runcmd::{cases_of, load_all, new_run_id, store_err, store_path, suite_context};
 
-fn open(opts: &StoreOpts) -> Result<Store, CliError> {
+pub fn open(opts: &StoreOpts) -> Result<Store, CliError> {
     let path = store_path(opts.store.as_deref(), None)?;
     if !path.exists() {
         return Err(CliError::usage(

@@ -1,0 +1,292 @@
+//! Plain-text views of one trial: [`render_trial`] puts a case, its trace and its verdicts
+//! side by side (`gauntlet trace`, and the traces of findings in `summary.md`), and
+//! [`render_trace`] draws the trace alone as a timeline, turn by turn.
+//!
+//! The timeline reads the trace's spans in order. A model call whose last user message is
+//! the next turn's message starts that turn, so tool calls and answers sit under the user
+//! message that caused them. Arguments, outputs and answers are clipped to one line each;
+//! report.json keeps them whole.
+
+use gauntlet_core::result::{CaseResult, TrialResult};
+use gauntlet_core::trace::{Approval, Disposition, Role, Span, Trace};
+
+use crate::text::{clip, score_text};
+
+/// Widest a clipped value gets, in characters.
+const WIDTH: usize = 160;
+
+fn transport_kind(k: &gauntlet_core::trace::TransportKind) -> String {
+    serde_json::to_value(k)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// The trace as a timeline, one line per event (continuation lines indented).
+pub fn render_trace(t: &Trace) -> String {
+    let mut o = String::new();
+    let mut turn = 0usize;
+    let header = |o: &mut String, i: usize| {
+        if let Some(tr) = t.turns.get(i) {
+            o.push_str(&format!(
+                "turn {} · user: {}\n",
+                i + 1,
+                clip(&tr.user, WIDTH)
+            ));
+        }
+    };
+    let answer = |o: &mut String, i: usize| {
+        if let Some(tr) = t.turns.get(i) {
+            let cut = if tr.truncated {
+                " (cut by the token limit)"
+            } else {
+                ""
+            };
+            o.push_str(&format!("  answer{cut}: {}\n", clip(&tr.answer, WIDTH)));
+        }
+    };
+    // Calls the harness answered get their own tool line; a model's request is shown only
+    // when nothing answered it (the agent ran the tool itself, or the trial ended first).
+    let answered: std::collections::HashSet<&str> =
+        t.tool_calls().map(|s| s.call_id.as_str()).collect();
+    header(&mut o, 0);
+    for span in &t.spans {
+        if let Span::LlmCall(l) = span {
+            let last_user = l
+                .messages_in
+                .iter()
+                .rev()
+                .find(|m| m.role == Role::User)
+                .map(|m| m.content.as_str());
+            // A model call that sees the next turn's message opens that turn.
+            while let (Some(u), Some(next)) = (last_user, t.turns.get(turn + 1)) {
+                if next.user != u || t.turns.get(turn).is_some_and(|cur| cur.user == u) {
+                    break;
+                }
+                answer(&mut o, turn);
+                turn += 1;
+                header(&mut o, turn);
+            }
+        }
+        match span {
+            Span::LlmCall(l) => {
+                let mut line = format!("  #{} model", l.id);
+                if let Some(a) = &l.agent {
+                    line.push_str(&format!(" [{a}]"));
+                }
+                if let Some(m) = &l.model {
+                    line.push_str(&format!(" {m}"));
+                }
+                line.push_str(&format!(
+                    " · {} in / {} out tokens · {} ms",
+                    l.usage.input_tokens, l.usage.output_tokens, l.latency_ms
+                ));
+                if l.attempts > 1 {
+                    line.push_str(&format!(" · {} attempts", l.attempts));
+                }
+                if let Some(f) = &l.finish_reason {
+                    line.push_str(&format!(" · {f}"));
+                }
+                o.push_str(&line);
+                o.push('\n');
+                for c in l
+                    .message_out
+                    .tool_calls
+                    .iter()
+                    .filter(|c| !answered.contains(c.id.as_str()))
+                {
+                    o.push_str(&format!(
+                        "      asks for {} {}{}\n",
+                        c.name,
+                        clip(&c.arguments.to_string(), WIDTH),
+                        if c.malformed {
+                            " (malformed arguments)"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+            }
+            Span::ToolCall(s) => {
+                let mut line = format!("  #{} tool", s.id);
+                if let Some(a) = &s.agent {
+                    line.push_str(&format!(" [{a}]"));
+                }
+                line.push_str(&format!(
+                    " {} {} · {} ms",
+                    s.name,
+                    clip(&s.arguments.to_string(), WIDTH),
+                    s.duration_ms
+                ));
+                o.push_str(&line);
+                o.push('\n');
+                let mut notes = Vec::new();
+                match s.approval {
+                    Approval::NotRequired => {}
+                    Approval::Granted => notes.push("approval granted".to_owned()),
+                    Approval::Missing => notes.push("approval MISSING".to_owned()),
+                }
+                if let Some(e) = &s.side_effect {
+                    let how = match e.disposition {
+                        Disposition::Performed => "performed",
+                        Disposition::Simulated => "simulated",
+                        Disposition::Blocked => "blocked",
+                    };
+                    notes.push(format!("{} side effect {how}", e.class.as_str()));
+                }
+                if let Some(i) = &s.injected {
+                    notes.push(format!("injected: {i}"));
+                }
+                if !notes.is_empty() {
+                    o.push_str(&format!("      {}\n", notes.join(" · ")));
+                }
+                if let Some(e) = &s.error {
+                    let e = e.strip_prefix("error: ").unwrap_or(e);
+                    o.push_str(&format!("      error: {}\n", clip(e, WIDTH)));
+                } else if let Some(out) = &s.output {
+                    o.push_str(&format!("      returned: {}\n", clip(out, WIDTH)));
+                }
+            }
+            Span::Decision(d) => {
+                let mut line = format!("  #{} decision", d.id);
+                if let Some(a) = &d.agent {
+                    line.push_str(&format!(" [{a}]"));
+                }
+                line.push_str(&format!(" {}", d.branch));
+                if let Some(r) = &d.reason {
+                    line.push_str(&format!(": {}", clip(r, WIDTH)));
+                }
+                o.push_str(&line);
+                o.push('\n');
+            }
+        }
+    }
+    answer(&mut o, turn);
+    for i in turn + 1..t.turns.len() {
+        header(&mut o, i);
+        answer(&mut o, i);
+    }
+    for e in &t.transport {
+        let status = e.status.map(|s| format!(" {s}")).unwrap_or_default();
+        o.push_str(&format!(
+            "transport at {} ms: {}{status} {}\n",
+            e.at_ms,
+            transport_kind(&e.kind),
+            clip(&e.detail, WIDTH)
+        ));
+    }
+    if o.is_empty() {
+        o.push_str("(empty trace: the agent was never reached)\n");
+    }
+    o
+}
+
+/// One trial of a case: what the case is, the trace, and each check's verdict.
+pub fn render_trial(r: &CaseResult, trial: &TrialResult) -> String {
+    let mut o = String::new();
+    o.push_str(&format!(
+        "case {} · {} · {} · trial {} of {} · {}\n",
+        r.case.name,
+        r.status.as_str(),
+        score_text(r),
+        trial.trial + 1,
+        r.trials.len(),
+        trial.outcome.as_str()
+    ));
+    if let Some(d) = &r.case.description {
+        o.push_str(&format!("  {d}\n"));
+    }
+    if let Some(e) = &trial.error {
+        o.push_str(&format!("  error: {}\n", clip(e, WIDTH)));
+    }
+    o.push_str("\ntrace\n");
+    for line in render_trace(&trial.trace).lines() {
+        o.push_str("  ");
+        o.push_str(line);
+        o.push('\n');
+    }
+    o.push_str("\nverdicts\n");
+    if trial.verdicts.is_empty() {
+        o.push_str("  (none)\n");
+    }
+    for v in &trial.verdicts {
+        let mut tags = vec![v.dimension.as_str().to_owned()];
+        if v.hard_fail {
+            tags.push("hard".into());
+        }
+        if !v.gating {
+            tags.push("triage".into());
+        }
+        o.push_str(&format!(
+            "  {} {} ({}): {}\n",
+            if v.passed { "PASS" } else { "FAIL" },
+            v.label,
+            tags.join(", "),
+            clip(&v.evidence, WIDTH * 2)
+        ));
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gauntlet_core::trace::{Message, ToolSpanInput, TraceRecorder, Usage};
+
+    #[test]
+    fn tool_calls_sit_under_the_turn_that_caused_them() {
+        let mut rec = TraceRecorder::new();
+        let sys = Message::system("sys");
+        let u1 = Message::user("refund A-1");
+        rec.llm_call(
+            Some("m".into()),
+            vec![sys.clone(), u1.clone()],
+            Message::assistant(""),
+            Usage::default(),
+            3,
+            Some("tool_calls".into()),
+            1,
+        );
+        rec.tool_call(ToolSpanInput {
+            call_id: "c1".into(),
+            name: "issue_refund".into(),
+            arguments: serde_json::json!({"order_id": "A-1"}),
+            output: None,
+            error: Some("error: approval required".into()),
+            duration_ms: 0,
+            approval: Approval::Missing,
+            side_effect: None,
+        });
+        rec.turn("refund A-1".into(), "Done!".into(), false);
+        rec.llm_call(
+            Some("m".into()),
+            vec![
+                sys,
+                u1,
+                Message::assistant("Done!"),
+                Message::user("status?"),
+            ],
+            Message::assistant("Shipped."),
+            Usage::default(),
+            2,
+            Some("stop".into()),
+            1,
+        );
+        rec.turn("status?".into(), "Shipped.".into(), false);
+        let text = render_trace(&rec.finish());
+        let at = |s: &str| {
+            text.find(s)
+                .unwrap_or_else(|| panic!("{s:?} missing from\n{text}"))
+        };
+        assert!(at("turn 1 · user: refund A-1") < at("#2 tool issue_refund"));
+        assert!(at("approval MISSING") < at("answer: Done!"));
+        assert!(at("answer: Done!") < at("turn 2 · user: status?"));
+        assert!(at("turn 2 · user: status?") < at("#3 model m"));
+        assert!(at("#3 model m") < at("answer: Shipped."));
+    }
+
+    #[test]
+    fn an_empty_trace_says_so() {
+        assert!(render_trace(&Trace::default()).contains("never reached"));
+    }
+}

@@ -1,0 +1,557 @@
+//! The `proxy` target: [`ProxyTarget`] runs an unmodified agent as a subprocess per trial and
+//! records its model calls through a [`RecordingProxy`] shared by the run's trials.
+//!
+//! This module owns the trial side: starting the proxy listener (lazily, on 127.0.0.1, once
+//! per target), one proxy session per trial carrying the case's `tool_faults`, launching the
+//! agent with exec's pinned environment plus the base-URL variables that point it at its
+//! session, the line protocol (each user turn is one JSON string on stdin, each answer one
+//! JSON string on stdout), merging the session's spans into the trial's trace as they are
+//! recorded, and the agent's shutdown (stdin closed, a short grace, then a kill).
+//!
+//! The runner's [`ToolHost`] is not used: the agent runs its own tools, and the case's faults
+//! and poisons are applied in transit by the proxy, to what the model sees.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use gauntlet_core::redact::Redactor;
+use gauntlet_core::target::{
+    BoxFuture, ExecTargetConfig, Session, Target, TargetConfig, TargetError, TargetInfo, ToolHost,
+    TrialContext, TurnAnswer,
+};
+use gauntlet_core::trace::{TraceRecorder, TransportKind};
+use serde_json::Value;
+use tokio::io::AsyncWriteExt;
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::sync::OnceCell;
+use tokio::task::JoinHandle;
+
+use super::{ProxyConfig, ProxySession, RecordingProxy, SessionOptions};
+use crate::exec::{
+    END_GRACE, EXIT_WAIT, ExecTarget, LineReader, MAX_STDOUT_LINE, QUOTE_BYTES, SEED_MASK,
+    StderrTail, collect_stderr, quote,
+};
+
+/// The line protocol's version, in `GAUNTLET_PROTOCOL` (the exec protocol's is `1`).
+pub const LINE_PROTOCOL: &str = "proxy-1";
+
+/// A target that runs an unmodified agent per trial behind the recording proxy.
+pub struct ProxyTarget {
+    /// The resolved command and environment (exec's resolution rules, shared).
+    exec: ExecTarget,
+    upstream: String,
+    /// The listener, started by the first trial and shared by all.
+    server: OnceCell<Server>,
+    /// Makes session ids unique within the target.
+    sessions: AtomicU64,
+}
+
+struct Server {
+    proxy: RecordingProxy,
+    addr: SocketAddr,
+    task: JoinHandle<()>,
+}
+
+impl ProxyTarget {
+    /// Builds the target from a config with a `proxy:` section: resolves the command and the
+    /// `${env:NAME}` values as the exec target does (secrets go into `redactor`), and the
+    /// upstream (the target's `base_url` when set, as `--base-url` does, else `proxy.upstream`).
+    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<ProxyTarget, String> {
+        let Some(p) = &cfg.proxy else {
+            return Err(
+                "the proxy target needs a `proxy:` section with a `command` and an `upstream`"
+                    .into(),
+            );
+        };
+        // `base_url` (what --base-url sets) wins, so that a suite's upstream can be pointed
+        // elsewhere from the command line.
+        let upstream = match cfg.base_url.as_deref().map(str::trim) {
+            Some(b) if !b.is_empty() => b.to_owned(),
+            _ => p.upstream.clone(),
+        };
+        let upstream = upstream.trim().trim_end_matches('/').to_owned();
+        if upstream.is_empty() {
+            return Err(
+                "the proxy target has no upstream: set `upstream:` under `proxy:` to the model API's base URL (or pass --base-url)"
+                    .into(),
+            );
+        }
+        if let Err(e) = reqwest::Url::parse(&upstream) {
+            return Err(format!(
+                "proxy target: the upstream `{}` is not a valid URL: {e}",
+                redactor.redact(&upstream)
+            ));
+        }
+        let exec_cfg = ExecTargetConfig {
+            command: p.command.clone(),
+            env: p.env.clone(),
+            frozen_time: p.frozen_time.clone(),
+        };
+        // Exec's resolution words its errors for the exec target.
+        let exec = ExecTarget::new(&exec_cfg, redactor)
+            .map_err(|e| e.replace("exec target", "proxy target"))?;
+        Ok(ProxyTarget {
+            exec,
+            upstream,
+            server: OnceCell::new(),
+            sessions: AtomicU64::new(0),
+        })
+    }
+
+    /// The proxy's address, once the first trial has started it.
+    pub fn proxy_addr(&self) -> Option<SocketAddr> {
+        self.server.get().map(|s| s.addr)
+    }
+
+    async fn start_server(&self) -> Result<Server, TargetError> {
+        let mut cfg = ProxyConfig::new(self.upstream.clone());
+        // Only the sessions gauntlet opened: an agent that bypasses its base URL gets an
+        // error instead of making unrecorded calls.
+        cfg.sessions_on_demand = false;
+        let proxy = RecordingProxy::new(cfg, (**self.exec.redactor()).clone())
+            .map_err(TargetError::Harness)?;
+        let (addr, serving) = proxy
+            .bind(SocketAddr::from(([127, 0, 0, 1], 0)))
+            .await
+            .map_err(|e| {
+                TargetError::Harness(format!("could not start the recording proxy: {e}"))
+            })?;
+        let task = tokio::spawn(async move {
+            let _ = serving.await;
+        });
+        Ok(Server { proxy, addr, task })
+    }
+}
+
+impl Drop for ProxyTarget {
+    fn drop(&mut self) {
+        if let Some(s) = self.server.get() {
+            s.task.abort();
+        }
+    }
+}
+
+impl Target for ProxyTarget {
+    fn info(&self) -> TargetInfo {
+        let mut settings = BTreeMap::new();
+        settings.insert("protocol".into(), LINE_PROTOCOL.to_owned());
+        settings.insert("frozen_time".into(), self.exec.frozen_time().to_owned());
+        let names = self.exec.env_names();
+        if !names.is_empty() {
+            // Names only: values may be secrets.
+            settings.insert("env".into(), names.join(","));
+        }
+        let upstream = self.exec.redactor().redact(&self.upstream).into_owned();
+        settings.insert("upstream".into(), upstream.clone());
+        TargetInfo {
+            kind: "proxy".into(),
+            label: format!("proxy:{}", self.exec.shown()),
+            model: None,
+            base_url: Some(upstream),
+            settings,
+        }
+    }
+
+    fn open<'a>(
+        &'a self,
+        ctx: &'a TrialContext<'a>,
+    ) -> BoxFuture<'a, Result<Box<dyn Session + 'a>, TargetError>> {
+        Box::pin(async move {
+            let server = self.server.get_or_try_init(|| self.start_server()).await?;
+            let n = self.sessions.fetch_add(1, Ordering::Relaxed);
+            let id = format!("{}-{n}", url_safe(&ctx.session_id));
+            let session = server.proxy.open_session(
+                &id,
+                SessionOptions {
+                    faults: ctx.case.tool_faults.clone(),
+                    tools: ctx.tools.to_vec(),
+                },
+            );
+            let turns_left = match &ctx.case.input {
+                Some(_) => 1,
+                None => ctx.case.turns.len(),
+            };
+            let s: Box<dyn Session + 'a> = Box::new(
+                ProxyTrial::start(&self.exec, server.addr, session, ctx, turns_left).await?,
+            );
+            Ok(s)
+        })
+    }
+}
+
+/// A session id that can sit in a URL path segment as it is.
+fn url_safe(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The running agent of one trial and its working directory.
+struct AgentProc {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: LineReader<ChildStdout>,
+    stderr: Arc<Mutex<StderrTail>>,
+    stderr_task: Option<JoinHandle<()>>,
+    /// Removed when dropped, after the agent is gone.
+    workdir: tempfile::TempDir,
+}
+
+impl AgentProc {
+    async fn send_line(&mut self, line: &[u8]) -> io::Result<()> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::BrokenPipe, "stdin is closed"))?;
+        stdin.write_all(line).await?;
+        stdin.flush().await
+    }
+
+    fn stderr_suffix(&self) -> String {
+        self.stderr.lock().map(|t| t.suffix()).unwrap_or_default()
+    }
+
+    /// Ends the process. `graceful`: the trial finished normally, so the agent's stdin is
+    /// closed (its end of input says the trial is over) and it gets [`END_GRACE`] to exit;
+    /// otherwise it is killed at once. The working directory goes last.
+    async fn shutdown(mut self, graceful: bool) {
+        if graceful {
+            drop(self.stdin.take());
+            if tokio::time::timeout(END_GRACE, self.child.wait())
+                .await
+                .is_ok()
+            {
+                self.finish();
+                return;
+            }
+        }
+        let _ = self.child.start_kill();
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+        self.finish();
+    }
+
+    fn finish(mut self) {
+        if let Some(t) = self.stderr_task.take() {
+            t.abort();
+        }
+        // A failed removal leaves a folder in the system temporary directory, which is not
+        // worth failing a finished trial for.
+        let _ = self.workdir.close();
+    }
+}
+
+/// One trial: the agent process and its proxy session.
+struct ProxyTrial {
+    proc: Option<AgentProc>,
+    session: ProxySession,
+    shown: String,
+    /// Turns the case may still play: when none is left, tool calls still waiting for their
+    /// results are closed as unanswered.
+    turns_left: usize,
+    /// Starting or playing a turn: a drop now is the runner's time limit, so no grace.
+    busy: bool,
+    /// A turn failed: the agent gets no more input.
+    broken: bool,
+}
+
+impl ProxyTrial {
+    async fn start(
+        exec: &ExecTarget,
+        addr: SocketAddr,
+        session: ProxySession,
+        ctx: &TrialContext<'_>,
+        turns_left: usize,
+    ) -> Result<ProxyTrial, TargetError> {
+        // Outside the suite's folder, as for exec: nothing the agent writes survives, and it
+        // cannot read fixtures or expectations by relative path.
+        let workdir = tempfile::Builder::new()
+            .prefix("gauntlet-proxy-")
+            .tempdir()
+            .map_err(|e| {
+                TargetError::Harness(format!(
+                    "could not create the agent's working directory: {e}"
+                ))
+            })?;
+        let base = format!("http://{addr}/s/{}", session.id());
+        let openai_base = format!("{base}/v1");
+        let mut cmd = exec.pinned_command(workdir.path(), ctx, ctx.seed & SEED_MASK);
+        // Set after the configured environment, so that they win: pointing the agent at its
+        // session is the whole point.
+        cmd.env("GAUNTLET_PROTOCOL", LINE_PROTOCOL)
+            .env("GAUNTLET_PROXY_URL", &base)
+            .env("GAUNTLET_PROXY_SESSION", session.id())
+            .env("OPENAI_BASE_URL", &openai_base)
+            .env("OPENAI_API_BASE", &openai_base)
+            .env("ANTHROPIC_BASE_URL", &base);
+        let mut child = cmd.spawn().map_err(|e| {
+            TargetError::Transport(format!("could not start `{}`: {e}", exec.shown()))
+        })?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(TargetError::Harness(
+                "the agent's pipes were not set up".into(),
+            ));
+        };
+        let tail = Arc::new(Mutex::new(StderrTail::default()));
+        let stderr_task = tokio::spawn(collect_stderr(
+            stderr,
+            Arc::clone(&tail),
+            Arc::clone(exec.redactor()),
+        ));
+        Ok(ProxyTrial {
+            proc: Some(AgentProc {
+                child,
+                stdin: Some(stdin),
+                stdout: LineReader::new(stdout, MAX_STDOUT_LINE),
+                stderr: tail,
+                stderr_task: Some(stderr_task),
+                workdir,
+            }),
+            session,
+            shown: exec.shown().to_owned(),
+            turns_left,
+            busy: false,
+            broken: false,
+        })
+    }
+
+    fn proc_mut(&mut self) -> Result<&mut AgentProc, TargetError> {
+        self.proc
+            .as_mut()
+            .ok_or_else(|| TargetError::Harness("the agent process is gone".into()))
+    }
+
+    fn quote(&self, text: &str, max: usize) -> String {
+        quote(&self.session.redactor(), text, max)
+    }
+
+    /// The error for an agent that stopped talking: how it ended and what it said on stderr.
+    async fn exited(&mut self, when: &str, cause: &str) -> TargetError {
+        let cause = self.quote(cause, QUOTE_BYTES);
+        let shown = self.shown.clone();
+        let Some(proc) = self.proc.as_mut() else {
+            return TargetError::Harness("the agent process is gone".into());
+        };
+        let status = tokio::time::timeout(EXIT_WAIT, proc.child.wait()).await;
+        if let Some(task) = proc.stderr_task.take() {
+            let _ = tokio::time::timeout(EXIT_WAIT, task).await;
+        }
+        let stderr = proc.stderr_suffix();
+        TargetError::Transport(match status {
+            Ok(Ok(s)) => format!("the agent `{shown}` exited {when} ({s}){stderr}"),
+            Ok(Err(e)) => {
+                format!("the agent stopped {when} ({cause}; exit status unknown: {e}){stderr}")
+            }
+            Err(_) => {
+                format!("the agent stopped talking {when} ({cause}) but is still running{stderr}")
+            }
+        })
+    }
+
+    fn protocol_error(&self, what: &str, line: &str) -> TargetError {
+        let stderr = self
+            .proc
+            .as_ref()
+            .map(AgentProc::stderr_suffix)
+            .unwrap_or_default();
+        TargetError::Protocol(format!(
+            "{what}: `{}`{stderr}",
+            self.quote(line, QUOTE_BYTES)
+        ))
+    }
+
+    /// Merges what the proxy recorded, closing unanswered calls after the case's last turn.
+    fn settle(&mut self, rec: &mut TraceRecorder) {
+        self.session.drain_into(rec);
+        if self.turns_left == 0 {
+            self.session.close_unanswered();
+            self.session.drain_into(rec);
+        }
+    }
+
+    async fn play(
+        &mut self,
+        user: &str,
+        rec: &mut TraceRecorder,
+    ) -> Result<TurnAnswer, TargetError> {
+        self.turns_left = self.turns_left.saturating_sub(1);
+        // Anything recorded between turns (a background call) goes in first.
+        self.session.drain_into(rec);
+        let proc = self.proc_mut()?;
+        if proc.stdout.has_pending().await {
+            let line = match proc.stdout.next_line().await {
+                Ok(Some(l)) => String::from_utf8_lossy(&l.bytes).into_owned(),
+                _ => String::new(),
+            };
+            return Err(self.protocol_error(
+                "the agent wrote on stdout while no turn was open (stdout carries only answers, one JSON string per line; write logs to stderr)",
+                &line,
+            ));
+        }
+        let mut line = serde_json::to_vec(user).map_err(|e| TargetError::Harness(e.to_string()))?;
+        line.push(b'\n');
+        if let Err(e) = proc.send_line(&line).await {
+            return Err(self
+                .exited("before it read the user turn", &e.to_string())
+                .await);
+        }
+        loop {
+            let next = {
+                let session = &self.session;
+                let Some(proc) = self.proc.as_mut() else {
+                    return Err(TargetError::Harness("the agent process is gone".into()));
+                };
+                tokio::select! {
+                    // Both are cancel-safe: a partial line stays in the reader's buffer.
+                    l = proc.stdout.next_line() => Some(l),
+                    () = session.changed() => None,
+                }
+            };
+            let line = match next {
+                None => {
+                    self.session.drain_into(rec);
+                    continue;
+                }
+                Some(Ok(Some(line))) => line,
+                Some(Ok(None)) => {
+                    self.session.drain_into(rec);
+                    return Err(self.exited("before answering", "its stdout closed").await);
+                }
+                Some(Err(e)) => {
+                    self.session.drain_into(rec);
+                    return Err(self.exited("before answering", &e.to_string()).await);
+                }
+            };
+            if line.overlong {
+                let start =
+                    String::from_utf8_lossy(&line.bytes[..line.bytes.len().min(64)]).into_owned();
+                return Err(self.protocol_error(
+                    &format!(
+                        "the agent wrote a line longer than {MAX_STDOUT_LINE} bytes on stdout"
+                    ),
+                    &start,
+                ));
+            }
+            let Ok(text) = std::str::from_utf8(&line.bytes) else {
+                let lossy = String::from_utf8_lossy(&line.bytes).into_owned();
+                return Err(self.protocol_error("the agent wrote a line that is not UTF-8", &lossy));
+            };
+            if text.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Value>(text) {
+                Ok(Value::String(answer)) => {
+                    self.settle(rec);
+                    let content = self.session.redactor().redact(&answer).into_owned();
+                    return Ok(TurnAnswer {
+                        content,
+                        truncated: false,
+                    });
+                }
+                Ok(Value::Object(o)) if o.get("error").is_some_and(Value::is_string) => {
+                    self.session.drain_into(rec);
+                    let message = self.quote(o["error"].as_str().unwrap_or(""), 1000);
+                    let stderr = self.proc_mut()?.stderr_suffix();
+                    return Err(match o.get("kind").and_then(Value::as_str) {
+                        None | Some("transport") => TargetError::Transport(format!(
+                            "the agent reported an error: {message}{stderr}"
+                        )),
+                        Some("blocked") => {
+                            rec.transport(TransportKind::FilterBlock, None, message.clone());
+                            TargetError::Blocked(format!("reported by the agent: {message}"))
+                        }
+                        Some("timeout") => TargetError::Timeout(format!(
+                            "reported by the agent: {message}{stderr}"
+                        )),
+                        Some(_) => self.protocol_error(
+                            "an error line whose `kind` is not transport, blocked or timeout",
+                            text,
+                        ),
+                    });
+                }
+                _ => {
+                    return Err(self.protocol_error(
+                        "the agent wrote a line on stdout that is not a JSON string (each answer is one JSON string per line, such as \"Order A-1001 has shipped.\"; write logs to stderr)",
+                        text,
+                    ));
+                }
+            }
+        }
+    }
+}
+
+impl Session for ProxyTrial {
+    fn turn<'a>(
+        &'a mut self,
+        user: &'a str,
+        _tools: &'a mut dyn ToolHost,
+        rec: &'a mut TraceRecorder,
+    ) -> BoxFuture<'a, Result<TurnAnswer, TargetError>> {
+        Box::pin(async move {
+            if self.broken {
+                return Err(TargetError::Harness(
+                    "the agent failed an earlier turn; no more turns are sent to it".into(),
+                ));
+            }
+            self.busy = true;
+            let result = self.play(user, rec).await;
+            self.busy = false;
+            if let Err(e) = &result {
+                self.broken = true;
+                let kind = match e {
+                    TargetError::Blocked(_) => None, // recorded where it was reported
+                    TargetError::Timeout(_) => Some(TransportKind::Timeout),
+                    _ => Some(TransportKind::Failed),
+                };
+                if let Some(kind) = kind {
+                    rec.transport(kind, None, e.to_string());
+                }
+            }
+            result
+        })
+    }
+}
+
+impl Drop for ProxyTrial {
+    fn drop(&mut self) {
+        let Some(mut proc) = self.proc.take() else {
+            return;
+        };
+        // A drop in the middle of a turn is the runner's time limit (or a cancelled run): no
+        // grace then, and the kill goes out now rather than from a task that a runtime
+        // shutting down might never run.
+        let graceful = !self.busy && !self.broken;
+        if !graceful {
+            let _ = proc.child.start_kill();
+        }
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => {
+                rt.spawn(proc.shutdown(graceful));
+            }
+            // No runtime to wait on: `kill_on_drop` kills the agent and the working
+            // directory is removed as `proc` drops.
+            Err(_) => drop(proc),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_are_url_safe() {
+        assert_eq!(url_safe("case/1 x-0-00ff"), "case_1_x-0-00ff");
+    }
+}
