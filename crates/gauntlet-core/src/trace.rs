@@ -105,7 +105,7 @@ pub enum Approval {
     /// No approval needed.
     #[default]
     NotRequired,
-    /// Approval needed and given (by a user turn that granted it).
+    /// Approval needed and given (the case lists the tool under `approvals`).
     Granted,
     /// Approval needed and not given: the call was blocked.
     Missing,
