@@ -120,7 +120,7 @@ pub enum EvidenceLevel {
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum SideEffectMode {
-    /// Real side effects happened.
+    /// The agent ran its own tools (an HTTP app, a proxied agent): their effects were real.
     Real,
     /// Tools were simulated.
     #[default]

@@ -20,7 +20,7 @@ pub struct GradeContext<'a> {
     /// How it ended. Graders run on completed trials, and on others to catch leaks in the
     /// turns that did complete.
     pub outcome: Outcome,
-    /// The canary in force (case override, else the agent's, else the run's).
+    /// The canary in force: the case's own, else the run's `--canary`, else the agent's.
     pub canary: Option<&'a str>,
     /// The agent's tools.
     pub tools: &'a [ToolDef],

@@ -2,8 +2,8 @@
 //!
 //! Every value read from an environment variable named as a secret (`api_key_env`, a
 //! `${env:NAME}` header) is registered here; reports, traces, logs and error messages pass
-//! through it. Encoded forms a transport might echo (percent-encoding, Base64 of
-//! `user:secret` basic auth) are covered too.
+//! through it. The percent-encoded form a transport might echo in a URL is covered too;
+//! other encodings (Base64 of a basic-auth pair, for one) are not.
 
 use std::borrow::Cow;
 

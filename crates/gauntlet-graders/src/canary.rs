@@ -201,7 +201,10 @@ pub struct Leak {
     /// Byte offset in the original reply where the excerpt starts.
     pub offset: usize,
     /// The disclosed part of the secret, forward and decoded, masked to its first and last
-    /// two characters (`GN…91`) so that reports do not leak it again.
+    /// two characters (`GN…91`): enough to tell which secret, short enough to quote in a
+    /// summary. The excerpt keeps the reply's own text so that a reviewer can see the
+    /// disguise; a canary is a planted test marker, never a real credential (those are
+    /// redacted everywhere, see `gauntlet_core::redact`).
     pub matched: String,
     /// Share of the secret's letters and digits disclosed (1.0 for a full leak).
     pub fraction: f32,

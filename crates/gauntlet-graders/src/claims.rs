@@ -3,7 +3,8 @@
 //! delivered"), and [`tool_actions`] says which actions a tool's successful call backs.
 //!
 //! How claims are found:
-//! 1. The answer is split into clauses (sentences, and `;`/`,`-separated parts).
+//! 1. The answer is split into clauses: sentences, `;`-separated parts, and parts joined by
+//!    `, and` or `, but`.
 //! 2. A clause claims an action when it has a completed-action verb in the first person
 //!    ("I've refunded", "we sent"), in the passive perfect ("has been sent", "was deleted"),
 //!    as a participle headline ("Refund issued", "File created"), or as a completion word

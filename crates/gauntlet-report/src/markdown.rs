@@ -21,6 +21,7 @@ const MAX_TRACE_LINES: usize = 60;
 
 struct Finding {
     name: String,
+    quarantined: bool,
     status: CaseStatus,
     score: String,
     why: String,
@@ -92,6 +93,7 @@ impl MarkdownReport {
         };
         self.findings.push(Finding {
             name: r.case.name.clone(),
+            quarantined: r.quarantined,
             status: r.status,
             score: score_text(r),
             why: failure_reason(r),
@@ -153,6 +155,14 @@ pub fn render(
             m.gauntlet_version,
             m.run_id
         ));
+        if !m.notes.is_empty() {
+            let notes: Vec<String> = m
+                .notes
+                .iter()
+                .map(|(k, v)| format!("{} = {}", cell(k), cell(v)))
+                .collect();
+            o.push_str(&format!("Notes: {}\n\n", notes.join(" · ")));
+        }
     }
     for r in &s.reasons {
         o.push_str(&format!("- {r}\n"));
@@ -163,6 +173,12 @@ pub fn render(
         "| {} | {} | {} | {} | {} | {} |\n\n",
         s.passed, s.failed, s.conditional, s.errors, s.blocked, s.hard_fails
     ));
+    if s.quarantined > 0 {
+        o.push_str(&format!(
+            "{} quarantined case(s) ran and are listed below, but are not counted and do not gate.\n\n",
+            s.quarantined
+        ));
+    }
     let mut scores = Vec::new();
     if let Some(a) = s.tasks.avg {
         scores.push(format!(
@@ -261,7 +277,11 @@ impl Reporter for MarkdownReport {
                     .iter()
                     .map(|f| FindingRow {
                         name: f.name.clone(),
-                        status: f.status.as_str().to_owned(),
+                        status: if f.quarantined {
+                            format!("{} (quarantined, does not gate)", f.status.as_str())
+                        } else {
+                            f.status.as_str().to_owned()
+                        },
                         score: f.score.clone(),
                         why: f.why.clone(),
                         trace: f.trace.clone(),

@@ -223,6 +223,7 @@ impl Runner {
         // Trials of the current case still to schedule.
         let mut queue: Vec<(u64, u32, PlannedCase)> = Vec::new();
         let mut failed_cases = 0usize;
+        let mut crashed = 0usize;
         let mut stop = Stop::Completed;
 
         loop {
@@ -288,7 +289,8 @@ impl Runner {
                 let redactor = cfg.redactor.clone();
                 let user = cfg.user_simulator.clone();
                 inflight.spawn(async move {
-                    let mut r = execute(
+                    let started = Instant::now();
+                    let played = CatchPanic(Box::pin(execute(
                         &*target,
                         &*grader,
                         &pc,
@@ -296,8 +298,24 @@ impl Runner {
                         seed,
                         probe.as_ref(),
                         user.as_deref(),
-                    )
+                    )))
                     .await;
+                    // A panic inside gauntlet (a grader, an adapter) is a harness fault: the
+                    // trial is recorded as an error, so its case is reported and the run
+                    // cannot pass on missing evidence.
+                    let mut r = played.unwrap_or_else(|msg| {
+                        TrialResult::new(
+                            &pc.case,
+                            trial,
+                            Outcome::Error,
+                            gauntlet_core::trace::Trace::default(),
+                            Vec::new(),
+                            Some(format!(
+                                "gauntlet crashed in this trial (a harness bug): {msg}"
+                            )),
+                            started.elapsed().as_millis() as u64,
+                        )
+                    });
                     redact_trial(&redactor, &mut r);
                     (seq, trial, r)
                 });
@@ -321,8 +339,10 @@ impl Runner {
             let (seq, trial, result) = match joined {
                 Ok(x) => x,
                 Err(e) => {
-                    // An executor panicked: a harness bug. Record it as a warning; the case's
-                    // slot stays empty and the case is reported as an error below.
+                    // The task failed outside the trial (panics inside it are caught, see
+                    // `CatchPanic`). Its case cannot finish; the run is marked below so that
+                    // it cannot pass on missing evidence.
+                    crashed += 1;
                     emit(EventKind::Warning {
                         message: format!("a trial crashed inside gauntlet: {e}"),
                     });
@@ -375,6 +395,14 @@ impl Runner {
                     ),
                 );
             }
+        }
+        if crashed > 0 {
+            if summary.status != gauntlet_core::score::Status::Fail {
+                summary.status = gauntlet_core::score::Status::Inconclusive;
+            }
+            summary.reasons.push(format!(
+                "{crashed} trial(s) crashed inside gauntlet and their cases are missing (see the warnings)"
+            ));
         }
         match stop {
             Stop::Completed => {}
@@ -574,5 +602,50 @@ fn redact_trial(redactor: &Redactor, r: &mut TrialResult) {
         if let Ok(clean) = serde_json::from_value(v) {
             *r = clean;
         }
+    }
+}
+
+/// Runs a future, turning a panic while polling it into an error with the panic's message.
+struct CatchPanic<F>(std::pin::Pin<Box<F>>);
+
+impl<F: std::future::Future> std::future::Future for CatchPanic<F> {
+    type Output = Result<F::Output, String>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let inner = self.0.as_mut();
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Ok(std::task::Poll::Ready(v)) => std::task::Poll::Ready(Ok(v)),
+            Err(payload) => {
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic without a message".into());
+                std::task::Poll::Ready(Err(msg))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CatchPanic;
+
+    #[tokio::test]
+    async fn a_panicking_trial_becomes_an_error_not_a_lost_case() {
+        let ok = CatchPanic(Box::pin(async { 7 })).await;
+        assert_eq!(ok, Ok(7));
+        let boom = CatchPanic(Box::pin(async {
+            if std::hint::black_box(true) {
+                panic!("grader exploded");
+            }
+            7
+        }))
+        .await;
+        assert_eq!(boom, Err("grader exploded".to_owned()));
     }
 }

@@ -768,6 +768,22 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
                         ));
                     }
                 }
+                if c.classes
+                    .contains(&gauntlet_core::tools::SideEffectClass::ReadOnly)
+                {
+                    out.push(Problem::new(
+                        p("no_side_effect"),
+                        "`read_only` calls have no side effect, so this class can never match",
+                        "list `write` and/or `irreversible`, or name the tools under `tools:`",
+                    ));
+                }
+                if c.tools.is_empty() && c.classes.is_empty() {
+                    out.push(Problem::new(
+                        p("no_side_effect"),
+                        "`no_side_effect` names no tool and no class, so it checks nothing",
+                        "e.g. `no_side_effect: {classes: [irreversible]}` or `{tools: [send_email]}`",
+                    ));
+                }
             }
             Oracle::AgentHandles(c) if !tool_known(&c.tool) => {
                 out.push(Problem::new(

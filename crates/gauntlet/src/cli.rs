@@ -385,6 +385,10 @@ pub struct ExecOpts {
     /// Sampling temperature for model targets.
     #[arg(long, value_name = "T")]
     pub temperature: Option<f64>,
+    /// A note for the run manifest, KEY=VALUE (repeatable): the server build, its flags, the
+    /// prompt version. Shown by `runs show` and in report.json; never put secrets here.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub note: Vec<String>,
     /// Per-trial time limit in milliseconds.
     #[arg(long, value_name = "MS")]
     pub timeout_ms: Option<u64>,

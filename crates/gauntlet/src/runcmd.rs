@@ -43,6 +43,8 @@ pub struct Settings {
     pub baseline: Option<String>,
     pub judge: Option<TargetConfig>,
     pub user_model: Option<TargetConfig>,
+    /// `--note KEY=VALUE` entries for the manifest.
+    pub notes: BTreeMap<String, String>,
 }
 
 /// What kind of run, and what it continues.
@@ -172,6 +174,16 @@ pub fn store_path(flag: Option<&Path>, config: Option<&Path>) -> Result<PathBuf,
 }
 
 fn settings(opts: &ExecOpts, invocation: Invocation) -> Result<Settings, CliError> {
+    let mut notes = BTreeMap::new();
+    for n in &opts.note {
+        let Some((k, v)) = n.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
+            return Err(CliError::usage(
+                format!("--note `{n}` is not KEY=VALUE"),
+                "e.g. --note server=\"llama.cpp b4500\" --note flags=\"-c 4096 --jinja\"",
+            ));
+        };
+        notes.insert(k.trim().to_owned(), v.trim().to_owned());
+    }
     let judge = opts
         .judge
         .as_deref()
@@ -196,6 +208,7 @@ fn settings(opts: &ExecOpts, invocation: Invocation) -> Result<Settings, CliErro
             .as_deref()
             .map(|u| resolve_spec(u, opts.config.as_deref()))
             .transpose()?,
+        notes,
     })
 }
 
@@ -735,6 +748,7 @@ pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32,
         }
     }
     let mut notes = mode.notes.clone();
+    notes.extend(s.notes.clone());
     if let Some(f) = &inv.system_prompt_file {
         notes.insert("system_prompt_file".into(), f.clone());
     }
@@ -770,7 +784,12 @@ pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32,
         } else {
             EvidenceLevel::Online
         },
-        side_effects: SideEffectMode::Simulated,
+        // HTTP apps and proxied agents run their own tools: whatever those do, happens.
+        side_effects: if matches!(kind, TargetKind::Http | TargetKind::Proxy) {
+            SideEffectMode::Real
+        } else {
+            SideEffectMode::Simulated
+        },
         dataset_revision: gauntlet_suite::builtin::corpus_revision(),
         tool_versions,
         judge: judge_label,

@@ -104,6 +104,9 @@ pub fn runs(args: RunsArgs) -> Result<i32, CliError> {
             if let Some(j) = &manifest.judge {
                 let _ = writeln!(out, "judge      {j}");
             }
+            for (k, v) in &manifest.notes {
+                let _ = writeln!(out, "note       {k} = {v}");
+            }
             match &summary {
                 Some((s, at)) => {
                     let _ = writeln!(out, "finished   {at}");

@@ -99,8 +99,8 @@ pub fn trace(args: TraceArgs) -> Result<i32, CliError> {
             .or(r.trials.first())
             .ok_or_else(|| {
                 CliError::usage(
-                    format!("case `{}` has no trials (it was skipped)", r.case.id),
-                    "quarantined and filtered cases are not run",
+                    format!("case `{}` has no trials", r.case.id),
+                    "the run stored this case without any trial result",
                 )
             })?,
     };
