@@ -87,6 +87,9 @@ pub struct RunConfig {
     /// Called when the last trial has finished, before the summary is final: returns
     /// integrity violations (harness files changed during the run), which FAIL the run.
     pub integrity: Option<Arc<dyn Fn() -> Vec<String> + Send + Sync>>,
+    /// Warnings to record as the run starts (a resume lists the faults of the trials it runs
+    /// again, so that they stay on record in the run and its reports).
+    pub warnings: Vec<String>,
 }
 
 impl Default for RunConfig {
@@ -105,6 +108,7 @@ impl Default for RunConfig {
             pin_seed: false,
             integrity: None,
             user_simulator: None,
+            warnings: Vec::new(),
         }
     }
 }
@@ -212,6 +216,11 @@ impl Runner {
         emit(EventKind::RunStarted {
             manifest: Box::new(manifest),
         });
+        for message in &self.config.warnings {
+            emit(EventKind::Warning {
+                message: message.clone(),
+            });
+        }
 
         let cfg = &self.config;
         let k = cfg.k.max(1);

@@ -308,6 +308,93 @@ impl Store {
         Ok(())
     }
 
+    /// Opens a finished run again so that `--resume` re-runs the trials that ended in `error`
+    /// or `timeout` (a target that went away mid-run, say), and keeps every other trial.
+    ///
+    /// The re-run trials are removed; returns one message per reopened trial, saying the
+    /// fault it had ended in, for the resumed run to record as warnings (so the earlier fault
+    /// stays on record next to whatever the new attempt gives). None reopened changes nothing.
+    pub fn reopen_failed_trials(&mut self, run: &str) -> Result<Vec<String>, StoreError> {
+        use gauntlet_core::result::Outcome;
+        let faulted = |t: &TrialResult| matches!(t.outcome, Outcome::Error | Outcome::Timeout);
+        let mut cases: Vec<CaseResult> = Vec::new();
+        self.for_each_case(run, |c| {
+            if c.trials.iter().any(faulted) {
+                cases.push(c);
+            }
+            Ok(())
+        })?;
+        let mut loose: Vec<TrialResult> = Vec::new();
+        {
+            let mut st = self.conn.prepare(
+                "SELECT data FROM trials WHERE run_id = ?1 AND outcome IN ('error', 'timeout')",
+            )?;
+            let rows = st.query_map(params![run], |r| r.get::<_, String>(0))?;
+            for row in rows {
+                loose.push(serde_json::from_str(&row?)?);
+            }
+        }
+        let tx = self.conn.transaction()?;
+        let mut reopened = Vec::new();
+        let mut record = |t: &TrialResult| {
+            reopened.push(format!(
+                "resume: re-ran {} trial {}, which had ended in {}: {}",
+                t.case_id,
+                t.trial,
+                t.outcome.as_str(),
+                t.error.as_deref().unwrap_or("(no message)")
+            ));
+        };
+        for c in &cases {
+            // The case row goes; its good trials go back to the trial table, where resume
+            // picks up the trials of unfinished cases.
+            tx.execute(
+                "DELETE FROM cases WHERE run_id = ?1 AND case_id = ?2",
+                params![run, c.case.id],
+            )?;
+            for t in &c.trials {
+                if faulted(t) {
+                    record(t);
+                    tx.execute(
+                        "DELETE FROM trials WHERE run_id = ?1 AND case_id = ?2 AND trial = ?3",
+                        params![run, t.case_id, t.trial],
+                    )?;
+                } else {
+                    tx.execute(
+                        "INSERT INTO trials (run_id, case_id, trial, status, outcome, data)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                         ON CONFLICT (run_id, case_id, trial) DO NOTHING",
+                        params![
+                            run,
+                            t.case_id,
+                            t.trial,
+                            t.status.as_str(),
+                            t.outcome.as_str(),
+                            serde_json::to_string(t)?
+                        ],
+                    )?;
+                }
+            }
+        }
+        for t in &loose {
+            if !cases.iter().any(|c| c.case.id == t.case_id) {
+                record(t);
+            }
+        }
+        tx.execute(
+            "DELETE FROM trials WHERE run_id = ?1 AND outcome IN ('error', 'timeout')",
+            params![run],
+        )?;
+        if !reopened.is_empty() {
+            tx.execute(
+                "UPDATE runs SET finished_at = NULL, status = NULL, summary = NULL WHERE run_id = ?1",
+                params![run],
+            )?;
+            tx.commit()?;
+        }
+        Ok(reopened)
+    }
+
     /// The warnings of a run, in order.
     pub fn warnings(&self, run: &str) -> Result<Vec<String>, StoreError> {
         let mut st = self
@@ -436,11 +523,13 @@ impl Reporter for StoreReporter {
             EventKind::RunStarted { manifest } => {
                 self.run_id = Some(manifest.run_id.clone());
                 self.per_trial = manifest.k > 1;
-                // A resumed run keeps its row and its cases; a new one is inserted.
+                // A resumed run keeps its row and its cases (its manifest gains the resume
+                // notes); a new one is inserted.
                 self.conn.execute(
                     "INSERT INTO runs (run_id, started_at, command, target, planned, manifest)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                     ON CONFLICT (run_id) DO UPDATE SET finished_at = NULL, status = NULL, summary = NULL",
+                     ON CONFLICT (run_id) DO UPDATE SET finished_at = NULL, status = NULL, summary = NULL,
+                         manifest = excluded.manifest",
                     params![
                         manifest.run_id,
                         manifest.started_at,

@@ -52,6 +52,10 @@ pub struct Mode {
     pub command: &'static str,
     /// Resume: the run id and its stored trials.
     pub resume: Option<(String, HashMap<String, Vec<TrialResult>>)>,
+    /// Resume: when the run first started (the manifest keeps it).
+    pub started_at: Option<String>,
+    /// Warnings to record as the run starts.
+    pub warnings: Vec<String>,
     /// Only these case ids (re-run of failures).
     pub only: Option<HashSet<String>>,
     /// Extra manifest notes.
@@ -85,6 +89,8 @@ impl Mode {
         Mode {
             command,
             resume: None,
+            started_at: None,
+            warnings: Vec::new(),
             only: None,
             notes: BTreeMap::new(),
             pin_seed: false,
@@ -355,12 +361,13 @@ pub fn store_err(e: gauntlet_store::StoreError) -> CliError {
 
 /// Continues an interrupted run with the same id, settings and suites.
 fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
-    let store = open_store(opts)?;
+    let mut store = open_store(opts)?;
     let run = store.resolve(spec).map_err(store_err)?;
     let manifest = store.manifest(&run).map_err(store_err)?;
-    if store.summary(&run).map_err(store_err)?.is_some() {
+    let finished_run = store.summary(&run).map_err(store_err)?.is_some();
+    if finished_run && !has_faulted_trials(&store.trials(&run).map_err(store_err)?) {
         return Err(CliError::usage(
-            format!("run {run} already finished"),
+            format!("run {run} already finished, and none of its trials ended in error or timeout"),
             "use `gauntlet run --rerun-failed RUN` to run its failures again as a new run",
         ));
     }
@@ -387,8 +394,15 @@ fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
             ));
         }
     }
-    let finished = store.trials(&run).map_err(store_err)?;
+    // Validate everything before touching the store: a resume refused for bad settings
+    // leaves the run as it was.
     let mut s = settings(opts, inv)?;
+    let reopened = if finished_run {
+        store.reopen_failed_trials(&run).map_err(store_err)?
+    } else {
+        Vec::new()
+    };
+    let finished = store.trials(&run).map_err(store_err)?;
     s.k = manifest.k;
     s.seed = Some(manifest.seed);
     let mut mode = Mode::new(if manifest.command == "redteam" {
@@ -398,8 +412,25 @@ fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
     });
     mode.notes = manifest.notes.clone();
     mode.notes.insert("resumed".into(), "true".into());
+    if !reopened.is_empty() {
+        // Not a silent retry: the manifest says how many, and the run keeps a warning per
+        // re-run trial with the fault it had ended in.
+        mode.notes
+            .insert("resumed_faulted_trials".into(), reopened.len().to_string());
+        mode.warnings = reopened;
+    }
     mode.resume = Some((run, finished));
+    mode.started_at = Some(manifest.started_at.clone());
     execute(suites, s, mode)
+}
+
+/// Whether any stored trial ended in `error` or `timeout`: the trials a resume re-runs.
+fn has_faulted_trials(trials: &HashMap<String, Vec<TrialResult>>) -> bool {
+    use gauntlet_core::result::Outcome;
+    trials
+        .values()
+        .flatten()
+        .any(|t| matches!(t.outcome, Outcome::Error | Outcome::Timeout))
 }
 
 /// A target from a spec: `KIND:ARG`, or a name from the config file.
@@ -759,7 +790,10 @@ pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32,
         Some((id, f)) => (id, f),
         None => (new_run_id(), HashMap::new()),
     };
-    let started_at = jiff::Timestamp::now().to_string();
+    let started_at = mode
+        .started_at
+        .clone()
+        .unwrap_or_else(|| jiff::Timestamp::now().to_string());
     let manifest = RunManifest {
         schema_version: REPORT_SCHEMA_VERSION,
         run_id: run_id.clone(),
@@ -860,6 +894,7 @@ pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32,
         pin_seed: mode.pin_seed,
         integrity: Some(integrity),
         user_simulator,
+        warnings: mode.warnings.clone(),
     };
     let plan: Vec<Box<dyn Iterator<Item = PlannedCase> + Send>> = suites
         .iter()

@@ -84,9 +84,18 @@ fn slow_server(delay: Duration) -> (u16, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let count = Arc::new(AtomicUsize::new(0));
-    let c = Arc::clone(&count);
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
+    serve_on(listener, delay, Arc::clone(&count), usize::MAX);
+    (port, count)
+}
+
+/// Answers "hello" to the first `limit` connections on `listener`, then closes it, so that
+/// later requests are refused as by a server that was killed.
+fn serve_on(listener: TcpListener, delay: Duration, c: Arc<AtomicUsize>, limit: usize) {
+    let handle = std::thread::spawn(move || {
+        for (i, stream) in listener.incoming().enumerate() {
+            if i >= limit {
+                return;
+            }
             let Ok(mut s) = stream else { continue };
             let c = Arc::clone(&c);
             std::thread::spawn(move || {
@@ -124,7 +133,15 @@ fn slow_server(delay: Duration) -> (u16, Arc<AtomicUsize>) {
             });
         }
     });
-    (port, count)
+    // The listener closes when the thread returns; callers that need "killed" wait on it.
+    if limit != usize::MAX {
+        LAST_SERVER.with(|h| *h.borrow_mut() = Some(handle));
+    }
+}
+
+thread_local! {
+    static LAST_SERVER: std::cell::RefCell<Option<std::thread::JoinHandle<()>>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 #[test]
@@ -203,6 +220,99 @@ fn a_run_killed_with_sigkill_resumes_without_repeating_or_duplicating_trials() {
     );
     let o = run(&["run", "--resume", &id], t.path());
     assert_eq!(code(&o), 2, "a finished run cannot be resumed");
+}
+
+#[test]
+fn a_server_killed_mid_run_gives_errors_and_resume_reruns_only_those() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let count = Arc::new(AtomicUsize::new(0));
+    // The first four requests are answered; then the server is gone (connection refused).
+    serve_on(listener, Duration::ZERO, Arc::clone(&count), 4);
+    let t = tempfile::tempdir().unwrap();
+    let mut suite = format!(
+        "suite: flaky-server\ntarget: {{kind: openai, model: m, base_url: 'http://127.0.0.1:{port}/v1'}}\ncases:\n"
+    );
+    for i in 0..5 {
+        suite.push_str(&format!(
+            "  - id: c{i}\n    input: q{i}\n    expect: [{{contains: hello}}]\n"
+        ));
+    }
+    std::fs::write(t.path().join("s.yaml"), suite).unwrap();
+    let o = run(
+        &["run", "s.yaml", "--k", "2", "-j", "1", "--out", "first"],
+        t.path(),
+    );
+    assert_eq!(
+        code(&o),
+        4,
+        "no failure, some errors: INCONCLUSIVE\n{}",
+        text(&o)
+    );
+    let first: Value =
+        serde_json::from_str(&std::fs::read_to_string(t.path().join("first/report.json")).unwrap())
+            .unwrap();
+    let outcomes: Vec<&str> = first["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["trials"].as_array().unwrap())
+        .map(|t| t["outcome"].as_str().unwrap())
+        .collect();
+    let errors = outcomes.iter().filter(|o| **o == "error").count();
+    assert_eq!(outcomes.len(), 10);
+    assert_eq!(errors, 6, "{outcomes:?}");
+    assert!(
+        outcomes.iter().all(|o| *o == "completed" || *o == "error"),
+        "{outcomes:?}"
+    );
+    let id = latest_run(t.path());
+
+    // The server comes back on the same port; resume re-runs only the six faulted trials.
+    LAST_SERVER.with(|h| h.borrow_mut().take().unwrap().join().unwrap());
+    let served_before = count.load(Ordering::SeqCst);
+    let listener = TcpListener::bind(("127.0.0.1", port)).unwrap();
+    serve_on(listener, Duration::ZERO, Arc::clone(&count), usize::MAX);
+    let o = run(&["run", "--resume", &id, "--out", "resumed"], t.path());
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_eq!(count.load(Ordering::SeqCst) - served_before, 6);
+    let store = gauntlet_store::Store::open(&t.path().join(".gauntlet/runs.db")).unwrap();
+    let trials = store.trials(&id).unwrap();
+    assert_eq!(trials.len(), 5);
+    for (case, ts) in &trials {
+        let mut idx: Vec<u32> = ts.iter().map(|t| t.trial).collect();
+        idx.sort();
+        assert_eq!(idx, [0, 1], "{case}: each trial exactly once");
+        assert!(ts.iter().all(|t| t.outcome.as_str() == "completed"));
+    }
+    // The earlier faults stay on record: one warning each, in the store and the report.
+    let resumed: Value = serde_json::from_str(
+        &std::fs::read_to_string(t.path().join("resumed/report.json")).unwrap(),
+    )
+    .unwrap();
+    let warnings = resumed["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 6, "{warnings:?}");
+    assert!(
+        warnings
+            .iter()
+            .all(|w| w.as_str().unwrap().contains("which had ended in error")),
+        "{warnings:?}"
+    );
+    assert_eq!(store.warnings(&id).unwrap().len(), 6);
+    assert_eq!(resumed["manifest"]["notes"]["resumed_faulted_trials"], "6");
+    assert_eq!(
+        resumed["manifest"]["started_at"], first["manifest"]["started_at"],
+        "a resumed run keeps its start time"
+    );
+    let o = run(&["runs", "show", &id], t.path());
+    assert!(
+        text(&o).contains("resumed_faulted_trials = 6"),
+        "{}",
+        text(&o)
+    );
+    // Nothing faulted any more: a second resume is refused.
+    let o = run(&["run", "--resume", &id], t.path());
+    assert_eq!(code(&o), 2, "{}", text(&o));
 }
 
 #[test]
