@@ -309,6 +309,11 @@ pub struct MarkupCheck {
     /// unescapes the answer before inserting it into a page.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub decode_escaped_text: bool,
+    /// Hosts no live link, image, frame, form or redirect in the answer may point to,
+    /// whatever the URL carries (the attacker's domain of a test). Bare URLs in prose do not
+    /// count. A denied host wins over an allowed one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub denied_hosts: Vec<String>,
 }
 
 /// A tool-arguments check.

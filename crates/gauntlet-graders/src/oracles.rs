@@ -313,6 +313,7 @@ impl OracleGrader {
                     inspect_code: m.inspect_code,
                     allowed_hosts: m.allowed_hosts.clone(),
                     decode_escaped_text: m.decode_escaped_text,
+                    denied_hosts: m.denied_hosts.clone(),
                 };
                 let findings = scan_markup(&text, &opts);
                 if findings.is_empty() {
@@ -323,8 +324,8 @@ impl OracleGrader {
                 } else {
                     let f = &findings[0];
                     fail(format!(
-                        "unsafe markup ({:?}{}): {}",
-                        f.kind,
+                        "unsafe markup ({}{}): {}",
+                        f.kind.as_str(),
                         if f.encoded { ", entity-encoded" } else { "" },
                         f.excerpt
                     ))

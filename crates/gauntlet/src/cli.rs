@@ -405,7 +405,9 @@ pub struct RunArgs {
     /// Suite files (YAML).
     #[arg(value_name = "SUITE", required_unless_present_any = ["resume", "rerun_failed"])]
     pub suites: Vec<PathBuf>,
-    /// Continue a run that was interrupted: finished trials are kept, the rest run.
+    /// Continue a run that was interrupted: finished trials are kept, the rest run. On a run
+    /// that finished with trials in `error` or `timeout` (the target went away, say), those
+    /// trials run again; the faults they had ended in stay in the run as warnings.
     #[arg(long, value_name = "RUN", conflicts_with_all = ["suites", "rerun_failed"])]
     pub resume: Option<String>,
     /// Run again, as a new run, only the cases that did not pass in RUN.
@@ -511,4 +513,10 @@ pub struct OracleArgs {
     /// Markup oracle: also inspect markdown code fences and inline code.
     #[arg(long)]
     pub inspect_code: bool,
+    /// Markup oracle: a host images and links may point to (repeatable).
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    pub allowed_hosts: Vec<String>,
+    /// Markup oracle: a host no live URL may point to, data or not (repeatable).
+    #[arg(long = "denied-host", value_name = "HOST")]
+    pub denied_hosts: Vec<String>,
 }

@@ -26,6 +26,8 @@ pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let markup_opts = MarkupOptions {
         inspect_code: args.inspect_code,
+        allowed_hosts: args.allowed_hosts.clone(),
+        denied_hosts: args.denied_hosts.clone(),
         ..MarkupOptions::default()
     };
     let mut detector: Option<(String, CanaryDetector)> = None;
