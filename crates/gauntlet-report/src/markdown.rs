@@ -65,9 +65,22 @@ impl MarkdownReport {
         if r.status == CaseStatus::Pass || r.status == CaseStatus::Skipped {
             return;
         }
+        // Keep the first MAX_FINDINGS by name, not by finishing order, so that the same
+        // results give the same page whatever the concurrency.
+        let mut replace = None;
         if self.findings.len() >= MAX_FINDINGS {
             self.more += 1;
-            return;
+            let (last, name) = self
+                .findings
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.name.cmp(&b.1.name))
+                .map(|(i, f)| (i, &f.name))
+                .expect("findings is full");
+            if r.case.name >= *name {
+                return;
+            }
+            replace = Some(last);
         }
         // Every listed finding keeps its (clipped) trace; the page shows the first few in
         // name order, so which ones does not depend on the order cases finished in.
@@ -91,14 +104,18 @@ impl MarkdownReport {
                 text
             })
         };
-        self.findings.push(Finding {
+        let finding = Finding {
             name: r.case.name.clone(),
             quarantined: r.quarantined,
             status: r.status,
             score: score_text(r),
             why: failure_reason(r),
             trace,
-        });
+        };
+        match replace {
+            Some(i) => self.findings[i] = finding,
+            None => self.findings.push(finding),
+        }
     }
 }
 
@@ -295,5 +312,56 @@ impl Reporter for MarkdownReport {
             _ => {}
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gauntlet_core::result::CaseMeta;
+    use gauntlet_core::suite::CaseKind;
+
+    fn errored(id: &str) -> CaseResult {
+        let meta = CaseMeta {
+            id: id.into(),
+            suite: "s".into(),
+            kind: CaseKind::Task,
+            pack: None,
+            owasp: None,
+            technique: None,
+            blocking: true,
+            security: false,
+            name: id.into(),
+            description: None,
+        };
+        CaseResult::combine(meta, Vec::new())
+    }
+
+    fn kept(order: impl Iterator<Item = usize>) -> (Vec<String>, usize) {
+        let mut m = MarkdownReport::create(Path::new(".")).unwrap();
+        for i in order {
+            m.note(&errored(&format!("case-{i:03}")));
+        }
+        let mut names: Vec<String> = m.findings.iter().map(|f| f.name.clone()).collect();
+        names.sort();
+        (names, m.more)
+    }
+
+    #[test]
+    fn the_findings_kept_do_not_depend_on_finishing_order() {
+        let n = MAX_FINDINGS + 25;
+        let forward = kept(0..n);
+        let backward = kept((0..n).rev());
+        // A scrambled order, as concurrency produces.
+        let scrambled = kept((0..n).map(|i| (i * 37) % n));
+        assert_eq!(forward, backward);
+        assert_eq!(forward, scrambled);
+        assert_eq!(forward.0.len(), MAX_FINDINGS);
+        assert_eq!(forward.1, 25);
+        assert_eq!(forward.0[0], "case-000");
+        assert_eq!(
+            forward.0[MAX_FINDINGS - 1],
+            format!("case-{:03}", MAX_FINDINGS - 1)
+        );
     }
 }
