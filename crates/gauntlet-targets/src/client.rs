@@ -72,6 +72,10 @@ impl ApiClient {
             .connect_timeout(timeout.min(Duration::from_secs(10)))
             .pool_max_idle_per_host(256)
             .tcp_nodelay(true)
+            // A redirect is answered as the error it is for an API call, not followed: a
+            // followed redirect would carry custom key headers (`x-api-key`, `api-key`) to
+            // wherever it points, and it costs a policy check on every request.
+            .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("gauntlet/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| format!("failed to build the HTTP client: {e}"))?;

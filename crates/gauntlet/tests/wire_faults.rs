@@ -274,6 +274,33 @@ fn a_500_forever_is_an_error_after_bounded_attempts() {
 }
 
 #[test]
+fn a_redirect_is_an_error_and_the_key_never_follows_it() {
+    let elsewhere = serve(vec![ok("hello from elsewhere")]);
+    let srv = serve(vec![Act::Reply(
+        307,
+        vec![(
+            "location".into(),
+            format!("http://127.0.0.1:{}/v1/chat/completions", elsewhere.port),
+        )],
+        String::new(),
+    )]);
+    let t = tempfile::tempdir().unwrap();
+    suite(t.path(), srv.port, "");
+    let (out, r) = run(t.path());
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(trial(&r)["outcome"], "error");
+    assert!(
+        elsewhere.requests.lock().unwrap().is_empty(),
+        "the request (and its key) went where the redirect pointed"
+    );
+}
+
+#[test]
 fn malformed_json_is_an_error_with_the_raw_body_kept() {
     let srv = serve(vec![Act::Reply(200, vec![], "{\"choices\": [oops".into())]);
     let t = tempfile::tempdir().unwrap();
