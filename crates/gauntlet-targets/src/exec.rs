@@ -441,43 +441,52 @@ pub(crate) async fn collect_stderr<R: AsyncRead + Unpin>(
     }
 }
 
-/// The running agent of one trial and its working directory.
-struct Proc {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: LineReader<ChildStdout>,
-    stderr: Arc<Mutex<StderrTail>>,
-    stderr_task: Option<JoinHandle<()>>,
+/// The running agent of one trial and its working directory (an exec agent, or an
+/// unmodified agent behind the recording proxy).
+pub(crate) struct AgentProc {
+    pub(crate) child: Child,
+    pub(crate) stdin: Option<ChildStdin>,
+    pub(crate) stdout: LineReader<ChildStdout>,
+    pub(crate) stderr: Arc<Mutex<StderrTail>>,
+    pub(crate) stderr_task: Option<JoinHandle<()>>,
     /// Removed when dropped, after the agent is gone.
-    workdir: tempfile::TempDir,
+    pub(crate) workdir: tempfile::TempDir,
+    /// Written to the agent before its input closes at a graceful end (exec's `end`).
+    pub(crate) farewell: Option<&'static [u8]>,
 }
 
-impl Proc {
-    async fn send(&mut self, msg: &ToAgent<'_>) -> io::Result<()> {
+impl AgentProc {
+    pub(crate) async fn send_line(&mut self, line: &[u8]) -> io::Result<()> {
         let stdin = self
             .stdin
             .as_mut()
             .ok_or_else(|| io::Error::new(io::ErrorKind::BrokenPipe, "stdin is closed"))?;
-        let mut line = serde_json::to_vec(msg)?;
-        line.push(b'\n');
-        stdin.write_all(&line).await?;
+        stdin.write_all(line).await?;
         stdin.flush().await
     }
 
-    fn stderr_suffix(&self) -> String {
+    async fn send(&mut self, msg: &ToAgent<'_>) -> io::Result<()> {
+        let mut line = serde_json::to_vec(msg)?;
+        line.push(b'\n');
+        self.send_line(&line).await
+    }
+
+    pub(crate) fn stderr_suffix(&self) -> String {
         self.stderr.lock().map(|t| t.suffix()).unwrap_or_default()
     }
 
-    /// Ends the process. `graceful`: the trial finished normally, so the agent is told
-    /// (`end`, then end of input) and gets [`END_GRACE`] to exit on its own; otherwise (a
-    /// cut-off or failed trial) it is killed at once. The working directory goes last.
+    /// Ends the process. `graceful`: the trial finished normally, so the agent is told (its
+    /// farewell line, then end of input) and gets [`END_GRACE`] to exit on its own; otherwise
+    /// (a cut-off or failed trial) it is killed at once. The working directory goes last.
     async fn shutdown(mut self, graceful: bool) {
         if graceful && let Some(mut stdin) = self.stdin.take() {
-            let end = async {
-                stdin.write_all(b"{\"type\":\"end\"}\n").await?;
-                stdin.flush().await
-            };
-            let _ = tokio::time::timeout(Duration::from_millis(200), end).await;
+            if let Some(line) = self.farewell {
+                let end = async {
+                    stdin.write_all(line).await?;
+                    stdin.flush().await
+                };
+                let _ = tokio::time::timeout(Duration::from_millis(200), end).await;
+            }
             drop(stdin);
             if tokio::time::timeout(END_GRACE, self.child.wait())
                 .await
@@ -500,11 +509,39 @@ impl Proc {
         // temporary directory, which is not worth failing a finished trial for.
         let _ = self.workdir.close();
     }
+
+    /// Hands the process over for its end when its trial is dropped. A drop in the middle of
+    /// a turn is the runner's time limit (or a cancelled run): no grace then, and the kill
+    /// goes out now rather than from a task that a runtime shutting down might never run.
+    /// `Session` has no close step, so the orderly end runs from here.
+    pub(crate) fn release(mut self, graceful: bool) {
+        if !graceful {
+            let _ = self.child.start_kill();
+        }
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => {
+                rt.spawn(self.shutdown(graceful));
+            }
+            // No runtime to wait on: `kill_on_drop` kills the agent and the working
+            // directory is removed as `self` drops.
+            Err(_) => drop(self),
+        }
+    }
+}
+
+/// Records a failed turn in the trace, once: a block was recorded where it was reported.
+pub(crate) fn record_turn_failure(rec: &mut TraceRecorder, e: &TargetError) {
+    let kind = match e {
+        TargetError::Blocked(_) => return,
+        TargetError::Timeout(_) => TransportKind::Timeout,
+        _ => TransportKind::Failed,
+    };
+    rec.transport(kind, None, e.to_string());
 }
 
 /// One trial's agent process.
 struct ExecSession {
-    proc: Option<Proc>,
+    proc: Option<AgentProc>,
     redactor: Arc<Redactor>,
     /// The session is starting or playing a turn: a drop now means the trial was cut off
     /// (the runner's time limit), so the agent is killed without grace.
@@ -516,7 +553,7 @@ struct ExecSession {
 }
 
 /// Messages to the agent. Serialized with `type` first, so that logs read well. (`end` is
-/// written by [`Proc::shutdown`] directly.)
+/// written by [`AgentProc::shutdown`] directly.)
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum ToAgent<'a> {
@@ -673,13 +710,14 @@ impl ExecSession {
             Arc::clone(&target.redactor),
         ));
         let mut session = ExecSession {
-            proc: Some(Proc {
+            proc: Some(AgentProc {
                 child,
                 stdin: Some(stdin),
                 stdout: LineReader::new(stdout, MAX_STDOUT_LINE),
                 stderr: tail,
                 stderr_task: Some(stderr_task),
                 workdir,
+                farewell: Some(b"{\"type\":\"end\"}\n"),
             }),
             redactor: Arc::clone(&target.redactor),
             busy: true,
@@ -715,7 +753,7 @@ impl ExecSession {
         Ok(session)
     }
 
-    fn proc_mut(&mut self) -> Result<&mut Proc, TargetError> {
+    fn proc_mut(&mut self) -> Result<&mut AgentProc, TargetError> {
         self.proc
             .as_mut()
             .ok_or_else(|| TargetError::Harness("the agent process is gone".into()))
@@ -749,7 +787,7 @@ impl ExecSession {
         let stderr = self
             .proc
             .as_ref()
-            .map(Proc::stderr_suffix)
+            .map(AgentProc::stderr_suffix)
             .unwrap_or_default();
         TargetError::Protocol(format!(
             "{}: `{}`{stderr}",
@@ -932,14 +970,7 @@ impl Session for ExecSession {
             self.busy = false;
             if let Err(e) = &result {
                 self.broken = true;
-                let kind = match e {
-                    TargetError::Blocked(_) => None, // recorded where it was reported
-                    TargetError::Timeout(_) => Some(TransportKind::Timeout),
-                    _ => Some(TransportKind::Failed),
-                };
-                if let Some(kind) = kind {
-                    rec.transport(kind, None, e.to_string());
-                }
+                record_turn_failure(rec, e);
             }
             result
         })
@@ -948,24 +979,8 @@ impl Session for ExecSession {
 
 impl Drop for ExecSession {
     fn drop(&mut self) {
-        let Some(mut proc) = self.proc.take() else {
-            return;
-        };
-        // A drop in the middle of a turn is the runner's time limit (or a cancelled run):
-        // no grace then, and the kill goes out now rather than from a task that a runtime
-        // shutting down might never run. `Session` has no close step, so the orderly end
-        // runs from here.
-        let graceful = !self.busy && !self.broken;
-        if !graceful {
-            let _ = proc.child.start_kill();
-        }
-        match tokio::runtime::Handle::try_current() {
-            Ok(rt) => {
-                rt.spawn(proc.shutdown(graceful));
-            }
-            // No runtime to wait on: `kill_on_drop` kills the agent and the working
-            // directory is removed as `proc` drops.
-            Err(_) => drop(proc),
+        if let Some(proc) = self.proc.take() {
+            proc.release(!self.busy && !self.broken);
         }
     }
 }

@@ -12,11 +12,9 @@
 //! and poisons are applied in transit by the proxy, to what the model sees.
 
 use std::collections::BTreeMap;
-use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::{
@@ -25,15 +23,13 @@ use gauntlet_core::target::{
 };
 use gauntlet_core::trace::{TraceRecorder, TransportKind};
 use serde_json::Value;
-use tokio::io::AsyncWriteExt;
-use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::OnceCell;
 use tokio::task::JoinHandle;
 
 use super::{ProxyConfig, ProxySession, RecordingProxy, SessionOptions};
 use crate::exec::{
-    END_GRACE, EXIT_WAIT, ExecTarget, LineReader, MAX_STDOUT_LINE, QUOTE_BYTES, SEED_MASK,
-    StderrTail, collect_stderr, quote,
+    AgentProc, EXIT_WAIT, ExecTarget, LineReader, MAX_STDOUT_LINE, QUOTE_BYTES, SEED_MASK,
+    StderrTail, collect_stderr, quote, record_turn_failure,
 };
 
 /// The line protocol's version, in `GAUNTLET_PROTOCOL` (the exec protocol's is `1`).
@@ -196,60 +192,6 @@ fn url_safe(s: &str) -> String {
         .collect()
 }
 
-/// The running agent of one trial and its working directory.
-struct AgentProc {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: LineReader<ChildStdout>,
-    stderr: Arc<Mutex<StderrTail>>,
-    stderr_task: Option<JoinHandle<()>>,
-    /// Removed when dropped, after the agent is gone.
-    workdir: tempfile::TempDir,
-}
-
-impl AgentProc {
-    async fn send_line(&mut self, line: &[u8]) -> io::Result<()> {
-        let stdin = self
-            .stdin
-            .as_mut()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::BrokenPipe, "stdin is closed"))?;
-        stdin.write_all(line).await?;
-        stdin.flush().await
-    }
-
-    fn stderr_suffix(&self) -> String {
-        self.stderr.lock().map(|t| t.suffix()).unwrap_or_default()
-    }
-
-    /// Ends the process. `graceful`: the trial finished normally, so the agent's stdin is
-    /// closed (its end of input says the trial is over) and it gets [`END_GRACE`] to exit;
-    /// otherwise it is killed at once. The working directory goes last.
-    async fn shutdown(mut self, graceful: bool) {
-        if graceful {
-            drop(self.stdin.take());
-            if tokio::time::timeout(END_GRACE, self.child.wait())
-                .await
-                .is_ok()
-            {
-                self.finish();
-                return;
-            }
-        }
-        let _ = self.child.start_kill();
-        let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
-        self.finish();
-    }
-
-    fn finish(mut self) {
-        if let Some(t) = self.stderr_task.take() {
-            t.abort();
-        }
-        // A failed removal leaves a folder in the system temporary directory, which is not
-        // worth failing a finished trial for.
-        let _ = self.workdir.close();
-    }
-}
-
 /// One trial: the agent process and its proxy session.
 struct ProxyTrial {
     proc: Option<AgentProc>,
@@ -317,6 +259,7 @@ impl ProxyTrial {
                 stderr: tail,
                 stderr_task: Some(stderr_task),
                 workdir,
+                farewell: None,
             }),
             session,
             shown: exec.shown().to_owned(),
@@ -509,14 +452,7 @@ impl Session for ProxyTrial {
             self.busy = false;
             if let Err(e) = &result {
                 self.broken = true;
-                let kind = match e {
-                    TargetError::Blocked(_) => None, // recorded where it was reported
-                    TargetError::Timeout(_) => Some(TransportKind::Timeout),
-                    _ => Some(TransportKind::Failed),
-                };
-                if let Some(kind) = kind {
-                    rec.transport(kind, None, e.to_string());
-                }
+                record_turn_failure(rec, e);
             }
             result
         })
@@ -525,23 +461,9 @@ impl Session for ProxyTrial {
 
 impl Drop for ProxyTrial {
     fn drop(&mut self) {
-        let Some(mut proc) = self.proc.take() else {
-            return;
-        };
-        // A drop in the middle of a turn is the runner's time limit (or a cancelled run): no
-        // grace then, and the kill goes out now rather than from a task that a runtime
-        // shutting down might never run.
-        let graceful = !self.busy && !self.broken;
-        if !graceful {
-            let _ = proc.child.start_kill();
-        }
-        match tokio::runtime::Handle::try_current() {
-            Ok(rt) => {
-                rt.spawn(proc.shutdown(graceful));
-            }
-            // No runtime to wait on: `kill_on_drop` kills the agent and the working
-            // directory is removed as `proc` drops.
-            Err(_) => drop(proc),
+        if let Some(proc) = self.proc.take() {
+            // Closing its input is how an unmodified agent learns the trial is over.
+            proc.release(!self.busy && !self.broken);
         }
     }
 }
