@@ -10,12 +10,12 @@ use bytes::Bytes;
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::{BoxFuture, TargetConfig, TargetError, TargetInfo, TrialContext};
 use gauntlet_core::tools::ToolDef;
-use gauntlet_core::trace::{Message, Role, ToolCallRequest, TraceRecorder, TransportKind, Usage};
+use gauntlet_core::trace::{Message, Role, ToolCallRequest, TraceRecorder, Usage};
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
 
 use crate::chat::{ChatModel, ChatReply, ChatRequest};
-use crate::client::{ApiClient, DEFAULT_REQUEST_TIMEOUT};
+use crate::client::ApiClient;
 use crate::openai::{api_key, extra_headers, settings_of};
 
 /// Default base URL.
@@ -67,16 +67,7 @@ impl AnthropicModel {
             .model
             .clone()
             .ok_or("the anthropic target needs a model")?;
-        let timeout = cfg
-            .request_timeout_ms
-            .map(std::time::Duration::from_millis)
-            .unwrap_or(DEFAULT_REQUEST_TIMEOUT);
-        let client = ApiClient::new(
-            cfg.retry.clone().unwrap_or_default(),
-            timeout,
-            cfg.rate_limit.as_ref(),
-            redactor.clone(),
-        )?;
+        let client = ApiClient::new(cfg, redactor.clone())?;
         let info = TargetInfo {
             kind: "anthropic".into(),
             label: format!("anthropic:{model}"),
@@ -407,25 +398,9 @@ impl ChatModel for AnthropicModel {
                 )
                 .await?;
             if resp.status != 200 {
-                let detail = format!(
-                    "HTTP {}: {}",
-                    resp.status,
-                    self.client.clip_body(&resp.body)
-                );
-                rec.transport(TransportKind::Failed, Some(resp.status), detail.clone());
-                return Err(TargetError::Transport(detail));
+                return Err(self.client.reject_status(&resp, rec, None));
             }
-            let v: Value = serde_json::from_slice(&resp.body).map_err(|e| {
-                let raw = self.client.clip_body(&resp.body);
-                rec.transport(
-                    TransportKind::Failed,
-                    Some(resp.status),
-                    format!("malformed JSON ({e}); raw body: {raw}"),
-                );
-                TargetError::Protocol(format!(
-                    "the response is not valid JSON ({e}); raw body: {raw}"
-                ))
-            })?;
+            let v = self.client.json_body(&resp, rec)?;
             let mut reply = parse_response(&v).map_err(|e| {
                 let raw = self.client.clip_body(&resp.body);
                 TargetError::Protocol(format!("{e}; raw body: {raw}"))

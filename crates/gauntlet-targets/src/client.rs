@@ -15,7 +15,7 @@ use tokio::time::Instant;
 
 use bytes::Bytes;
 use gauntlet_core::redact::Redactor;
-use gauntlet_core::target::{RateLimitConfig, RetryConfig, TargetError};
+use gauntlet_core::target::{RateLimitConfig, RetryConfig, TargetConfig, TargetError};
 use gauntlet_core::trace::{TraceRecorder, TransportKind};
 use reqwest::header::HeaderMap;
 
@@ -59,13 +59,15 @@ pub struct ApiClient {
 }
 
 impl ApiClient {
-    /// A client with the given retry policy, request time limit and rate limits.
-    pub fn new(
-        retry: RetryConfig,
-        timeout: Duration,
-        rate: Option<&RateLimitConfig>,
-        redactor: Redactor,
-    ) -> Result<ApiClient, String> {
+    /// A client with a target's retry policy, request time limit (default
+    /// [`DEFAULT_REQUEST_TIMEOUT`]) and rate limits.
+    pub fn new(cfg: &TargetConfig, redactor: Redactor) -> Result<ApiClient, String> {
+        let retry: RetryConfig = cfg.retry.clone().unwrap_or_default();
+        let timeout = cfg
+            .request_timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_REQUEST_TIMEOUT);
+        let rate: Option<&RateLimitConfig> = cfg.rate_limit.as_ref();
         install_crypto();
         let http = reqwest::Client::builder()
             .timeout(timeout)
@@ -108,6 +110,50 @@ impl ApiClient {
             text.into_owned()
         };
         self.redactor.redact(&clipped).into_owned()
+    }
+
+    /// The error for a response whose status is not a success, recorded in the trace:
+    /// `blocked` when `is_filter` recognises the body as a content-filter refusal, else a
+    /// transport failure. The body is clipped and redacted.
+    pub fn reject_status(
+        &self,
+        resp: &ApiResponse,
+        rec: &mut TraceRecorder,
+        is_filter: Option<fn(&serde_json::Value) -> bool>,
+    ) -> TargetError {
+        let detail = format!("HTTP {}: {}", resp.status, self.clip_body(&resp.body));
+        if let Some(is_filter) = is_filter
+            && serde_json::from_slice::<serde_json::Value>(&resp.body).is_ok_and(|v| is_filter(&v))
+        {
+            rec.transport(
+                TransportKind::FilterBlock,
+                Some(resp.status),
+                detail.clone(),
+            );
+            return TargetError::Blocked(detail);
+        }
+        rec.transport(TransportKind::Failed, Some(resp.status), detail.clone());
+        TargetError::Transport(detail)
+    }
+
+    /// A successful response's body as JSON; a body that is not JSON is a protocol error
+    /// with the raw body (clipped, redacted) kept in the trace and the error.
+    pub fn json_body(
+        &self,
+        resp: &ApiResponse,
+        rec: &mut TraceRecorder,
+    ) -> Result<serde_json::Value, TargetError> {
+        serde_json::from_slice(&resp.body).map_err(|e| {
+            let raw = self.clip_body(&resp.body);
+            rec.transport(
+                TransportKind::Failed,
+                Some(resp.status),
+                format!("malformed JSON ({e}); raw body: {raw}"),
+            );
+            TargetError::Protocol(format!(
+                "the response is not valid JSON ({e}); raw body: {raw}"
+            ))
+        })
     }
 
     /// Parses a URL once, with a configuration error naming it (redacted) when invalid.

@@ -18,15 +18,13 @@ use gauntlet_core::target::{
     BoxFuture, HttpTargetConfig, Session, Target, TargetConfig, TargetError, TargetInfo, ToolHost,
     TrialContext, TurnAnswer,
 };
-use gauntlet_core::trace::{
-    Approval, Message, Role, ToolSpanInput, TraceRecorder, TransportKind, Usage,
-};
+use gauntlet_core::trace::{Approval, Message, Role, ToolSpanInput, TraceRecorder, Usage};
 use minijinja::Environment;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use serde_json_path::JsonPath;
 
-use crate::client::{ApiClient, DEFAULT_REQUEST_TIMEOUT};
+use crate::client::ApiClient;
 use crate::openai::{is_content_filter_error, resolve_env_refs, settings_of};
 
 /// An application behind its own HTTP API.
@@ -73,16 +71,7 @@ impl HttpAppTarget {
             .map(JsonPath::parse)
             .transpose()
             .map_err(|e| format!("invalid tool_calls_path: {e}"))?;
-        let timeout = cfg
-            .request_timeout_ms
-            .map(std::time::Duration::from_millis)
-            .unwrap_or(DEFAULT_REQUEST_TIMEOUT);
-        let client = ApiClient::new(
-            cfg.retry.clone().unwrap_or_default(),
-            timeout,
-            cfg.rate_limit.as_ref(),
-            redactor.clone(),
-        )?;
+        let client = ApiClient::new(cfg, redactor.clone())?;
         let mut env = Environment::new();
         env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
         // Validate the templates now, so a typo is a configuration error, not a run of errors.
@@ -227,37 +216,12 @@ impl Session for HttpSession<'_> {
                 .client
                 .send(inner.method.clone(), &url, &inner.headers, bytes, rec)
                 .await?;
-            let parsed: Result<Value, _> = serde_json::from_slice(&resp.body);
             if !(200..300).contains(&resp.status) {
-                let detail = format!(
-                    "HTTP {}: {}",
-                    resp.status,
-                    inner.client.clip_body(&resp.body)
-                );
-                if let Ok(v) = &parsed
-                    && is_content_filter_error(v)
-                {
-                    rec.transport(
-                        TransportKind::FilterBlock,
-                        Some(resp.status),
-                        detail.clone(),
-                    );
-                    return Err(TargetError::Blocked(detail));
-                }
-                rec.transport(TransportKind::Failed, Some(resp.status), detail.clone());
-                return Err(TargetError::Transport(detail));
+                return Err(inner
+                    .client
+                    .reject_status(&resp, rec, Some(is_content_filter_error)));
             }
-            let v = parsed.map_err(|e| {
-                let raw = inner.client.clip_body(&resp.body);
-                rec.transport(
-                    TransportKind::Failed,
-                    Some(resp.status),
-                    format!("malformed JSON ({e}); raw body: {raw}"),
-                );
-                TargetError::Protocol(format!(
-                    "the response is not valid JSON ({e}); raw body: {raw}"
-                ))
-            })?;
+            let v = inner.client.json_body(&resp, rec)?;
             let answer = match inner.answer.query(&v).first() {
                 Some(Value::String(s)) => s.clone(),
                 Some(other) => other.to_string(),

@@ -17,7 +17,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, Header
 use serde_json::{Map, Value, json};
 
 use crate::chat::{ChatModel, ChatReply, ChatRequest};
-use crate::client::{ApiClient, DEFAULT_REQUEST_TIMEOUT};
+use crate::client::ApiClient;
 
 /// Default base URL.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
@@ -148,16 +148,7 @@ impl OpenAiModel {
                 )
             }
         };
-        let timeout = cfg
-            .request_timeout_ms
-            .map(std::time::Duration::from_millis)
-            .unwrap_or(DEFAULT_REQUEST_TIMEOUT);
-        let client = ApiClient::new(
-            cfg.retry.clone().unwrap_or_default(),
-            timeout,
-            cfg.rate_limit.as_ref(),
-            redactor.clone(),
-        )?;
+        let client = ApiClient::new(cfg, redactor.clone())?;
         let info = TargetInfo {
             kind: "openai".into(),
             label: format!("openai:{model}"),
@@ -501,24 +492,9 @@ impl ChatModel for OpenAiModel {
                 )
                 .await?;
             if resp.status != 200 {
-                let parsed: Result<Value, _> = serde_json::from_slice(&resp.body);
-                let detail = format!(
-                    "HTTP {}: {}",
-                    resp.status,
-                    self.client.clip_body(&resp.body)
-                );
-                if let Ok(v) = &parsed
-                    && is_content_filter_error(v)
-                {
-                    rec.transport(
-                        TransportKind::FilterBlock,
-                        Some(resp.status),
-                        detail.clone(),
-                    );
-                    return Err(TargetError::Blocked(detail));
-                }
-                rec.transport(TransportKind::Failed, Some(resp.status), detail.clone());
-                return Err(TargetError::Transport(detail));
+                return Err(self
+                    .client
+                    .reject_status(&resp, rec, Some(is_content_filter_error)));
             }
             // Typed fast path; servers that bend the format fall back to the tolerant reader,
             // which also words the error when the body is not a completion at all.
@@ -528,17 +504,8 @@ impl ChatModel for OpenAiModel {
             let mut reply = match typed {
                 Some(r) => r,
                 None => {
+                    let v = self.client.json_body(&resp, rec)?;
                     let raw = self.client.clip_body(&resp.body);
-                    let v: Value = serde_json::from_slice(&resp.body).map_err(|e| {
-                        rec.transport(
-                            TransportKind::Failed,
-                            Some(resp.status),
-                            format!("malformed JSON ({e}); raw body: {raw}"),
-                        );
-                        TargetError::Protocol(format!(
-                            "the response is not valid JSON ({e}); raw body: {raw}"
-                        ))
-                    })?;
                     parse_response(&v).map_err(|e| {
                         rec.transport(
                             TransportKind::Failed,
