@@ -739,24 +739,7 @@ pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32,
         ));
     }
 
-    let mut packs = PackRequirements::default();
-    let mut tool_suites = 0;
-    let mut waived = 0;
-    for su in &suites {
-        for p in &su.suite.packs.required {
-            if !packs.required.contains(p) {
-                packs.required.push(p.clone());
-            }
-        }
-        if !su.suite.agent.tools.is_empty() {
-            tool_suites += 1;
-            if su.suite.packs.no_refusal_pack {
-                waived += 1;
-            }
-        }
-    }
-    packs.tool_agent = tool_suites > 0;
-    packs.no_refusal_pack = tool_suites > 0 && waived == tool_suites;
+    let packs = pack_requirements(&suites);
 
     let kind = target_cfg.kind.expect("resolved");
     let mut filters: Vec<String> = Vec::new();
@@ -933,4 +916,28 @@ pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32,
         crate::storecmd::print_baseline_comparison(st, name, &run_id)?;
     }
     Ok(outcome.summary.status.exit_code())
+}
+
+/// The pack requirements of a set of suites: the union of their required packs, and the
+/// refusal pack waived only when every tool-using suite waives it.
+pub fn pack_requirements(suites: &[gauntlet_suite::LoadedSuite]) -> PackRequirements {
+    let mut packs = PackRequirements::default();
+    let mut tool_suites = 0;
+    let mut waived = 0;
+    for su in suites {
+        for p in &su.suite.packs.required {
+            if !packs.required.contains(p) {
+                packs.required.push(p.clone());
+            }
+        }
+        if !su.suite.agent.tools.is_empty() {
+            tool_suites += 1;
+            if su.suite.packs.no_refusal_pack {
+                waived += 1;
+            }
+        }
+    }
+    packs.tool_agent = tool_suites > 0;
+    packs.no_refusal_pack = tool_suites > 0 && waived == tool_suites;
+    packs
 }

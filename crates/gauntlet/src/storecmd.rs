@@ -11,7 +11,7 @@ use gauntlet_core::event::{EventKind, Reporter, RunEvent};
 use gauntlet_core::grader::{GradeContext, Grader};
 use gauntlet_core::result::{CaseMeta, CaseResult, TrialResult};
 use gauntlet_core::suite::Case;
-use gauntlet_core::summary::{PackRequirements, Summary, SummaryBuilder};
+use gauntlet_core::summary::{Summary, SummaryBuilder};
 use gauntlet_graders::OracleGrader;
 use gauntlet_report::text::{failure_reason, trim_num};
 use gauntlet_runner::SuiteContext;
@@ -224,29 +224,6 @@ pub fn report(args: ReportArgs) -> Result<i32, CliError> {
     }
 }
 
-/// The pack requirements of a set of suites.
-pub fn pack_requirements(suites: &[gauntlet_suite::LoadedSuite]) -> PackRequirements {
-    let mut packs = PackRequirements::default();
-    let mut tool_suites = 0;
-    let mut waived = 0;
-    for su in suites {
-        for p in &su.suite.packs.required {
-            if !packs.required.contains(p) {
-                packs.required.push(p.clone());
-            }
-        }
-        if !su.suite.agent.tools.is_empty() {
-            tool_suites += 1;
-            if su.suite.packs.no_refusal_pack {
-                waived += 1;
-            }
-        }
-    }
-    packs.tool_agent = tool_suites > 0;
-    packs.no_refusal_pack = tool_suites > 0 && waived == tool_suites;
-    packs
-}
-
 pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
     let store = open(&args.store)?;
     let from = store.resolve(&args.run).map_err(store_err)?;
@@ -328,7 +305,7 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
     for w in warnings {
         feed.send(&RunEvent::new(0, EventKind::Warning { message: w }));
     }
-    let packs = pack_requirements(&suites);
+    let packs = crate::runcmd::pack_requirements(&suites);
     let mut fold = SummaryBuilder::new();
     let rt = crate::runtime()?;
     let mut missing = 0usize;
