@@ -321,7 +321,7 @@ impl ApiClient {
 }
 
 /// The error and its sources on one line (reqwest hides the useful part in `source()`).
-fn error_chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut cur = e.source();
     while let Some(c) = cur {

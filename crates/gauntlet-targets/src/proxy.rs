@@ -55,6 +55,7 @@ use serde_json::{Value, json};
 use tokio::sync::Notify;
 
 use crate::chat::ChatReply;
+use crate::client::error_chain;
 use crate::{anthropic, openai};
 
 /// The session of requests that name none.
@@ -1225,21 +1226,6 @@ impl Shared {
         }
         up.into_response()
     }
-}
-
-/// The error and its sources on one line (reqwest keeps the useful part in `source()`).
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(c) = cur {
-        let t = c.to_string();
-        if !s.contains(&t) {
-            s.push_str(": ");
-            s.push_str(&t);
-        }
-        cur = c.source();
-    }
-    s
 }
 
 // ---------------------------------------------------------------------------------------
