@@ -20,12 +20,12 @@ use gauntlet_core::target::{
 };
 use gauntlet_core::trace::{Approval, Message, Role, ToolSpanInput, TraceRecorder, Usage};
 use minijinja::Environment;
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 use serde_json_path::JsonPath;
 
 use crate::client::ApiClient;
-use crate::openai::{is_content_filter_error, resolve_env_refs, settings_of};
+use crate::openai::{header_map, is_content_filter_error, settings_of};
 
 /// An application behind its own HTTP API.
 pub struct HttpAppTarget {
@@ -52,17 +52,11 @@ impl HttpAppTarget {
             .ok_or("the http target needs an `http:` section")?;
         let method = reqwest::Method::from_bytes(h.method.to_ascii_uppercase().as_bytes())
             .map_err(|_| format!("invalid HTTP method `{}`", h.method))?;
-        let mut headers = HeaderMap::new();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        for (k, v) in cfg.headers.iter().chain(h.headers.iter()) {
-            let v = resolve_env_refs(v, redactor)?;
-            let name = HeaderName::from_bytes(k.as_bytes())
-                .map_err(|_| format!("invalid header name `{k}`"))?;
-            let mut value =
-                HeaderValue::from_str(&v).map_err(|_| format!("invalid value for header `{k}`"))?;
-            value.set_sensitive(true);
-            headers.insert(name, value);
-        }
+        let mut headers = header_map(cfg.headers.iter().chain(h.headers.iter()), redactor)?;
+        // JSON unless the app's headers say otherwise.
+        headers
+            .entry(CONTENT_TYPE)
+            .or_insert(HeaderValue::from_static("application/json"));
         let answer =
             JsonPath::parse(&h.answer_path).map_err(|e| format!("invalid answer_path: {e}"))?;
         let tool_calls = h

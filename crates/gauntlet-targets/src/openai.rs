@@ -69,8 +69,17 @@ pub fn api_key(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<Option<Str
 
 /// Extra headers from the config, with `${env:...}` resolved.
 pub fn extra_headers(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<HeaderMap, String> {
+    header_map(&cfg.headers, redactor)
+}
+
+/// Headers from name-value pairs, with `${env:...}` resolved; every value is marked
+/// sensitive (kept out of debug output), since any of them may carry a key.
+pub fn header_map<'a>(
+    pairs: impl IntoIterator<Item = (&'a String, &'a String)>,
+    redactor: &mut Redactor,
+) -> Result<HeaderMap, String> {
     let mut h = HeaderMap::new();
-    for (k, v) in &cfg.headers {
+    for (k, v) in pairs {
         let v = resolve_env_refs(v, redactor)?;
         let name = HeaderName::from_bytes(k.as_bytes())
             .map_err(|_| format!("invalid header name `{k}`"))?;
