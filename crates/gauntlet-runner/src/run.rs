@@ -4,12 +4,15 @@
 //! keeps at most `concurrency` trials in flight, collects each case's k trials, folds results
 //! into the summary and emits events in order. Executors run one trial each (open a session,
 //! play the turns, grade the trace) and only send their result back. Reporters run on their
-//! own thread behind a bounded channel, so slow disks apply back-pressure instead of memory;
-//! they flush (the store commits) at most [`FLUSH_EVERY`] after the first unflushed event.
+//! own thread behind a bounded channel, so slow disks apply back-pressure instead of memory
+//! (the dispatcher keeps gathering events while the channel is full and waits only once it
+//! holds a full batch); they flush (the store commits) at most [`FLUSH_EVERY`] after the
+//! first unflushed event.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::TrySendError;
 use std::time::{Duration, Instant};
 
 use gauntlet_core::event::{EventKind, Reporter, RunEvent, RunManifest};
@@ -31,6 +34,12 @@ pub const DEFAULT_TRIAL_TIMEOUT_MS: u64 = 120_000;
 /// How long reporters may hold events before flushing (the store: before committing). A
 /// finished trial is durable at most this long after it finished.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(25);
+
+/// Batches of events the reporter thread's channel holds.
+const CHANNEL_BATCHES: usize = 4;
+
+/// Events the dispatcher gathers before a batch must be handed over (waiting if need be).
+const BATCH_MAX: usize = 256;
 
 /// What every case of one suite shares.
 #[derive(Debug, Clone, Default)]
@@ -173,7 +182,7 @@ impl Runner {
         let started = Instant::now();
         // Events travel to the reporter thread in batches: one wake-up per batch instead of
         // per event, which matters at tens of thousands of trials per second.
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<RunEvent>>(4);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<RunEvent>>(CHANNEL_BATCHES);
         let writer = std::thread::Builder::new()
             .name("gauntlet-report".into())
             .spawn(move || {
@@ -243,18 +252,36 @@ impl Runner {
                 event_errors
             })
             .expect("spawn the reporter thread");
-        let batch = std::cell::RefCell::new(Vec::<RunEvent>::with_capacity(256));
+        let batch = std::cell::RefCell::new(Vec::<RunEvent>::with_capacity(BATCH_MAX));
         let emit = |kind: EventKind| {
             batch
                 .borrow_mut()
                 .push(RunEvent::new(started.elapsed().as_millis() as u64, kind));
         };
-        let flush = || {
-            let events = std::mem::take(&mut *batch.borrow_mut());
-            if !events.is_empty() {
-                // The writer thread only stops when the channel closes, so a send cannot
-                // fail unless it panicked; its panic surfaces at join.
-                let _ = tx.send(events);
+        // Hands the batch to the reporter thread; returns whether nothing is left held here.
+        // While the reporters are busy (a commit, a checkpoint's fsync, or simply not
+        // scheduled), a batch smaller than BATCH_MAX stays here and keeps growing instead of
+        // stopping the dispatcher: with small batches a full channel would otherwise stall
+        // every trial on a hiccup of the reporter thread. `wait` (the end of the run) and a
+        // full batch block, so at most CHANNEL_BATCHES + 1 batches are ever held.
+        let flush = |wait: bool| {
+            let mut held = batch.borrow_mut();
+            if held.is_empty() {
+                return true;
+            }
+            let events = std::mem::take(&mut *held);
+            // The writer thread only stops when the channel closes, so a send cannot fail
+            // unless it panicked; its panic surfaces at join.
+            match tx.try_send(events) {
+                Ok(()) | Err(TrySendError::Disconnected(_)) => true,
+                Err(TrySendError::Full(events)) if wait || events.len() >= BATCH_MAX => {
+                    let _ = tx.send(events);
+                    true
+                }
+                Err(TrySendError::Full(events)) => {
+                    *held = events;
+                    false
+                }
             }
         };
         emit(EventKind::RunStarted {
@@ -376,16 +403,23 @@ impl Runner {
             // Take every finished trial without waiting; wait (after handing the batch to the
             // reporters) only when none is ready. The batch is also handed over whenever it
             // is full, so memory stays bounded however fast trials finish.
-            if batch.borrow().len() >= 256 {
-                flush();
+            if batch.borrow().len() >= BATCH_MAX {
+                flush(false);
             }
             let joined = match inflight.try_join_next() {
                 Some(j) => j,
+                None if flush(false) => match inflight.join_next().await {
+                    Some(j) => j,
+                    None => break,
+                },
                 None => {
-                    flush();
-                    match inflight.join_next().await {
-                        Some(j) => j,
-                        None => break,
+                    // Events are still held here (the reporters are behind): wait for the
+                    // next trial at most FLUSH_EVERY, then offer them again, so that slow
+                    // trials never keep finished ones from the store.
+                    match tokio::time::timeout(FLUSH_EVERY, inflight.join_next()).await {
+                        Ok(Some(j)) => j,
+                        Ok(None) => break,
+                        Err(_) => continue,
                     }
                 }
             };
@@ -475,7 +509,7 @@ impl Runner {
             summary: Box::new(summary.clone()),
             finished_at: jiff::Timestamp::now().to_string(),
         });
-        flush();
+        flush(true);
         drop(tx);
         let reporter_errors = writer
             .join()
@@ -686,7 +720,127 @@ impl<F: std::future::Future> std::future::Future for CatchPanic<F> {
 
 #[cfg(test)]
 mod tests {
-    use super::CatchPanic;
+    use std::sync::Mutex;
+
+    use gauntlet_core::event::ReportError;
+    use gauntlet_core::target::{BoxFuture, Session, TargetInfo, ToolHost, TurnAnswer};
+    use gauntlet_core::verdict::Verdict;
+
+    use super::*;
+
+    /// Answers every turn at once with the user's words.
+    struct Echo;
+
+    struct EchoSession;
+
+    impl Target for Echo {
+        fn info(&self) -> TargetInfo {
+            TargetInfo {
+                kind: "echo".into(),
+                label: "echo".into(),
+                model: None,
+                base_url: None,
+                settings: Default::default(),
+            }
+        }
+
+        fn open<'a>(
+            &'a self,
+            _ctx: &'a TrialContext<'a>,
+        ) -> BoxFuture<'a, Result<Box<dyn Session + 'a>, TargetError>> {
+            Box::pin(async { Ok(Box::new(EchoSession) as Box<dyn Session>) })
+        }
+    }
+
+    impl Session for EchoSession {
+        fn turn<'a>(
+            &'a mut self,
+            user: &'a str,
+            _tools: &'a mut dyn ToolHost,
+            _rec: &'a mut TraceRecorder,
+        ) -> BoxFuture<'a, Result<TurnAnswer, TargetError>> {
+            Box::pin(async move {
+                Ok(TurnAnswer {
+                    content: user.to_owned(),
+                    truncated: false,
+                })
+            })
+        }
+    }
+
+    struct NoChecks;
+
+    impl Grader for NoChecks {
+        fn grade<'a>(&'a self, _ctx: GradeContext<'a>) -> BoxFuture<'a, Vec<Verdict>> {
+            Box::pin(async { Vec::new() })
+        }
+    }
+
+    /// A reporter far slower than the trials: it records what it sees.
+    struct Slow(Arc<Mutex<Vec<String>>>);
+
+    impl Reporter for Slow {
+        fn on_event(&mut self, ev: &RunEvent) -> Result<(), ReportError> {
+            std::thread::sleep(Duration::from_micros(50));
+            let name = match &ev.kind {
+                EventKind::RunStarted { .. } => "started".to_owned(),
+                EventKind::CaseFinished { result } => result.case.id.clone(),
+                EventKind::RunFinished { .. } => "finished".to_owned(),
+                _ => return Ok(()),
+            };
+            self.0.lock().expect("lock").push(name);
+            Ok(())
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_slow_reporter_gets_every_event_in_order_and_loses_none() {
+        const CASES: usize = 3000;
+        let suite = Arc::new(SuiteContext {
+            name: "s".into(),
+            ..SuiteContext::default()
+        });
+        let plan = (0..CASES).map(move |i| {
+            let case: Case = serde_json::from_value(serde_json::json!({
+                "id": format!("case-{i:04}"), "input": "hello"
+            }))
+            .expect("case");
+            PlannedCase {
+                suite: Arc::clone(&suite),
+                case: Arc::new(case),
+            }
+        });
+        let manifest: RunManifest = serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "run_id": "r", "gauntlet_version": "0", "started_at": "t",
+            "command": "run", "suites": [], "target": {"kind": "echo", "label": "echo"},
+            "k": 1, "seed": 0, "planned_cases": CASES, "evidence_level": "online",
+            "side_effects": "simulated", "dataset_revision": "-"
+        }))
+        .expect("manifest");
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let runner = Runner::new(
+            Arc::new(Echo),
+            Arc::new(NoChecks),
+            RunConfig {
+                concurrency: 64,
+                ..RunConfig::default()
+            },
+        );
+        let out = runner
+            .run(manifest, plan, vec![Box::new(Slow(Arc::clone(&seen)))])
+            .await;
+        assert_eq!(out.stop, Stop::Completed);
+        assert!(out.reporter_errors.is_empty(), "{:?}", out.reporter_errors);
+        let seen = seen.lock().expect("lock");
+        // The dispatcher outruns the reporter by far, so the channel is full most of the
+        // time and events wait in the dispatcher's batch: none may be lost, repeated or
+        // reordered around the start and the end.
+        assert_eq!(seen.len(), CASES + 2);
+        assert_eq!(seen[0], "started");
+        assert_eq!(seen[CASES + 1], "finished");
+        let ids: HashSet<&String> = seen[1..=CASES].iter().collect();
+        assert_eq!(ids.len(), CASES, "every case exactly once");
+    }
 
     #[tokio::test]
     async fn a_panicking_trial_becomes_an_error_not_a_lost_case() {
