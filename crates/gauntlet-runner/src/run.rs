@@ -32,7 +32,8 @@ use crate::tools::SimTools;
 pub const DEFAULT_TRIAL_TIMEOUT_MS: u64 = 120_000;
 
 /// How long reporters may hold events before flushing (the store: before committing). A
-/// finished trial is durable at most this long after it finished.
+/// finished trial is durable at most this long after it finished, unless the reporters are
+/// behind (a slow disk): then it waits with the dispatcher, which offers it again this often.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(25);
 
 /// Batches of events the reporter thread's channel holds.
