@@ -8,6 +8,7 @@
 //! JUnit puts counts on the `<testsuite>` element before its test cases, so test cases are
 //! streamed to a scratch file per suite and assembled when the run finishes.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
@@ -22,6 +23,8 @@ use crate::text::{AtomicFile, failure_reason, score_text};
 struct SuiteBuf {
     path: PathBuf,
     out: BufWriter<File>,
+    /// `gauntlet.<suite>`, escaped once.
+    classname: String,
     tests: usize,
     failures: usize,
     errors: usize,
@@ -57,6 +60,7 @@ impl JunitReport {
                 SuiteBuf {
                     path,
                     out,
+                    classname: xml_text(&format!("gauntlet.{name}")).into_owned(),
                     tests: 0,
                     failures: 0,
                     errors: 0,
@@ -70,17 +74,22 @@ impl JunitReport {
 }
 
 /// Removes characters XML 1.0 cannot hold even escaped (model output may contain them).
-fn xml_text(s: &str) -> String {
-    let clean: String = s
-        .chars()
-        .filter(|&c| {
-            matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && c != '\u{FFFE}' && c != '\u{FFFF}')
-        })
-        .collect();
-    escape(clean.as_str()).into_owned()
+fn xml_allowed(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && c != '\u{FFFE}' && c != '\u{FFFF}')
 }
 
-fn write_case(s: &mut SuiteBuf, suite: &str, r: &CaseResult) -> std::io::Result<()> {
+/// Escapes text for XML, borrowing when there is nothing to remove or escape (the usual
+/// case: this runs several times for every case of a run).
+fn xml_text(s: &str) -> Cow<'_, str> {
+    if s.chars().all(xml_allowed) {
+        escape(s)
+    } else {
+        let clean: String = s.chars().filter(|&c| xml_allowed(c)).collect();
+        Cow::Owned(escape(clean.as_str()).into_owned())
+    }
+}
+
+fn write_case(s: &mut SuiteBuf, r: &CaseResult) -> std::io::Result<()> {
     let secs = r.duration_ms() as f64 / 1000.0;
     s.tests += 1;
     s.time_ms += r.duration_ms();
@@ -89,40 +98,42 @@ fn write_case(s: &mut SuiteBuf, suite: &str, r: &CaseResult) -> std::io::Result<
         out,
         "    <testcase name=\"{}\" classname=\"{}\" time=\"{secs:.3}\">\n      <properties>\n",
         xml_text(&r.case.name),
-        xml_text(&format!("gauntlet.{suite}"))
+        s.classname
     )?;
-    let mut props: Vec<(&str, String)> = vec![
-        ("status", r.status.as_str().to_owned()),
-        ("kind", r.case.kind.as_str().to_owned()),
-        ("score", score_text(r)),
-        ("blocking", r.case.blocking.to_string()),
-    ];
-    if let Some(c) = &r.case.owasp {
-        props.push(("owasp", c.clone()));
-    }
-    if let Some(t) = &r.case.technique {
-        props.push(("technique", t.clone()));
-    }
-    if let Some(p) = &r.case.pack {
-        props.push(("pack", p.clone()));
-    }
-    if r.trials.len() > 1 {
-        props.push((
-            "trials_passed",
-            format!("{}/{}", r.passed_trials, r.trials.len()),
-        ));
-    }
-    for (k, v) in props {
+    let mut prop = |k: &str, v: &str| {
         writeln!(
             out,
             "        <property name=\"{k}\" value=\"{}\"/>",
-            xml_text(&v)
+            xml_text(v)
+        )
+    };
+    prop("status", r.status.as_str())?;
+    prop("kind", r.case.kind.as_str())?;
+    prop("score", &score_text(r))?;
+    prop("blocking", if r.case.blocking { "true" } else { "false" })?;
+    if let Some(c) = &r.case.owasp {
+        prop("owasp", c)?;
+    }
+    if let Some(t) = &r.case.technique {
+        prop("technique", t)?;
+    }
+    if let Some(p) = &r.case.pack {
+        prop("pack", p)?;
+    }
+    if r.trials.len() > 1 {
+        prop(
+            "trials_passed",
+            &format!("{}/{}", r.passed_trials, r.trials.len()),
         )?;
     }
     out.write_all(b"      </properties>\n")?;
+    if r.status == CaseStatus::Pass {
+        out.write_all(b"    </testcase>\n")?;
+        return Ok(());
+    }
     let reason = failure_reason(r);
     let detail = case_detail(r);
-    if r.quarantined && r.status != CaseStatus::Pass {
+    if r.quarantined {
         // A quarantined case runs and is reported, but does not gate: a red test here
         // would fail CI on a case the team has set aside (with an owner and an expiry).
         s.skipped += 1;
@@ -221,9 +232,8 @@ impl Reporter for JunitReport {
                 self.run_name = format!("gauntlet {} {}", manifest.command, manifest.target.label);
             }
             EventKind::CaseFinished { result } => {
-                let suite = result.case.suite.clone();
-                let s = self.suite(&suite)?;
-                write_case(s, &suite, result)?;
+                let s = self.suite(&result.case.suite)?;
+                write_case(s, result)?;
             }
             EventKind::RunFinished { summary, .. } => {
                 let mut f = AtomicFile::create(&self.dir, "junit.xml")?;
@@ -264,5 +274,87 @@ impl Reporter for JunitReport {
             _ => {}
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xml_text_escapes_and_drops_what_xml_cannot_hold() {
+        // Clean text is borrowed, not copied.
+        assert!(matches!(
+            xml_text("plain answer"),
+            Cow::Borrowed("plain answer")
+        ));
+        assert_eq!(xml_text("a <b> & \"c\""), "a &lt;b&gt; &amp; &quot;c&quot;");
+        // Model output can carry control characters and non-characters: they are removed,
+        // tabs and newlines kept, and the rest still escaped.
+        assert_eq!(
+            xml_text("bell\u{7}\tok\n<\u{FFFE}x\u{0}"),
+            "bell\tok\n&lt;x"
+        );
+    }
+
+    fn case(status: &str, quarantined: bool) -> CaseResult {
+        serde_json::from_value(serde_json::json!({
+            "case": {"id": "c<1>", "suite": "s", "kind": "task", "blocking": true,
+                     "security": false, "name": "c<1>"},
+            "status": status, "score": {"kind": "unscored"}, "passed_trials": 0,
+            "quarantined": quarantined,
+            "trials": [{"case_id": "c<1>", "trial": 0, "outcome": "completed", "status": status,
+                        "score": {"kind": "unscored"},
+                        "verdicts": [{"check": "contains", "label": "contains", "dimension": "outcome",
+                                      "passed": false, "score": 0, "evidence": "no `x\u{1}` in \"a\""}],
+                        "trace": {"spans": [], "turns": []}, "duration_ms": 1500}]
+        }))
+        .expect("a case result")
+    }
+
+    fn written(r: &CaseResult) -> String {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut rep = JunitReport::create(dir.path()).expect("create");
+        let s = rep.suite("s").expect("suite");
+        write_case(s, r).expect("write");
+        s.out.flush().expect("flush");
+        std::fs::read_to_string(&s.path).expect("read")
+    }
+
+    #[test]
+    fn a_failure_carries_its_reason_and_a_pass_carries_none() {
+        let fail = written(&case("FAIL", false));
+        assert!(
+            fail.contains(r#"<testcase name="c&lt;1&gt;" classname="gauntlet.s" time="1.500">"#),
+            "{fail}"
+        );
+        assert!(
+            fail.contains(r#"<failure type="score" message="contains: no `x` in &quot;a&quot;">"#),
+            "{fail}"
+        );
+        assert!(fail.contains("[FAIL] contains (outcome, 0/3)"), "{fail}");
+        let pass = written(&case("PASS", false));
+        assert!(
+            !pass.contains("<failure") && !pass.contains("<system-out"),
+            "{pass}"
+        );
+        assert!(
+            pass.contains(r#"<property name="status" value="PASS"/>"#),
+            "{pass}"
+        );
+        assert!(pass.trim_end().ends_with("</testcase>"), "{pass}");
+    }
+
+    #[test]
+    fn a_quarantined_failure_is_skipped_not_failed() {
+        let q = written(&case("FAIL", true));
+        assert!(
+            q.contains(r#"<skipped message="quarantined, does not gate: FAIL contains: no `x` in &quot;a&quot;"/>"#),
+            "{q}"
+        );
+        assert!(!q.contains("<failure"), "{q}");
+        // A quarantined case that passes is an ordinary pass.
+        let qp = written(&case("PASS", true));
+        assert!(!qp.contains("<skipped") && !qp.contains("<failure"), "{qp}");
     }
 }
