@@ -73,13 +73,14 @@ impl JunitReport {
     }
 }
 
-/// Removes characters XML 1.0 cannot hold even escaped (model output may contain them).
+/// Whether XML 1.0 can hold the character at all, even escaped (model output may contain
+/// ones it cannot).
 fn xml_allowed(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && c != '\u{FFFE}' && c != '\u{FFFF}')
 }
 
-/// Escapes text for XML, borrowing when there is nothing to remove or escape (the usual
-/// case: this runs several times for every case of a run).
+/// Escapes text for XML and removes what it cannot hold, borrowing when there is nothing to
+/// remove or escape (the usual case: this runs several times for every case of a run).
 fn xml_text(s: &str) -> Cow<'_, str> {
     if s.chars().all(xml_allowed) {
         escape(s)

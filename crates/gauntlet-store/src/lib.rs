@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -47,6 +47,9 @@ pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 
 /// WAL size past which a run's writer restarts the WAL after a commit.
 pub const WAL_RESTART_BYTES: i64 = 32 << 20;
+
+/// How long a connection waits for another one's lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The page size of a new store.
 const PAGE_SIZE: i64 = 16 << 10;
@@ -117,7 +120,7 @@ fn open_conn(path: &Path) -> Result<Connection, StoreError> {
         })?;
     }
     let conn = Connection::open(path)?;
-    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
 
     // A new store gets 16 KB pages (ignored for an existing one). A run's case rows (about
     // 2 KB each) go through the WAL and then into the database a page per system call each
@@ -555,7 +558,7 @@ struct Checkpointer {
 impl Checkpointer {
     fn start(path: &Path, every: Duration) -> Result<Checkpointer, StoreError> {
         let conn = Connection::open(path)?;
-        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         let (wake, rx) = std::sync::mpsc::sync_channel(1);
         let wal_pages = Arc::new(AtomicI64::new(0));
         let seen = Arc::clone(&wal_pages);
@@ -577,9 +580,7 @@ impl Checkpointer {
     fn poke(&self) {
         if let Some(w) = &self.wake {
             // Full: a wake-up is already pending, which covers this commit too.
-            match w.try_send(()) {
-                Ok(()) | Err(TrySendError::Full(())) | Err(TrySendError::Disconnected(())) => {}
-            }
+            let _ = w.try_send(());
         }
     }
 }
@@ -647,7 +648,7 @@ impl StoreReporter {
     fn restart_wal(&self, c: &Checkpointer) -> rusqlite::Result<()> {
         self.conn.busy_timeout(Duration::from_millis(5))?;
         let restarted = checkpoint(&self.conn, "RESTART");
-        self.conn.busy_timeout(Duration::from_secs(10))?;
+        self.conn.busy_timeout(BUSY_TIMEOUT)?;
         if let Ok((false, _)) = restarted {
             c.wal_pages.store(0, Ordering::Relaxed);
         }
