@@ -36,6 +36,10 @@ pub struct CaseDigest {
     pub tokens: u64,
     /// The most useful reason it did not pass.
     pub reason: String,
+    /// The check kinds (`no_canary`, `tool_called`, ...) of the gating verdicts that failed,
+    /// hard failures first, each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_checks: Vec<String>,
 }
 
 impl CaseDigest {
@@ -60,6 +64,7 @@ impl CaseDigest {
                 .map(|l| l.usage.input_tokens + l.usage.output_tokens)
                 .sum(),
             reason,
+            failed_checks: failed_checks(r),
         }
     }
 
@@ -74,6 +79,19 @@ impl CaseDigest {
     fn passed(&self) -> bool {
         self.status == CaseStatus::Pass
     }
+}
+
+/// The check kinds of a case's failing gating verdicts over its trials, hard ones first.
+pub fn failed_checks(r: &CaseResult) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for hard in [true, false] {
+        for v in r.trials.iter().flat_map(|t| &t.verdicts) {
+            if v.gating && !v.passed && v.hard_fail == hard && !out.contains(&v.check) {
+                out.push(v.check.clone());
+            }
+        }
+    }
+    out
 }
 
 /// A case whose result changed.
@@ -93,6 +111,9 @@ pub struct CaseChange {
     pub score_after: Option<f64>,
     /// Why it does not pass now (for new failures).
     pub reason: String,
+    /// The check kinds that fail now, hard failures first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_checks: Vec<String>,
 }
 
 /// A pass rate with its 95% Wilson interval.
@@ -251,6 +272,7 @@ pub fn compare(
             score_before: ca.score,
             score_after: cb.score,
             reason: cb.reason.clone(),
+            failed_checks: cb.failed_checks.clone(),
         };
         match (ca.passed(), cb.passed()) {
             (true, true) => {
@@ -292,6 +314,7 @@ mod tests {
             latency_ms: 10.0,
             tokens: 5,
             reason: String::new(),
+            failed_checks: Vec::new(),
         }
     }
 

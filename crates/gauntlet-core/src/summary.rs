@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::result::{CaseResult, CaseStatus, Score};
-use crate::score::{GateScore, QualityBand, Status, StatusInputs, decide_status, normalized};
+use crate::score::{GateScore, QualityBand, Status, StatusInputs, Stop, decide_status, normalized};
 use crate::suite::CaseKind;
 
 /// Aggregate statistics of a list of scores.
@@ -110,6 +110,23 @@ pub struct PackRequirements {
     pub tool_agent: bool,
     /// The refusal pack is waived.
     pub no_refusal_pack: bool,
+}
+
+/// How the run ended, beyond its case results: the inputs of the state that only the end of
+/// the run knows. They go into the same decision as the scores ([`decide_status`]), so no
+/// state is patched afterwards.
+#[derive(Debug, Clone, Default)]
+pub struct RunEnd {
+    /// Why scheduling ended.
+    pub stop: Stop,
+    /// Harness files that changed while the trials ran.
+    pub harness_changed: Vec<String>,
+    /// Trials that crashed inside gauntlet (their cases are missing).
+    pub crashed: usize,
+    /// Cases passed through as they were stored (re-grade).
+    pub kept: usize,
+    /// Facts to add to the reasons (where a re-grade came from).
+    pub notes: Vec<String>,
 }
 
 /// Folds case results into a [`Summary`].
@@ -227,8 +244,8 @@ impl SummaryBuilder {
         }
     }
 
-    /// Finishes the fold.
-    pub fn finish(&self, packs: &PackRequirements, duration_ms: u64) -> Summary {
+    /// Finishes the fold: the summary and the state of the run.
+    pub fn finish(&self, packs: &PackRequirements, end: &RunEnd, duration_ms: u64) -> Summary {
         let mut missing: Vec<String> = packs
             .required
             .iter()
@@ -255,6 +272,11 @@ impl SummaryBuilder {
             errors: self.errors,
             quarantined_blocking: self.quarantined_blocking,
             blocked_tasks: self.blocked_tasks,
+            harness_changed: &end.harness_changed,
+            crashed: end.crashed,
+            stop: end.stop,
+            kept: end.kept,
+            notes: &end.notes,
         });
         let tasks = stats(&self.tasks, 9.0, 12.0);
         let refusals = stats(&self.refusals, 1.0, 2.0);

@@ -533,6 +533,16 @@ pub struct TargetInfo {
     /// Sampling settings and other facts worth recording.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub settings: BTreeMap<String, String>,
+    /// How close to production this target's evidence is. The manifest records it once, at
+    /// its top level (`evidence_level`), so it is not written here again.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub evidence_level: crate::event::EvidenceLevel,
+    /// Whether the target's side effects are real (an app or agent running its own tools) or
+    /// simulated by gauntlet. Recorded at the manifest's top level (`side_effects`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub side_effects: crate::event::SideEffectMode,
 }
 
 /// Everything a target needs to know about one trial.

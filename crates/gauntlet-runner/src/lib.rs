@@ -1,10 +1,17 @@
-//! gauntlet's runner: [`run::Runner`] schedules trials of planned cases over a target,
-//! simulates tools ([`tools::SimTools`]), grades traces and streams [`RunEvent`]s to
-//! reporters.
+//! gauntlet's runner: [`Runner`] (the dispatcher, `dispatch`) schedules trials of planned
+//! cases over a target (or grades recorded ones again), the executors (`execute`) run one
+//! trial each, [`tools::SimTools`] simulates tools, and [`Delivery`] (`deliver`) hands the
+//! run's [`RunEvent`]s to reporters.
 //!
 //! [`RunEvent`]: gauntlet_core::event::RunEvent
 
-pub mod run;
+pub mod deliver;
+pub mod dispatch;
+pub mod execute;
 pub mod tools;
 
-pub use run::{PlannedCase, RunConfig, RunOutcome, Runner, Stop, SuiteContext};
+pub use deliver::{Delivery, FLUSH_EVERY, deliver_all};
+pub use dispatch::{CaseJob, PlanItem, RunConfig, RunOutcome, Runner};
+pub use execute::{DEFAULT_TRIAL_TIMEOUT_MS, RefusalProbe, trial_seed};
+pub use gauntlet_core::plan::{PlannedCase, SuiteContext};
+pub use gauntlet_core::score::Stop;

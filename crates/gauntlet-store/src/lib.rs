@@ -39,8 +39,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 /// The default location of the store, relative to the working folder.
 pub const DEFAULT_STORE: &str = ".gauntlet/runs.db";
 
-/// The schema version written to `PRAGMA user_version`.
-const SCHEMA_VERSION: i64 = 1;
+/// The schema version written to `PRAGMA user_version`. Version 2 records the event stream
+/// (each event's position and elapsed time), so that a stored run replays as it was emitted.
+const SCHEMA_VERSION: i64 = 2;
 
 /// The background checkpointer runs at most once per this interval while commits arrive.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
@@ -143,50 +144,102 @@ fn open_conn(path: &Path) -> Result<Connection, StoreError> {
     if version > SCHEMA_VERSION {
         return Err(StoreError::TooNew(version));
     }
-    conn.execute_batch(
-        "CREATE TABLE IF NOT EXISTS runs (
-            run_id TEXT PRIMARY KEY,
-            started_at TEXT NOT NULL,
-            finished_at TEXT,
-            command TEXT NOT NULL,
-            target TEXT NOT NULL,
-            status TEXT,
-            planned INTEGER NOT NULL,
-            manifest TEXT NOT NULL,
-            summary TEXT
-         );
-         CREATE TABLE IF NOT EXISTS cases (
-            run_id TEXT NOT NULL,
-            seq INTEGER NOT NULL,
-            case_id TEXT NOT NULL,
-            status TEXT NOT NULL,
-            data TEXT NOT NULL,
-            PRIMARY KEY (run_id, case_id)
-         );
-         CREATE INDEX IF NOT EXISTS cases_by_seq ON cases (run_id, seq);
-         CREATE TABLE IF NOT EXISTS trials (
-            run_id TEXT NOT NULL,
-            case_id TEXT NOT NULL,
-            trial INTEGER NOT NULL,
-            status TEXT NOT NULL,
-            outcome TEXT NOT NULL,
-            data TEXT NOT NULL,
-            PRIMARY KEY (run_id, case_id, trial)
-         );
-         CREATE TABLE IF NOT EXISTS warnings (
-            run_id TEXT NOT NULL,
-            seq INTEGER NOT NULL,
-            message TEXT NOT NULL,
-            PRIMARY KEY (run_id, seq)
-         );
-         CREATE TABLE IF NOT EXISTS baselines (
-            name TEXT PRIMARY KEY,
-            run_id TEXT NOT NULL,
-            set_at TEXT NOT NULL
-         );",
-    )?;
-    conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    if version < SCHEMA_VERSION {
+        migrate(&conn)?;
+    }
     Ok(conn)
+}
+
+/// Creates the tables of a new store, or brings an older one up to [`SCHEMA_VERSION`], in
+/// one transaction (a store that is already current is not written to at all, so opening
+/// it never takes the write lock).
+fn migrate(conn: &Connection) -> Result<(), StoreError> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    // Another process may have migrated it while this one waited for the lock.
+    let now: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if now >= SCHEMA_VERSION {
+        conn.execute_batch("COMMIT")?;
+        return Ok(());
+    }
+    let result = (|| -> Result<(), rusqlite::Error> {
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS runs (
+                run_id TEXT PRIMARY KEY,
+                started_at TEXT NOT NULL,
+                finished_at TEXT,
+                command TEXT NOT NULL,
+                target TEXT NOT NULL,
+                status TEXT,
+                planned INTEGER NOT NULL,
+                manifest TEXT NOT NULL,
+                summary TEXT
+             );
+             CREATE TABLE IF NOT EXISTS cases (
+                run_id TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                case_id TEXT NOT NULL,
+                status TEXT NOT NULL,
+                data TEXT NOT NULL,
+                PRIMARY KEY (run_id, case_id)
+             );
+             CREATE INDEX IF NOT EXISTS cases_by_seq ON cases (run_id, seq);
+             CREATE TABLE IF NOT EXISTS trials (
+                run_id TEXT NOT NULL,
+                case_id TEXT NOT NULL,
+                trial INTEGER NOT NULL,
+                status TEXT NOT NULL,
+                outcome TEXT NOT NULL,
+                data TEXT NOT NULL,
+                PRIMARY KEY (run_id, case_id, trial)
+             );
+             CREATE TABLE IF NOT EXISTS warnings (
+                run_id TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                message TEXT NOT NULL,
+                PRIMARY KEY (run_id, seq)
+             );
+             CREATE TABLE IF NOT EXISTS baselines (
+                name TEXT PRIMARY KEY,
+                run_id TEXT NOT NULL,
+                set_at TEXT NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS events (
+                run_id TEXT NOT NULL,
+                ev_seq INTEGER NOT NULL,
+                elapsed_ms INTEGER NOT NULL,
+                kind TEXT NOT NULL,
+                case_id TEXT,
+                trial INTEGER,
+                message TEXT,
+                PRIMARY KEY (run_id, ev_seq)
+             );",
+        )?;
+        // Version 1 stores: a case row gains its place in the stream and its elapsed time
+        // (NULL for the runs stored before, which replay as they always did).
+        let has_col: bool = conn.query_row(
+            "SELECT COUNT(*) FROM pragma_table_info('cases') WHERE name = 'ev_seq'",
+            [],
+            |r| r.get::<_, i64>(0).map(|n| n > 0),
+        )?;
+        if !has_col {
+            conn.execute_batch(
+                "ALTER TABLE cases ADD COLUMN ev_seq INTEGER;
+                 ALTER TABLE cases ADD COLUMN elapsed_ms INTEGER;",
+            )?;
+        }
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        Ok(())
+    })();
+    match result {
+        Ok(()) => {
+            conn.execute_batch("COMMIT")?;
+            Ok(())
+        }
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e.into())
+        }
+    }
 }
 
 impl Store {
@@ -222,7 +275,7 @@ impl Store {
             conn,
             run_id: None,
             seq: 0,
-            warn_seq: 0,
+            ev_seq: 0,
             in_tx: false,
             per_trial: false,
             checkpointer: Some(Checkpointer::start(&self.path, every)?),
@@ -453,30 +506,136 @@ impl Store {
         Ok(reopened)
     }
 
-    /// The warnings of a run, in order.
-    pub fn warnings(&self, run: &str) -> Result<Vec<String>, StoreError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT message FROM warnings WHERE run_id = ?1 ORDER BY seq")?;
-        let rows = st.query_map(params![run], |r| r.get(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    /// Replays a stored run's events in their original order into `f` (for re-rendering
-    /// reports). An interrupted run has no `run_finished` event.
+    /// Replays a stored run's events into `f` as they were emitted: in their original order
+    /// (warnings where they came, trials before their case) with their elapsed times. An
+    /// interrupted run has no `run_finished` event. Runs stored before the stream was
+    /// recorded replay with every warning first and elapsed times of 0.
     pub fn replay(
         &self,
         run: &str,
         mut f: impl FnMut(RunEvent) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let manifest = self.manifest(run)?;
+        let recorded: bool = self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM events WHERE run_id = ?1)
+                AND NOT EXISTS (SELECT 1 FROM cases WHERE run_id = ?1 AND ev_seq IS NULL)",
+            params![run],
+            |r| r.get(0),
+        )?;
+        if !recorded {
+            return self.replay_tables(run, manifest, f);
+        }
+        let mut st = self.conn.prepare(
+            "SELECT ev_seq, elapsed_ms, kind, case_id, trial, message, NULL FROM events WHERE run_id = ?1
+             UNION ALL
+             SELECT ev_seq, elapsed_ms, 'case_finished', case_id, NULL, NULL, data FROM cases WHERE run_id = ?1
+             ORDER BY 1",
+        )?;
+        let mut rows = st.query(params![run])?;
+        let mut manifest = Some(manifest);
+        let mut finished_at_ms = None;
+        while let Some(row) = rows.next()? {
+            let elapsed = row.get::<_, i64>(1)?.max(0) as u64;
+            let kind: String = row.get(2)?;
+            match kind.as_str() {
+                // A resumed run starts again; the stream shows one start, with the manifest
+                // as it is now.
+                "run_started" => {
+                    if let Some(m) = manifest.take() {
+                        f(RunEvent::new(
+                            elapsed,
+                            EventKind::RunStarted {
+                                manifest: Box::new(m),
+                            },
+                        ))?;
+                    }
+                }
+                "warning" => f(RunEvent::new(
+                    elapsed,
+                    EventKind::Warning {
+                        message: row.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                    },
+                ))?,
+                "trial_finished" => {
+                    let case: String = row.get(3)?;
+                    let trial: u32 = row.get(4)?;
+                    if let Some(t) = self.recorded_trial(run, &case, trial)? {
+                        f(RunEvent::new(
+                            elapsed,
+                            EventKind::TrialFinished { trial: Box::new(t) },
+                        ))?;
+                    }
+                }
+                "case_finished" => {
+                    let data: String = row.get(6)?;
+                    f(RunEvent::new(
+                        elapsed,
+                        EventKind::CaseFinished {
+                            result: Box::new(serde_json::from_str(&data)?),
+                        },
+                    ))?;
+                }
+                // Only the last finish counts (a resume of a finished run finishes again).
+                "run_finished" => finished_at_ms = Some(elapsed),
+                _ => {}
+            }
+        }
+        if let (Some(elapsed), Some((summary, finished_at))) = (finished_at_ms, self.summary(run)?)
+        {
+            f(RunEvent::new(
+                elapsed,
+                EventKind::RunFinished {
+                    summary: Box::new(summary),
+                    finished_at,
+                },
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// A trial as it was recorded: from its case, or from the trial table while its case was
+    /// unfinished.
+    fn recorded_trial(
+        &self,
+        run: &str,
+        case: &str,
+        trial: u32,
+    ) -> Result<Option<TrialResult>, StoreError> {
+        if let Some(c) = self.case(run, case)? {
+            return Ok(c.trials.into_iter().find(|t| t.trial == trial));
+        }
+        let data: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT data FROM trials WHERE run_id = ?1 AND case_id = ?2 AND trial = ?3",
+                params![run, case, trial],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
+    }
+
+    /// Replays a run stored before the stream was recorded: the manifest, every warning,
+    /// the cases in the order they finished, the summary.
+    fn replay_tables(
+        &self,
+        run: &str,
+        manifest: RunManifest,
+        mut f: impl FnMut(RunEvent) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
         f(RunEvent::new(
             0,
             EventKind::RunStarted {
                 manifest: Box::new(manifest),
             },
         ))?;
-        for w in self.warnings(run)? {
+        let mut st = self
+            .conn
+            .prepare("SELECT message FROM warnings WHERE run_id = ?1 ORDER BY seq")?;
+        let warnings: Vec<String> = st
+            .query_map(params![run], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        for w in warnings {
             f(RunEvent::new(0, EventKind::Warning { message: w }))?;
         }
         self.for_each_case(run, |c| {
@@ -497,6 +656,49 @@ impl Store {
             ))?;
         }
         Ok(())
+    }
+
+    /// The warnings of a run, in the order they came.
+    pub fn warnings(&self, run: &str) -> Result<Vec<String>, StoreError> {
+        // Runs stored before the stream was recorded kept their warnings in a table of
+        // their own.
+        let mut st = self.conn.prepare(
+            "SELECT message FROM (
+                SELECT 0 AS part, seq AS pos, message FROM warnings WHERE run_id = ?1
+                UNION ALL
+                SELECT 1, ev_seq, message FROM events WHERE run_id = ?1 AND kind = 'warning')
+             ORDER BY part, pos",
+        )?;
+        let rows = st.query_map(params![run], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// One stored case of a run, by id.
+    pub fn case(&self, run: &str, case: &str) -> Result<Option<CaseResult>, StoreError> {
+        let data: Option<String> = self
+            .conn
+            .prepare_cached("SELECT data FROM cases WHERE run_id = ?1 AND case_id = ?2")?
+            .query_row(params![run, case], |r| r.get(0))
+            .optional()?;
+        Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
+    }
+
+    /// Ids of a run's quarantined cases.
+    pub fn quarantined_cases(&self, run: &str) -> Result<Vec<String>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT case_id FROM cases WHERE run_id = ?1 AND json_extract(data, '$.quarantined') = 1",
+        )?;
+        let rows = st.query_map(params![run], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Ids of a run's stored cases, in the order they finished.
+    pub fn case_ids(&self, run: &str) -> Result<Vec<String>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT case_id FROM cases WHERE run_id = ?1 ORDER BY seq")?;
+        let rows = st.query_map(params![run], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Names a run as a baseline (replacing an earlier run under that name).
@@ -535,8 +737,10 @@ impl Store {
 pub struct StoreReporter {
     conn: Connection,
     run_id: Option<String>,
+    /// Position of the next case row among the run's cases.
     seq: i64,
-    warn_seq: i64,
+    /// Position of the next event in the run's stream (cases and other events alike).
+    ev_seq: i64,
     in_tx: bool,
     /// Trials are written one by one (k > 1) until their case finishes.
     per_trial: bool,
@@ -674,6 +878,34 @@ impl StoreReporter {
     }
 }
 
+impl StoreReporter {
+    /// Records an event that is not a case in the stream (a case's place is in its row).
+    fn put_event(
+        &mut self,
+        ev: &RunEvent,
+        kind: &str,
+        case_trial: Option<(&str, u32)>,
+        message: Option<&str>,
+    ) -> Result<(), ReportError> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO events (run_id, ev_seq, elapsed_ms, kind, case_id, trial, message)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                self.run(),
+                self.ev_seq,
+                ev.elapsed_ms as i64,
+                kind,
+                case_trial.map(|(c, _)| c),
+                case_trial.map(|(_, t)| t),
+                message
+            ])?;
+        self.ev_seq += 1;
+        Ok(())
+    }
+}
+
 impl Reporter for StoreReporter {
     fn on_event(&mut self, ev: &RunEvent) -> Result<(), ReportError> {
         self.begin()?;
@@ -702,20 +934,31 @@ impl Reporter for StoreReporter {
                     params![manifest.run_id],
                     |r| r.get(0),
                 )?;
-                self.warn_seq = self.conn.query_row(
-                    "SELECT COALESCE(MAX(seq) + 1, 0) FROM warnings WHERE run_id = ?1",
+                self.ev_seq = self.conn.query_row(
+                    "SELECT MAX(COALESCE((SELECT MAX(ev_seq) FROM cases WHERE run_id = ?1), -1),
+                                COALESCE((SELECT MAX(ev_seq) FROM events WHERE run_id = ?1), -1)) + 1",
                     params![manifest.run_id],
                     |r| r.get(0),
                 )?;
+                self.put_event(ev, "run_started", None, None)?;
             }
-            EventKind::TrialFinished { trial } => self.put_trial(trial)?,
+            EventKind::TrialFinished { trial } => {
+                self.put_trial(trial)?;
+                self.put_event(
+                    ev,
+                    "trial_finished",
+                    Some((&trial.case_id, trial.trial)),
+                    None,
+                )?;
+            }
             EventKind::CaseFinished { result } => {
                 // Rows already present (a resumed run re-announcing finished cases) keep
                 // their original position.
                 let n = self
                     .conn
                     .prepare_cached(
-                        "INSERT INTO cases (run_id, seq, case_id, status, data) VALUES (?1, ?2, ?3, ?4, ?5)
+                        "INSERT INTO cases (run_id, seq, case_id, status, data, ev_seq, elapsed_ms)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                          ON CONFLICT (run_id, case_id) DO NOTHING",
                     )?
                     .execute(params![
@@ -723,9 +966,12 @@ impl Reporter for StoreReporter {
                         self.seq,
                         result.case.id,
                         result.status.as_str(),
-                        ev.case_json().expect("a case event")?
+                        ev.case_json().expect("a case event")?,
+                        self.ev_seq,
+                        ev.elapsed_ms as i64
                     ])?;
                 self.seq += n as i64;
+                self.ev_seq += n as i64;
                 if self.per_trial {
                     self.conn
                         .prepare_cached("DELETE FROM trials WHERE run_id = ?1 AND case_id = ?2")?
@@ -733,11 +979,7 @@ impl Reporter for StoreReporter {
                 }
             }
             EventKind::Warning { message } => {
-                self.conn.execute(
-                    "INSERT INTO warnings (run_id, seq, message) VALUES (?1, ?2, ?3)",
-                    params![self.run(), self.warn_seq, message],
-                )?;
-                self.warn_seq += 1;
+                self.put_event(ev, "warning", None, Some(message))?;
             }
             EventKind::RunFinished {
                 summary,
@@ -752,6 +994,7 @@ impl Reporter for StoreReporter {
                         serde_json::to_string(summary)?
                     ],
                 )?;
+                self.put_event(ev, "run_finished", None, None)?;
             }
         }
         Ok(())
@@ -870,6 +1113,146 @@ mod tests {
             .pragma_query_value(None, "page_size", |r| r.get(0))
             .expect("page size");
         assert_eq!(page, PAGE_SIZE, "a new store has 16 KB pages");
+    }
+
+    #[test]
+    fn a_stored_run_replays_as_the_stream_it_was() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(&dir.path().join("runs.db")).expect("open");
+        let mut manifest: RunManifest = serde_json::from_str(MANIFEST).expect("manifest");
+        manifest.k = 2;
+        let summary: Summary = serde_json::from_value(serde_json::json!({
+            "status": "PASS", "reasons": [], "cases": 2, "trials": 4, "passed": 2, "failed": 0,
+            "conditional": 0, "errors": 0, "blocked": 0, "quarantined": 0, "hard_fails": 0,
+            "tasks": {"count": 0, "fail_count": 0, "conditional_count": 0},
+            "refusals": {"count": 0, "fail_count": 0, "conditional_count": 0},
+            "pass_at_1": 2, "pass_at_k": 2, "k": 2, "by_category": [], "duration_ms": 90
+        }))
+        .expect("summary");
+        let warning = |at, m: &str| RunEvent::new(at, EventKind::Warning { message: m.into() });
+        let case = |i, at| {
+            let mut ev = case_event(i);
+            ev.elapsed_ms = at;
+            ev
+        };
+        let trial = |i: usize, at| {
+            let EventKind::CaseFinished { result } = case_event(i).kind else {
+                unreachable!()
+            };
+            RunEvent::new(
+                at,
+                EventKind::TrialFinished {
+                    trial: Box::new(result.trials[0].clone()),
+                },
+            )
+        };
+        // Warnings between cases, trials before their case, elapsed times all different.
+        let stream = vec![
+            RunEvent::new(
+                3,
+                EventKind::RunStarted {
+                    manifest: Box::new(manifest),
+                },
+            ),
+            warning(5, "first"),
+            trial(0, 10),
+            case(0, 11),
+            warning(20, "between"),
+            trial(1, 30),
+            case(1, 31),
+            warning(40, "last"),
+            RunEvent::new(
+                95,
+                EventKind::RunFinished {
+                    summary: Box::new(summary),
+                    finished_at: "2026-11-30T03:06:33Z".into(),
+                },
+            ),
+        ];
+        let mut rep = store.reporter().expect("reporter");
+        for ev in &stream {
+            rep.on_event(ev).expect("event");
+        }
+        drop(rep);
+        let mut replayed = Vec::new();
+        store
+            .replay("20261130T030632Z-4798", |ev| {
+                replayed.push(ev);
+                Ok(())
+            })
+            .expect("replay");
+        assert_eq!(replayed, stream);
+        assert_eq!(
+            store.warnings("20261130T030632Z-4798").expect("warnings"),
+            ["first", "between", "last"]
+        );
+    }
+
+    #[test]
+    fn a_version_1_store_is_migrated_and_its_runs_replay_as_before() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("runs.db");
+        {
+            // The schema an earlier gauntlet wrote, with one unfinished run in it.
+            let c = Connection::open(&db).expect("open");
+            c.execute_batch(
+                "CREATE TABLE runs (run_id TEXT PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT,
+                    command TEXT NOT NULL, target TEXT NOT NULL, status TEXT, planned INTEGER NOT NULL,
+                    manifest TEXT NOT NULL, summary TEXT);
+                 CREATE TABLE cases (run_id TEXT NOT NULL, seq INTEGER NOT NULL, case_id TEXT NOT NULL,
+                    status TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, case_id));
+                 CREATE TABLE trials (run_id TEXT NOT NULL, case_id TEXT NOT NULL, trial INTEGER NOT NULL,
+                    status TEXT NOT NULL, outcome TEXT NOT NULL, data TEXT NOT NULL,
+                    PRIMARY KEY (run_id, case_id, trial));
+                 CREATE TABLE warnings (run_id TEXT NOT NULL, seq INTEGER NOT NULL, message TEXT NOT NULL,
+                    PRIMARY KEY (run_id, seq));
+                 CREATE TABLE baselines (name TEXT PRIMARY KEY, run_id TEXT NOT NULL, set_at TEXT NOT NULL);
+                 PRAGMA user_version = 1;",
+            )
+            .expect("v1 schema");
+            let EventKind::CaseFinished { result } = case_event(0).kind else {
+                unreachable!()
+            };
+            c.execute(
+                "INSERT INTO runs (run_id, started_at, command, target, planned, manifest)
+                 VALUES ('20261130T030632Z-4798', 't', 'run', 'fake:safe', 1, ?1)",
+                params![MANIFEST],
+            )
+            .expect("run");
+            c.execute(
+                "INSERT INTO cases VALUES ('20261130T030632Z-4798', 0, 'case-00000', 'PASS', ?1)",
+                params![serde_json::to_string(&result).expect("json")],
+            )
+            .expect("case");
+            c.execute(
+                "INSERT INTO warnings VALUES ('20261130T030632Z-4798', 0, 'old warning')",
+                [],
+            )
+            .expect("warning");
+        }
+        let store = Store::open(&db).expect("open migrates");
+        let version: i64 = store
+            .conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .expect("version");
+        assert_eq!(version, SCHEMA_VERSION);
+        let mut kinds = Vec::new();
+        store
+            .replay("20261130T030632Z-4798", |ev| {
+                kinds.push(match ev.kind {
+                    EventKind::RunStarted { .. } => "started".to_owned(),
+                    EventKind::Warning { message } => message,
+                    EventKind::CaseFinished { result } => result.case.id,
+                    _ => "other".to_owned(),
+                });
+                Ok(())
+            })
+            .expect("replay");
+        assert_eq!(kinds, ["started", "old warning", "case-00000"]);
+        assert_eq!(
+            store.warnings("20261130T030632Z-4798").expect("warnings"),
+            ["old warning"]
+        );
     }
 
     #[test]

@@ -1,9 +1,11 @@
-//! Choosing cases: [`CaseFilter`] (`--filter key:glob`) and [`Shard`] (`--shard i/n`).
+//! Choosing cases: [`CaseFilter`] (`--filter key:glob`), [`Shard`] (`--shard i/n`), and
+//! [`Selection`], the two together with an explicit id set (`--rerun-failed`).
 //!
 //! Filters with the same key are alternatives (OR); filters with different keys must all
 //! hold (AND): `--filter pack:smoke --filter pack:refusal --filter owasp:LLM01` keeps smoke
 //! or refusal cases in LLM01. A bare word matches the case id. Globs take `*` and `?`.
 
+use std::collections::HashSet;
 use std::fmt;
 
 use gauntlet_core::glob;
@@ -141,6 +143,47 @@ impl Shard {
 impl fmt::Display for Shard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.index, self.total)
+    }
+}
+
+/// Which cases of the loaded suites a run takes: filter terms, a shard, and (re-running
+/// failures) an explicit set of ids. All three must hold.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// `--filter` terms.
+    pub filter: CaseFilter,
+    /// `--shard i/n`.
+    pub shard: Option<Shard>,
+    /// Only these ids.
+    pub only: Option<HashSet<String>>,
+}
+
+impl Selection {
+    /// Whether the run takes this case.
+    pub fn keeps(&self, case: &Case) -> bool {
+        self.filter.matches(case)
+            && self.shard.is_none_or(|s| s.contains(&case.id))
+            && self.only.as_ref().is_none_or(|o| o.contains(&case.id))
+    }
+
+    /// Whether every case is taken.
+    pub fn is_everything(&self) -> bool {
+        self.filter.is_empty() && self.shard.is_none() && self.only.is_none()
+    }
+
+    /// How the selection reads in a manifest: `filter ...`, `shard i/n`, `only N case(s)`.
+    pub fn labels(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.filter.is_empty() {
+            out.push(format!("filter {}", self.filter));
+        }
+        if let Some(sh) = self.shard {
+            out.push(format!("shard {sh}"));
+        }
+        if let Some(o) = &self.only {
+            out.push(format!("only {} case(s)", o.len()));
+        }
+        out
     }
 }
 

@@ -38,17 +38,22 @@ pub struct LoadedSuite {
     pub streamed: Vec<PathBuf>,
     /// Cases in all (inline, included and streamed).
     pub case_count: usize,
+    /// Cases the run's selection takes ([`LoadOptions::select`]; all of them without one).
+    pub selected: usize,
     /// SHA-256 (hex) over the suite file and everything it includes.
     pub sha256: String,
     /// Every file read, for integrity checks.
     pub files: Vec<PathBuf>,
 }
 
-/// Options that change what counts as valid.
+/// Options that change what counts as valid, and which cases a run will take.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LoadOptions<'a> {
     /// A canary given for the whole run (`--canary`): `no_canary` checks may rely on it.
     pub run_canary: Option<&'a str>,
+    /// The cases the run takes: counted in [`LoadedSuite::selected`] during the validation
+    /// pass, so that a JSON lines include is not read again just to count them.
+    pub select: Option<&'a crate::filter::Selection>,
 }
 
 /// Where included files are read from: the file system, or the embedded corpus.
@@ -280,6 +285,8 @@ fn load_source(
     let mut included_cases: Vec<Case> = Vec::new();
     let mut streamed = Vec::new();
     let mut case_count = suite.cases.len();
+    // Cases in memory are counted at the end; streamed ones as they are checked.
+    let mut selected = 0;
     for (i, rel) in suite.include.iter().enumerate() {
         let is_jsonl = rel.ends_with(".jsonl") || rel.ends_with(".ndjson");
         if is_jsonl {
@@ -299,8 +306,17 @@ fn load_source(
                 .as_ref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|| format!("{origin}/{rel}"));
-            let n = check_jsonl(&shown, reader, &mut hasher, &ctx, &mut ids, &mut diags);
+            let (n, kept) = check_jsonl(
+                &shown,
+                reader,
+                &mut hasher,
+                &ctx,
+                &mut ids,
+                &mut diags,
+                opts.select,
+            );
             case_count += n;
+            selected += kept;
             if let Some(p) = &path {
                 streamed.push(p.clone());
             }
@@ -376,6 +392,10 @@ fn load_source(
     }
     let mut suite = suite;
     suite.cases.extend(included_cases);
+    selected += match opts.select {
+        Some(sel) => suite.cases.iter().filter(|c| sel.keeps(c)).count(),
+        None => suite.cases.len(),
+    };
     let digest = hasher.finalize();
     Ok(LoadedSuite {
         origin: origin.to_owned(),
@@ -383,6 +403,7 @@ fn load_source(
         system_prompt,
         streamed,
         case_count,
+        selected,
         sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
         files,
     })
@@ -927,7 +948,8 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Checks a JSON lines file of cases; returns how many cases it holds.
+/// Checks a JSON lines file of cases; returns how many cases it holds and how many of them
+/// the selection takes.
 fn check_jsonl(
     shown: &str,
     reader: Box<dyn BufRead>,
@@ -935,8 +957,10 @@ fn check_jsonl(
     ctx: &CaseCtx<'_>,
     ids: &mut Seen,
     diags: &mut Vec<Diagnostic>,
-) -> usize {
+    select: Option<&crate::filter::Selection>,
+) -> (usize, usize) {
     let mut n = 0;
+    let mut kept = 0;
     for (i, line) in reader.lines().enumerate() {
         let lineno = i + 1;
         let line = match line {
@@ -960,6 +984,9 @@ fn check_jsonl(
         match serde_json::from_str::<Case>(&line) {
             Ok(case) => {
                 n += 1;
+                if select.is_none_or(|sel| sel.keeps(&case)) {
+                    kept += 1;
+                }
                 for p in case_problems(&case, ctx) {
                     let at = if p.path.is_empty() {
                         "the case"
@@ -1003,7 +1030,7 @@ fn check_jsonl(
             break;
         }
     }
-    n
+    (n, kept)
 }
 
 fn strip_serde_json_position(msg: &str) -> &str {

@@ -129,6 +129,7 @@ fn no_canary_needs_a_canary_unless_the_run_gives_one() {
         &t.path().join("s.yaml"),
         &LoadOptions {
             run_canary: Some("SECRET-123"),
+            ..LoadOptions::default()
         },
     );
     assert!(ok.is_ok());

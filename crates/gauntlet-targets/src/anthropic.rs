@@ -7,6 +7,7 @@
 //! block, the Anthropic equivalent of OpenAI's `content_filter`.
 
 use bytes::Bytes;
+use gauntlet_core::event::{EvidenceLevel, SideEffectMode};
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::{BoxFuture, TargetConfig, TargetError, TargetInfo, TrialContext};
 use gauntlet_core::tools::ToolDef;
@@ -74,6 +75,8 @@ impl AnthropicModel {
             model: Some(model.clone()),
             base_url: Some(redactor.redact(base).into_owned()),
             settings: settings_of(cfg),
+            evidence_level: EvidenceLevel::Online,
+            side_effects: SideEffectMode::Simulated,
         };
         let url = client.parse_url(&url)?;
         Ok(AnthropicModel {

@@ -20,6 +20,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use gauntlet_core::event::{EvidenceLevel, SideEffectMode};
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::{
     BoxFuture, ExecTargetConfig, Session, Target, TargetError, TargetInfo, ToolHost, TrialContext,
@@ -295,6 +296,8 @@ impl Target for ExecTarget {
             model: None,
             base_url: None,
             settings,
+            evidence_level: EvidenceLevel::Online,
+            side_effects: SideEffectMode::Simulated,
         }
     }
 

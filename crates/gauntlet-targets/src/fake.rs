@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use gauntlet_core::event::{EvidenceLevel, SideEffectMode};
 use gauntlet_core::suite::ScriptedFinish;
 use gauntlet_core::target::{BoxFuture, TargetError, TargetInfo, TrialContext};
 use gauntlet_core::trace::{Message, Role, ToolCallRequest, TraceRecorder, Usage};
@@ -82,6 +83,8 @@ impl ChatModel for FakeModel {
             model: Some(format!("gauntlet-fake-{}", self.label())),
             base_url: None,
             settings: BTreeMap::new(),
+            evidence_level: EvidenceLevel::Offline,
+            side_effects: SideEffectMode::Simulated,
         }
     }
 

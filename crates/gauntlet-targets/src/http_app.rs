@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
+use gauntlet_core::event::{EvidenceLevel, SideEffectMode};
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::{
     BoxFuture, HttpTargetConfig, Session, Target, TargetConfig, TargetError, TargetInfo, ToolHost,
@@ -80,6 +81,9 @@ impl HttpAppTarget {
             model: None,
             base_url: Some(redactor.redact(&h.url).into_owned()),
             settings: settings_of(cfg),
+            // The app runs its own tools: whatever those do, happens.
+            evidence_level: EvidenceLevel::Online,
+            side_effects: SideEffectMode::Real,
         };
         Ok(HttpAppTarget {
             inner: Arc::new(Inner {

@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
+use gauntlet_core::event::{EvidenceLevel, SideEffectMode};
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::{BoxFuture, TargetConfig, TargetError, TargetInfo, TrialContext};
 use gauntlet_core::tools::ToolDef;
@@ -164,6 +165,8 @@ impl OpenAiModel {
             model: Some(model.clone()),
             base_url: Some(redactor.redact(base).into_owned()),
             settings: settings_of(cfg),
+            evidence_level: EvidenceLevel::Online,
+            side_effects: SideEffectMode::Simulated,
         };
         let url = client.parse_url(&url)?;
         Ok(OpenAiModel {

@@ -257,6 +257,20 @@ pub enum ChangeType {
     Workflow,
 }
 
+impl From<ChangeType> for gauntlet_core::regression::ChangeType {
+    fn from(c: ChangeType) -> Self {
+        use gauntlet_core::regression::ChangeType as C;
+        match c {
+            ChangeType::Prompt => C::Prompt,
+            ChangeType::Tool => C::Tool,
+            ChangeType::Model => C::Model,
+            ChangeType::Judge => C::Judge,
+            ChangeType::Retrieval => C::Retrieval,
+            ChangeType::Workflow => C::Workflow,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct LogArgs {
     /// The run to log.

@@ -9,24 +9,20 @@ use std::sync::{Arc, Mutex};
 use gauntlet_core::event::Invocation;
 use gauntlet_core::flake::{FlakeClass, classify};
 
-use crate::CliError;
 use crate::cli::FlakyArgs;
+use crate::error::CliError;
 use crate::printer::Verbosity;
-use crate::runcmd::{Mode, Settings, execute, load_all, resolve_spec, store_path};
+use crate::runcmd::{Mode, Settings, execute, selection};
+use crate::setup::{load_all, resolve_spec, store_path};
 
 pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
     let path = args.suite.display().to_string();
-    let suites = load_all(std::slice::from_ref(&path), None, None)?;
+    let filters = vec![format!("id:{}", args.case)];
+    let select = selection(&filters, None, None)?;
+    let suites = load_all(std::slice::from_ref(&path), None, None, Some(&select))?;
     let s = &suites[0];
-    let exists_inline = s.suite.cases.iter().any(|c| c.id == args.case);
-    let exists = exists_inline
-        || s.streamed.iter().any(|p| {
-            gauntlet_suite::load::stream_jsonl(p)
-                .into_iter()
-                .flatten()
-                .any(|c| c.is_ok_and(|c| c.id == args.case))
-        });
-    if !exists {
+    // The selection was counted while the suite was checked: no second read of its cases.
+    if s.selected == 0 {
         return Err(CliError::usage(
             format!("`{}` has no case `{}`", path, args.case),
             "pass the id of a case in that suite",
@@ -65,7 +61,7 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
         invocation: Invocation {
             suites: vec![path],
             target,
-            filters: vec![format!("id:{}", args.case)],
+            filters,
             shard: None,
             canary: None,
             system_prompt_file: None,
@@ -92,30 +88,30 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
     mode.pin_seed = true;
     mode.capture = Some(Arc::clone(&captured));
     mode.notes.insert("flaky_case".into(), args.case.clone());
-    execute(suites, settings, mode)?;
+    execute(suites, select, settings, mode)?;
     let results = captured.lock().expect("capture lock");
     let Some(result) = results.first() else {
         return Err(CliError::Usage("the case did not run".into(), None));
     };
     let refused = |t: &str| gauntlet_graders::refusal::analyze(t).refused;
     let report = classify(&result.trials, &refused);
-    let mut out = anstream::stdout();
-    let _ = writeln!(out);
-    let _ = writeln!(
+    let mut out = crate::out::Printer::stdout();
+    writeln!(out)?;
+    writeln!(
         out,
         "case {}: {} of {} trials passed (pass rate {:.2}); every trace is in the run store",
         args.case, report.passes, report.k, report.pass_rate
-    );
-    let _ = writeln!(out, "class: {}", report.class.as_str());
+    )?;
+    writeln!(out, "class: {}", report.class.as_str())?;
     for e in &report.evidence {
-        let _ = writeln!(out, "  - {e}");
+        writeln!(out, "  - {e}")?;
     }
-    let _ = writeln!(out, "action: {}", report.class.action());
+    writeln!(out, "action: {}", report.class.action())?;
     if report.class == FlakeClass::AgentNondeterminism && result.case.blocking {
-        let _ = writeln!(
+        writeln!(
             out,
             "this is a blocking case: under pass^k the suite FAILs until the agent is consistent"
-        );
+        )?;
     }
     if report.class != FlakeClass::Stable {
         let today: jiff::civil::Date = jiff::Timestamp::now()
@@ -126,21 +122,21 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
         let expires = today
             .checked_add(jiff::Span::new().days(i64::from(args.days)))
             .unwrap_or(today);
-        let _ = writeln!(out, "\nquarantine entry (paste into quarantine.yaml):\n");
-        let _ = writeln!(out, "- case: {}", args.case);
-        let _ = writeln!(out, "  first_seen: {today}");
-        let _ = writeln!(out, "  k: {}", report.k);
-        let _ = writeln!(out, "  pass_rate: {:.2}", report.pass_rate);
-        let _ = writeln!(out, "  class: {}", report.class.as_str());
-        let _ = writeln!(out, "  owner: {}", args.owner);
-        let _ = writeln!(out, "  expires: {expires}");
+        writeln!(out, "\nquarantine entry (paste into quarantine.yaml):\n")?;
+        writeln!(out, "- case: {}", args.case)?;
+        writeln!(out, "  first_seen: {today}")?;
+        writeln!(out, "  k: {}", report.k)?;
+        writeln!(out, "  pass_rate: {:.2}", report.pass_rate)?;
+        writeln!(out, "  class: {}", report.class.as_str())?;
+        writeln!(out, "  owner: {}", args.owner)?;
+        writeln!(out, "  expires: {expires}")?;
         let reason = report
             .evidence
             .first()
             .cloned()
             .unwrap_or_default()
             .replace('"', "'");
-        let _ = writeln!(out, "  reason: \"{reason}\"");
+        writeln!(out, "  reason: \"{reason}\"")?;
     }
     Ok(0)
 }

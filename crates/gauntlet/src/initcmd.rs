@@ -6,8 +6,8 @@ use std::io::Write;
 
 use gauntlet_suite::builtin::STARTER_FILES;
 
-use crate::CliError;
 use crate::cli::InitArgs;
+use crate::error::CliError;
 
 pub fn init(args: InitArgs) -> Result<i32, CliError> {
     let dir = &args.dir;
@@ -40,15 +40,15 @@ pub fn init(args: InitArgs) -> Result<i32, CliError> {
             )
         })?;
     }
-    let mut out = anstream::stdout();
+    let mut out = crate::out::Printer::stdout();
     let shown = dir.display();
-    let _ = writeln!(out, "Created a starter harness in {shown}:");
+    writeln!(out, "Created a starter harness in {shown}:")?;
     for (name, _) in STARTER_FILES {
-        let _ = writeln!(out, "  {shown}/{name}");
+        writeln!(out, "  {shown}/{name}")?;
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "\nNext:\n  gauntlet validate {shown}/suite.yaml\n  gauntlet run {shown}/suite.yaml            # passes as shipped (fake:scripted)\n  gauntlet run {shown}/suite.yaml --target openai:MODEL --base-url URL"
-    );
+    )?;
     Ok(0)
 }

@@ -10,8 +10,8 @@ use gauntlet_graders::markup::{MarkupOptions, scan};
 use gauntlet_graders::refusal::analyze;
 use serde_json::{Value, json};
 
-use crate::CliError;
 use crate::cli::{OracleArgs, OracleKind};
+use crate::error::CliError;
 
 pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
     let input: Box<dyn BufRead> = match &args.file {
@@ -23,7 +23,7 @@ pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
         })?)),
         None => Box::new(BufReader::new(std::io::stdin())),
     };
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(crate::out::Printer::stdout());
     let markup_opts = MarkupOptions {
         inspect_code: args.inspect_code,
         allowed_hosts: args.allowed_hosts.clone(),
@@ -112,7 +112,10 @@ pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
     out.flush()
         .map_err(|e| CliError::Usage(format!("failed to write output: {e}"), None))?;
     if bad > 0 {
-        eprintln!("error: {bad} input line(s) could not be graded; see the `error` lines");
+        CliError::plain(format!(
+            "{bad} input line(s) could not be graded; see the `error` lines"
+        ))
+        .print();
         return Ok(gauntlet_core::score::EXIT_USAGE);
     }
     Ok(0)

@@ -28,7 +28,7 @@ pub enum Verbosity {
 const SMALL_RUN: usize = 100;
 
 pub struct TerminalReporter {
-    out: anstream::AutoStream<std::io::Stdout>,
+    out: crate::out::Printer,
     verbosity: Verbosity,
     planned: usize,
     bar: Option<ProgressBar>,
@@ -69,7 +69,7 @@ fn status_style(s: Status) -> Style {
 impl TerminalReporter {
     pub fn new(verbosity: Verbosity, reports_dir: Option<String>) -> Self {
         TerminalReporter {
-            out: anstream::AutoStream::auto(std::io::stdout()),
+            out: crate::out::Printer::stdout(),
             verbosity,
             planned: 0,
             bar: None,

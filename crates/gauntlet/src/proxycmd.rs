@@ -14,7 +14,7 @@ use gauntlet_core::redact::Redactor;
 use gauntlet_core::trace::Trace;
 use gauntlet_targets::proxy::{ProxyConfig, RecordingProxy};
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// Record an agent's model calls: point its model base URL at this proxy.
 #[derive(Debug, clap::Args)]
@@ -37,7 +37,7 @@ pub struct ProxyArgs {
 
 /// Runs the proxy until Ctrl-C.
 pub fn proxy(args: ProxyArgs) -> Result<i32, CliError> {
-    let rt = crate::runtime()?;
+    let rt = crate::setup::runtime()?;
     rt.block_on(async move {
         let proxy = RecordingProxy::new(ProxyConfig::new(&args.upstream), Redactor::new())
             .map_err(|e| {
@@ -53,7 +53,7 @@ pub fn proxy(args: ProxyArgs) -> Result<i32, CliError> {
                     "pass --out with a writable file",
                 )
             })?),
-            None => Box::new(std::io::stdout()),
+            None => Box::new(crate::out::Printer::stdout()),
         };
         let (bound, serving) = proxy.bind(args.listen).await.map_err(|e| {
             CliError::usage(
@@ -61,10 +61,10 @@ pub fn proxy(args: ProxyArgs) -> Result<i32, CliError> {
                 "pick another address with --listen (port 0 picks a free one)",
             )
         })?;
-        eprintln!(
+        crate::out::note(&format!(
             "proxy: recording on http://{bound} -> {}; OpenAI base URL http://{bound}/s/SESSION/v1, Anthropic base URL http://{bound}/s/SESSION (or http://{bound}/v1 for the session `default`); Ctrl-C to stop",
             proxy.upstream()
-        );
+        ));
         let mut server = tokio::spawn(serving);
         let idle = Duration::from_secs(args.idle_secs);
         let mut tick = tokio::time::interval(Duration::from_millis(500));

@@ -1,34 +1,32 @@
-//! `gauntlet run` and `gauntlet redteam` (with `--resume` and `--rerun-failed`): load suites,
-//! resolve the target, build the plan, run it with the store and the reports attached, check
-//! the harness files did not change, and pick the exit code from the state.
+//! `gauntlet run` and `gauntlet redteam` (with `--resume` and `--rerun-failed`): resolve the
+//! settings, load the suites with the run's selection, plan, and hand the plan, the target
+//! and the reporters to the runner; the exit code is the state's.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use gauntlet_core::event::{
-    EvidenceLevel, Invocation, REPORT_SCHEMA_VERSION, Reporter, RunManifest, SideEffectMode,
-    SuiteRef,
-};
-use gauntlet_core::result::{CaseStatus, TrialResult};
-use gauntlet_core::suite::Case;
-use gauntlet_core::summary::PackRequirements;
-use gauntlet_core::target::{TargetConfig, TargetKind};
+use gauntlet_core::event::{Invocation, Reporter};
+use gauntlet_core::result::{CaseResult, CaseStatus, Outcome, TrialResult};
+use gauntlet_core::target::TargetConfig;
 use gauntlet_graders::OracleGrader;
-use gauntlet_runner::{PlannedCase, RunConfig, Runner, Stop, SuiteContext};
-use gauntlet_suite::filter::{CaseFilter, Shard};
-use gauntlet_suite::load::{LoadOptions, LoadedSuite, stream_jsonl};
+use gauntlet_runner::{PlanItem, RunConfig, Runner, Stop};
+use gauntlet_suite::filter::{CaseFilter, Selection, Shard};
+use gauntlet_suite::load::LoadedSuite;
+use gauntlet_suite::{ManifestFacts, Plan, PlanSettings};
 
 use crate::cli::{ExecOpts, RedteamArgs, RunArgs};
+use crate::error::CliError;
+use crate::out;
 use crate::printer::{TerminalReporter, Verbosity};
-use crate::{CliError, VERSION};
+use crate::setup::{
+    BUILTIN_OWASP, build_judge, integrity_check, load_all, new_run_id, open_store, quarantine,
+    resolve_spec, resolve_target, runtime, store_err, store_path,
+};
 
-/// The canary placeholder in system prompts.
-pub const CANARY_PLACEHOLDER: &str = "{{canary}}";
-
-/// The origin recorded for the built-in red-team corpus.
-pub const BUILTIN_OWASP: &str = "builtin:owasp";
+/// gauntlet's version, recorded in every manifest.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Everything a run needs beyond its suites, resolved from flags, or from a stored run's
 /// invocation when resuming.
@@ -63,25 +61,7 @@ pub struct Mode {
     /// Pin every trial's seed (flake triage).
     pub pin_seed: bool,
     /// Collects the case results (flake triage reads them after the run).
-    pub capture: Option<Arc<std::sync::Mutex<Vec<gauntlet_core::result::CaseResult>>>>,
-}
-
-/// A reporter that keeps case results in memory (for small runs only: flake triage).
-struct Capture(Arc<std::sync::Mutex<Vec<gauntlet_core::result::CaseResult>>>);
-
-impl Reporter for Capture {
-    fn on_event(
-        &mut self,
-        ev: &gauntlet_core::event::RunEvent,
-    ) -> Result<(), gauntlet_core::event::ReportError> {
-        if let gauntlet_core::event::EventKind::CaseFinished { result } = &ev.kind {
-            self.0
-                .lock()
-                .expect("capture lock")
-                .push((**result).clone());
-        }
-        Ok(())
-    }
+    pub capture: Option<Arc<std::sync::Mutex<Vec<CaseResult>>>>,
 }
 
 impl Mode {
@@ -99,57 +79,41 @@ impl Mode {
     }
 }
 
-/// Loads suites, printing nothing; diagnostics become a usage error.
-pub fn load_all(
-    paths: &[String],
-    canary: Option<&str>,
-    system_prompt_file: Option<&str>,
-) -> Result<Vec<LoadedSuite>, CliError> {
-    let opts = LoadOptions { run_canary: canary };
-    let mut suites = Vec::new();
-    let mut diags = Vec::new();
-    for p in paths {
-        if p == BUILTIN_OWASP {
-            suites.push(corpus(system_prompt_file.map(Path::new), canary)?);
-            continue;
+/// A reporter that keeps case results in memory (for small runs only: flake triage).
+struct Capture(Arc<std::sync::Mutex<Vec<CaseResult>>>);
+
+impl Reporter for Capture {
+    fn on_event(
+        &mut self,
+        ev: &gauntlet_core::event::RunEvent,
+    ) -> Result<(), gauntlet_core::event::ReportError> {
+        if let gauntlet_core::event::EventKind::CaseFinished { result } = &ev.kind {
+            self.0
+                .lock()
+                .expect("capture lock")
+                .push((**result).clone());
         }
-        match gauntlet_suite::load_file(Path::new(p), &opts) {
-            Ok(s) => suites.push(s),
-            Err(mut d) => diags.append(&mut d),
-        }
+        Ok(())
     }
-    diags.extend(gauntlet_suite::load::check_unique_ids(&suites));
-    if !diags.is_empty() {
-        return Err(CliError::Diagnostics(diags));
-    }
-    Ok(suites)
 }
 
-/// The OWASP corpus with the user's system prompt (if any).
-fn corpus(system_prompt: Option<&Path>, canary: Option<&str>) -> Result<LoadedSuite, CliError> {
-    let mut corpus =
-        gauntlet_suite::builtin::owasp(&LoadOptions::default()).map_err(CliError::Diagnostics)?;
-    if let Some(path) = system_prompt {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            CliError::usage(
-                format!("failed to read the system prompt `{}`: {e}", path.display()),
-                "pass a text file holding your app's system prompt",
-            )
-        })?;
-        if !text.contains(CANARY_PLACEHOLDER) && canary.is_none() {
-            return Err(CliError::usage(
-                format!(
-                    "`{}` has no {CANARY_PLACEHOLDER} placeholder and no --canary was given",
-                    path.display()
-                ),
-                "write {{canary}} in your prompt where a secret should be planted, or pass --canary with the secret your prompt already holds",
-            ));
-        }
-        corpus.suite.agent.system_prompt = Some(text.clone());
-        corpus.system_prompt = Some(text);
-        corpus.files.push(path.to_path_buf());
-    }
-    Ok(corpus)
+/// The run's selection from its filter terms, its shard and an explicit id set.
+pub fn selection(
+    filters: &[String],
+    shard: Option<&str>,
+    only: Option<HashSet<String>>,
+) -> Result<Selection, CliError> {
+    let filter = CaseFilter::parse(filters)
+        .map_err(|e| CliError::usage(e, "e.g. --filter pack:smoke --filter owasp:LLM01"))?;
+    let shard = shard
+        .map(Shard::parse)
+        .transpose()
+        .map_err(|e| CliError::usage(e, "e.g. --shard 1/4"))?;
+    Ok(Selection {
+        filter,
+        shard,
+        only,
+    })
 }
 
 fn verbosity(opts: &ExecOpts) -> Verbosity {
@@ -160,23 +124,6 @@ fn verbosity(opts: &ExecOpts) -> Verbosity {
     } else {
         Verbosity::Normal
     }
-}
-
-/// Where the store is: the flag, else `store:` in the config file, else the default.
-pub fn store_path(flag: Option<&Path>, config: Option<&Path>) -> Result<PathBuf, CliError> {
-    if let Some(p) = flag {
-        return Ok(p.to_path_buf());
-    }
-    let cfg_path = config
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("gauntlet.yaml"));
-    if cfg_path.exists() {
-        let cfg = gauntlet_suite::load::load_config(&cfg_path).map_err(CliError::Diagnostics)?;
-        if let Some(s) = cfg.store {
-            return Ok(PathBuf::from(s));
-        }
-    }
-    Ok(PathBuf::from(gauntlet_store::DEFAULT_STORE))
 }
 
 fn settings(opts: &ExecOpts, invocation: Invocation) -> Result<Settings, CliError> {
@@ -190,11 +137,11 @@ fn settings(opts: &ExecOpts, invocation: Invocation) -> Result<Settings, CliErro
         };
         notes.insert(k.trim().to_owned(), v.trim().to_owned());
     }
-    let judge = opts
-        .judge
-        .as_deref()
-        .map(|j| resolve_spec(j, opts.config.as_deref()))
-        .transpose()?;
+    let spec = |s: &Option<String>| {
+        s.as_deref()
+            .map(|j| resolve_spec(j, opts.config.as_deref()))
+            .transpose()
+    };
     Ok(Settings {
         invocation,
         k: opts.k,
@@ -208,12 +155,8 @@ fn settings(opts: &ExecOpts, invocation: Invocation) -> Result<Settings, CliErro
         },
         quarantine: opts.quarantine.clone(),
         baseline: opts.baseline.clone(),
-        judge,
-        user_model: opts
-            .user_model
-            .as_deref()
-            .map(|u| resolve_spec(u, opts.config.as_deref()))
-            .transpose()?,
+        judge: spec(&opts.judge)?,
+        user_model: spec(&opts.user_model)?,
         notes,
     })
 }
@@ -226,7 +169,7 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
     let mut mode = Mode::new("run");
     let (paths, base_invocation) = match &args.rerun_failed {
         Some(spec) => {
-            let store = open_store(opts)?;
+            let store = open_store(opts.store.as_deref(), opts.config.as_deref())?;
             let run = store.resolve(spec).map_err(store_err)?;
             let manifest = store.manifest(&run).map_err(store_err)?;
             let mut failed = HashSet::new();
@@ -274,17 +217,14 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
     let spf = base_invocation
         .as_ref()
         .and_then(|i| i.system_prompt_file.clone());
-    let suites = load_all(&paths, canary.as_deref(), spf.as_deref())?;
+    let select = selection(&opts.filter, opts.shard.as_deref(), mode.only.clone())?;
+    let suites = load_all(&paths, canary.as_deref(), spf.as_deref(), Some(&select))?;
     let target = match (&opts.target, &base_invocation) {
         (None, Some(inv)) => inv.target.clone(),
         _ => resolve_target(
             &suites,
             opts,
-            if mode.command == "redteam" {
-                Some(default_redteam())
-            } else {
-                None
-            },
+            (mode.command == "redteam").then(default_redteam),
         )?,
     };
     let invocation = Invocation {
@@ -299,7 +239,7 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
         max_fail: opts.max_fail,
     };
     let s = settings(opts, invocation)?;
-    execute(suites, s, mode)
+    execute(suites, select, s, mode)
 }
 
 fn default_redteam() -> TargetConfig {
@@ -308,15 +248,6 @@ fn default_redteam() -> TargetConfig {
 
 pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
     let spf = args.system_prompt.as_ref().map(|p| p.display().to_string());
-    let suites = load_all(
-        &[BUILTIN_OWASP.to_owned()],
-        args.canary.as_deref(),
-        spf.as_deref(),
-    )?;
-    let canary = args
-        .canary
-        .clone()
-        .or_else(|| suites[0].suite.agent.canary.clone());
     let mut filters = args.exec.filter.clone();
     for c in &args.category {
         let c = c.trim().to_ascii_uppercase();
@@ -328,6 +259,17 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         }
         filters.push(format!("owasp:{c}"));
     }
+    let select = selection(&filters, args.exec.shard.as_deref(), None)?;
+    let suites = load_all(
+        &[BUILTIN_OWASP.to_owned()],
+        args.canary.as_deref(),
+        spf.as_deref(),
+        Some(&select),
+    )?;
+    let canary = args
+        .canary
+        .clone()
+        .or_else(|| suites[0].suite.agent.canary.clone());
     let target = resolve_target(&suites, &args.exec, Some(default_redteam()))?;
     let invocation = Invocation {
         suites: vec![BUILTIN_OWASP.to_owned()],
@@ -341,27 +283,12 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         max_fail: args.exec.max_fail,
     };
     let s = settings(&args.exec, invocation)?;
-    execute(suites, s, Mode::new("redteam"))
-}
-
-fn open_store(opts: &ExecOpts) -> Result<gauntlet_store::Store, CliError> {
-    let path = store_path(opts.store.as_deref(), opts.config.as_deref())?;
-    gauntlet_store::Store::open(&path).map_err(store_err)
-}
-
-pub fn store_err(e: gauntlet_store::StoreError) -> CliError {
-    let hint = match &e {
-        gauntlet_store::StoreError::NoSuchRun(_) | gauntlet_store::StoreError::Ambiguous(..) => {
-            "list runs with `gauntlet runs list`"
-        }
-        _ => "check --store (or `store:` in gauntlet.yaml)",
-    };
-    CliError::usage(e.to_string(), hint)
+    execute(suites, select, s, Mode::new("redteam"))
 }
 
 /// Continues an interrupted run with the same id, settings and suites.
 fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
-    let mut store = open_store(opts)?;
+    let mut store = open_store(opts.store.as_deref(), opts.config.as_deref())?;
     let run = store.resolve(spec).map_err(store_err)?;
     let manifest = store.manifest(&run).map_err(store_err)?;
     let finished_run = store.summary(&run).map_err(store_err)?.is_some();
@@ -377,10 +304,12 @@ fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
             "it was made by an older gauntlet; start a new run",
         )
     })?;
+    let select = selection(&inv.filters, inv.shard.as_deref(), None)?;
     let suites = load_all(
         &inv.suites,
         inv.canary.as_deref(),
         inv.system_prompt_file.as_deref(),
+        Some(&select),
     )?;
     // A suite that changed since the run started would make the resumed run a mixture.
     for (s, r) in suites.iter().zip(&manifest.suites) {
@@ -421,250 +350,33 @@ fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
     }
     mode.resume = Some((run, finished));
     mode.started_at = Some(manifest.started_at.clone());
-    execute(suites, s, mode)
+    execute(suites, select, s, mode)
 }
 
 /// Whether any stored trial ended in `error` or `timeout`: the trials a resume re-runs.
 fn has_faulted_trials(trials: &HashMap<String, Vec<TrialResult>>) -> bool {
-    use gauntlet_core::result::Outcome;
     trials
         .values()
         .flatten()
         .any(|t| matches!(t.outcome, Outcome::Error | Outcome::Timeout))
 }
 
-/// A target from a spec: `KIND:ARG`, or a name from the config file.
-pub fn resolve_spec(spec: &str, config: Option<&Path>) -> Result<TargetConfig, CliError> {
-    let parsed = TargetConfig::parse(spec)
-        .map_err(|e| CliError::usage(e, "try fake:safe or openai:MODEL"))?;
-    match &parsed.name {
-        Some(name) if parsed.kind.is_none() => named_target(name, config),
-        _ => Ok(parsed),
-    }
-}
-
-/// Resolves the target: the flag, else the suites' (all the same), else the default.
-fn resolve_target(
-    suites: &[LoadedSuite],
-    opts: &ExecOpts,
-    default: Option<TargetConfig>,
-) -> Result<TargetConfig, CliError> {
-    let mut cfg = match &opts.target {
-        Some(spec) => resolve_spec(spec, opts.config.as_deref())?,
-        None => {
-            let declared: Vec<&TargetConfig> = suites
-                .iter()
-                .filter_map(|s| s.suite.target.as_ref())
-                .collect();
-            match declared.first() {
-                Some(first) => {
-                    if declared.iter().any(|t| t != first) {
-                        return Err(CliError::usage(
-                            "the suites declare different targets",
-                            "pass --target to choose one for this run",
-                        ));
-                    }
-                    (*first).clone()
-                }
-                None => default.ok_or_else(|| {
-                    CliError::usage(
-                        "no target: the suite declares none and --target was not given",
-                        "pass --target fake:scripted (answers written in the cases), fake:safe, openai:MODEL, ...",
-                    )
-                })?,
-            }
-        }
-    };
-    if cfg.kind.is_none() {
-        let name = cfg.name.clone().unwrap_or_default();
-        cfg = named_target(&name, opts.config.as_deref())?;
-    }
-    if let Some(u) = &opts.base_url {
-        cfg.base_url = Some(u.clone());
-    }
-    if let Some(k) = &opts.api_key_env {
-        cfg.api_key_env = Some(k.clone());
-    }
-    if let Some(t) = opts.temperature {
-        cfg.temperature = Some(t);
-    }
-    if let Some(m) = opts.max_tokens {
-        cfg.max_tokens = Some(m);
-    }
-    if let Some(s) = opts.seed {
-        cfg.seed = Some(s as i64);
-    }
-    gauntlet_suite::load::check_target(&cfg).map_err(|(m, h)| CliError::Usage(m, h))?;
-    Ok(cfg)
-}
-
-/// A named target from the config file (`--config`, else `gauntlet.yaml` if present).
-fn named_target(name: &str, config: Option<&Path>) -> Result<TargetConfig, CliError> {
-    let path = config
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("gauntlet.yaml"));
-    if !path.exists() {
-        return Err(CliError::usage(
-            format!(
-                "unknown target `{name}`: no config file `{}` defines named targets",
-                path.display()
-            ),
-            "write KIND:ARG (fake:safe, openai:MODEL, ...), or define the target under `targets:` in gauntlet.yaml",
-        ));
-    }
-    let config = gauntlet_suite::load::load_config(&path).map_err(CliError::Diagnostics)?;
-    match config.targets.get(name) {
-        Some(t) => Ok(t.clone()),
-        None => Err(CliError::usage(
-            format!("`{}` defines no target named `{name}`", path.display()),
-            format!(
-                "defined targets: {}",
-                if config.targets.is_empty() {
-                    "none".to_owned()
-                } else {
-                    config
-                        .targets
-                        .keys()
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                }
-            ),
-        )),
-    }
-}
-
-pub fn suite_context(
-    s: &LoadedSuite,
-    canary: Option<&str>,
-    timeout_ms: Option<u64>,
-) -> SuiteContext {
-    let canary = canary
-        .map(str::to_owned)
-        .or_else(|| s.suite.agent.canary.clone());
-    let system_prompt = s.system_prompt.as_ref().map(|p| match &canary {
-        Some(c) => p.replace(CANARY_PLACEHOLDER, c),
-        None => p.clone(),
-    });
-    SuiteContext {
-        name: s.suite.suite.clone(),
-        system_prompt,
-        canary,
-        tools: s.suite.agent.tools.clone(),
-        default_blocking: s.suite.defaults.blocking,
-        timeout_ms: timeout_ms.or(s.suite.defaults.timeout_ms),
-    }
-}
-
-/// Every case of a suite that passes `keep`, streamed.
-pub fn cases_of(
-    s: &LoadedSuite,
-    ctx: Arc<SuiteContext>,
-    keep: Arc<dyn Fn(&Case) -> bool + Send + Sync>,
-) -> impl Iterator<Item = PlannedCase> + Send + use<> {
-    let inline: Vec<Case> = s.suite.cases.clone();
-    let streamed = s.streamed.clone();
-    let keep2 = Arc::clone(&keep);
-    let ctx2 = Arc::clone(&ctx);
-    inline
-        .into_iter()
-        .filter(move |c| keep(c))
-        .map(move |c| PlannedCase {
-            suite: Arc::clone(&ctx),
-            case: Arc::new(c),
-        })
-        .chain(streamed.into_iter().flat_map(move |path| {
-            let keep = Arc::clone(&keep2);
-            let ctx = Arc::clone(&ctx2);
-            // The file was checked when the suite loaded; a read failure now (the file was
-            // removed mid-run) ends that file's cases, and the integrity check reports it.
-            stream_jsonl(&path)
-                .into_iter()
-                .flatten()
-                .filter_map(Result::ok)
-                .filter(move |c| keep(c))
-                .map(move |c| PlannedCase {
-                    suite: Arc::clone(&ctx),
-                    case: Arc::new(c),
-                })
-        }))
-}
-
-pub fn new_run_id() -> String {
-    let now = jiff::Timestamp::now();
-    let stamp = now.strftime("%Y%m%dT%H%M%SZ").to_string();
-    let nanos = now.subsec_nanosecond() as u32;
-    let pid = std::process::id();
-    format!("{stamp}-{:04x}", (nanos ^ pid.rotate_left(16)) & 0xffff)
-}
-
-/// SHA-256 of every harness file, to detect changes during the run.
-fn snapshot(files: &[PathBuf]) -> Vec<(PathBuf, Option<String>)> {
-    use sha2::{Digest, Sha256};
-    files
-        .iter()
-        .map(|p| {
-            // Streamed: a generated suite can be large, and memory must stay flat.
-            let h = std::fs::File::open(p).ok().and_then(|mut f| {
-                let mut hasher = Sha256::new();
-                let mut buf = [0u8; 64 * 1024];
-                loop {
-                    let n = std::io::Read::read(&mut f, &mut buf).ok()?;
-                    if n == 0 {
-                        break;
-                    }
-                    hasher.update(&buf[..n]);
-                }
-                Some(
-                    hasher
-                        .finalize()
-                        .iter()
-                        .map(|b| format!("{b:02x}"))
-                        .collect::<String>(),
-                )
-            });
-            (p.clone(), h)
-        })
-        .collect()
-}
-
-/// Loads the quarantine file, failing on expired entries.
-fn quarantine(path: Option<&Path>) -> Result<HashSet<String>, CliError> {
-    let default = PathBuf::from("quarantine.yaml");
-    let path = match path {
-        Some(p) => p.to_path_buf(),
-        None if default.exists() => default,
-        None => return Ok(HashSet::new()),
-    };
-    let today: jiff::civil::Date = jiff::Timestamp::now()
-        .strftime("%Y-%m-%d")
-        .to_string()
-        .parse()
-        .expect("a date");
-    let entries =
-        gauntlet_suite::load::load_quarantine(&path, today).map_err(CliError::Diagnostics)?;
-    Ok(entries.into_iter().map(|e| e.case).collect())
-}
-
-pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32, CliError> {
+/// Runs suites (loaded with `select`) against the invocation's target.
+pub fn execute(
+    suites: Vec<LoadedSuite>,
+    select: Selection,
+    s: Settings,
+    mode: Mode,
+) -> Result<i32, CliError> {
     let inv = &s.invocation;
-    let filter = CaseFilter::parse(&inv.filters)
-        .map_err(|e| CliError::usage(e, "e.g. --filter pack:smoke --filter owasp:LLM01"))?;
-    let shard = inv
-        .shard
-        .as_deref()
-        .map(Shard::parse)
-        .transpose()
-        .map_err(|e| CliError::usage(e, "e.g. --shard 1/4"))?;
     if s.k == 0 {
         return Err(CliError::usage(
             "--k must be at least 1",
             "use --k 1 for one trial per case",
         ));
     }
-    let target_cfg = inv.target.clone();
     let mut redactor = gauntlet_core::redact::Redactor::new();
-    let target = gauntlet_targets::build_target(&target_cfg, &mut redactor).map_err(|e| {
+    let target = gauntlet_targets::build_target(&inv.target, &mut redactor).map_err(|e| {
         CliError::usage(
             e,
             "check the target settings and the environment variables it names",
@@ -673,12 +385,7 @@ pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32,
     let mut grader = OracleGrader::new();
     let mut judge_label = None;
     if let Some(j) = &s.judge {
-        let judge = crate::judge::ModelJudge::new(j, &mut redactor).map_err(|e| {
-            CliError::usage(
-                e,
-                "--judge takes a model target: fake:judge, openai:MODEL, anthropic:MODEL",
-            )
-        })?;
+        let judge = build_judge(j, &mut redactor)?;
         judge_label = Some(judge.describe());
         grader = grader.with_judge(Arc::new(judge));
     }
@@ -696,71 +403,32 @@ pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32,
         None => None,
     };
 
-    let contexts: Vec<Arc<SuiteContext>> = suites
-        .iter()
-        .map(|su| Arc::new(suite_context(su, inv.canary.as_deref(), inv.timeout_ms)))
-        .collect();
+    let plan = Plan::new(
+        suites,
+        select,
+        PlanSettings {
+            canary: inv.canary.as_deref(),
+            timeout_ms: inv.timeout_ms,
+        },
+    );
     if let (Some(file), Some(c)) = (&inv.system_prompt_file, &inv.canary)
-        && contexts.iter().any(|ctx| {
+        && plan.contexts().any(|ctx| {
             ctx.system_prompt
                 .as_deref()
                 .is_some_and(|p| !p.contains(c.as_str()))
         })
     {
-        eprintln!(
-            "warning: the canary does not appear in {file}: leak checks cannot fire unless the prompt holds it"
-        );
+        out::warn(&format!(
+            "the canary does not appear in {file}: leak checks cannot fire unless the prompt holds it"
+        ));
     }
-
-    let only = mode.only.clone().map(Arc::new);
-    let keep: Arc<dyn Fn(&Case) -> bool + Send + Sync> = {
-        let filter = filter.clone();
-        let only = only.clone();
-        Arc::new(move |c: &Case| {
-            filter.matches(c)
-                && shard.is_none_or(|sh| sh.contains(&c.id))
-                && only.as_ref().is_none_or(|o| o.contains(&c.id))
-        })
-    };
-    // Count the planned cases (a streaming pass over JSON lines files when filtered).
-    let unfiltered = filter.is_empty() && shard.is_none() && only.is_none();
-    let mut planned = 0usize;
-    for (su, ctx) in suites.iter().zip(&contexts) {
-        planned += if unfiltered {
-            su.case_count
-        } else {
-            cases_of(su, Arc::clone(ctx), Arc::clone(&keep)).count()
-        };
-    }
-    if planned == 0 {
+    if plan.planned() == 0 {
         return Err(CliError::usage(
             "no case to run: the filters and shard left nothing",
             "check --filter and --shard (keys: id, pack, owasp, technique, tag, kind)",
         ));
     }
 
-    let packs = pack_requirements(&suites);
-
-    let kind = target_cfg.kind.expect("resolved");
-    let mut filters: Vec<String> = Vec::new();
-    if !filter.is_empty() {
-        filters.push(format!("filter {filter}"));
-    }
-    if let Some(sh) = shard {
-        filters.push(format!("shard {sh}"));
-    }
-    if let Some(o) = &only {
-        filters.push(format!("only {} case(s)", o.len()));
-    }
-    let mut tool_versions = BTreeMap::new();
-    for su in &suites {
-        for t in &su.suite.agent.tools {
-            tool_versions.insert(
-                t.name.clone(),
-                t.version.clone().unwrap_or_else(|| "unversioned".into()),
-            );
-        }
-    }
     let mut notes = mode.notes.clone();
     notes.extend(s.notes.clone());
     if let Some(f) = &inv.system_prompt_file {
@@ -773,63 +441,27 @@ pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32,
         Some((id, f)) => (id, f),
         None => (new_run_id(), HashMap::new()),
     };
-    let started_at = mode
-        .started_at
-        .clone()
-        .unwrap_or_else(|| jiff::Timestamp::now().to_string());
-    let manifest = RunManifest {
-        schema_version: REPORT_SCHEMA_VERSION,
+    let manifest = plan.manifest(ManifestFacts {
         run_id: run_id.clone(),
         gauntlet_version: VERSION.into(),
-        started_at,
+        started_at: mode
+            .started_at
+            .clone()
+            .unwrap_or_else(|| jiff::Timestamp::now().to_string()),
         command: mode.command.into(),
-        suites: suites
-            .iter()
-            .map(|su| SuiteRef {
-                name: su.suite.suite.clone(),
-                path: su.origin.clone(),
-                sha256: su.sha256.clone(),
-                cases: su.case_count,
-            })
-            .collect(),
         target: target.info(),
         k: s.k,
         seed: s.seed.unwrap_or(0),
-        planned_cases: planned,
-        evidence_level: if kind == TargetKind::Fake {
-            EvidenceLevel::Offline
-        } else {
-            EvidenceLevel::Online
-        },
-        // HTTP apps and proxied agents run their own tools: whatever those do, happens.
-        side_effects: if matches!(kind, TargetKind::Http | TargetKind::Proxy) {
-            SideEffectMode::Real
-        } else {
-            SideEffectMode::Simulated
-        },
-        dataset_revision: gauntlet_suite::builtin::corpus_revision(),
-        tool_versions,
         judge: judge_label,
-        filters,
         notes,
         invocation: Some(inv.clone()),
-    };
+    });
 
     let reports_dir = s.out.as_ref().map(|o| o.display().to_string());
     let mut reporters: Vec<Box<dyn Reporter>> =
         vec![Box::new(TerminalReporter::new(s.verbosity, reports_dir))];
-    if let Some(out) = &s.out {
-        reporters.extend(
-            gauntlet_report::writers(out, &gauntlet_report::Format::ALL).map_err(|e| {
-                CliError::usage(
-                    format!(
-                        "failed to create the report folder `{}`: {e}",
-                        out.display()
-                    ),
-                    "pass --out with a writable folder",
-                )
-            })?,
-        );
+    if let Some(dir) = &s.out {
+        reporters.extend(report_writers(dir)?);
     }
     let store = match &s.store {
         Some(p) => Some(gauntlet_store::Store::open(p).map_err(store_err)?),
@@ -842,26 +474,13 @@ pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32,
         reporters.push(Box::new(Capture(Arc::clone(c))));
     }
 
-    // Integrity: every harness file is hashed now and again when the trials are done.
-    let files: Vec<PathBuf> = suites.iter().flat_map(|su| su.files.clone()).collect();
-    let before = snapshot(&files);
-    let integrity: Arc<dyn Fn() -> Vec<String> + Send + Sync> = Arc::new(move || {
-        let after = snapshot(&files);
-        before
-            .iter()
-            .zip(after)
-            .filter(|((_, a), (_, b))| a != b)
-            .map(|((p, _), _)| p.display().to_string())
-            .collect()
-    });
-
     let cancel = Arc::new(AtomicBool::new(false));
-    let probe: gauntlet_runner::run::RefusalProbe =
+    let probe: gauntlet_runner::RefusalProbe =
         Arc::new(|t: &str| gauntlet_graders::refusal::analyze(t).refused);
     let concurrency = if inv.concurrency > 0 {
         inv.concurrency
     } else {
-        target_cfg.concurrency.unwrap_or(8)
+        inv.target.concurrency.unwrap_or(8)
     };
     let config = RunConfig {
         concurrency,
@@ -870,26 +489,19 @@ pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32,
         max_fail: inv.max_fail,
         refusal_probe: Some(probe),
         cancel: Arc::clone(&cancel),
-        packs,
+        packs: plan.packs().clone(),
         redactor,
         quarantined,
         finished,
         pin_seed: mode.pin_seed,
-        integrity: Some(integrity),
+        // Every harness file is hashed now and again when the trials are done.
+        integrity: Some(integrity_check(plan.harness_files())),
         user_simulator,
         warnings: mode.warnings.clone(),
+        notes: Vec::new(),
     };
-    let plan: Vec<Box<dyn Iterator<Item = PlannedCase> + Send>> = suites
-        .iter()
-        .zip(&contexts)
-        .map(|(su, ctx)| {
-            Box::new(cases_of(su, Arc::clone(ctx), Arc::clone(&keep)))
-                as Box<dyn Iterator<Item = PlannedCase> + Send>
-        })
-        .collect();
-    let plan = plan.into_iter().flatten();
 
-    let rt = crate::runtime()?;
+    let rt = runtime()?;
     let outcome = rt.block_on(async {
         let c = Arc::clone(&cancel);
         tokio::spawn(async move {
@@ -898,46 +510,35 @@ pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32,
             }
         });
         Runner::new(target, Arc::new(grader), config)
-            .run(manifest, plan, reporters)
+            .run(manifest, plan.cases().map(PlanItem::from), reporters)
             .await
     });
     if !outcome.reporter_errors.is_empty() {
         for e in &outcome.reporter_errors {
-            eprintln!("error: failed to write a report: {e}");
+            crate::error::CliError::plain(format!("failed to write a report: {e}")).print();
         }
         return Ok(gauntlet_core::score::EXIT_USAGE);
     }
     if outcome.stop == Stop::Cancelled {
-        eprintln!(
+        out::note(&format!(
             "interrupted: the reports cover the cases that finished; continue with `gauntlet run --resume {run_id}`"
-        );
+        ));
     }
     if let (Some(name), Some(st)) = (&s.baseline, &store) {
-        crate::storecmd::print_baseline_comparison(st, name, &run_id)?;
+        crate::comparecmd::print_baseline_comparison(st, name, &run_id)?;
     }
     Ok(outcome.summary.status.exit_code())
 }
 
-/// The pack requirements of a set of suites: the union of their required packs, and the
-/// refusal pack waived only when every tool-using suite waives it.
-pub fn pack_requirements(suites: &[gauntlet_suite::LoadedSuite]) -> PackRequirements {
-    let mut packs = PackRequirements::default();
-    let mut tool_suites = 0;
-    let mut waived = 0;
-    for su in suites {
-        for p in &su.suite.packs.required {
-            if !packs.required.contains(p) {
-                packs.required.push(p.clone());
-            }
-        }
-        if !su.suite.agent.tools.is_empty() {
-            tool_suites += 1;
-            if su.suite.packs.no_refusal_pack {
-                waived += 1;
-            }
-        }
-    }
-    packs.tool_agent = tool_suites > 0;
-    packs.no_refusal_pack = tool_suites > 0 && waived == tool_suites;
-    packs
+/// The report writers for an output folder.
+pub fn report_writers(dir: &std::path::Path) -> Result<Vec<Box<dyn Reporter>>, CliError> {
+    gauntlet_report::writers(dir, &gauntlet_report::Format::ALL).map_err(|e| {
+        CliError::usage(
+            format!(
+                "failed to create the report folder `{}`: {e}",
+                dir.display()
+            ),
+            "pass --out with a writable folder",
+        )
+    })
 }

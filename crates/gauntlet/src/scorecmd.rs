@@ -1,12 +1,13 @@
 //! `gauntlet score`: the scoring-sheet arithmetic, following the public `score_suite.py`
 //! contract (lists, ranges, keys, formats and exit codes), from flags or a filled sheet.
 
+use std::io::Write;
 use std::path::Path;
 
 use gauntlet_core::score::{ScoreSheet, parse_score_list};
 
-use crate::CliError;
 use crate::cli::ScoreArgs;
+use crate::error::CliError;
 
 const LEGEND: &str = "\
 Status model (first match wins):
@@ -40,12 +41,17 @@ pub fn score(args: ScoreArgs) -> Result<i32, CliError> {
         ));
     }
     let s = ScoreSheet::evaluate(&tasks, refusals.as_deref(), args.no_refusal_pack);
+    let mut out = crate::out::Printer::stdout();
     if args.json {
-        println!("{}", serde_json::to_string(&s).expect("sheet serializes"));
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string(&s).expect("sheet serializes")
+        )?;
     } else if args.compact {
-        println!("{}", s.compact_line());
+        writeln!(out, "{}", s.compact_line())?;
     } else {
-        println!("{}", readable(&s));
+        writeln!(out, "{}", readable(&s))?;
     }
     Ok(s.status.exit_code())
 }

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use gauntlet_core::result::{CaseResult, CaseStatus};
 
-use crate::CliError;
 use crate::cli::TraceArgs;
+use crate::error::CliError;
 
 /// Finds the case by id, or by its display name (`LLM01/technique/id`, `pack/id`).
 fn matches(r: &CaseResult, want: &str) -> bool {
@@ -44,8 +44,8 @@ fn from_report(path: &Path, want: &str) -> Result<(Option<CaseResult>, Vec<Strin
 }
 
 fn from_store(args: &TraceArgs, want: &str) -> Result<(Option<CaseResult>, Vec<String>), CliError> {
-    let store = crate::storecmd::open(&args.store)?;
-    let run = store.resolve(&args.run).map_err(crate::runcmd::store_err)?;
+    let store = crate::setup::open_existing_store(args.store.store.as_deref())?;
+    let run = store.resolve(&args.run).map_err(crate::setup::store_err)?;
     let mut found = None;
     let mut ids = Vec::new();
     store
@@ -59,7 +59,7 @@ fn from_store(args: &TraceArgs, want: &str) -> Result<(Option<CaseResult>, Vec<S
             }
             Ok(())
         })
-        .map_err(crate::runcmd::store_err)?;
+        .map_err(crate::setup::store_err)?;
     Ok((found, ids))
 }
 
@@ -104,16 +104,16 @@ pub fn trace(args: TraceArgs) -> Result<i32, CliError> {
                 )
             })?,
     };
-    let mut out = anstream::stdout();
+    let mut out = crate::out::Printer::stdout();
     if args.json {
         let v = serde_json::json!({ "case": r.case, "status": r.status, "trial": trial });
-        let _ = writeln!(
+        writeln!(
             out,
             "{}",
             serde_json::to_string_pretty(&v).expect("serializes")
-        );
+        )?;
     } else {
-        let _ = write!(out, "{}", gauntlet_report::trace::render_trial(&r, trial));
+        write!(out, "{}", gauntlet_report::trace::render_trial(&r, trial))?;
     }
     Ok(0)
 }

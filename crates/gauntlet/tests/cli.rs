@@ -636,3 +636,41 @@ fn named_targets_come_from_the_config_file() {
     server.kill().ok();
     server.wait().ok();
 }
+
+/// Runs gauntlet with its stdout closed before it writes a byte (a reader that went away,
+/// as in `gauntlet runs list | head -0`).
+fn run_with_closed_stdout(args: &[&str], dir: &Path) -> Output {
+    let mut child = bin()
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn gauntlet");
+    drop(child.stdout.take());
+    child.wait_with_output().expect("wait")
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_output_quietly() {
+    let t = tempfile::tempdir().unwrap();
+    let o = run(&["redteam", "-q", "--no-reports"], t.path());
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    for args in [
+        &["runs", "list"][..],
+        &["runs", "show", "latest"],
+        &["schema"],
+        &["plan", "--change", "model"],
+    ] {
+        let o = run_with_closed_stdout(args, t.path());
+        assert_eq!(code(&o), 0, "{args:?}: {}", text(&o));
+        assert!(o.stderr.is_empty(), "{args:?}: {}", text(&o));
+    }
+    // A run with nobody reading its terminal view still runs, and exits with its state.
+    let o = run_with_closed_stdout(
+        &["redteam", "--target", "fake:vulnerable", "--no-reports"],
+        t.path(),
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    assert!(o.stderr.is_empty(), "{}", text(&o));
+}

@@ -16,6 +16,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use gauntlet_core::event::{EvidenceLevel, SideEffectMode};
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::{
     BoxFuture, ExecTargetConfig, Session, Target, TargetConfig, TargetError, TargetInfo, ToolHost,
@@ -149,6 +150,9 @@ impl Target for ProxyTarget {
             model: None,
             base_url: Some(upstream),
             settings,
+            // The proxied agent runs its own tools: whatever those do, happens.
+            evidence_level: EvidenceLevel::Online,
+            side_effects: SideEffectMode::Real,
         }
     }
 

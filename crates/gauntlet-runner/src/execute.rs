@@ -1,0 +1,280 @@
+//! The executors: one trial each. [`execute`] plays a case against a target (open a
+//! session, play the turns under the time limit, grade the trace); [`regrade`] grades a
+//! recorded trial again without calling anything. Both end in [`grade_trial`], so a live
+//! trial and a re-graded one are scored by the same code. Executors only return their
+//! [`TrialResult`]; the dispatcher does everything else.
+
+use std::time::{Duration, Instant};
+
+use gauntlet_core::grader::{GradeContext, Grader};
+use gauntlet_core::plan::PlannedCase;
+use gauntlet_core::redact::Redactor;
+use gauntlet_core::result::{Outcome, TrialResult};
+use gauntlet_core::suite::TurnCondition;
+use gauntlet_core::target::{Target, TargetError, TrialContext, UserSimulator};
+use gauntlet_core::trace::{Trace, TraceRecorder, TransportKind};
+
+use crate::tools::SimTools;
+
+/// Per-trial time limit when neither the case nor the suite sets one.
+pub const DEFAULT_TRIAL_TIMEOUT_MS: u64 = 120_000;
+
+/// Decides whether an answer is a refusal, for turn conditions (`when: {refused: true}`).
+pub type RefusalProbe = std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+/// A seed per (run, case, trial), so that trials differ from each other but a rerun of the
+/// same run seed repeats them.
+pub fn trial_seed(run_seed: u64, case_id: &str, trial: u32) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325 ^ run_seed;
+    for b in case_id.bytes().chain(trial.to_le_bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+fn condition_holds(c: &TurnCondition, previous: &str, probe: Option<&RefusalProbe>) -> bool {
+    let p = previous.to_lowercase();
+    if let Some(s) = &c.contains
+        && !p.contains(&s.to_lowercase())
+    {
+        return false;
+    }
+    if let Some(s) = &c.not_contains
+        && p.contains(&s.to_lowercase())
+    {
+        return false;
+    }
+    if let (Some(want), Some(probe)) = (c.refused, probe)
+        && probe(previous) != want
+    {
+        return false;
+    }
+    true
+}
+
+/// Runs one trial against a target: open a session, play the turns, grade.
+pub async fn execute(
+    target: &dyn Target,
+    grader: &dyn Grader,
+    pc: &PlannedCase,
+    trial: u32,
+    seed: u64,
+    probe: Option<&RefusalProbe>,
+    user_sim: Option<&dyn UserSimulator>,
+) -> TrialResult {
+    let started = Instant::now();
+    let case = &*pc.case;
+    let suite = &*pc.suite;
+    let system_prompt = case
+        .system_prompt
+        .as_deref()
+        .or(suite.system_prompt.as_deref());
+    let ctx = TrialContext {
+        case,
+        system_prompt,
+        tools: &suite.tools,
+        trial,
+        seed,
+        session_id: format!("{}-{trial}-{seed:016x}", case.id),
+    };
+    let timeout_ms = case
+        .timeout_ms
+        .or(suite.timeout_ms)
+        .unwrap_or(DEFAULT_TRIAL_TIMEOUT_MS);
+    let mut rec = TraceRecorder::new();
+    let mut tools = SimTools::new(&suite.tools, case);
+    let played = tokio::time::timeout(Duration::from_millis(timeout_ms), async {
+        let mut session = target.open(&ctx).await?;
+        let single;
+        let turns: Vec<(&str, Option<&TurnCondition>)> = match &case.input {
+            Some(i) => {
+                single = i.as_str();
+                vec![(single, None)]
+            }
+            None => case
+                .turns
+                .iter()
+                .map(|t| (t.user.as_str(), t.when.as_ref()))
+                .collect(),
+        };
+        let mut previous = String::new();
+        for (user, when) in turns {
+            if let Some(c) = when
+                && !condition_holds(c, &previous, probe)
+            {
+                continue;
+            }
+            let answer = session.turn(user, &mut tools, &mut rec).await?;
+            previous = answer.content.clone();
+            rec.turn(user.to_owned(), answer.content, answer.truncated);
+        }
+        if let Some(spec) = &case.simulated_user {
+            let Some(sim) = user_sim else {
+                return Err(TargetError::Harness(
+                    "this case has a simulated user but no user model was given (--user-model)"
+                        .into(),
+                ));
+            };
+            for _ in 0..spec.max_turns.unwrap_or(3) {
+                let Some(next) = sim.next(spec, &rec.trace().turns).await? else {
+                    break;
+                };
+                let answer = session.turn(&next, &mut tools, &mut rec).await?;
+                rec.turn(next, answer.content, answer.truncated);
+            }
+        }
+        Ok::<(), TargetError>(())
+    })
+    .await;
+    let (outcome, error) = match played {
+        Err(_) => {
+            rec.transport(
+                TransportKind::Timeout,
+                None,
+                format!("the trial ran past its {timeout_ms} ms limit"),
+            );
+            (
+                Outcome::Timeout,
+                Some(format!("no answer within {timeout_ms} ms")),
+            )
+        }
+        Ok(Ok(())) => (Outcome::Completed, None),
+        Ok(Err(e)) => {
+            let outcome = match &e {
+                TargetError::Blocked(_) => Outcome::Blocked,
+                TargetError::Timeout(_) => Outcome::Timeout,
+                TargetError::Transport(_) | TargetError::Protocol(_) | TargetError::Harness(_) => {
+                    Outcome::Error
+                }
+            };
+            (outcome, Some(e.to_string()))
+        }
+    };
+    let played = Played {
+        trial,
+        outcome,
+        trace: rec.finish(),
+        error,
+        duration_ms: 0,
+    };
+    let mut result = grade_trial(grader, pc, played).await;
+    // A live trial's wall time includes its grading (a judge call can be most of it).
+    result.duration_ms = started.elapsed().as_millis() as u64;
+    result
+}
+
+/// What a trial did, before grading: live, or read back from the store.
+pub struct Played {
+    /// Trial index.
+    pub trial: u32,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Everything it did.
+    pub trace: Trace,
+    /// For outcomes other than completed: what happened.
+    pub error: Option<String>,
+    /// Wall time in milliseconds, as recorded.
+    pub duration_ms: u64,
+}
+
+/// Grades a played trial and scores it.
+pub async fn grade_trial(grader: &dyn Grader, pc: &PlannedCase, p: Played) -> TrialResult {
+    let case = &*pc.case;
+    let canary = case.canary.as_deref().or(pc.suite.canary.as_deref());
+    let verdicts = grader
+        .grade(GradeContext {
+            case,
+            trace: &p.trace,
+            outcome: p.outcome,
+            canary,
+            tools: &pc.suite.tools,
+        })
+        .await;
+    TrialResult::new(
+        case,
+        p.trial,
+        p.outcome,
+        p.trace,
+        verdicts,
+        p.error,
+        p.duration_ms,
+    )
+}
+
+/// Grades a recorded trial again with the case as it is now (no target call): the trace,
+/// the outcome and the timing stay as they were recorded.
+pub async fn regrade(grader: &dyn Grader, pc: &PlannedCase, recorded: TrialResult) -> TrialResult {
+    let played = Played {
+        trial: recorded.trial,
+        outcome: recorded.outcome,
+        trace: recorded.trace,
+        error: recorded.error,
+        duration_ms: recorded.duration_ms,
+    };
+    grade_trial(grader, pc, played).await
+}
+
+/// Redacts secrets anywhere in a trial result. Cheap when there is nothing to redact.
+pub fn redact_trial(redactor: &Redactor, r: &mut TrialResult) {
+    if redactor.is_empty() {
+        return;
+    }
+    let Ok(text) = serde_json::to_string(r) else {
+        return;
+    };
+    if let std::borrow::Cow::Borrowed(_) = redactor.redact(&text) {
+        return;
+    }
+    if let Ok(mut v) = serde_json::to_value(&*r) {
+        redactor.redact_json(&mut v);
+        if let Ok(clean) = serde_json::from_value(v) {
+            *r = clean;
+        }
+    }
+}
+
+/// Runs a future, turning a panic while polling it into an error with the panic's message.
+pub struct CatchPanic<F>(pub std::pin::Pin<Box<F>>);
+
+impl<F: std::future::Future> std::future::Future for CatchPanic<F> {
+    type Output = Result<F::Output, String>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let inner = self.0.as_mut();
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Ok(std::task::Poll::Ready(v)) => std::task::Poll::Ready(Ok(v)),
+            Err(payload) => {
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic without a message".into());
+                std::task::Poll::Ready(Err(msg))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_trial_becomes_an_error_not_a_lost_case() {
+        let ok = CatchPanic(Box::pin(async { 7 })).await;
+        assert_eq!(ok, Ok(7));
+        let boom = CatchPanic(Box::pin(async {
+            if std::hint::black_box(true) {
+                panic!("grader exploded");
+            }
+            7
+        }))
+        .await;
+        assert_eq!(boom, Err("grader exploded".to_owned()));
+    }
+}

@@ -1,0 +1,283 @@
+//! The plan of a run: [`Plan`], built from the loaded suites and a [`Selection`].
+//!
+//! It owns what every command that runs cases needs before the first trial: the context
+//! each suite's cases run in ([`SuiteContext`]: the system prompt with the canary in place,
+//! the tools, the defaults), the packs the state requires, how many cases the selection
+//! takes, the lazy stream of [`PlannedCase`]s, the harness files to hash, and the run
+//! manifest. JSON lines includes are streamed when the run reads them; the count of the
+//! cases they contribute was taken while they were validated.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use gauntlet_core::event::{Invocation, REPORT_SCHEMA_VERSION, RunManifest, SuiteRef};
+use gauntlet_core::plan::{CANARY_PLACEHOLDER, PlannedCase, SuiteContext};
+use gauntlet_core::suite::Case;
+use gauntlet_core::summary::PackRequirements;
+use gauntlet_core::target::TargetInfo;
+
+use crate::filter::Selection;
+use crate::load::{LoadedSuite, stream_jsonl};
+
+/// Run-wide settings that shape the suites' contexts.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PlanSettings<'a> {
+    /// The run's canary (`--canary`), which overrides the suites'.
+    pub canary: Option<&'a str>,
+    /// The run's per-trial time limit (`--timeout-ms`), which overrides the suites'.
+    pub timeout_ms: Option<u64>,
+}
+
+/// One suite of the plan.
+struct PlannedSuite {
+    loaded: LoadedSuite,
+    context: Arc<SuiteContext>,
+    /// The suite's cases held in memory (inline and included YAML), shared by every pass.
+    inline: Arc<Vec<Arc<Case>>>,
+}
+
+/// The shared parts of one suite that the case stream needs.
+type StreamPart = (Arc<SuiteContext>, Arc<Vec<Arc<Case>>>, Vec<PathBuf>);
+
+/// What a run will do.
+pub struct Plan {
+    suites: Vec<PlannedSuite>,
+    selection: Arc<Selection>,
+    packs: PackRequirements,
+}
+
+/// Facts about a run that do not come from its suites.
+#[derive(Debug, Clone)]
+pub struct ManifestFacts {
+    /// The run id.
+    pub run_id: String,
+    /// gauntlet's version.
+    pub gauntlet_version: String,
+    /// When the run (first) started.
+    pub started_at: String,
+    /// The command (`run`, `redteam`, `regrade`, `flaky`).
+    pub command: String,
+    /// The target, as it describes itself (with its evidence level and side-effect mode).
+    pub target: TargetInfo,
+    /// Trials per case.
+    pub k: u32,
+    /// The run seed.
+    pub seed: u64,
+    /// The judge model and prompt version, when judges run.
+    pub judge: Option<String>,
+    /// Notes for the manifest.
+    pub notes: BTreeMap<String, String>,
+    /// How the run was invoked.
+    pub invocation: Option<Invocation>,
+}
+
+impl Plan {
+    /// Plans a run over loaded suites (loaded with the same selection, so that their
+    /// `selected` counts hold).
+    pub fn new(suites: Vec<LoadedSuite>, selection: Selection, settings: PlanSettings<'_>) -> Plan {
+        let packs = pack_requirements(&suites);
+        let suites = suites
+            .into_iter()
+            .map(|mut loaded| {
+                let context =
+                    Arc::new(suite_context(&loaded, settings.canary, settings.timeout_ms));
+                let inline = std::mem::take(&mut loaded.suite.cases)
+                    .into_iter()
+                    .map(Arc::new)
+                    .collect();
+                PlannedSuite {
+                    loaded,
+                    context,
+                    inline: Arc::new(inline),
+                }
+            })
+            .collect();
+        Plan {
+            suites,
+            selection: Arc::new(selection),
+            packs,
+        }
+    }
+
+    /// Cases the selection takes.
+    pub fn planned(&self) -> usize {
+        self.suites.iter().map(|s| s.loaded.selected).sum()
+    }
+
+    /// The packs the state requires.
+    pub fn packs(&self) -> &PackRequirements {
+        &self.packs
+    }
+
+    /// The selection.
+    pub fn selection(&self) -> &Selection {
+        &self.selection
+    }
+
+    /// Each suite's context.
+    pub fn contexts(&self) -> impl Iterator<Item = &Arc<SuiteContext>> {
+        self.suites.iter().map(|s| &s.context)
+    }
+
+    /// The cases the selection takes, streamed in suite order.
+    pub fn cases(&self) -> impl Iterator<Item = PlannedCase> + Send + use<> {
+        let sel = Arc::clone(&self.selection);
+        self.stream(Arc::new(move |c: &Case| sel.keeps(c)))
+    }
+
+    /// Every case of the suites, whatever the selection (a re-grade finds the cases of the
+    /// stored run among them).
+    pub fn all_cases(&self) -> impl Iterator<Item = PlannedCase> + Send + use<> {
+        self.stream(Arc::new(|_: &Case| true))
+    }
+
+    fn stream(
+        &self,
+        keep: Arc<dyn Fn(&Case) -> bool + Send + Sync>,
+    ) -> impl Iterator<Item = PlannedCase> + Send + use<> {
+        let parts: Vec<StreamPart> = self
+            .suites
+            .iter()
+            .map(|s| {
+                (
+                    Arc::clone(&s.context),
+                    Arc::clone(&s.inline),
+                    s.loaded.streamed.clone(),
+                )
+            })
+            .collect();
+        parts.into_iter().flat_map(move |(ctx, inline, streamed)| {
+            let keep_inline = Arc::clone(&keep);
+            let keep_streamed = Arc::clone(&keep);
+            let ctx_streamed = Arc::clone(&ctx);
+            let inline = (0..inline.len()).filter_map(move |i| {
+                let case = &inline[i];
+                keep_inline(case).then(|| PlannedCase {
+                    suite: Arc::clone(&ctx),
+                    case: Arc::clone(case),
+                })
+            });
+            let streamed = streamed.into_iter().flat_map(move |path| {
+                let keep = Arc::clone(&keep_streamed);
+                let ctx = Arc::clone(&ctx_streamed);
+                // The file was checked when the suite loaded; a read failure now (the file
+                // was removed mid-run) ends that file's cases, and the integrity check
+                // reports it.
+                stream_jsonl(&path)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Result::ok)
+                    .filter(move |c| keep(c))
+                    .map(move |c| PlannedCase {
+                        suite: Arc::clone(&ctx),
+                        case: Arc::new(c),
+                    })
+            });
+            inline.chain(streamed)
+        })
+    }
+
+    /// Every file the suites were read from (suites, includes, system prompts), to hash
+    /// before and after the trials.
+    pub fn harness_files(&self) -> Vec<PathBuf> {
+        self.suites
+            .iter()
+            .flat_map(|s| s.loaded.files.iter().cloned())
+            .collect()
+    }
+
+    /// The suites as the manifest records them.
+    pub fn suite_refs(&self) -> Vec<SuiteRef> {
+        self.suites
+            .iter()
+            .map(|s| SuiteRef {
+                name: s.loaded.suite.suite.clone(),
+                path: s.loaded.origin.clone(),
+                sha256: s.loaded.sha256.clone(),
+                cases: s.loaded.case_count,
+            })
+            .collect()
+    }
+
+    /// The manifest of a run of this plan.
+    pub fn manifest(&self, facts: ManifestFacts) -> RunManifest {
+        let mut tool_versions = BTreeMap::new();
+        for s in &self.suites {
+            for t in &s.loaded.suite.agent.tools {
+                tool_versions.insert(
+                    t.name.clone(),
+                    t.version.clone().unwrap_or_else(|| "unversioned".into()),
+                );
+            }
+        }
+        RunManifest {
+            schema_version: REPORT_SCHEMA_VERSION,
+            run_id: facts.run_id,
+            gauntlet_version: facts.gauntlet_version,
+            started_at: facts.started_at,
+            command: facts.command,
+            suites: self.suite_refs(),
+            evidence_level: facts.target.evidence_level,
+            side_effects: facts.target.side_effects,
+            target: facts.target,
+            k: facts.k,
+            seed: facts.seed,
+            planned_cases: self.planned(),
+            dataset_revision: crate::builtin::corpus_revision(),
+            tool_versions,
+            judge: facts.judge,
+            filters: self.selection.labels(),
+            notes: facts.notes,
+            invocation: facts.invocation,
+        }
+    }
+}
+
+/// The context a suite's cases run in: the run's canary over the suite's, the system prompt
+/// with the canary in place, the run's time limit over the suite's.
+pub fn suite_context(
+    s: &LoadedSuite,
+    canary: Option<&str>,
+    timeout_ms: Option<u64>,
+) -> SuiteContext {
+    let canary = canary
+        .map(str::to_owned)
+        .or_else(|| s.suite.agent.canary.clone());
+    let system_prompt = s.system_prompt.as_ref().map(|p| match &canary {
+        Some(c) => p.replace(CANARY_PLACEHOLDER, c),
+        None => p.clone(),
+    });
+    SuiteContext {
+        name: s.suite.suite.clone(),
+        system_prompt,
+        canary,
+        tools: s.suite.agent.tools.clone(),
+        default_blocking: s.suite.defaults.blocking,
+        timeout_ms: timeout_ms.or(s.suite.defaults.timeout_ms),
+    }
+}
+
+/// The pack requirements of a set of suites: the union of their required packs, and the
+/// refusal pack waived only when every tool-using suite waives it.
+pub fn pack_requirements(suites: &[LoadedSuite]) -> PackRequirements {
+    let mut packs = PackRequirements::default();
+    let mut tool_suites = 0;
+    let mut waived = 0;
+    for su in suites {
+        for p in &su.suite.packs.required {
+            if !packs.required.contains(p) {
+                packs.required.push(p.clone());
+            }
+        }
+        if !su.suite.agent.tools.is_empty() {
+            tool_suites += 1;
+            if su.suite.packs.no_refusal_pack {
+                waived += 1;
+            }
+        }
+    }
+    packs.tool_agent = tool_suites > 0;
+    packs.no_refusal_pack = tool_suites > 0 && waived == tool_suites;
+    packs
+}

@@ -1,0 +1,210 @@
+//! Comparing runs: `baseline set|list`, `compare A B` (per-case changes, McNemar, Wilson
+//! intervals) and the comparison printed after a run with `--baseline`.
+
+use std::io::Write;
+
+use gauntlet_core::compare::{CaseDigest, Comparison, compare};
+use gauntlet_core::summary::Summary;
+use gauntlet_report::text::{failure_reason, trim_num};
+use gauntlet_store::Store;
+
+use crate::cli::{BaselineArgs, BaselineCommand, CompareArgs};
+use crate::error::CliError;
+use crate::out::Printer;
+use crate::setup::{open_existing_store, open_store, store_err};
+
+pub fn baseline(args: BaselineArgs) -> Result<i32, CliError> {
+    let store = open_store(args.store.store.as_deref(), None)?;
+    let mut out = Printer::stdout();
+    match args.command {
+        BaselineCommand::Set { run, name } => {
+            let id = store.resolve(&run).map_err(store_err)?;
+            if store.summary(&id).map_err(store_err)?.is_none() {
+                return Err(CliError::usage(
+                    format!("run {id} did not finish"),
+                    "a baseline must be a finished run; resume it first",
+                ));
+            }
+            store.set_baseline(&name, &id).map_err(store_err)?;
+            writeln!(out, "baseline `{name}` is now run {id}")?;
+        }
+        BaselineCommand::List => {
+            for (name, run, at) in store.baselines().map_err(store_err)? {
+                writeln!(out, "{name:<16} {run}  (set {at})")?;
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// Digests of a run's cases, and its summary.
+fn digests(store: &Store, run: &str) -> Result<(Vec<CaseDigest>, Option<Summary>), CliError> {
+    let mut out = Vec::new();
+    store
+        .for_each_case(run, |c| {
+            let reason = failure_reason(&c);
+            out.push(CaseDigest::of(&c, reason));
+            Ok(())
+        })
+        .map_err(store_err)?;
+    let summary = store.summary(run).map_err(store_err)?.map(|(s, _)| s);
+    Ok((out, summary))
+}
+
+/// Compares two stored runs.
+pub fn comparison(store: &Store, a: &str, b: &str) -> Result<Comparison, CliError> {
+    let (da, sa) = digests(store, a)?;
+    let (db, sb) = digests(store, b)?;
+    Ok(compare(a, &da, sa.as_ref(), b, &db, sb.as_ref()))
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or("-".into(), trim_num)
+}
+
+fn delta(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) => format!("{:+.2}", b - a),
+        _ => String::new(),
+    }
+}
+
+/// The comparison as text.
+pub fn render_comparison(c: &Comparison) -> String {
+    let mut o = String::new();
+    o.push_str(&format!("compare {} (A) -> {} (B)\n\n", c.run_a, c.run_b));
+    o.push_str(&format!(
+        "{:<22} {:>14} {:>14} {:>10}\n",
+        "", "A", "B", "change"
+    ));
+    o.push_str(&format!(
+        "{:<22} {:>14} {:>14}\n",
+        "status", c.status_a, c.status_b
+    ));
+    o.push_str(&format!(
+        "{:<22} {:>14} {:>14} {:>10}\n",
+        "task average /18",
+        opt(c.task_avg_a),
+        opt(c.task_avg_b),
+        delta(c.task_avg_a, c.task_avg_b)
+    ));
+    o.push_str(&format!(
+        "{:<22} {:>14} {:>14} {:>10}\n",
+        "refusal average /3",
+        opt(c.refusal_avg_a),
+        opt(c.refusal_avg_b),
+        delta(c.refusal_avg_a, c.refusal_avg_b)
+    ));
+    o.push_str(&format!(
+        "{:<22} {:>14} {:>14} {:>+10}\n",
+        "hard fails",
+        c.hard_fails_a,
+        c.hard_fails_b,
+        c.hard_fails_b as i64 - c.hard_fails_a as i64
+    ));
+    o.push_str(&format!(
+        "{:<22} {:>14.1} {:>14.1} {:>+10.1}\n",
+        "mean latency ms",
+        c.latency_ms_a,
+        c.latency_ms_b,
+        c.latency_ms_b - c.latency_ms_a
+    ));
+    o.push_str(&format!(
+        "{:<22} {:>14} {:>14} {:>+10}\n",
+        "tokens",
+        c.tokens_a,
+        c.tokens_b,
+        c.tokens_b as i64 - c.tokens_a as i64
+    ));
+    let rate = |r: &gauntlet_core::compare::Rate| {
+        format!("{}/{} {:.0}%", r.passed, r.total, r.rate * 100.0)
+    };
+    o.push_str(&format!(
+        "{:<22} {:>14} {:>14}\n",
+        "pass rate (paired)",
+        rate(&c.pass_rate_a),
+        rate(&c.pass_rate_b)
+    ));
+    o.push_str(&format!(
+        "{:<22} {:>14} {:>14}\n\n",
+        "  95% Wilson",
+        format!("{:.2}-{:.2}", c.pass_rate_a.low, c.pass_rate_a.high),
+        format!("{:.2}-{:.2}", c.pass_rate_b.low, c.pass_rate_b.high)
+    ));
+    o.push_str(&format!(
+        "McNemar (exact, two-sided): {} passed only in A, {} only in B, p = {:.4}{}\n",
+        c.discordant_a_only,
+        c.discordant_b_only,
+        c.mcnemar_p,
+        if c.mcnemar_p < 0.05 {
+            " (a significant change at 0.05)"
+        } else {
+            " (no significant change at 0.05; see `gauntlet sample-size` for the pairs an effect needs)"
+        }
+    ));
+    o.push_str(&format!(
+        "{} new failure(s), {} fixed, {} still failing, {} unchanged passes, {} not comparable\n",
+        c.new_failures.len(),
+        c.fixed.len(),
+        c.still_failing.len(),
+        c.unchanged_pass,
+        c.not_comparable.len()
+    ));
+    for (title, list) in [("new failures", &c.new_failures), ("fixed", &c.fixed)] {
+        if !list.is_empty() {
+            o.push_str(&format!("\n{title}:\n"));
+            for ch in list.iter().take(50) {
+                o.push_str(&format!(
+                    "  {} {} -> {} {}\n",
+                    ch.name,
+                    ch.before.as_str(),
+                    ch.after.as_str(),
+                    if ch.reason.is_empty() {
+                        String::new()
+                    } else {
+                        format!("({})", gauntlet_report::text::clip(&ch.reason, 120))
+                    }
+                ));
+            }
+        }
+    }
+    if !c.only_in_a.is_empty() || !c.only_in_b.is_empty() {
+        o.push_str(&format!(
+            "\n{} case(s) only in A, {} only in B\n",
+            c.only_in_a.len(),
+            c.only_in_b.len()
+        ));
+    }
+    o
+}
+
+pub fn compare_cmd(args: CompareArgs) -> Result<i32, CliError> {
+    let store = open_existing_store(args.store.store.as_deref())?;
+    let a = store.resolve(&args.run_a).map_err(store_err)?;
+    let b = store.resolve(&args.run_b).map_err(store_err)?;
+    let c = comparison(&store, &a, &b)?;
+    let mut out = Printer::stdout();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&c).expect("serializes"))?;
+    } else {
+        write!(out, "{}", render_comparison(&c))?;
+    }
+    Ok(0)
+}
+
+/// After a run with `--baseline NAME`: prints the comparison with the baseline.
+pub fn print_baseline_comparison(store: &Store, name: &str, run: &str) -> Result<(), CliError> {
+    let base = match store.baseline(name).map_err(store_err)? {
+        Some(b) => b,
+        None => store.resolve(name).map_err(|_| {
+            CliError::usage(
+                format!("no baseline named `{name}`"),
+                "set one with `gauntlet baseline set RUN --name NAME`",
+            )
+        })?,
+    };
+    let c = comparison(store, &base, run)?;
+    let mut out = Printer::stdout();
+    write!(out, "\n{}", render_comparison(&c))?;
+    Ok(())
+}

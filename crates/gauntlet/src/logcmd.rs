@@ -1,0 +1,290 @@
+//! The regression protocol on the command line: `log RUN` (the regression log and its JSON
+//! twin), `plan --change TYPE` (what to re-run) and `sample-size` (pairs a comparison needs).
+
+use std::io::Write;
+use std::path::Path;
+
+use gauntlet_core::regression::{ChangeType, hypothesis};
+use gauntlet_report::text::trim_num;
+
+use crate::cli::{LogArgs, PlanArgs, SampleSizeArgs};
+use crate::comparecmd::comparison;
+use crate::error::CliError;
+use crate::out::Printer;
+use crate::setup::{open_existing_store, store_err};
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or("-".into(), trim_num)
+}
+
+pub fn plan(args: PlanArgs) -> Result<i32, CliError> {
+    let change = ChangeType::from(args.change);
+    let mut out = Printer::stdout();
+    writeln!(out, "A {} change: re-run", change.title())?;
+    for p in change.rerun_scope() {
+        writeln!(out, "  - {p}")?;
+    }
+    let hint = match change {
+        ChangeType::Prompt => "gauntlet run SUITE --filter pack:smoke --filter pack:regression",
+        ChangeType::Tool => {
+            "gauntlet run SUITE --filter pack:smoke --filter pack:regression --filter pack:security"
+        }
+        ChangeType::Model => {
+            "gauntlet run SUITE --filter pack:smoke --filter pack:refusal --filter pack:regression"
+        }
+        ChangeType::Judge => {
+            "gauntlet run SUITE --filter pack:smoke --filter pack:regression  (plus the calibration set)"
+        }
+        ChangeType::Retrieval => {
+            "gauntlet run SUITE --filter pack:regression  (with grounding checks)"
+        }
+        ChangeType::Workflow => {
+            "gauntlet run SUITE --filter tag:handoff --filter tag:coordination --filter pack:regression"
+        }
+    };
+    writeln!(out, "\nFor example: {hint}")?;
+    writeln!(
+        out,
+        "Prefer the smallest scope that covers the risk; nightly runs take the full set."
+    )?;
+    Ok(0)
+}
+
+pub fn sample_size(args: SampleSizeArgs) -> Result<i32, CliError> {
+    let Some(n) =
+        gauntlet_core::stats::mcnemar_sample_size(args.p01, args.p10, args.alpha, args.power)
+    else {
+        return Err(CliError::usage(
+            "no sample size for these inputs",
+            "p01 and p10 are probabilities with p01 + p10 <= 1 and p01 != p10; alpha and power are in (0, 1)",
+        ));
+    };
+    let mut out = Printer::stdout();
+    writeln!(
+        out,
+        "{n} paired cases detect p01 = {} vs p10 = {} (discordant share {:.3}, difference {:+.3}) with a two-sided McNemar test at alpha = {} and power = {}.",
+        args.p01,
+        args.p10,
+        args.p01 + args.p10,
+        args.p10 - args.p01,
+        args.alpha,
+        args.power
+    )?;
+    writeln!(
+        out,
+        "(Connor 1987, normal approximation.) A 15-25 case smoke set answers \"is something obviously broken\", not \"is B a few points better\"."
+    )?;
+    Ok(0)
+}
+
+/// Appends a run to the regression log: what changed, what ran, what failed or improved
+/// (with a root-cause hypothesis per new failure), and the decision.
+pub fn log(args: LogArgs) -> Result<i32, CliError> {
+    let kind = ChangeType::from(args.change);
+    let store = open_existing_store(args.store.store.as_deref())?;
+    let run = store.resolve(&args.run).map_err(store_err)?;
+    let manifest = store.manifest(&run).map_err(store_err)?;
+    let Some((summary, finished_at)) = store.summary(&run).map_err(store_err)? else {
+        return Err(CliError::usage(
+            format!("run {run} did not finish"),
+            "log finished runs only",
+        ));
+    };
+    let against = match &args.against {
+        Some(a) => Some(store.resolve(a).map_err(store_err)?),
+        None => store.baseline("default").map_err(store_err)?,
+    };
+    let cmp = match &against {
+        Some(a) if *a != run => Some(comparison(&store, a, &run)?),
+        _ => None,
+    };
+    let date = finished_at.get(..10).unwrap_or(&finished_at).to_owned();
+    let change = kind.as_str();
+    let what = kind.title();
+    let packs = kind.rerun_scope();
+    let regressions: Vec<serde_json::Value> = cmp
+        .as_ref()
+        .map(|c| {
+            c.new_failures
+                .iter()
+                .map(|f| {
+                    let h = hypothesis(f, kind);
+                    serde_json::json!({
+                        "case": f.id, "previous": f.before.as_str(), "current": f.after.as_str(),
+                        "hypothesis": h.text, "class": h.class.as_str(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let entry = serde_json::json!({
+        "log_version": 1,
+        "date": date,
+        "run": run,
+        "compared_with": against,
+        "version_from": args.from,
+        "version_to": args.to,
+        "change_type": change,
+        "description": args.description,
+        "expected_impact": args.expected_impact,
+        "risk_areas": args.risk,
+        "rerun_scope": packs,
+        "task_avg": summary.tasks.avg,
+        "refusal_avg": summary.refusals.avg,
+        "suite_normalized": summary.suite_normalized,
+        "status": summary.status,
+        "quality_band": summary.quality_band,
+        "hard_fails": summary.hard_fails,
+        "new_failures": cmp.as_ref().map_or(0, |c| c.new_failures.len()),
+        "fixed": cmp.as_ref().map_or(0, |c| c.fixed.len()),
+        "mcnemar_p": cmp.as_ref().map(|c| c.mcnemar_p),
+        "regressions": regressions,
+        "manifest": {
+            "gauntlet_version": manifest.gauntlet_version,
+            "target": manifest.target.label,
+            "model": manifest.target.model,
+            "suites": manifest.suites,
+            "dataset_revision": manifest.dataset_revision,
+            "tool_versions": manifest.tool_versions,
+            "judge": manifest.judge,
+            "k": manifest.k,
+            "seed": manifest.seed,
+            "evidence_level": manifest.evidence_level,
+            "side_effects": manifest.side_effects,
+        },
+    });
+    // The Markdown entry.
+    let mut md = String::new();
+    md.push_str(&format!(
+        "\n## {date}: {} -> {} ({change} change)\n\n",
+        args.from.as_deref().unwrap_or("?"),
+        args.to.as_deref().unwrap_or("?")
+    ));
+    md.push_str(&format!("- Description: {}\n", args.description));
+    if let Some(e) = &args.expected_impact {
+        md.push_str(&format!("- Expected impact: {e}\n"));
+    }
+    if !args.risk.is_empty() {
+        md.push_str(&format!("- Risk areas: {}\n", args.risk.join("; ")));
+    }
+    md.push_str(&format!(
+        "- Rerun scope ({what} change): {}\n",
+        packs.join(", ")
+    ));
+    md.push_str(&format!(
+        "- Run: `{run}` against `{}`{}; k = {}, seed = {}; evidence {:?}, side effects {:?}\n",
+        manifest.target.label,
+        against
+            .as_ref()
+            .map_or(String::new(), |a| format!(", compared with `{a}`")),
+        manifest.k,
+        manifest.seed,
+        manifest.evidence_level,
+        manifest.side_effects
+    ));
+    md.push_str(&format!(
+        "- Versions: gauntlet {}, dataset {}, judge {}, tools {}\n",
+        manifest.gauntlet_version,
+        manifest.dataset_revision,
+        manifest.judge.as_deref().unwrap_or("none"),
+        if manifest.tool_versions.is_empty() {
+            "none".to_owned()
+        } else {
+            manifest
+                .tool_versions
+                .iter()
+                .map(|(k, v)| format!("{k}@{v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    ));
+    md.push_str(&format!(
+        "- Result: task avg {}/18 · refusal avg {}/3 · normalised {} · status **{}** · band {} · hard fails {}\n",
+        opt(summary.tasks.avg),
+        opt(summary.refusals.avg),
+        summary.suite_normalized.map_or("-".into(), |n| format!("{n:.3}")),
+        summary.status,
+        summary.quality_band.map_or("-".into(), |b| b.to_string()),
+        summary.hard_fails
+    ));
+    if let Some(c) = &cmp {
+        md.push_str(&format!(
+            "- Changes: {} new failure(s), {} fixed; McNemar p = {:.4}\n",
+            c.new_failures.len(),
+            c.fixed.len(),
+            c.mcnemar_p
+        ));
+        if !c.new_failures.is_empty() {
+            md.push_str("\n| case | previous | current | root-cause hypothesis | class |\n|---|---|---|---|---|\n");
+            for r in &regressions {
+                md.push_str(&format!(
+                    "| `{}` | {} | {} | {} | {} |\n",
+                    r["case"].as_str().unwrap_or(""),
+                    r["previous"].as_str().unwrap_or(""),
+                    r["current"].as_str().unwrap_or(""),
+                    r["hypothesis"].as_str().unwrap_or("").replace('|', "\\|"),
+                    r["class"].as_str().unwrap_or("")
+                ));
+            }
+        }
+    }
+    let decision = match summary.status {
+        gauntlet_core::score::Status::Pass => "approve",
+        gauntlet_core::score::Status::Conditional => "review the weak cases",
+        gauntlet_core::score::Status::Inconclusive => {
+            "add the missing evidence and rerun; do not merge"
+        }
+        gauntlet_core::score::Status::Fail => "fix forward or roll back",
+    };
+    md.push_str(&format!("\nDecision: {decision}.\n"));
+    append(&args.file, &md, &entry)?;
+    writeln!(
+        Printer::stdout(),
+        "appended run {run} to {} and {}",
+        args.file.display(),
+        json_twin(&args.file).display()
+    )?;
+    Ok(0)
+}
+
+fn json_twin(md: &Path) -> std::path::PathBuf {
+    md.with_extension("json")
+}
+
+/// Appends to the Markdown log (created with a heading if missing) and to its JSON twin (an
+/// array of entries), writing the JSON atomically.
+fn append(md: &Path, text: &str, entry: &serde_json::Value) -> Result<(), CliError> {
+    let io = |e: std::io::Error, p: &Path| {
+        CliError::usage(
+            format!("failed to write `{}`: {e}", p.display()),
+            "check the path",
+        )
+    };
+    if !md.exists() {
+        std::fs::write(md, "# Regression log\n").map_err(|e| io(e, md))?;
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(md)
+        .map_err(|e| io(e, md))?;
+    f.write_all(text.as_bytes()).map_err(|e| io(e, md))?;
+    let twin = json_twin(md);
+    let mut entries: Vec<serde_json::Value> = match std::fs::read_to_string(&twin) {
+        Ok(t) if !t.trim().is_empty() => serde_json::from_str(&t).map_err(|e| {
+            CliError::usage(
+                format!("`{}` is not a JSON array: {e}", twin.display()),
+                "fix or move the file",
+            )
+        })?,
+        _ => Vec::new(),
+    };
+    entries.push(entry.clone());
+    let tmp = twin.with_extension("json.partial");
+    std::fs::write(
+        &tmp,
+        serde_json::to_string_pretty(&entries).expect("serializes") + "\n",
+    )
+    .map_err(|e| io(e, &tmp))?;
+    std::fs::rename(&tmp, &twin).map_err(|e| io(e, &twin))?;
+    Ok(())
+}

@@ -1,0 +1,333 @@
+//! Set-up shared by the commands: the async runtime, loading suites (and the built-in
+//! corpus), resolving targets from specs and the config file, opening the run store,
+//! reading the quarantine file, building judges and simulated users, run ids, and the
+//! harness-integrity snapshot.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use gauntlet_core::plan::CANARY_PLACEHOLDER;
+use gauntlet_core::redact::Redactor;
+use gauntlet_core::target::TargetConfig;
+use gauntlet_store::Store;
+use gauntlet_suite::filter::Selection;
+use gauntlet_suite::load::{LoadOptions, LoadedSuite};
+
+use crate::cli::ExecOpts;
+use crate::error::CliError;
+
+/// The origin recorded for the built-in red-team corpus.
+pub const BUILTIN_OWASP: &str = "builtin:owasp";
+
+/// The async runtime for commands that call targets (built only when needed, so that
+/// `--version` and `validate` stay instant).
+pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .max(2);
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::plain(format!("failed to start the async runtime: {e}")))
+}
+
+/// Loads suites (`builtin:owasp` is the corpus), printing nothing; diagnostics become a
+/// usage error. `select` is the run's selection, counted while the suites are validated.
+pub fn load_all(
+    paths: &[String],
+    canary: Option<&str>,
+    system_prompt_file: Option<&str>,
+    select: Option<&Selection>,
+) -> Result<Vec<LoadedSuite>, CliError> {
+    let opts = LoadOptions {
+        run_canary: canary,
+        select,
+    };
+    let mut suites = Vec::new();
+    let mut diags = Vec::new();
+    for p in paths {
+        if p == BUILTIN_OWASP {
+            suites.push(corpus(system_prompt_file.map(Path::new), canary, &opts)?);
+            continue;
+        }
+        match gauntlet_suite::load_file(Path::new(p), &opts) {
+            Ok(s) => suites.push(s),
+            Err(mut d) => diags.append(&mut d),
+        }
+    }
+    diags.extend(gauntlet_suite::load::check_unique_ids(&suites));
+    if !diags.is_empty() {
+        return Err(CliError::Diagnostics(diags));
+    }
+    Ok(suites)
+}
+
+/// The OWASP corpus with the user's system prompt (if any).
+fn corpus(
+    system_prompt: Option<&Path>,
+    canary: Option<&str>,
+    opts: &LoadOptions<'_>,
+) -> Result<LoadedSuite, CliError> {
+    let mut corpus = gauntlet_suite::builtin::owasp(opts).map_err(CliError::Diagnostics)?;
+    if let Some(path) = system_prompt {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            CliError::usage(
+                format!("failed to read the system prompt `{}`: {e}", path.display()),
+                "pass a text file holding your app's system prompt",
+            )
+        })?;
+        if !text.contains(CANARY_PLACEHOLDER) && canary.is_none() {
+            return Err(CliError::usage(
+                format!(
+                    "`{}` has no {CANARY_PLACEHOLDER} placeholder and no --canary was given",
+                    path.display()
+                ),
+                "write {{canary}} in your prompt where a secret should be planted, or pass --canary with the secret your prompt already holds",
+            ));
+        }
+        corpus.suite.agent.system_prompt = Some(text.clone());
+        corpus.system_prompt = Some(text);
+        corpus.files.push(path.to_path_buf());
+    }
+    Ok(corpus)
+}
+
+/// Where the store is: the flag, else `store:` in the config file, else the default.
+pub fn store_path(flag: Option<&Path>, config: Option<&Path>) -> Result<PathBuf, CliError> {
+    if let Some(p) = flag {
+        return Ok(p.to_path_buf());
+    }
+    let cfg_path = config
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("gauntlet.yaml"));
+    if cfg_path.exists() {
+        let cfg = gauntlet_suite::load::load_config(&cfg_path).map_err(CliError::Diagnostics)?;
+        if let Some(s) = cfg.store {
+            return Ok(PathBuf::from(s));
+        }
+    }
+    Ok(PathBuf::from(gauntlet_store::DEFAULT_STORE))
+}
+
+/// Opens (or creates) the store a run writes to.
+pub fn open_store(flag: Option<&Path>, config: Option<&Path>) -> Result<Store, CliError> {
+    let path = store_path(flag, config)?;
+    Store::open(&path).map_err(store_err)
+}
+
+/// Opens a store that must exist already (commands that read runs).
+pub fn open_existing_store(flag: Option<&Path>) -> Result<Store, CliError> {
+    let path = store_path(flag, None)?;
+    if !path.exists() {
+        return Err(CliError::usage(
+            format!("no run store at `{}`", path.display()),
+            "runs are stored by `gauntlet run`/`redteam` in .gauntlet/runs.db; pass --store to look elsewhere",
+        ));
+    }
+    Store::open(&path).map_err(store_err)
+}
+
+/// A store error as a usage error with a hint.
+pub fn store_err(e: gauntlet_store::StoreError) -> CliError {
+    let hint = match &e {
+        gauntlet_store::StoreError::NoSuchRun(_) | gauntlet_store::StoreError::Ambiguous(..) => {
+            "list runs with `gauntlet runs list`"
+        }
+        _ => "check --store (or `store:` in gauntlet.yaml)",
+    };
+    CliError::usage(e.to_string(), hint)
+}
+
+/// A target from a spec: `KIND:ARG`, or a name from the config file.
+pub fn resolve_spec(spec: &str, config: Option<&Path>) -> Result<TargetConfig, CliError> {
+    let parsed = TargetConfig::parse(spec)
+        .map_err(|e| CliError::usage(e, "try fake:safe or openai:MODEL"))?;
+    match &parsed.name {
+        Some(name) if parsed.kind.is_none() => named_target(name, config),
+        _ => Ok(parsed),
+    }
+}
+
+/// Resolves the run's target: the flag, else the suites' (all the same), else the default;
+/// then the command line's settings on top.
+pub fn resolve_target(
+    suites: &[LoadedSuite],
+    opts: &ExecOpts,
+    default: Option<TargetConfig>,
+) -> Result<TargetConfig, CliError> {
+    let mut cfg = match &opts.target {
+        Some(spec) => resolve_spec(spec, opts.config.as_deref())?,
+        None => {
+            let declared: Vec<&TargetConfig> = suites
+                .iter()
+                .filter_map(|s| s.suite.target.as_ref())
+                .collect();
+            match declared.first() {
+                Some(first) => {
+                    if declared.iter().any(|t| t != first) {
+                        return Err(CliError::usage(
+                            "the suites declare different targets",
+                            "pass --target to choose one for this run",
+                        ));
+                    }
+                    (*first).clone()
+                }
+                None => default.ok_or_else(|| {
+                    CliError::usage(
+                        "no target: the suite declares none and --target was not given",
+                        "pass --target fake:scripted (answers written in the cases), fake:safe, openai:MODEL, ...",
+                    )
+                })?,
+            }
+        }
+    };
+    if cfg.kind.is_none() {
+        let name = cfg.name.clone().unwrap_or_default();
+        cfg = named_target(&name, opts.config.as_deref())?;
+    }
+    if let Some(u) = &opts.base_url {
+        cfg.base_url = Some(u.clone());
+    }
+    if let Some(k) = &opts.api_key_env {
+        cfg.api_key_env = Some(k.clone());
+    }
+    if let Some(t) = opts.temperature {
+        cfg.temperature = Some(t);
+    }
+    if let Some(m) = opts.max_tokens {
+        cfg.max_tokens = Some(m);
+    }
+    if let Some(s) = opts.seed {
+        cfg.seed = Some(s as i64);
+    }
+    gauntlet_suite::load::check_target(&cfg).map_err(|(m, h)| CliError::Usage(m, h))?;
+    Ok(cfg)
+}
+
+/// A named target from the config file (`--config`, else `gauntlet.yaml` if present).
+fn named_target(name: &str, config: Option<&Path>) -> Result<TargetConfig, CliError> {
+    let path = config
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("gauntlet.yaml"));
+    if !path.exists() {
+        return Err(CliError::usage(
+            format!(
+                "unknown target `{name}`: no config file `{}` defines named targets",
+                path.display()
+            ),
+            "write KIND:ARG (fake:safe, openai:MODEL, ...), or define the target under `targets:` in gauntlet.yaml",
+        ));
+    }
+    let config = gauntlet_suite::load::load_config(&path).map_err(CliError::Diagnostics)?;
+    match config.targets.get(name) {
+        Some(t) => Ok(t.clone()),
+        None => Err(CliError::usage(
+            format!("`{}` defines no target named `{name}`", path.display()),
+            format!(
+                "defined targets: {}",
+                if config.targets.is_empty() {
+                    "none".to_owned()
+                } else {
+                    config
+                        .targets
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            ),
+        )),
+    }
+}
+
+/// A model judge from a target config; secrets it reads go to `redactor`.
+pub fn build_judge(
+    cfg: &TargetConfig,
+    redactor: &mut Redactor,
+) -> Result<crate::judge::ModelJudge, CliError> {
+    crate::judge::ModelJudge::new(cfg, redactor).map_err(|e| {
+        CliError::usage(
+            e,
+            "--judge takes a model target: fake:judge, openai:MODEL, anthropic:MODEL",
+        )
+    })
+}
+
+/// Loads the quarantine file (the flag, else `quarantine.yaml` if present), failing on
+/// expired entries.
+pub fn quarantine(path: Option<&Path>) -> Result<HashSet<String>, CliError> {
+    let default = PathBuf::from("quarantine.yaml");
+    let path = match path {
+        Some(p) => p.to_path_buf(),
+        None if default.exists() => default,
+        None => return Ok(HashSet::new()),
+    };
+    let entries =
+        gauntlet_suite::load::load_quarantine(&path, today()).map_err(CliError::Diagnostics)?;
+    Ok(entries.into_iter().map(|e| e.case).collect())
+}
+
+/// Today's date (UTC).
+pub fn today() -> jiff::civil::Date {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%d")
+        .to_string()
+        .parse()
+        .expect("a date")
+}
+
+/// A new run id: the UTC time and a few bits that differ between processes.
+pub fn new_run_id() -> String {
+    let now = jiff::Timestamp::now();
+    let stamp = now.strftime("%Y%m%dT%H%M%SZ").to_string();
+    let nanos = now.subsec_nanosecond() as u32;
+    let pid = std::process::id();
+    format!("{stamp}-{:04x}", (nanos ^ pid.rotate_left(16)) & 0xffff)
+}
+
+/// Hashes every harness file now and returns the check the runner calls when the trials
+/// are done: the files whose hash changed (or that appeared or went away) in between.
+pub fn integrity_check(files: Vec<PathBuf>) -> Arc<dyn Fn() -> Vec<String> + Send + Sync> {
+    let before = snapshot(&files);
+    Arc::new(move || {
+        let after = snapshot(&files);
+        before
+            .iter()
+            .zip(after)
+            .filter(|((_, a), (_, b))| a != b)
+            .map(|((p, _), _)| p.display().to_string())
+            .collect()
+    })
+}
+
+/// SHA-256 of every harness file, to detect changes during the run.
+fn snapshot(files: &[PathBuf]) -> Vec<(PathBuf, Option<String>)> {
+    use sha2::{Digest, Sha256};
+    files
+        .iter()
+        .map(|p| {
+            // Streamed: a generated suite can be large, and memory must stay flat.
+            let h = std::fs::File::open(p).ok().and_then(|mut f| {
+                let mut hasher = Sha256::new();
+                let mut buf = [0u8; 64 * 1024];
+                loop {
+                    let n = std::io::Read::read(&mut f, &mut buf).ok()?;
+                    if n == 0 {
+                        break;
+                    }
+                    hasher.update(&buf[..n]);
+                }
+                Some(
+                    hasher
+                        .finalize()
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect::<String>(),
+                )
+            });
+            (p.clone(), h)
+        })
+        .collect()
+}

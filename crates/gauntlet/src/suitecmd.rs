@@ -1,0 +1,54 @@
+//! Commands about suite files that run nothing: `validate` (diagnostics with file, line,
+//! column and a hint) and `schema` (the JSON Schema of the suite format or of report.json).
+
+use std::io::Write;
+
+use crate::cli::{SchemaArgs, ValidateArgs};
+use crate::error::CliError;
+use crate::out::Printer;
+
+pub fn validate(args: ValidateArgs) -> Result<i32, CliError> {
+    let opts = gauntlet_suite::LoadOptions {
+        run_canary: args.canary.as_deref(),
+        ..Default::default()
+    };
+    let mut diags = Vec::new();
+    let mut ok = Vec::new();
+    for p in &args.suites {
+        match gauntlet_suite::load_file(p, &opts) {
+            Ok(s) => ok.push(s),
+            Err(mut d) => diags.append(&mut d),
+        }
+    }
+    diags.extend(gauntlet_suite::load::check_unique_ids(&ok));
+    if !diags.is_empty() {
+        return Err(CliError::Diagnostics(diags));
+    }
+    let mut out = Printer::stdout();
+    for s in &ok {
+        writeln!(
+            out,
+            "ok: {} (suite `{}`, {} case{})",
+            s.origin,
+            s.suite.suite,
+            s.case_count,
+            if s.case_count == 1 { "" } else { "s" }
+        )?;
+    }
+    Ok(0)
+}
+
+pub fn schema(args: SchemaArgs) -> Result<i32, CliError> {
+    let v = if args.report {
+        serde_json::to_value(schemars::schema_for!(gauntlet_report::json::ReportDocument))
+            .expect("schema serializes")
+    } else {
+        gauntlet_core::suite_json_schema()
+    };
+    writeln!(
+        Printer::stdout(),
+        "{}",
+        serde_json::to_string_pretty(&v).expect("schema serializes")
+    )?;
+    Ok(0)
+}
