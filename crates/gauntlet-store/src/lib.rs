@@ -52,6 +52,32 @@ pub const WAL_RESTART_BYTES: i64 = 32 << 20;
 /// How long a connection waits for another one's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long a writer keeps trying to get the write lock when other runs hold it in turn,
+/// before it gives up (the busy handler waits [`BUSY_TIMEOUT`] at a time).
+const WRITE_PATIENCE: Duration = Duration::from_secs(120);
+
+/// Runs a statement that needs the write lock, trying again while another connection holds
+/// it, for up to [`WRITE_PATIENCE`]: several runs sharing one store take the lock in turn,
+/// and a finished trial must not be lost because the busy handler's wait ran out once.
+fn patiently<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(5);
+    loop {
+        match f() {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && started.elapsed() < WRITE_PATIENCE =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(200));
+            }
+            r => return r,
+        }
+    }
+}
+
 /// The page size of a new store.
 const PAGE_SIZE: i64 = 16 << 10;
 
@@ -84,6 +110,112 @@ pub enum StoreError {
     /// The store was written by a newer gauntlet.
     #[error("the run store has schema version {0}; this gauntlet reads up to {SCHEMA_VERSION}")]
     TooNew(i64),
+    /// The database file is damaged.
+    #[error("the run store `{}` is damaged: {detail}", path.display())]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// What the check found.
+        detail: String,
+    },
+}
+
+impl StoreError {
+    /// What the user can do about it.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            StoreError::NoSuchRun(_) | StoreError::Ambiguous(..) => {
+                "list runs with `gauntlet runs list`"
+            }
+            StoreError::TooNew(_) => "use the gauntlet that wrote this store, or another --store",
+            StoreError::Damaged { .. }
+            | StoreError::Sql(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error {
+                    code: rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase,
+                    ..
+                },
+                _,
+            )) => {
+                "nothing more is written into it; `gauntlet runs check` shows every problem. Move the file aside (new runs start a new store), or restore a copy; `sqlite3 FILE .recover` can save what is readable"
+            }
+            _ => "check --store (or `store:` in gauntlet.yaml)",
+        }
+    }
+}
+
+/// Stores up to this size get a full structural check whenever they are opened (about
+/// 150 ms per 50 MB when cached); larger ones get the cheap checks on open and the full one
+/// before a run writes into them, up to [`FULL_CHECK_BEFORE_WRITE`].
+const FULL_CHECK_ON_OPEN: u64 = 64 << 20;
+
+/// Stores up to this size are checked whole before a run writes into them.
+const FULL_CHECK_BEFORE_WRITE: u64 = 256 << 20;
+
+/// The cheap checks: the file's header (magic, page size, a size that is a whole number of
+/// pages; not the page count, which a checkpoint of another connection may be changing),
+/// and the structure of the small
+/// tables every command reads (runs, baselines, events).
+fn check_cheaply(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    use std::io::Read;
+    let damaged = |detail: String| StoreError::Damaged {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let mut header = [0u8; 100];
+    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    if len == 0 {
+        return Ok(());
+    }
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .map_err(|e| damaged(format!("its header cannot be read ({e})")))?;
+    if &header[..16] != b"SQLite format 3\0" {
+        return Err(damaged("it is not an SQLite database (bad header)".into()));
+    }
+    let page = match u16::from_be_bytes([header[16], header[17]]) {
+        1 => 65536u64,
+        p => u64::from(p),
+    };
+    if !(512..=65536).contains(&page) || !page.is_power_of_two() {
+        return Err(damaged(format!("its header gives a page size of {page}")));
+    }
+    if !len.is_multiple_of(page) {
+        return Err(damaged(format!(
+            "its size ({len} bytes) is not a whole number of {page}-byte pages"
+        )));
+    }
+    for table in ["runs", "baselines", "events"] {
+        quick_check(conn, Some(table)).map_err(damaged)?;
+    }
+    Ok(())
+}
+
+/// `PRAGMA quick_check` (of one table, or all): the first problems found, if any.
+fn quick_check(conn: &Connection, table: Option<&str>) -> Result<(), String> {
+    let sql = match table {
+        Some(t) => format!("PRAGMA quick_check({t})"),
+        None => "PRAGMA quick_check(20)".to_owned(),
+    };
+    let rows: Result<Vec<String>, rusqlite::Error> = conn
+        .prepare(&sql)
+        .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect());
+    match rows {
+        Ok(r) if r.len() == 1 && r[0] == "ok" => Ok(()),
+        Ok(r) => Err(r.join("; ")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The full structural check, if the file is at most `limit` bytes.
+fn check_whole(conn: &Connection, path: &Path, limit: u64) -> Result<(), StoreError> {
+    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    if len > limit {
+        return Ok(());
+    }
+    quick_check(conn, None).map_err(|detail| StoreError::Damaged {
+        path: path.to_path_buf(),
+        detail,
+    })
 }
 
 /// One row of `gauntlet runs list`.
@@ -150,11 +282,29 @@ fn open_conn(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
+/// SQLite's "not a database" and "malformed" errors as [`StoreError::Damaged`].
+fn corrupt_as_damaged(e: StoreError, path: &Path) -> StoreError {
+    match &e {
+        StoreError::Sql(rusqlite::Error::SqliteFailure(f, msg))
+            if matches!(
+                f.code,
+                rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase
+            ) =>
+        {
+            StoreError::Damaged {
+                path: path.to_path_buf(),
+                detail: msg.clone().unwrap_or_else(|| f.to_string()),
+            }
+        }
+        _ => e,
+    }
+}
+
 /// Creates the tables of a new store, or brings an older one up to [`SCHEMA_VERSION`], in
 /// one transaction (a store that is already current is not written to at all, so opening
 /// it never takes the write lock).
 fn migrate(conn: &Connection) -> Result<(), StoreError> {
-    conn.execute_batch("BEGIN IMMEDIATE")?;
+    patiently(|| conn.execute_batch("BEGIN IMMEDIATE"))?;
     // Another process may have migrated it while this one waited for the lock.
     let now: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     if now >= SCHEMA_VERSION {
@@ -244,11 +394,45 @@ fn migrate(conn: &Connection) -> Result<(), StoreError> {
 
 impl Store {
     /// Opens (or creates) the store at `path`.
+    ///
+    /// The store is checked on the way in ([`check_cheaply`], and whole when it is small): a
+    /// damaged file is an error, so that nothing reads wrong results from it or writes new
+    /// runs into it.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let conn = open_conn(path).map_err(|e| corrupt_as_damaged(e, path))?;
+        check_cheaply(&conn, path)?;
+        check_whole(&conn, path, FULL_CHECK_ON_OPEN)?;
         Ok(Store {
-            conn: open_conn(path)?,
+            conn,
             path: path.to_path_buf(),
         })
+    }
+
+    /// Opens the store without checking it (for `gauntlet runs check`, which reports every
+    /// problem instead of stopping at the first).
+    pub fn open_unchecked(path: &Path) -> Result<Store, StoreError> {
+        Ok(Store {
+            conn: open_conn(path).map_err(|e| corrupt_as_damaged(e, path))?,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The full check behind `gauntlet runs check`: every problem `PRAGMA integrity_check`
+    /// finds (up to 100), or none.
+    pub fn check(&self) -> Result<Vec<String>, StoreError> {
+        let rows: rusqlite::Result<Vec<String>> = self
+            .conn
+            .prepare("PRAGMA integrity_check(100)")
+            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect());
+        match rows {
+            Ok(rows) if rows.len() == 1 && rows[0] == "ok" => Ok(Vec::new()),
+            Ok(rows) => Ok(rows),
+            // So damaged that the check itself cannot read it.
+            Err(e) => match corrupt_as_damaged(e.into(), &self.path) {
+                StoreError::Damaged { detail, .. } => Ok(vec![detail]),
+                other => Err(other),
+            },
+        }
     }
 
     /// Where the store lives.
@@ -258,7 +442,14 @@ impl Store {
 
     /// A reporter that writes `run_id`'s events into this store (on its own connection, so it
     /// can live on the reporter thread).
+    ///
+    /// A store too large to be checked whole on every open is checked whole here, before a
+    /// run writes into it.
     pub fn reporter(&self) -> Result<StoreReporter, StoreError> {
+        let len = std::fs::metadata(&self.path).map_or(0, |m| m.len());
+        if len > FULL_CHECK_ON_OPEN {
+            check_whole(&self.conn, &self.path, FULL_CHECK_BEFORE_WRITE)?;
+        }
         self.reporter_tuned(CHECKPOINT_EVERY, WAL_RESTART_BYTES)
     }
 
@@ -701,6 +892,66 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Removes runs: all but the `keep` newest, and (or) those started before `before`
+    /// (RFC 3339). Baselines are kept, and so is an unfinished run started within the last
+    /// hour (it may still be running). The file is compacted afterwards.
+    pub fn prune(
+        &mut self,
+        keep: Option<usize>,
+        before: Option<&str>,
+    ) -> Result<PruneReport, StoreError> {
+        let bytes_before = std::fs::metadata(&self.path).map_or(0, |m| m.len());
+        let recent = jiff::Timestamp::now()
+            .checked_sub(jiff::SignedDuration::from_hours(1))
+            .map(|t| t.to_string())
+            .unwrap_or_default();
+        let mut doomed: Vec<String> = Vec::new();
+        {
+            let mut st = self.conn.prepare(
+                "SELECT r.run_id, r.started_at, r.finished_at IS NULL,
+                        EXISTS (SELECT 1 FROM baselines b WHERE b.run_id = r.run_id)
+                 FROM runs r ORDER BY r.started_at DESC, r.run_id DESC",
+            )?;
+            let rows = st.query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, bool>(2)?,
+                    r.get::<_, bool>(3)?,
+                ))
+            })?;
+            for (i, row) in rows.enumerate() {
+                let (id, started, unfinished, baseline) = row?;
+                if baseline || (unfinished && started.as_str() >= recent.as_str()) {
+                    continue;
+                }
+                let beyond_keep = keep.is_some_and(|k| i >= k);
+                let too_old = before.is_some_and(|b| started.as_str() < b);
+                if beyond_keep || too_old {
+                    doomed.push(id);
+                }
+            }
+        }
+        let tx = self.conn.transaction()?;
+        for id in &doomed {
+            for table in ["cases", "trials", "warnings", "events", "runs"] {
+                tx.execute(
+                    &format!("DELETE FROM {table} WHERE run_id = ?1"),
+                    params![id],
+                )?;
+            }
+        }
+        tx.commit()?;
+        if !doomed.is_empty() {
+            patiently(|| self.conn.execute_batch("VACUUM"))?;
+        }
+        Ok(PruneReport {
+            removed: doomed,
+            bytes_before,
+            bytes_after: std::fs::metadata(&self.path).map_or(0, |m| m.len()),
+        })
+    }
+
     /// Names a run as a baseline (replacing an earlier run under that name).
     pub fn set_baseline(&self, name: &str, run: &str) -> Result<(), StoreError> {
         self.conn.execute(
@@ -731,6 +982,17 @@ impl Store {
         let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// What `prune` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PruneReport {
+    /// Runs removed, newest first.
+    pub removed: Vec<String>,
+    /// File size before.
+    pub bytes_before: u64,
+    /// File size after compaction.
+    pub bytes_after: u64,
 }
 
 /// Writes a run into the store as its events arrive.
@@ -836,7 +1098,9 @@ fn checkpoint_loop(conn: &Connection, rx: &Receiver<()>, every: Duration, wal_pa
 impl StoreReporter {
     fn begin(&mut self) -> Result<(), rusqlite::Error> {
         if !self.in_tx {
-            self.conn.execute_batch("BEGIN")?;
+            // IMMEDIATE takes the write lock now, under the busy handler: a deferred
+            // transaction that read first could be refused at once when it came to write.
+            patiently(|| self.conn.execute_batch("BEGIN IMMEDIATE"))?;
             self.in_tx = true;
         }
         Ok(())
@@ -1002,7 +1266,7 @@ impl Reporter for StoreReporter {
 
     fn flush(&mut self) -> Result<(), ReportError> {
         if self.in_tx {
-            self.conn.execute_batch("COMMIT")?;
+            patiently(|| self.conn.execute_batch("COMMIT"))?;
             self.in_tx = false;
             if let Some(c) = &self.checkpointer {
                 c.poke();

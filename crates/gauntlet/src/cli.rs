@@ -93,6 +93,17 @@ pub enum RunsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Check the store file whole (every page and index); exit 2 if it is damaged.
+    Check,
+    /// Remove old runs (baselines are kept) and compact the file.
+    Prune {
+        /// Keep the N newest runs.
+        #[arg(long, value_name = "N", required_unless_present = "older_than")]
+        keep: Option<usize>,
+        /// Remove runs started more than DAYS days ago.
+        #[arg(long, value_name = "DAYS")]
+        older_than: Option<u32>,
+    },
     /// One run: manifest, summary and the cases that did not pass.
     Show {
         /// Run id, unique prefix, `latest`, or a baseline name.

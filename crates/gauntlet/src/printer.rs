@@ -1,5 +1,6 @@
-//! The terminal: [`TerminalReporter`] prints case lines, the table by category and the
-//! summary to stdout; a progress bar goes to stderr on a TTY only. Colour follows
+//! The terminal: [`TerminalReporter`] prints case lines as a run goes, and
+//! [`print_summary`] the table by category and the summary once the run is recorded, to
+//! stdout; a progress bar goes to stderr on a TTY only. Colour follows
 //! `anstream` (off when stdout is not a terminal, off with `NO_COLOR`), and never carries
 //! meaning alone: every coloured word is also spelled out.
 
@@ -33,7 +34,6 @@ pub struct TerminalReporter {
     planned: usize,
     bar: Option<ProgressBar>,
     name_width: usize,
-    reports_dir: Option<String>,
 }
 
 const fn style(c: AnsiColor) -> Style {
@@ -67,14 +67,13 @@ fn status_style(s: Status) -> Style {
 }
 
 impl TerminalReporter {
-    pub fn new(verbosity: Verbosity, reports_dir: Option<String>) -> Self {
+    pub fn new(verbosity: Verbosity) -> Self {
         TerminalReporter {
             out: crate::out::Printer::stdout(),
             verbosity,
             planned: 0,
             bar: None,
             name_width: 50,
-            reports_dir,
         }
     }
 
@@ -132,12 +131,15 @@ impl TerminalReporter {
             None => out.write_all(text.as_bytes()),
         }
     }
+}
 
-    fn finish(&mut self, s: &Summary) -> std::io::Result<()> {
-        if let Some(b) = self.bar.take() {
-            b.finish_and_clear();
-        }
-        let o = &mut self.out;
+/// Prints the end of a run: the table by category, the summary line, the state with its
+/// reasons and where the reports are. The binary prints it once every reporter (the run
+/// store among them) has recorded the run, so that no state is shown that was not stored.
+pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<()> {
+    {
+        let mut out = crate::out::Printer::stdout();
+        let o = &mut out;
         if s.by_category.iter().any(|c| c.category.starts_with("LLM")) || s.by_category.len() > 1 {
             writeln!(o)?;
             writeln!(
@@ -224,7 +226,7 @@ impl TerminalReporter {
         for r in &s.reasons {
             writeln!(o, "{:>14}{r}", "- ")?;
         }
-        if let Some(d) = &self.reports_dir {
+        if let Some(d) = reports_dir {
             writeln!(
                 o,
                 "{:>12} {d}/report.json, junit.xml, summary.md",
@@ -338,7 +340,12 @@ impl Reporter for TerminalReporter {
                     None => out.write_all(text.as_bytes())?,
                 }
             }
-            EventKind::RunFinished { summary, .. } => self.finish(summary)?,
+            EventKind::RunFinished { .. } => {
+                if let Some(b) = self.bar.take() {
+                    b.finish_and_clear();
+                }
+                self.out.flush()?;
+            }
         }
         Ok(())
     }

@@ -19,7 +19,7 @@ use gauntlet_suite::{ManifestFacts, Plan, PlanSettings};
 use crate::cli::{ExecOpts, RedteamArgs, RunArgs};
 use crate::error::CliError;
 use crate::out;
-use crate::printer::{TerminalReporter, Verbosity};
+use crate::printer::{TerminalReporter, Verbosity, print_summary};
 use crate::setup::{
     BUILTIN_OWASP, build_judge, integrity_check, load_all, new_run_id, open_store, quarantine,
     resolve_spec, resolve_target, runtime, store_err, store_path,
@@ -457,9 +457,7 @@ pub fn execute(
         invocation: Some(inv.clone()),
     });
 
-    let reports_dir = s.out.as_ref().map(|o| o.display().to_string());
-    let mut reporters: Vec<Box<dyn Reporter>> =
-        vec![Box::new(TerminalReporter::new(s.verbosity, reports_dir))];
+    let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(TerminalReporter::new(s.verbosity))];
     if let Some(dir) = &s.out {
         reporters.extend(report_writers(dir)?);
     }
@@ -514,11 +512,17 @@ pub fn execute(
             .await
     });
     if !outcome.reporter_errors.is_empty() {
+        // The state is not printed: a report or the run store did not record it.
         for e in &outcome.reporter_errors {
-            crate::error::CliError::plain(format!("failed to write a report: {e}")).print();
+            CliError::plain(format!(
+                "failed to record the run (a report or the run store): {e}"
+            ))
+            .print();
         }
         return Ok(gauntlet_core::score::EXIT_USAGE);
     }
+    let reports_dir = s.out.as_ref().map(|o| o.display().to_string());
+    print_summary(&outcome.summary, reports_dir.as_deref())?;
     if outcome.stop == Stop::Cancelled {
         out::note(&format!(
             "interrupted: the reports cover the cases that finished; continue with `gauntlet run --resume {run_id}`"

@@ -131,13 +131,7 @@ pub fn open_existing_store(flag: Option<&Path>) -> Result<Store, CliError> {
 
 /// A store error as a usage error with a hint.
 pub fn store_err(e: gauntlet_store::StoreError) -> CliError {
-    let hint = match &e {
-        gauntlet_store::StoreError::NoSuchRun(_) | gauntlet_store::StoreError::Ambiguous(..) => {
-            "list runs with `gauntlet runs list`"
-        }
-        _ => "check --store (or `store:` in gauntlet.yaml)",
-    };
-    CliError::usage(e.to_string(), hint)
+    CliError::usage(e.to_string(), e.hint())
 }
 
 /// A target from a spec: `KIND:ARG`, or a name from the config file.

@@ -18,13 +18,16 @@ use gauntlet_suite::{Plan, PlanSettings};
 use crate::cli::{RegradeArgs, ReportArgs, RunsArgs, RunsCommand};
 use crate::error::CliError;
 use crate::out::Printer;
-use crate::printer::{TerminalReporter, Verbosity};
+use crate::printer::{TerminalReporter, Verbosity, print_summary};
 use crate::runcmd::report_writers;
 use crate::setup::{
     build_judge, load_all, new_run_id, open_existing_store, resolve_spec, runtime, store_err,
 };
 
 pub fn runs(args: RunsArgs) -> Result<i32, CliError> {
+    if let RunsCommand::Check = args.command {
+        return check(&args);
+    }
     let store = open_existing_store(args.store.store.as_deref())?;
     let mut out = Printer::stdout();
     match args.command {
@@ -61,8 +64,54 @@ pub fn runs(args: RunsArgs) -> Result<i32, CliError> {
             }
         }
         RunsCommand::Show { run, json } => show(&store, &run, json, &mut out)?,
+        RunsCommand::Check => unreachable!("handled above"),
+        RunsCommand::Prune { keep, older_than } => {
+            let before = older_than
+                .map(|days| {
+                    jiff::Timestamp::now()
+                        .checked_sub(jiff::SignedDuration::from_hours(24 * i64::from(days)))
+                        .map(|t| t.to_string())
+                        .map_err(|e| CliError::plain(format!("--older-than {days}: {e}")))
+                })
+                .transpose()?;
+            let mut store = store;
+            let r = store.prune(keep, before.as_deref()).map_err(store_err)?;
+            writeln!(
+                out,
+                "removed {} run(s); {} -> {} bytes (baselines and runs still in progress are kept)",
+                r.removed.len(),
+                r.bytes_before,
+                r.bytes_after
+            )?;
+        }
     }
     out.flush()?;
+    Ok(0)
+}
+
+/// `runs check`: the whole file, every problem listed.
+fn check(args: &RunsArgs) -> Result<i32, CliError> {
+    let path = crate::setup::store_path(args.store.store.as_deref(), None)?;
+    if !path.exists() {
+        return Err(CliError::usage(
+            format!("no run store at `{}`", path.display()),
+            "pass --store to check another file",
+        ));
+    }
+    let store = Store::open_unchecked(&path).map_err(store_err)?;
+    let problems = store.check().map_err(store_err)?;
+    if !problems.is_empty() {
+        let e = gauntlet_store::StoreError::Damaged {
+            path: path.clone(),
+            detail: problems.join("; "),
+        };
+        return Err(CliError::usage(e.to_string(), e.hint()));
+    }
+    writeln!(
+        Printer::stdout(),
+        "ok: {} (every page and index checked)",
+        path.display()
+    )?;
     Ok(0)
 }
 
@@ -242,10 +291,7 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
     } else {
         Verbosity::Normal
     };
-    let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(TerminalReporter::new(
-        verbosity,
-        Some(args.out.display().to_string()),
-    ))];
+    let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(TerminalReporter::new(verbosity))];
     reporters.extend(report_writers(&args.out)?);
     reporters.push(Box::new(store.reporter().map_err(store_err)?));
 
@@ -291,10 +337,11 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
     }
     if !outcome.reporter_errors.is_empty() {
         return Err(CliError::plain(format!(
-            "failed to write a report: {}",
+            "failed to record the run (a report or the run store): {}",
             outcome.reporter_errors.join("; ")
         )));
     }
+    print_summary(&outcome.summary, Some(&args.out.display().to_string()))?;
     let mut out = Printer::stdout();
     writeln!(
         out,

@@ -566,3 +566,193 @@ fn plan_and_sample_size() {
     let o = run(&["sample-size", "--p01", "0.1", "--p10", "0.1"], t.path());
     assert_eq!(code(&o), 2);
 }
+
+#[test]
+fn four_runs_writing_one_store_at_once_all_finish_and_readers_never_wait() {
+    let t = tempfile::tempdir().unwrap();
+    let mut lines = String::new();
+    for i in 0..3000 {
+        lines.push_str(&format!(
+            "{{\"id\":\"c{i:05}\",\"input\":\"What can you help me with?\",\"expect\":[{{\"contains\":\"help\"}}]}}\n"
+        ));
+    }
+    std::fs::write(t.path().join("cases.jsonl"), lines).unwrap();
+    std::fs::write(
+        t.path().join("s.yaml"),
+        "suite: shared\ntarget: fake:safe\ninclude: [cases.jsonl]\n",
+    )
+    .unwrap();
+    let runs: Vec<std::process::Child> = (0..4)
+        .map(|_| {
+            bin()
+                .args(["run", "s.yaml", "-q", "--no-reports", "-j", "32"])
+                .current_dir(t.path())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    // A reader polling throughout gets its answer every time.
+    let mut reads = 0;
+    while reads < 20 {
+        let exists = t.path().join(".gauntlet/runs.db").exists();
+        let o = run(&["runs", "list", "--json"], t.path());
+        if exists {
+            assert_eq!(code(&o), 0, "{}", text(&o));
+        }
+        reads += 1;
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for child in runs {
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(code(&o), 0, "{}", text(&o));
+        assert!(text(&o).contains("Status PASS"), "{}", text(&o));
+    }
+    let o = run(&["runs", "list", "--json"], t.path());
+    let rows: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 4);
+    for r in rows {
+        assert_eq!(r["status"], "PASS", "{r}");
+        assert_eq!(r["cases"], 3000, "{r}");
+    }
+}
+
+#[test]
+fn a_held_write_lock_never_stops_a_reader_and_a_writer_waits_it_out() {
+    use gauntlet_core::event::{EventKind, Reporter, RunEvent, RunManifest};
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("s.yaml"), SUITE).unwrap();
+    let o = run(&["run", "s.yaml", "-q", "--no-reports"], t.path());
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    // Another run's writer holds the write lock (its transaction is open, not committed).
+    let store = gauntlet_store::Store::open(&t.path().join(".gauntlet/runs.db")).unwrap();
+    let mut holder = store.reporter().unwrap();
+    let manifest: RunManifest = serde_json::from_value(serde_json::json!({
+        "schema_version": 1, "run_id": "holder", "gauntlet_version": "0", "started_at": "t",
+        "command": "run", "suites": [], "target": {"kind": "fake", "label": "fake:safe"},
+        "k": 1, "seed": 0, "planned_cases": 0, "evidence_level": "offline",
+        "side_effects": "simulated", "dataset_revision": "-"
+    }))
+    .unwrap();
+    holder
+        .on_event(&RunEvent::new(
+            0,
+            EventKind::RunStarted {
+                manifest: Box::new(manifest),
+            },
+        ))
+        .unwrap();
+    // Readers do not wait for it.
+    let started = std::time::Instant::now();
+    for args in [&["runs", "list"][..], &["runs", "show", "latest"]] {
+        let o = run(args, t.path());
+        assert_eq!(code(&o), 0, "{args:?}: {}", text(&o));
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "readers waited {:?} for a writer",
+        started.elapsed()
+    );
+    // A writer waits past one busy timeout (10 s) and then records its run whole.
+    let writer = bin()
+        .args(["run", "s.yaml", "-q", "--no-reports"])
+        .current_dir(t.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(11));
+    holder.flush().unwrap();
+    drop(holder);
+    let o = writer.wait_with_output().unwrap();
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let o = run(&["runs", "list", "--json"], t.path());
+    let finished = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter(|l| l.contains("\"status\":\"FAIL\""))
+        .count();
+    assert_eq!(finished, 2, "{}", text(&o));
+}
+
+#[test]
+fn a_damaged_store_is_found_and_never_written_into() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("s.yaml"), SUITE).unwrap();
+    for _ in 0..3 {
+        let o = run(
+            &["run", "s.yaml", "-q", "--no-reports", "--k", "5"],
+            t.path(),
+        );
+        assert_eq!(code(&o), 1, "{}", text(&o));
+    }
+    let o = run(&["runs", "check"], t.path());
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let db = t.path().join(".gauntlet/runs.db");
+    let len = std::fs::metadata(&db).unwrap().len();
+    // 64 KB of garbage in the middle of the file (past the header and the first pages).
+    let mut bytes = std::fs::read(&db).unwrap();
+    let mid = (len as usize / 2).max(32 << 10);
+    let end = (mid + (64 << 10)).min(bytes.len());
+    for (i, b) in bytes[mid..end].iter_mut().enumerate() {
+        *b = (i * 131 % 251) as u8;
+    }
+    std::fs::write(&db, &bytes).unwrap();
+    let o = run(&["run", "s.yaml", "-q", "--no-reports"], t.path());
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(text(&o).contains("is damaged"), "{}", text(&o));
+    assert!(text(&o).contains("hint:"), "{}", text(&o));
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        bytes,
+        "nothing was written into the damaged store"
+    );
+    let o = run(&["runs", "list"], t.path());
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    let o = run(&["runs", "check"], t.path());
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(text(&o).contains("is damaged"), "{}", text(&o));
+}
+
+#[test]
+fn prune_keeps_the_newest_runs_and_the_baselines_and_shrinks_the_file() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("s.yaml"), SUITE).unwrap();
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        let o = run(
+            &["run", "s.yaml", "-q", "--no-reports", "--k", "20"],
+            t.path(),
+        );
+        assert_eq!(code(&o), 1, "{}", text(&o));
+        ids.push(latest_run(t.path()));
+    }
+    // The oldest run is a baseline: it stays.
+    let o = run(&["baseline", "set", &ids[0], "--name", "release"], t.path());
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let db = t.path().join(".gauntlet/runs.db");
+    let before = std::fs::metadata(&db).unwrap().len();
+    let o = run(&["runs", "prune", "--keep", "2"], t.path());
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(text(&o).contains("removed 2 run(s)"), "{}", text(&o));
+    let o = run(&["runs", "list", "--json"], t.path());
+    let left: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["run_id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(left, [ids[4].clone(), ids[3].clone(), ids[0].clone()]);
+    assert!(std::fs::metadata(&db).unwrap().len() < before);
+    // The kept runs are whole.
+    let o = run(&["report", &ids[3], "--out", "r"], t.path());
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let o = run(&["runs", "prune"], t.path());
+    assert_eq!(code(&o), 2, "a prune needs --keep or --older-than");
+}
