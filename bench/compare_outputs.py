@@ -31,6 +31,8 @@ FILES = ["report.json", "junit.xml", "summary.md"]
 VOLATILE_KEYS = {
     "run_id", "started_at", "finished_at", "duration_ms", "elapsed_ms", "latency_ms",
     "at_ms", "session_id",
+    # Where the run started (recorded since the runs can be regraded from anywhere).
+    "base_dir",
 }
 RUN_ID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{4}")
 

@@ -193,6 +193,10 @@ pub struct RunManifest {
 pub struct Invocation {
     /// Suite files, as given (`builtin:owasp` for the red-team corpus).
     pub suites: Vec<String>,
+    /// The folder the run started in (absolute), against which relative suite paths are
+    /// found again by `--resume`, `--rerun-failed` and `regrade` from anywhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_dir: Option<String>,
     /// The target, resolved (names of key variables only; never the keys).
     pub target: crate::target::TargetConfig,
     /// Filter terms.

@@ -66,13 +66,10 @@ pub async fn execute(
     let started = Instant::now();
     let case = &*pc.case;
     let suite = &*pc.suite;
-    let system_prompt = case
-        .system_prompt
-        .as_deref()
-        .or(suite.system_prompt.as_deref());
+    let system_prompt = suite.prompt_for(case);
     let ctx = TrialContext {
         case,
-        system_prompt,
+        system_prompt: system_prompt.as_deref(),
         tools: &suite.tools,
         trial,
         seed,
@@ -181,7 +178,7 @@ pub struct Played {
 /// Grades a played trial and scores it.
 pub async fn grade_trial(grader: &dyn Grader, pc: &PlannedCase, p: Played) -> TrialResult {
     let case = &*pc.case;
-    let canary = case.canary.as_deref().or(pc.suite.canary.as_deref());
+    let canary = pc.suite.canary_for(case);
     let verdicts = grader
         .grade(GradeContext {
             case,

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use gauntlet_core::event::{Invocation, REPORT_SCHEMA_VERSION, RunManifest, SuiteRef};
-use gauntlet_core::plan::{CANARY_PLACEHOLDER, PlannedCase, SuiteContext};
+use gauntlet_core::plan::{PlannedCase, SuiteContext};
 use gauntlet_core::suite::Case;
 use gauntlet_core::summary::PackRequirements;
 use gauntlet_core::target::TargetInfo;
@@ -235,7 +235,7 @@ impl Plan {
 }
 
 /// The context a suite's cases run in: the run's canary over the suite's, the system prompt
-/// with the canary in place, the run's time limit over the suite's.
+/// (its canary is put in per case), the run's time limit over the suite's.
 pub fn suite_context(
     s: &LoadedSuite,
     canary: Option<&str>,
@@ -244,13 +244,9 @@ pub fn suite_context(
     let canary = canary
         .map(str::to_owned)
         .or_else(|| s.suite.agent.canary.clone());
-    let system_prompt = s.system_prompt.as_ref().map(|p| match &canary {
-        Some(c) => p.replace(CANARY_PLACEHOLDER, c),
-        None => p.clone(),
-    });
     SuiteContext {
         name: s.suite.suite.clone(),
-        system_prompt,
+        system_prompt: s.system_prompt.clone(),
         canary,
         tools: s.suite.agent.tools.clone(),
         default_blocking: s.suite.defaults.blocking,

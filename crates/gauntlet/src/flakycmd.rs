@@ -60,6 +60,7 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
     let settings = Settings {
         invocation: Invocation {
             suites: vec![path],
+            base_dir: crate::setup::current_dir(),
             target,
             filters,
             shard: None,

@@ -21,8 +21,8 @@ use crate::error::CliError;
 use crate::out;
 use crate::printer::{TerminalReporter, Verbosity, print_summary};
 use crate::setup::{
-    BUILTIN_OWASP, build_judge, integrity_check, load_all, new_run_id, open_store, quarantine,
-    resolve_spec, resolve_target, runtime, store_err, store_path,
+    BUILTIN_OWASP, build_judge, current_dir, integrity_check, load_all, new_run_id, open_store,
+    quarantine, resolve_spec, resolve_suite_paths, resolve_target, runtime, store_err, store_path,
 };
 
 /// gauntlet's version, recorded in every manifest.
@@ -200,7 +200,7 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
                 "run"
             };
             mode.only = Some(failed);
-            (inv.suites.clone(), Some(inv))
+            (resolve_suite_paths(&inv, store.path())?, Some(inv))
         }
         None => (
             args.suites
@@ -229,6 +229,7 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
     };
     let invocation = Invocation {
         suites: paths,
+        base_dir: current_dir(),
         target,
         filters: opts.filter.clone(),
         shard: opts.shard.clone(),
@@ -273,6 +274,7 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
     let target = resolve_target(&suites, &args.exec, Some(default_redteam()))?;
     let invocation = Invocation {
         suites: vec![BUILTIN_OWASP.to_owned()],
+        base_dir: current_dir(),
         target,
         filters,
         shard: args.exec.shard.clone(),
@@ -306,7 +308,7 @@ fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
     })?;
     let select = selection(&inv.filters, inv.shard.as_deref(), None)?;
     let suites = load_all(
-        &inv.suites,
+        &resolve_suite_paths(&inv, store.path())?,
         inv.canary.as_deref(),
         inv.system_prompt_file.as_deref(),
         Some(&select),
@@ -413,9 +415,9 @@ pub fn execute(
     );
     if let (Some(file), Some(c)) = (&inv.system_prompt_file, &inv.canary)
         && plan.contexts().any(|ctx| {
-            ctx.system_prompt
-                .as_deref()
-                .is_some_and(|p| !p.contains(c.as_str()))
+            ctx.system_prompt.as_deref().is_some_and(|p| {
+                !p.contains(c.as_str()) && !p.contains(gauntlet_core::plan::CANARY_PLACEHOLDER)
+            })
         })
     {
         out::warn(&format!(

@@ -94,6 +94,60 @@ fn corpus(
     Ok(corpus)
 }
 
+/// The current folder, absolute, as recorded in a run's invocation.
+pub fn current_dir() -> Option<String> {
+    std::env::current_dir()
+        .ok()
+        .map(|d| d.display().to_string())
+}
+
+/// The suite files of a recorded invocation, found again from wherever gauntlet runs now: a
+/// relative path is tried against the folder the run started in, then the current folder,
+/// then the project folder that holds the store (`PROJECT/.gauntlet/runs.db`).
+pub fn resolve_suite_paths(
+    inv: &gauntlet_core::event::Invocation,
+    store: &Path,
+) -> Result<Vec<String>, CliError> {
+    let store_root = store
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.parent()?.parent().map(Path::to_path_buf));
+    inv.suites
+        .iter()
+        .map(|given| {
+            if given == BUILTIN_OWASP || Path::new(given).is_absolute() {
+                return Ok(given.clone());
+            }
+            let candidates: Vec<PathBuf> = [
+                inv.base_dir.as_deref().map(PathBuf::from),
+                std::env::current_dir().ok(),
+                store_root.clone(),
+            ]
+            .into_iter()
+            .flatten()
+            .map(|dir| dir.join(given))
+            .collect();
+            candidates
+                .iter()
+                .find(|p| p.is_file())
+                .map(|p| p.display().to_string())
+                .ok_or_else(|| {
+                    CliError::usage(
+                        format!(
+                            "the run's suite `{given}` is not at {}",
+                            candidates
+                                .iter()
+                                .map(|p| format!("`{}`", p.display()))
+                                .collect::<Vec<_>>()
+                                .join(" or ")
+                        ),
+                        "run gauntlet from the folder the run started in, or restore the suite there",
+                    )
+                })
+        })
+        .collect()
+}
+
 /// Where the store is: the flag, else `store:` in the config file, else the default.
 pub fn store_path(flag: Option<&Path>, config: Option<&Path>) -> Result<PathBuf, CliError> {
     if let Some(p) = flag {

@@ -249,7 +249,7 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
         )
     })?;
     let suites = load_all(
-        &inv.suites,
+        &crate::setup::resolve_suite_paths(&inv, store.path())?,
         inv.canary.as_deref(),
         inv.system_prompt_file.as_deref(),
         None,

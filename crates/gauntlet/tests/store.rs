@@ -756,3 +756,33 @@ fn prune_keeps_the_newest_runs_and_the_baselines_and_shrinks_the_file() {
     let o = run(&["runs", "prune"], t.path());
     assert_eq!(code(&o), 2, "a prune needs --keep or --older-than");
 }
+
+#[test]
+fn regrade_resume_and_report_work_from_another_folder() {
+    let t = tempfile::tempdir().unwrap();
+    let project = t.path().join("project");
+    let elsewhere = t.path().join("elsewhere");
+    std::fs::create_dir_all(project.join("suites")).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(project.join("suites/s.yaml"), SUITE).unwrap();
+    let o = run(&["run", "suites/s.yaml", "-q", "--no-reports"], &project);
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let db = project.join(".gauntlet/runs.db");
+    let db = db.to_str().unwrap();
+    for args in [
+        &["regrade", "latest", "--store", db, "-q", "-o", "r"][..],
+        &["report", "latest", "--store", db, "-o", "r2"],
+        &[
+            "run",
+            "--rerun-failed",
+            "latest",
+            "--store",
+            db,
+            "-q",
+            "--no-reports",
+        ],
+    ] {
+        let o = run(args, &elsewhere);
+        assert_eq!(code(&o), 1, "{args:?}: {}", text(&o));
+    }
+}
