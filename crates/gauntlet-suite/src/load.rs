@@ -3,9 +3,11 @@
 //! A suite is read once, deserialized (serde reports syntax errors, unknown keys and wrong
 //! types with their position), then checked for what serde cannot see: a case with no
 //! oracle, a case whose only check is a model judge, a regex that does not compile, an
-//! invalid JSON Schema, a duplicate id, an unknown tool. Every problem becomes a
-//! [`Diagnostic`] with file, line, column and a hint; all of them are collected, so one
-//! `gauntlet validate` shows every mistake at once.
+//! invalid JSON Schema, a duplicate id, an unknown tool. What is wrong with one check is
+//! decided by the check itself (`gauntlet_core::expect::Check::validate`); this module lends
+//! it the parsers and places its findings. Every problem becomes a [`Diagnostic`] with file,
+//! line, column and a hint; all of them are collected, so one `gauntlet validate` shows every
+//! mistake at once.
 //!
 //! Cases may live in the suite file, in included YAML files (lists of cases) and in included
 //! JSON lines files. JSON lines files are checked here in one streaming pass (keeping only
@@ -16,7 +18,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use gauntlet_core::expect::Oracle;
+use gauntlet_core::expect::{Parsers, Syntax, SyntaxError, Validation};
 use gauntlet_core::suite::{Case, CaseKind, SUITE_FORMAT_VERSION, Suite, owasp_title};
 use gauntlet_core::target::{FAKE_PERSONAS, TargetConfig, TargetKind};
 use gauntlet_core::verdict::Dimension;
@@ -522,16 +524,33 @@ struct CaseCtx<'a> {
 }
 
 impl CaseCtx<'_> {
-    fn check_regex(&self, pattern: &str) -> Result<(), String> {
+    fn check_regex(&self, pattern: &str) -> Result<(), SyntaxError> {
         if self.good_regexes.borrow().contains(pattern) {
             return Ok(());
         }
-        regex::Regex::new(pattern).map_err(|e| one_line(&e.to_string()))?;
+        ctx_free_regex(pattern)?;
         let mut seen = self.good_regexes.borrow_mut();
         if seen.len() < 10_000 {
             seen.insert(pattern.to_owned());
         }
         Ok(())
+    }
+}
+
+/// The parsers a check's validation needs (gauntlet-core has none).
+impl Parsers for CaseCtx<'_> {
+    fn parse(&self, text: Syntax<'_>) -> Result<(), SyntaxError> {
+        match text {
+            Syntax::Regex(pattern) => self.check_regex(pattern),
+            Syntax::JsonSchema(schema) => check_json_schema(schema),
+            Syntax::JsonPath(path) => serde_json_path::JsonPath::parse(path)
+                .map(|_| ())
+                .map_err(|e| SyntaxError(one_line(&e.to_string()))),
+        }
+    }
+
+    fn closest<'a>(&self, word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+        did_you_mean(word, candidates.iter().copied())
     }
 }
 
@@ -613,18 +632,8 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
         ));
     }
     let tools = &ctx.suite.agent.tools;
-    let tool_known = |name: &str| tools.is_empty() || tools.iter().any(|t| t.name == name);
-    let tool_hint = |name: &str| match did_you_mean(name, tools.iter().map(|t| t.name.as_str())) {
-        Some(c) => format!("did you mean `{c}`?"),
-        None => format!(
-            "declared tools: {}",
-            tools
-                .iter()
-                .map(|t| t.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
+    let canary_known =
+        case.canary.is_some() || ctx.suite.agent.canary.is_some() || ctx.run_canary.is_some();
     for (i, e) in case.expect.iter().enumerate() {
         let p = |k: &str| format!("expect[{i}].{k}");
         if case.kind == CaseKind::Task && e.dimension == Some(Dimension::Refusal) {
@@ -634,180 +643,22 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
                 "use one of outcome, policy, grounding, communication, tool_selection, tool_execution; or make the case `kind: refusal`",
             ));
         }
-        match &e.oracle {
-            Oracle::Regex { pattern } | Oracle::NotRegex { pattern } => {
-                if let Err(err) = ctx.check_regex(pattern) {
-                    let key = e.oracle.key();
-                    out.push(Problem::new(
-                        p(key),
-                        format!("invalid regular expression: {err}"),
-                        "the syntax is Rust's `regex` crate (no look-around or back-references); quote the pattern in single quotes",
-                    ));
-                }
-            }
-            Oracle::JsonSchema { schema } => {
-                if let Err(err) = check_json_schema(schema) {
-                    out.push(Problem::new(
-                        p("json_schema"),
-                        format!("invalid JSON Schema: {err}"),
-                        "write a JSON Schema object, e.g. {type: object, required: [id]}",
-                    ));
-                }
-            }
-            Oracle::JsonPath(jp) => {
-                if let Err(err) = serde_json_path::JsonPath::parse(&jp.path) {
-                    out.push(Problem::new(
-                        p("json_path"),
-                        format!(
-                            "invalid JSON path `{}`: {}",
-                            jp.path,
-                            one_line(&err.to_string())
-                        ),
-                        "paths follow RFC 9535, e.g. `$.items[0].id`",
-                    ));
-                }
-            }
-            Oracle::Contains { values, .. } | Oracle::NotContains { values, .. }
-                if (values.is_empty() || values.iter().any(|v| v.is_empty())) =>
-            {
-                out.push(Problem::new(
-                    p(e.oracle.key()),
-                    "an empty text matches everything",
-                    "give the text to look for",
-                ));
-            }
-            Oracle::NoCanary { canary: None }
-                if case.canary.is_none()
-                    && ctx.suite.agent.canary.is_none()
-                    && ctx.run_canary.is_none() =>
-            {
-                out.push(Problem::new(
-                        p("no_canary"),
-                        "`no_canary` has no canary to look for",
-                        "set `agent.canary` (the secret planted in the system prompt), the case's `canary`, or write `no_canary: <secret>`",
-                    ));
-            }
-            Oracle::ToolCalled { tools: names } | Oracle::ToolNotCalled { tools: names } => {
-                for n in names {
-                    if !tool_known(n) {
-                        out.push(Problem::new(
-                            p(e.oracle.key()),
-                            format!("no tool named `{n}` is declared in agent.tools"),
-                            tool_hint(n),
-                        ));
-                    }
-                }
-                if matches!(e.oracle, Oracle::ToolCalled { .. }) && names.is_empty() {
-                    out.push(Problem::new(
-                        p("tool_called"),
-                        "tool_called lists no tool",
-                        "name the tool(s) the agent must call",
-                    ));
-                }
-            }
-            Oracle::ToolArgs(a) => {
-                if !tool_known(&a.tool) {
-                    out.push(Problem::new(
-                        p("tool_args"),
-                        format!("no tool named `{}` is declared in agent.tools", a.tool),
-                        tool_hint(&a.tool),
-                    ));
-                }
-                for (k, pat) in &a.matches {
-                    if let Err(err) = ctx.check_regex(pat) {
-                        out.push(Problem::new(
-                            p("tool_args"),
-                            format!("invalid regular expression for `{k}`: {err}"),
-                            "the syntax is Rust's `regex` crate",
-                        ));
-                    }
-                }
-            }
-            Oracle::CallOrder(c) => {
-                for n in c
-                    .sequence
-                    .iter()
-                    .filter(|n| *n != "*" && *n != "?")
-                    .chain(c.before.iter().flat_map(|(a, b)| [a, b]))
-                {
-                    if !tool_known(n) {
-                        out.push(Problem::new(
-                            p("call_order"),
-                            format!("no tool named `{n}` is declared in agent.tools"),
-                            tool_hint(n),
-                        ));
-                    }
-                }
-            }
-            Oracle::Recovery(c) => {
-                if !tool_known(&c.tool) {
-                    out.push(Problem::new(
-                        p("recovery"),
-                        format!("no tool named `{}` is declared in agent.tools", c.tool),
-                        tool_hint(&c.tool),
-                    ));
-                } else if !case
-                    .tool_faults
-                    .iter()
-                    .any(|f| f.tool == c.tool && f.fault.is_some())
-                {
-                    out.push(Problem::new(
-                        p("recovery"),
-                        format!("`recovery` checks the response to a fault on `{}`, but the case injects none", c.tool),
-                        format!("add `tool_faults: [{{tool: {}, fault: timeout}}]` to the case", c.tool),
-                    ));
-                }
-            }
-            Oracle::NoSideEffect(c) => {
-                for n in &c.tools {
-                    if !tool_known(n) {
-                        out.push(Problem::new(
-                            p("no_side_effect"),
-                            format!("no tool named `{n}` is declared in agent.tools"),
-                            tool_hint(n),
-                        ));
-                    }
-                }
-                if c.classes
-                    .contains(&gauntlet_core::tools::SideEffectClass::ReadOnly)
-                {
-                    out.push(Problem::new(
-                        p("no_side_effect"),
-                        "`read_only` calls have no side effect, so this class can never match",
-                        "list `write` and/or `irreversible`, or name the tools under `tools:`",
-                    ));
-                }
-                if c.tools.is_empty() && c.classes.is_empty() {
-                    out.push(Problem::new(
-                        p("no_side_effect"),
-                        "`no_side_effect` names no tool and no class, so it checks nothing",
-                        "e.g. `no_side_effect: {classes: [irreversible]}` or `{tools: [send_email]}`",
-                    ));
-                }
-            }
-            Oracle::AgentHandles(c) if !tool_known(&c.tool) => {
-                out.push(Problem::new(
-                    p("agent_handles"),
-                    format!("no tool named `{}` is declared in agent.tools", c.tool),
-                    tool_hint(&c.tool),
-                ));
-            }
-            Oracle::Judge(j) if j.pass_score.is_some_and(|s| s > 3) => {
-                out.push(Problem::new(
-                    p("judge"),
-                    "judge pass_score must be 0-3",
-                    "the rubric scores 0-3",
-                ));
-            }
-            _ => {}
+        // Each check knows what it needs (gauntlet-core's `Check::validate`); the loader lends
+        // it the parsers and places what it finds at the check's key.
+        let mut v = Validation::new(case, tools, canary_known, ctx);
+        e.oracle.validate(&mut v);
+        for found in v.into_problems() {
+            out.push(Problem::new(p(e.oracle.key()), found.message, found.hint));
         }
     }
     for (i, f) in case.tool_faults.iter().enumerate() {
-        if !tool_known(&f.tool) {
+        let mut v = Validation::new(case, tools, canary_known, ctx);
+        v.tool(&f.tool);
+        for found in v.into_problems() {
             out.push(Problem::new(
                 format!("tool_faults[{i}].tool"),
-                format!("no tool named `{}` is declared in agent.tools", f.tool),
-                tool_hint(&f.tool),
+                found.message,
+                found.hint,
             ));
         }
         if f.fault.is_none() && f.poison.is_none() {
@@ -907,19 +758,20 @@ pub fn check_target(t: &TargetConfig) -> Result<(), (String, Option<String>)> {
     Ok(())
 }
 
-fn ctx_free_regex(p: &str) -> Result<(), String> {
+fn ctx_free_regex(p: &str) -> Result<(), SyntaxError> {
     regex::Regex::new(p)
         .map(|_| ())
-        .map_err(|e| one_line(&e.to_string()))
+        .map_err(|e| SyntaxError(one_line(&e.to_string())))
 }
 
 /// Checks that a value is a usable JSON Schema (meta-valid, compilable, no remote `$ref`).
-pub fn check_json_schema(schema: &serde_json::Value) -> Result<(), String> {
+pub fn check_json_schema(schema: &serde_json::Value) -> Result<(), SyntaxError> {
     if !schema.is_object() && !schema.is_boolean() {
-        return Err("a schema is an object (or true/false)".into());
+        return Err(SyntaxError("a schema is an object (or true/false)".into()));
     }
-    jsonschema::meta::validate(schema).map_err(|e| one_line(&e.to_string()))?;
-    jsonschema::validator_for(schema).map_err(|e| one_line(&e.to_string()))?;
+    let reason = |e: &dyn std::fmt::Display| SyntaxError(one_line(&e.to_string()));
+    jsonschema::meta::validate(schema).map_err(|e| reason(&e))?;
+    jsonschema::validator_for(schema).map_err(|e| reason(&e))?;
     Ok(())
 }
 
