@@ -19,11 +19,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use gauntlet_core::expect::{
-    AgentHandlesCheck, CallOrderCheck, ContainsCheck, ContextPassedCheck, EqualsCheck, Expect,
-    HandoffsCheck, InjectionCheck, JsonPathCheck, JsonSchemaCheck, JudgeSpec, MarkupCheck,
-    MatchMode, MaxCharsCheck, MinCharsCheck, NoCanaryCheck, NoUnapprovedActionsCheck,
+    AgentHandlesCheck, CallOrderCheck, ContainsCheck, ContextPassedCheck, EndsWithCheck,
+    EqualsCheck, Expect, HandoffsCheck, InjectionCheck, JsonPathCheck, JsonSchemaCheck, JudgeSpec,
+    MarkupCheck, MatchMode, MaxCharsCheck, MinCharsCheck, NoCanaryCheck, NoUnapprovedActionsCheck,
     NoUnbackedClaimsCheck, NotContainsCheck, NotRegexCheck, Oracle, RecoveryCheck, RefusalCheck,
-    RegexCheck, Scope, SideEffectCheck, ToolArgsCheck, ToolCalledCheck, ToolNotCalledCheck,
+    RegexCheck, Scope, SideEffectCheck, StartsWithCheck, ToolArgsCheck, ToolCalledCheck,
+    ToolNotCalledCheck, WordCountCheck,
 };
 use gauntlet_core::grader::{GradeContext, Grader};
 use gauntlet_core::result::Outcome;
@@ -285,6 +286,113 @@ impl Grade for EqualsCheck {
             ))
         }
     }
+}
+
+impl Grade for StartsWithCheck {
+    fn grade(&self, e: &Entry<'_>) -> Verdict {
+        grade_end(e, End::Start, &self.values, self.mode, self.case_sensitive)
+    }
+}
+
+impl Grade for EndsWithCheck {
+    fn grade(&self, e: &Entry<'_>) -> Verdict {
+        grade_end(e, End::Finish, &self.values, self.mode, self.case_sensitive)
+    }
+}
+
+/// Which end of the answer `starts_with` and `ends_with` read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum End {
+    Start,
+    Finish,
+}
+
+/// Shown in failing evidence: the part of the answer that was compared.
+const END_SHOWN: usize = 40;
+
+fn grade_end(
+    e: &Entry<'_>,
+    end: End,
+    values: &[String],
+    mode: MatchMode,
+    case_sensitive: bool,
+) -> Verdict {
+    let text = e.text.trim();
+    let hay = norm(text, case_sensitive);
+    let (hits, misses): (Vec<&String>, Vec<&String>) = values.iter().partition(|v| {
+        let needle = norm(v, case_sensitive);
+        match end {
+            End::Start => hay.starts_with(&needle),
+            End::Finish => hay.ends_with(&needle),
+        }
+    });
+    let verb = match end {
+        End::Start => "start",
+        End::Finish => "end",
+    };
+    let ok = match mode {
+        MatchMode::All => misses.is_empty(),
+        MatchMode::Any => !hits.is_empty(),
+    };
+    if ok {
+        return e.pass(format!("{verb}s with {}", quote_list(&hits)));
+    }
+    let shown = if text.is_empty() {
+        "the answer is empty".to_owned()
+    } else {
+        let n = text.chars().count();
+        match end {
+            End::Start if n > END_SHOWN => {
+                format!("{:?}", format!("{}…", clip_chars(text, 0, END_SHOWN)))
+            }
+            End::Finish if n > END_SHOWN => {
+                format!("{:?}", format!("…{}", clip_chars(text, n - END_SHOWN, n)))
+            }
+            _ => format!("{text:?}"),
+        }
+    };
+    match mode {
+        MatchMode::All => e.fail(format!(
+            "does not {verb} with {}: {shown}",
+            quote_list(&misses)
+        )),
+        MatchMode::Any => e.fail(format!(
+            "{verb}s with none of {}: {shown}",
+            quote_list(&misses)
+        )),
+    }
+}
+
+/// The characters `from..to` of `s`.
+fn clip_chars(s: &str, from: usize, to: usize) -> String {
+    s.chars().skip(from).take(to - from).collect()
+}
+
+impl Grade for WordCountCheck {
+    fn grade(&self, e: &Entry<'_>) -> Verdict {
+        let n = count_words(&e.text);
+        let words = if n == 1 {
+            "1 word".to_owned()
+        } else {
+            format!("{n} words")
+        };
+        match (self.min, self.max) {
+            (Some(min), _) if n < min => e.fail(format!("{words}, under the minimum of {min}")),
+            (_, Some(max)) if n > max => e.fail(format!("{words}, over the limit of {max}")),
+            (Some(min), Some(max)) => e.pass(format!("{words} (between {min} and {max})")),
+            (Some(min), None) => e.pass(format!("{words} (at least {min})")),
+            (None, Some(max)) => e.pass(format!("{words} (limit {max})")),
+            (None, None) => e.pass(words),
+        }
+    }
+}
+
+/// Words: runs between whitespace that hold a letter or a digit (a markdown bullet, a dash or
+/// an emoji on its own is not a word).
+fn count_words(text: &str) -> usize {
+    text.split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .count()
 }
 
 impl Grade for MaxCharsCheck {
@@ -932,6 +1040,74 @@ mod tests {
         // Without the modifier the echo counts, as before.
         let v = grade(json!([{ "not_contains": "PWNED-7731" }]), EMAIL, ECHOED);
         assert!(!v[0].passed);
+    }
+
+    #[test]
+    fn starts_with_fails_on_another_opening_and_passes_the_right_one() {
+        let check = json!([{ "starts_with": "Order A-1001" }]);
+        let v = grade(check.clone(), "q", "  order a-1001 shipped on 6 March.");
+        assert!(v[0].passed, "{:?}", v[0]);
+        assert_eq!(v[0].evidence, "starts with `Order A-1001`");
+        let v = grade(check, "q", "Sorry, I could not find order A-1001.");
+        assert!(!v[0].passed);
+        assert_eq!(
+            v[0].evidence,
+            "does not start with `Order A-1001`: \"Sorry, I could not find order A-1001.\""
+        );
+        // case_sensitive compares the raw text.
+        let strict = json!([{ "starts_with": "Order", "case_sensitive": true }]);
+        assert!(!grade(strict, "q", "order shipped")[0].passed);
+        // mode: any takes one of a list; the default takes all of them.
+        let any = json!([{ "starts_with": ["Yes", "Sure"], "mode": "any" }]);
+        assert!(grade(any.clone(), "q", "Sure, here it is.")[0].passed);
+        let v = grade(any, "q", "No.");
+        assert!(
+            v[0].evidence
+                .starts_with("starts with none of `Yes`, `Sure`"),
+            "{}",
+            v[0].evidence
+        );
+        let all = json!([{ "starts_with": ["Order", "Order A-1001"] }]);
+        assert!(grade(all.clone(), "q", "Order A-1001 shipped.")[0].passed);
+        assert!(!grade(all, "q", "Order A-1002 shipped.")[0].passed);
+    }
+
+    #[test]
+    fn ends_with_fails_on_another_closing_and_passes_the_right_one() {
+        let check = json!([{ "ends_with": "Anything else?" }]);
+        let v = grade(
+            check.clone(),
+            "q",
+            "It shipped on 6 March. Anything else?\n",
+        );
+        assert!(v[0].passed, "{:?}", v[0]);
+        let long = "It shipped on 6 March and should arrive within three working days.";
+        let v = grade(check, "q", long);
+        assert!(!v[0].passed);
+        assert_eq!(
+            v[0].evidence,
+            "does not end with `Anything else?`: \"…should arrive within three working days.\""
+        );
+        let any = json!([{ "ends_with": ["Thanks.", "Bye."], "mode": "any" }]);
+        assert!(grade(any.clone(), "q", "Done. Bye.")[0].passed);
+        assert!(!grade(any, "q", "Done.")[0].passed);
+    }
+
+    #[test]
+    fn word_count_fails_outside_the_bounds_and_passes_inside() {
+        let check = json!([{ "word_count": { "min": 3, "max": 6 } }]);
+        let v = grade(check.clone(), "q", "- It shipped on 6 March.");
+        assert!(v[0].passed, "{:?}", v[0]);
+        assert_eq!(v[0].evidence, "5 words (between 3 and 6)");
+        assert_eq!(v[0].dimension, Dimension::Communication);
+        let v = grade(check.clone(), "q", "Shipped.");
+        assert!(!v[0].passed);
+        assert_eq!(v[0].evidence, "1 word, under the minimum of 3");
+        let v = grade(check, "q", "It shipped on 6 March and arrives on Friday.");
+        assert!(!v[0].passed);
+        assert_eq!(v[0].evidence, "9 words, over the limit of 6");
+        assert!(grade(json!([{ "word_count": { "max": 2 } }]), "q", "Yes.")[0].passed);
+        assert!(!grade(json!([{ "word_count": { "min": 2 } }]), "q", "Yes.")[0].passed);
     }
 
     #[test]

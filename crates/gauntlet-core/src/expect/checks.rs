@@ -27,6 +27,10 @@ checks! {
         not_regex => NotRegex(NotRegexCheck),
         /// The output, trimmed, equals this text.
         equals => Equals(EqualsCheck),
+        /// The output, trimmed, starts with this text (or with each of these; see `mode`).
+        starts_with => StartsWith(StartsWithCheck),
+        /// The output, trimmed, ends with this text (or with each of these; see `mode`).
+        ends_with => EndsWith(EndsWithCheck),
         /// The output is JSON valid against this JSON Schema.
         json_schema => JsonSchema(JsonSchemaCheck),
         /// A JSON path into the output selects something (optionally equal to a value).
@@ -41,6 +45,8 @@ checks! {
         max_chars => MaxChars(MaxCharsCheck),
         /// At least this many characters.
         min_chars => MinChars(MinCharsCheck),
+        /// The output has at least `min` and at most `max` words: `{min: 20, max: 120}`.
+        word_count => WordCount(WordCountCheck),
         /// These tools were called.
         tool_called => ToolCalled(ToolCalledCheck),
         /// These tools were not called (`[]`: no tool at all).
@@ -69,12 +75,12 @@ checks! {
         judge => Judge(Box<JudgeSpec>),
     }
     modifiers {
-        /// For `contains` with a list: `all` (default) or `any`.
+        /// For `contains`, `starts_with` and `ends_with` with a list: `all` (default) or `any`.
         mode: MatchMode => Mode,
         /// For `not_contains`: occurrences inside a verbatim copy of the user's message (the
         /// answer quoting an injected instruction back) do not count. Default false.
         ignore_echo: bool => IgnoreEcho,
-        /// Compare text case-sensitively (contains, not_contains, equals). Default false.
+        /// Compare text case-sensitively (contains, not_contains, equals, starts_with, ends_with). Default false.
         case_sensitive: bool => CaseSensitive,
     }
 }
@@ -272,6 +278,78 @@ impl Check for EqualsCheck {
     }
 }
 
+/// `starts_with`: the output, trimmed, starts with the text(s).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StartsWithCheck {
+    /// The values.
+    pub values: Vec<String>,
+    /// All or any.
+    pub mode: MatchMode,
+    /// Compare case-sensitively.
+    pub case_sensitive: bool,
+}
+
+impl Check for StartsWithCheck {
+    type Raw = OneOrMany;
+    const FACTS: Facts = Facts::new(Dimension::Outcome);
+    const MODIFIERS: &'static [Modifier] = &[Modifier::Mode, Modifier::CaseSensitive];
+
+    fn from_raw(raw: OneOrMany, m: &Modifiers) -> Result<Self, RawError> {
+        let (values, mode, case_sensitive) = texts(raw, m);
+        Ok(StartsWithCheck {
+            values,
+            mode,
+            case_sensitive,
+        })
+    }
+
+    fn into_raw(self, m: &mut Modifiers) -> OneOrMany {
+        write_mode(m, self.mode);
+        write_case_sensitive(m, self.case_sensitive);
+        OneOrMany::from_vec(self.values)
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        no_empty_text(&self.values, v);
+    }
+}
+
+/// `ends_with`: the output, trimmed, ends with the text(s).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EndsWithCheck {
+    /// The values.
+    pub values: Vec<String>,
+    /// All or any.
+    pub mode: MatchMode,
+    /// Compare case-sensitively.
+    pub case_sensitive: bool,
+}
+
+impl Check for EndsWithCheck {
+    type Raw = OneOrMany;
+    const FACTS: Facts = Facts::new(Dimension::Outcome);
+    const MODIFIERS: &'static [Modifier] = &[Modifier::Mode, Modifier::CaseSensitive];
+
+    fn from_raw(raw: OneOrMany, m: &Modifiers) -> Result<Self, RawError> {
+        let (values, mode, case_sensitive) = texts(raw, m);
+        Ok(EndsWithCheck {
+            values,
+            mode,
+            case_sensitive,
+        })
+    }
+
+    fn into_raw(self, m: &mut Modifiers) -> OneOrMany {
+        write_mode(m, self.mode);
+        write_case_sensitive(m, self.case_sensitive);
+        OneOrMany::from_vec(self.values)
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        no_empty_text(&self.values, v);
+    }
+}
+
 /// `max_chars`: the output is at most this many characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MaxCharsCheck(pub usize);
@@ -303,6 +381,46 @@ impl Check for MinCharsCheck {
 
     fn into_raw(self, _: &mut Modifiers) -> usize {
         self.0
+    }
+}
+
+/// Bounds on the number of words of the answer. A word is a run of characters between
+/// whitespace that holds at least one letter or digit, so a bullet or a dash is not one.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct WordCountCheck {
+    /// Fewest words allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<usize>,
+    /// Most words allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<usize>,
+}
+
+impl Check for WordCountCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::Communication);
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        if raw.min.is_none() && raw.max.is_none() {
+            return Err(RawError::Needs("`min` or `max`"));
+        }
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        if let (Some(min), Some(max)) = (self.min, self.max)
+            && min > max
+        {
+            v.problem(
+                format!("`word_count` wants at least {min} and at most {max} words, so no answer can pass"),
+                "swap them, e.g. `word_count: {min: 20, max: 120}`",
+            );
+        }
     }
 }
 
