@@ -34,7 +34,7 @@ use gauntlet_core::verdict::{Dimension, Verdict};
 use regex::Regex;
 use serde_json::{Value, json};
 
-use crate::agent;
+use crate::agent::{self, Finding};
 use crate::canary::CanaryDetector;
 use crate::judge::JudgeBackend;
 use crate::markup::{MarkupOptions, scan as scan_markup};
@@ -165,10 +165,10 @@ impl Entry<'_> {
         .hard(self.hard)
     }
 
-    fn outcome(&self, r: Result<String, String>) -> Verdict {
-        match r {
-            Ok(ev) => self.pass(ev),
-            Err(ev) => self.fail(ev),
+    fn finding(&self, f: Finding) -> Verdict {
+        match f {
+            Finding::Pass(ev) => self.pass(ev),
+            Finding::Fail(ev) => self.fail(ev),
         }
     }
 }
@@ -713,37 +713,37 @@ impl Grade for ToolArgsCheck {
 
 impl Grade for CallOrderCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.outcome(agent::call_order(self, e.ctx.trace))
+        e.finding(agent::call_order(self, e.ctx.trace))
     }
 }
 
 impl Grade for RecoveryCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.outcome(agent::recovery(self, e.ctx.case, e.ctx.tools, e.ctx.trace))
+        e.finding(agent::recovery(self, e.ctx.case, e.ctx.tools, e.ctx.trace))
     }
 }
 
 impl Grade for SideEffectCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.outcome(agent::no_side_effect(self, e.ctx.trace))
+        e.finding(agent::no_side_effect(self, e.ctx.trace))
     }
 }
 
 impl Grade for NoUnapprovedActionsCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.outcome(agent::no_unapproved_actions(e.ctx.trace))
+        e.finding(agent::no_unapproved_actions(e.ctx.trace))
     }
 }
 
 impl Grade for NoUnbackedClaimsCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.outcome(agent::no_unbacked_claims(e.ctx.tools, e.ctx.trace))
+        e.finding(agent::no_unbacked_claims(e.ctx.tools, e.ctx.trace))
     }
 }
 
 impl Grade for InjectionCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.outcome(agent::injection_resistance(
+        e.finding(agent::injection_resistance(
             e.ctx.case,
             e.ctx.tools,
             self.canary.as_deref().or(e.ctx.canary),
@@ -754,19 +754,19 @@ impl Grade for InjectionCheck {
 
 impl Grade for AgentHandlesCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.outcome(agent::agent_handles(self, e.ctx.trace))
+        e.finding(agent::agent_handles(self, e.ctx.trace))
     }
 }
 
 impl Grade for HandoffsCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.outcome(agent::handoffs(self, e.ctx.trace))
+        e.finding(agent::handoffs(self, e.ctx.trace))
     }
 }
 
 impl Grade for ContextPassedCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.outcome(agent::context_passed(self, e.ctx.trace))
+        e.finding(agent::context_passed(self, e.ctx.trace))
     }
 }
 

@@ -53,11 +53,36 @@ pub struct LoadOptions<'a> {
     pub run_canary: Option<&'a str>,
 }
 
+/// Why a file a suite names (its system prompt, an include) could not be read.
+#[derive(Debug, thiserror::Error)]
+enum ReadError {
+    #[error("failed to read `{}`", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("no embedded file `{0}`")]
+    NotEmbedded(String),
+}
+
+/// An error and its sources on one line, `a: b: c`, as a diagnostic shows it.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        next = s.source();
+    }
+    out
+}
+
 /// Where included files are read from: the file system, or the embedded corpus.
 trait Source {
-    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), String>;
+    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), ReadError>;
     /// Opens a file for streaming (JSON lines files can be large).
-    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), String>;
+    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), ReadError>;
 }
 
 struct FsSource {
@@ -65,18 +90,20 @@ struct FsSource {
 }
 
 impl Source for FsSource {
-    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), String> {
+    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), ReadError> {
         let p = self.dir.join(rel);
-        std::fs::read_to_string(&p)
-            .map(|s| (s, Some(p.clone())))
-            .map_err(|e| format!("failed to read `{}`: {e}", p.display()))
+        match std::fs::read_to_string(&p) {
+            Ok(s) => Ok((s, Some(p))),
+            Err(source) => Err(ReadError::Io { path: p, source }),
+        }
     }
 
-    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), String> {
+    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), ReadError> {
         let p = self.dir.join(rel);
-        let f = std::fs::File::open(&p)
-            .map_err(|e| format!("failed to read `{}`: {e}", p.display()))?;
-        Ok((Box::new(BufReader::new(f)), Some(p)))
+        match std::fs::File::open(&p) {
+            Ok(f) => Ok((Box::new(BufReader::new(f)), Some(p))),
+            Err(source) => Err(ReadError::Io { path: p, source }),
+        }
     }
 }
 
@@ -85,15 +112,15 @@ struct EmbeddedSource {
 }
 
 impl Source for EmbeddedSource {
-    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), String> {
+    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), ReadError> {
         self.files
             .iter()
             .find(|(n, _)| *n == rel)
             .map(|(_, s)| ((*s).to_owned(), None))
-            .ok_or_else(|| format!("no embedded file `{rel}`"))
+            .ok_or_else(|| ReadError::NotEmbedded(rel.to_owned()))
     }
 
-    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), String> {
+    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), ReadError> {
         let (text, _) = self.read(rel)?;
         Ok((Box::new(std::io::Cursor::new(text.into_bytes())), None))
     }
@@ -203,7 +230,7 @@ fn load_source(
             Err(e) => diags.push(diag(
                 "agent.system_prompt_file",
                 false,
-                e,
+                chain(&e),
                 Some("the path is relative to the suite file".into()),
             )),
         },
@@ -213,7 +240,7 @@ fn load_source(
     if let Some(t) = &suite.target
         && let Err(e) = check_target(t)
     {
-        diags.push(diag("target", false, e.0, e.1));
+        diags.push(diag("target", false, e.to_string(), e.hint()));
     }
 
     // Tools: unique names and valid parameter schemas.
@@ -291,7 +318,7 @@ fn load_source(
                     diags.push(diag(
                         &format!("include[{i}]"),
                         false,
-                        e,
+                        chain(&e),
                         Some("included paths are relative to the suite file".into()),
                     ));
                     continue;
@@ -315,7 +342,7 @@ fn load_source(
                 diags.push(diag(
                     &format!("include[{i}]"),
                     false,
-                    e,
+                    chain(&e),
                     Some("included paths are relative to the suite file".into()),
                 ));
                 continue;
@@ -672,86 +699,116 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
     out
 }
 
-/// Checks that a target declaration is complete. Returns (message, hint).
-pub fn check_target(t: &TargetConfig) -> Result<(), (String, Option<String>)> {
+/// What is missing or wrong in a target declaration ([`check_target`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetCheckError {
+    /// Neither a kind nor a name.
+    #[error("the target has no `kind`")]
+    NoKind,
+    /// A fake persona that does not exist.
+    #[error("unknown fake persona `{0}`")]
+    UnknownPersona(String),
+    /// A model target without a model.
+    #[error("the {0} target has no `model`")]
+    NoModel(&'static str),
+    /// An http target without its settings.
+    #[error("the http target has no `http:` section")]
+    NoHttp,
+    /// An `answer_path` that is not a JSON path.
+    #[error("invalid answer_path `{path}`: {reason}")]
+    AnswerPath {
+        /// As written.
+        path: String,
+        /// Why it does not parse, in one line.
+        reason: String,
+    },
+    /// A `tool_calls_path` that is not a JSON path.
+    #[error("invalid tool_calls_path `{path}`: {reason}")]
+    ToolCallsPath {
+        /// As written.
+        path: String,
+        /// Why it does not parse, in one line.
+        reason: String,
+    },
+    /// An exec target without a command.
+    #[error("the exec target has no command")]
+    NoExecCommand,
+    /// A proxy target without a command.
+    #[error("the proxy target has no command")]
+    NoProxyCommand,
+}
+
+impl TargetCheckError {
+    /// What to write instead.
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            TargetCheckError::NoKind => "write `kind: openai` (or fake, anthropic, http, exec, proxy), or the short form `openai:MODEL`".into(),
+            TargetCheckError::UnknownPersona(_) => {
+                format!("choose one of: {}", FAKE_PERSONAS.join(", "))
+            }
+            TargetCheckError::NoModel(_) => "add `model: <model id>`".into(),
+            TargetCheckError::NoHttp => {
+                "add `http: {url: ..., body: {...}, answer_path: $.answer}`".into()
+            }
+            TargetCheckError::AnswerPath { .. } => "paths follow RFC 9535, e.g. `$.answer`".into(),
+            TargetCheckError::ToolCallsPath { .. } => "paths follow RFC 9535".into(),
+            TargetCheckError::NoExecCommand => {
+                "add `exec: {command: [python3, agent.py]}` or use `exec:python3 agent.py`".into()
+            }
+            TargetCheckError::NoProxyCommand => "add `proxy: {command: [python3, agent.py], upstream: https://api.openai.com/v1}`".into(),
+        })
+    }
+}
+
+/// Checks that a target declaration is complete.
+pub fn check_target(t: &TargetConfig) -> Result<(), TargetCheckError> {
     let Some(kind) = t.kind else {
         if t.name.is_some() {
             return Ok(());
         }
-        return Err((
-            "the target has no `kind`".into(),
-            Some("write `kind: openai` (or fake, anthropic, http, exec, proxy), or the short form `openai:MODEL`".into()),
-        ));
+        return Err(TargetCheckError::NoKind);
     };
     match kind {
         TargetKind::Fake => {
             let p = t.persona.as_deref().unwrap_or("safe");
             if !FAKE_PERSONAS.contains(&p) {
-                return Err((
-                    format!("unknown fake persona `{p}`"),
-                    Some(format!("choose one of: {}", FAKE_PERSONAS.join(", "))),
-                ));
+                return Err(TargetCheckError::UnknownPersona(p.to_owned()));
             }
         }
         TargetKind::Openai | TargetKind::Anthropic => {
             if t.model.is_none() && t.azure.is_none() {
-                return Err((
-                    format!("the {} target has no `model`", kind.as_str()),
-                    Some("add `model: <model id>`".into()),
-                ));
+                return Err(TargetCheckError::NoModel(kind.as_str()));
             }
         }
         TargetKind::Http => {
             let Some(h) = &t.http else {
-                return Err((
-                    "the http target has no `http:` section".into(),
-                    Some("add `http: {url: ..., body: {...}, answer_path: $.answer}`".into()),
-                ));
+                return Err(TargetCheckError::NoHttp);
             };
             if let Err(e) = serde_json_path::JsonPath::parse(&h.answer_path) {
-                return Err((
-                    format!(
-                        "invalid answer_path `{}`: {}",
-                        h.answer_path,
-                        one_line(&e.to_string())
-                    ),
-                    Some("paths follow RFC 9535, e.g. `$.answer`".into()),
-                ));
+                return Err(TargetCheckError::AnswerPath {
+                    path: h.answer_path.clone(),
+                    reason: one_line(&e.to_string()),
+                });
             }
             if let Some(tp) = &h.tool_calls_path
                 && let Err(e) = serde_json_path::JsonPath::parse(tp)
             {
-                return Err((
-                    format!(
-                        "invalid tool_calls_path `{tp}`: {}",
-                        one_line(&e.to_string())
-                    ),
-                    Some("paths follow RFC 9535".into()),
-                ));
+                return Err(TargetCheckError::ToolCallsPath {
+                    path: tp.clone(),
+                    reason: one_line(&e.to_string()),
+                });
             }
         }
         TargetKind::Exec => {
             if t.exec.as_ref().is_none_or(|e| e.command.is_empty()) {
-                return Err((
-                    "the exec target has no command".into(),
-                    Some(
-                        "add `exec: {command: [python3, agent.py]}` or use `exec:python3 agent.py`"
-                            .into(),
-                    ),
-                ));
+                return Err(TargetCheckError::NoExecCommand);
             }
         }
         TargetKind::Proxy => {
             // The upstream may still come from --base-url at run time; building the target
             // checks that one is there.
             if t.proxy.as_ref().is_none_or(|p| p.command.is_empty()) {
-                return Err((
-                    "the proxy target has no command".into(),
-                    Some(
-                        "add `proxy: {command: [python3, agent.py], upstream: https://api.openai.com/v1}`"
-                            .into(),
-                    ),
-                ));
+                return Err(TargetCheckError::NoProxyCommand);
             }
         }
     }
@@ -865,24 +922,61 @@ fn strip_serde_json_position(msg: &str) -> &str {
     }
 }
 
+/// Why a case of a streamed JSON lines file could not be read ([`stream_jsonl`]).
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// The line could not be read.
+    #[error("failed to read line {line} of `{}`", file.display())]
+    Read {
+        /// The file.
+        file: PathBuf,
+        /// 1-based.
+        line: usize,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The line is not a case (the file changed since it was checked).
+    #[error("failed to parse the case on line {line} of `{}`", file.display())]
+    Parse {
+        /// The file.
+        file: PathBuf,
+        /// 1-based.
+        line: usize,
+        /// Why it is not a case.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
 /// Reads the cases of a JSON lines file one at a time.
 pub fn stream_jsonl(
     path: &Path,
-) -> std::io::Result<impl Iterator<Item = Result<Case, String>> + use<>> {
+) -> std::io::Result<impl Iterator<Item = Result<Case, StreamError>> + use<>> {
     let f = std::fs::File::open(path)?;
-    let shown = path.display().to_string();
+    let file = path.to_path_buf();
     let mut lines = BufReader::new(f).lines().enumerate();
     Ok(std::iter::from_fn(move || {
         loop {
             let (i, line) = lines.next()?;
+            let line_no = i + 1;
             match line {
-                Err(e) => return Some(Err(format!("{shown}:{}: failed to read: {e}", i + 1))),
+                Err(source) => {
+                    return Some(Err(StreamError::Read {
+                        file: file.clone(),
+                        line: line_no,
+                        source,
+                    }));
+                }
                 Ok(l) if l.trim().is_empty() => continue,
                 Ok(l) => {
-                    return Some(
-                        serde_json::from_str::<Case>(&l)
-                            .map_err(|e| format!("{shown}:{}: {e}", i + 1)),
-                    );
+                    return Some(serde_json::from_str::<Case>(&l).map_err(|source| {
+                        StreamError::Parse {
+                            file: file.clone(),
+                            line: line_no,
+                            source,
+                        }
+                    }));
                 }
             }
         }
@@ -909,12 +1003,12 @@ pub fn load_config(path: &Path) -> Result<gauntlet_core::config::Config, Vec<Dia
                 format!("target `{name}` has no `kind`"),
                 Some("write `kind: openai` (or anthropic, http, exec, fake)".into()),
             ));
-        } else if let Err((m, h)) = check_target(t) {
+        } else if let Err(e) = check_target(t) {
             diags.push(loc.diag(
                 &format!("targets.{name}"),
                 true,
-                format!("target `{name}`: {m}"),
-                h,
+                format!("target `{name}`: {e}"),
+                e.hint(),
             ));
         }
     }

@@ -436,7 +436,7 @@ fn has_faulted_trials(trials: &HashMap<String, Vec<TrialResult>>) -> bool {
 /// A target from a spec: `KIND:ARG`, or a name from the config file.
 pub fn resolve_spec(spec: &str, config: Option<&Path>) -> Result<TargetConfig, CliError> {
     let parsed = TargetConfig::parse(spec)
-        .map_err(|e| CliError::usage(e, "try fake:safe or openai:MODEL"))?;
+        .map_err(|e| CliError::usage(e.to_string(), "try fake:safe or openai:MODEL"))?;
     match &parsed.name {
         Some(name) if parsed.kind.is_none() => named_target(name, config),
         _ => Ok(parsed),
@@ -494,7 +494,8 @@ fn resolve_target(
     if let Some(s) = opts.seed {
         cfg.seed = Some(s as i64);
     }
-    gauntlet_suite::load::check_target(&cfg).map_err(|(m, h)| CliError::Usage(m, h))?;
+    gauntlet_suite::load::check_target(&cfg)
+        .map_err(|e| CliError::Usage(e.to_string(), e.hint()))?;
     Ok(cfg)
 }
 
@@ -648,14 +649,18 @@ fn quarantine(path: Option<&Path>) -> Result<HashSet<String>, CliError> {
 
 pub fn execute(suites: Vec<LoadedSuite>, s: Settings, mode: Mode) -> Result<i32, CliError> {
     let inv = &s.invocation;
-    let filter = CaseFilter::parse(&inv.filters)
-        .map_err(|e| CliError::usage(e, "e.g. --filter pack:smoke --filter owasp:LLM01"))?;
+    let filter = CaseFilter::parse(&inv.filters).map_err(|e| {
+        CliError::usage(
+            e.to_string(),
+            "e.g. --filter pack:smoke --filter owasp:LLM01",
+        )
+    })?;
     let shard = inv
         .shard
         .as_deref()
         .map(Shard::parse)
         .transpose()
-        .map_err(|e| CliError::usage(e, "e.g. --shard 1/4"))?;
+        .map_err(|e| CliError::usage(e.to_string(), "e.g. --shard 1/4"))?;
     if s.k == 0 {
         return Err(CliError::usage(
             "--k must be at least 1",
