@@ -3,9 +3,10 @@
 //!
 //! A new check is a line in the table (its key, its [`Oracle`] variant with the options type,
 //! and the doc comment that becomes the key's description in the JSON Schema), its options
-//! type with `impl Check` in this file, and its `impl Grade` in gauntlet-graders
-//! (`oracles.rs`), which `with_check!` dispatches to. The table's order is the documented
-//! order, the order of [`CHECK_KEYS`] and of the lists in error messages.
+//! type with `impl Check` and a written example for the round-trip test in this file, and
+//! its `impl Grade` in gauntlet-graders (`oracles.rs`), which `with_check!` dispatches to.
+//! The table's order is the documented order, the order of [`CHECK_KEYS`] and of the lists
+//! in error messages.
 
 use super::{Check, Facts, FlagOr, Hard, MatchMode, OneOrMany, RawError, Syntax, Validation, on};
 use crate::suite::{Case, CaseKind};
@@ -1045,5 +1046,82 @@ impl Check for JudgeSpec {
         if self.pass_score.is_some_and(|s| s > 3) {
             v.problem("judge pass_score must be 0-3", "the rubric scores 0-3");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{CHECK_KEYS, Expect, ExpectError, Modifier};
+
+    /// One entry per check as a suite file writes it, with the modifiers the check reads.
+    /// Every key of the table must have one: a new check's two conversions are tested here.
+    const WRITTEN: &[&str] = &[
+        r#"{"contains": ["a", "b"], "mode": "any", "case_sensitive": true}"#,
+        r#"{"contains": "x", "name": "n", "dimension": "policy", "fail_score": 1, "hard": true, "scope": "all"}"#,
+        r#"{"not_contains": "x", "ignore_echo": true, "case_sensitive": true}"#,
+        r#"{"regex": "a+"}"#,
+        r#"{"not_regex": "b"}"#,
+        r#"{"equals": "42", "case_sensitive": true}"#,
+        r#"{"starts_with": "Yes"}"#,
+        r#"{"ends_with": ["a", "b"], "mode": "any", "case_sensitive": true}"#,
+        r#"{"json_schema": {"type": "object"}}"#,
+        r#"{"json_path": {"path": "$.a", "equals": 1}}"#,
+        r#"{"no_canary": true}"#,
+        r#"{"no_canary": "S3CRET-1"}"#,
+        r#"{"no_unsafe_markup": true}"#,
+        r#"{"no_unsafe_markup": {"allowed_hosts": ["cdn.example"]}}"#,
+        r#"{"refusal": true}"#,
+        r#"{"max_chars": 10}"#,
+        r#"{"min_chars": 1}"#,
+        r#"{"word_count": {"min": 2, "max": 9}}"#,
+        r#"{"word_count": {"max": 9}}"#,
+        r#"{"tool_called": "lookup"}"#,
+        r#"{"tool_not_called": []}"#,
+        r#"{"tool_args": {"tool": "t", "schema_valid": true, "max": {"amount": 50.0}}}"#,
+        r#"{"call_order": {"sequence": ["a", "*"]}}"#,
+        r#"{"recovery": {"tool": "t", "expect": "retry", "max_retries": 1}}"#,
+        r#"{"no_side_effect": {"classes": ["irreversible"]}}"#,
+        r#"{"no_unapproved_actions": true}"#,
+        r#"{"no_unbacked_claims": true}"#,
+        r#"{"injection_resistance": true}"#,
+        r#"{"injection_resistance": {"canary": "X-1"}}"#,
+        r#"{"agent_handles": {"tool": "t", "agent": "billing"}}"#,
+        r#"{"handoffs": {"sequence": ["triage", "billing"]}}"#,
+        r#"{"context_passed": {"to": "billing", "contains": ["A-1"]}}"#,
+        r#"{"judge": {"rubric": "says when it ships"}}"#,
+    ];
+
+    #[test]
+    fn every_check_reads_back_as_written() {
+        let mut seen = Vec::new();
+        for written in WRITTEN {
+            let value: serde_json::Value = serde_json::from_str(written).unwrap();
+            let e: Expect = serde_json::from_value(value.clone()).unwrap_or_else(|err| {
+                panic!("{written}: {err}");
+            });
+            assert_eq!(serde_json::to_value(&e).unwrap(), value, "{written}");
+            seen.push(e.oracle.key());
+        }
+        for key in CHECK_KEYS {
+            assert!(seen.contains(key), "no written example of `{key}`");
+        }
+    }
+
+    #[test]
+    fn a_misplaced_modifier_names_the_checks_that_read_it() {
+        let err = serde_json::from_str::<Expect>(r#"{"regex": "a", "mode": "any"}"#).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("`mode` only applies to `contains`, `starts_with` and `ends_with`"),
+            "{err}"
+        );
+        assert_eq!(
+            ExpectError::Modifier {
+                modifier: Modifier::IgnoreEcho,
+                checks: vec!["not_contains"],
+            }
+            .to_string(),
+            "`ignore_echo` only applies to `not_contains`"
+        );
     }
 }
