@@ -615,7 +615,7 @@ macro_rules! checks {
         /// check (the graders implement a trait for every options type) dispatch with it, so a
         /// new check needs no arm of theirs.
         ///
-        /// ```ignore
+        /// ```text
         /// gauntlet_core::with_check!(&expect.oracle, c => c.grade(&entry))
         /// ```
         #[macro_export]
