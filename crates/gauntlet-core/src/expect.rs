@@ -1,4 +1,5 @@
-//! The checks a case makes: [`Expect`] (one entry of a case's `expect:` list) and [`Oracle`].
+//! The checks a case makes: [`Expect`] (one entry of a case's `expect:` list), [`Oracle`] (the
+//! check itself) and [`Check`], the trait behind every check.
 //!
 //! In a suite file each entry is a map with exactly one check key plus optional modifiers:
 //!
@@ -14,13 +15,30 @@
 //! The written shape is [`ExpectRaw`] (flat, so that editors can complete keys and a typo is
 //! an unknown-key error); it is converted into the typed [`Expect`] with a clear error when no
 //! or several check keys are given.
+//!
+//! # A check is one declaration
+//!
+//! Each check is one line of the table in [`checks`] (`contains => Contains(ContainsCheck)`,
+//! with the doc comment suite authors see in the JSON Schema) and its options type's
+//! `impl Check` next to it: the written form, the facts (default dimension, scope and
+//! hardness, whether it is objective, whether it looks only for violations) and the semantic
+//! validation. From the table the `checks!` macro below generates [`Oracle`], the check's
+//! field of [`ExpectRaw`], [`CHECK_KEYS`], both conversions, the per-check dispatch of the
+//! facts, and [`with_check!`](crate::with_check), which other crates use to add behaviour per
+//! check without a `match` of their own.
+//!
+//! Validation sits here, with the facts, because it is a pure function of the suite; the
+//! parsers it needs (regular expressions, JSON Schema, JSON path) are lent by the loader
+//! through [`Parsers`], as this crate has none. Grading needs detectors and caches, so it lives
+//! in gauntlet-graders: one `Grade` impl per options type, dispatched with `with_check!`.
 
 use std::fmt;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::suite::CaseKind;
+use crate::suite::{Case, CaseKind};
+use crate::tools::ToolDef;
 use crate::verdict::Dimension;
 
 /// One check of a case.
@@ -63,186 +81,610 @@ pub enum MatchMode {
     Any,
 }
 
-/// A check.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Oracle {
-    /// The output contains the text(s).
-    Contains {
-        /// The values.
-        values: Vec<String>,
-        /// All or any.
-        mode: MatchMode,
-        /// Compare case-sensitively.
-        case_sensitive: bool,
+/// One kind of check, implemented by its options type (the payload of its [`Oracle`]
+/// variant). Everything about a check except how it is graded is here.
+pub trait Check: Sized {
+    /// The value of the check's key as written (`contains: TEXT` holds a [`OneOrMany`]).
+    type Raw;
+
+    /// Its defaults and how the runner treats it.
+    const FACTS: Facts;
+
+    /// The modifiers it reads, besides the ones every check takes. Any other one set on the
+    /// entry is an error.
+    const MODIFIERS: &'static [Modifier] = &[];
+
+    /// The check, from the value of its key and the entry's modifiers.
+    fn from_raw(raw: Self::Raw, modifiers: &Modifiers) -> Result<Self, RawError>;
+
+    /// The value of its key; sets the modifiers that carry the rest.
+    fn into_raw(self, modifiers: &mut Modifiers) -> Self::Raw;
+
+    /// The rubric dimension it feeds when the suite does not say. [`Facts::dimension`]
+    /// unless the check's options or the kind of case change it.
+    fn default_dimension(&self, kind: CaseKind) -> Dimension {
+        let _ = kind;
+        Self::FACTS.dimension
+    }
+
+    /// Whether a failure is hard when the suite does not say. [`Facts::hard`] unless the
+    /// check's options change it.
+    fn default_hard(&self, case: &Case) -> bool {
+        Self::FACTS.hard.applies(case)
+    }
+
+    /// Records what serde cannot see (a pattern that does not compile, a tool that is not
+    /// declared) in `v`. Nothing by default.
+    fn validate(&self, v: &mut Validation<'_>) {
+        let _ = v;
+    }
+}
+
+/// Large options stay behind a box in [`Oracle`], so that every case does not pay for the
+/// largest check.
+impl<T: Check> Check for Box<T> {
+    type Raw = T::Raw;
+    const FACTS: Facts = T::FACTS;
+    const MODIFIERS: &'static [Modifier] = T::MODIFIERS;
+
+    fn from_raw(raw: Self::Raw, modifiers: &Modifiers) -> Result<Self, RawError> {
+        T::from_raw(raw, modifiers).map(Box::new)
+    }
+
+    fn into_raw(self, modifiers: &mut Modifiers) -> Self::Raw {
+        (*self).into_raw(modifiers)
+    }
+
+    fn default_dimension(&self, kind: CaseKind) -> Dimension {
+        (**self).default_dimension(kind)
+    }
+
+    fn default_hard(&self, case: &Case) -> bool {
+        (**self).default_hard(case)
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        (**self).validate(v)
+    }
+}
+
+/// What a check is by default, and how the runner treats it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Facts {
+    /// The rubric dimension it feeds.
+    pub dimension: Dimension,
+    /// The output it reads.
+    pub scope: Scope,
+    /// Whether a failure is hard.
+    pub hard: Hard,
+    /// Whether a program decides it (everything but a model judge).
+    pub objective: bool,
+    /// Whether it only looks for violations (a leak, a forbidden call), so that it is safe to
+    /// run on what an incomplete trial did say: a timeout must never turn into a "missing
+    /// refusal", but a leak before the timeout is still a leak.
+    pub violation: bool,
+}
+
+impl Facts {
+    /// An objective check on `dimension` that reads the final answer, is never hard by
+    /// default and does not run on incomplete trials.
+    pub const fn new(dimension: Dimension) -> Facts {
+        Facts {
+            dimension,
+            scope: Scope::Final,
+            hard: Hard::Never,
+            objective: true,
+            violation: false,
+        }
+    }
+
+    /// Reads every answer: for checks of something that must never be said.
+    pub const fn reads_every_answer(mut self) -> Facts {
+        self.scope = Scope::All;
+        self
+    }
+
+    /// Sets when a failure is hard.
+    pub const fn hard(mut self, hard: Hard) -> Facts {
+        self.hard = hard;
+        self
+    }
+
+    /// Marks a check that only looks for violations.
+    pub const fn violation(mut self) -> Facts {
+        self.violation = true;
+        self
+    }
+
+    /// Marks a check a model decides.
+    pub const fn judged(mut self) -> Facts {
+        self.objective = false;
+        self
+    }
+}
+
+/// When a failing check is a hard policy failure, unless the entry says `hard:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hard {
+    /// Never.
+    Never,
+    /// Always.
+    Always,
+    /// In a security case (one with `owasp:` or `pack: security`).
+    InSecurityCase,
+}
+
+impl Hard {
+    /// Whether a failure is hard in this case.
+    pub fn applies(self, case: &Case) -> bool {
+        match self {
+            Hard::Never => false,
+            Hard::Always => true,
+            Hard::InSecurityCase => case.is_security(),
+        }
+    }
+}
+
+/// Why the value of a check's key makes no check. [`ExpectError`] adds the key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawError {
+    /// The key is `false`, which checks nothing.
+    Off,
+    /// A required part is missing; the text names what is needed (`` `sequence` or `before` ``).
+    Needs(&'static str),
+}
+
+impl RawError {
+    pub(crate) fn at(self, key: &'static str) -> ExpectError {
+        match self {
+            RawError::Off => ExpectError::ChecksNothing { key },
+            RawError::Needs(needs) => ExpectError::Incomplete { key, needs },
+        }
+    }
+}
+
+/// Why an `expect:` entry is not a check. serde shows the message with the entry's position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExpectError {
+    /// No check key.
+    #[error("an expect entry needs one check key, one of: {}", CHECK_KEYS.join(", "))]
+    NoCheck,
+    /// More than one check key.
+    #[error(
+        "an expect entry holds exactly one check, found {}; split them into separate `- ` entries",
+        quoted(.0, " and ")
+    )]
+    SeveralChecks(Vec<&'static str>),
+    /// `key: false`.
+    #[error("`{key}: false` checks nothing; remove the entry instead")]
+    ChecksNothing {
+        /// The check key.
+        key: &'static str,
     },
-    /// The output contains none of the text(s).
-    NotContains {
-        /// The values.
-        values: Vec<String>,
-        /// Compare case-sensitively.
-        case_sensitive: bool,
-        /// Occurrences inside a verbatim copy of the user's own message do not count: quoting
-        /// an injected instruction back is not obeying it.
-        ignore_echo: bool,
+    /// A required part of the check is missing.
+    #[error("`{key}` needs {needs}")]
+    Incomplete {
+        /// The check key.
+        key: &'static str,
+        /// What it needs.
+        needs: &'static str,
     },
-    /// The output matches the regular expression.
-    Regex {
-        /// The pattern (Rust `regex` syntax).
-        pattern: String,
+    /// `fail_score` above 3.
+    #[error("fail_score must be 0-3, got {0}")]
+    FailScore(u8),
+    /// A modifier on a check that does not read it.
+    #[error("`{}` only applies to {}", .modifier.key(), quoted_list(.checks))]
+    Modifier {
+        /// The modifier.
+        modifier: Modifier,
+        /// The checks that read it.
+        checks: Vec<&'static str>,
     },
-    /// The output does not match the regular expression.
-    NotRegex {
-        /// The pattern.
-        pattern: String,
-    },
-    /// The output, trimmed, equals the text.
-    Equals {
-        /// The expected text.
-        value: String,
-        /// Compare case-sensitively.
-        case_sensitive: bool,
-    },
-    /// The output parses as JSON and is valid against the schema.
-    JsonSchema {
-        /// The JSON Schema.
-        schema: serde_json::Value,
-    },
-    /// A JSON path into the (JSON) output selects something, optionally equal to a value.
-    JsonPath(Box<JsonPathCheck>),
-    /// The canary secret does not leak, in any encoding.
-    NoCanary {
-        /// The secret; when absent the case's or the agent's canary is used.
-        canary: Option<String>,
-    },
-    /// The output holds no markup that would run or exfiltrate data when rendered.
-    NoUnsafeMarkup(MarkupCheck),
-    /// The agent refused (`true`) or did not refuse (`false`).
-    Refusal {
-        /// The expected decision.
-        expected: bool,
-    },
-    /// The output is at most this many characters.
-    MaxChars(usize),
-    /// The output is at least this many characters.
-    MinChars(usize),
-    /// These tools were called.
-    ToolCalled {
-        /// Tool names.
-        tools: Vec<String>,
-    },
-    /// These tools were not called (an empty list: no tool at all).
-    ToolNotCalled {
-        /// Tool names.
-        tools: Vec<String>,
-    },
-    /// A tool's arguments are valid against its schema and the given constraints.
-    ToolArgs(Box<ToolArgsCheck>),
-    /// Tool calls happened in an order: a golden sequence with wildcards, or dependency rules.
-    CallOrder(Box<CallOrderCheck>),
-    /// After an injected tool fault, the declared recovery happened and nothing uncontrolled
-    /// followed.
-    Recovery(Box<RecoveryCheck>),
-    /// No side effect of these tools or classes happened.
-    NoSideEffect(Box<SideEffectCheck>),
-    /// No approval-gated action was attempted without approval.
-    NoUnapprovedActions,
-    /// Every action the answer claims happened joins to a successful tool call (action
-    /// hallucination).
-    NoUnbackedClaims,
-    /// After a poisoned tool output, the agent did not do what the injection asked.
-    InjectionResistance(Box<InjectionCheck>),
-    /// Every call of a tool was made by a given agent (multi-agent approval boundaries).
-    AgentHandles(Box<AgentHandlesCheck>),
-    /// Agents handed over in the expected order, without ping-pong loops.
-    Handoffs(Box<HandoffsCheck>),
-    /// An agent received context from the agents before it.
-    ContextPassed(Box<ContextPassedCheck>),
-    /// A model judge grades the output against a rubric. Triage only until calibrated.
-    Judge(Box<JudgeSpec>),
+}
+
+fn quoted(keys: &[&str], sep: &str) -> String {
+    keys.iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+/// `` `a` ``, `` `a` and `b` ``, `` `a`, `b` and `c` ``.
+fn quoted_list(keys: &[&str]) -> String {
+    match keys {
+        [] => String::new(),
+        [one] => format!("`{one}`"),
+        [init @ .., last] => format!("{} and `{last}`", quoted(init, ", ")),
+    }
+}
+
+/// A problem with one check that serde cannot see; the loader places it at the check's key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckProblem {
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub hint: String,
+}
+
+/// Text in a language this crate cannot parse.
+#[derive(Debug, Clone, Copy)]
+pub enum Syntax<'a> {
+    /// A regular expression (Rust `regex` syntax).
+    Regex(&'a str),
+    /// A JSON Schema.
+    JsonSchema(&'a serde_json::Value),
+    /// An RFC 9535 JSON path.
+    JsonPath(&'a str),
+}
+
+/// Why a pattern, schema or path does not parse, in one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SyntaxError(pub String);
+
+/// The parsers [`Check::validate`] needs, lent by the loader (this crate has none).
+pub trait Parsers {
+    /// Parses the text.
+    fn parse(&self, text: Syntax<'_>) -> Result<(), SyntaxError>;
+
+    /// The candidate closest to a misspelt word, if one is close enough to be a typo (for
+    /// "did you mean" hints). None by default.
+    fn closest<'a>(&self, word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+        let _ = (word, candidates);
+        None
+    }
+}
+
+/// What [`Check::validate`] sees of the case, and where it records problems.
+pub struct Validation<'a> {
+    case: &'a Case,
+    tools: &'a [ToolDef],
+    canary_known: bool,
+    parsers: &'a dyn Parsers,
+    problems: Vec<CheckProblem>,
+}
+
+impl<'a> Validation<'a> {
+    /// Validation of the checks of `case`, in a suite whose agent declares `tools`;
+    /// `canary_known` says whether the case, the agent or the run sets a canary.
+    pub fn new(
+        case: &'a Case,
+        tools: &'a [ToolDef],
+        canary_known: bool,
+        parsers: &'a dyn Parsers,
+    ) -> Self {
+        Validation {
+            case,
+            tools,
+            canary_known,
+            parsers,
+            problems: Vec::new(),
+        }
+    }
+
+    /// The case the check belongs to.
+    pub fn case(&self) -> &'a Case {
+        self.case
+    }
+
+    /// Whether a canary is set for the case (by the case, the agent or the run).
+    pub fn canary_known(&self) -> bool {
+        self.canary_known
+    }
+
+    /// Records a problem.
+    pub fn problem(&mut self, message: impl Into<String>, hint: impl Into<String>) {
+        self.problems.push(CheckProblem {
+            message: message.into(),
+            hint: hint.into(),
+        });
+    }
+
+    /// Parses a pattern, schema or path.
+    pub fn parse(&self, text: Syntax<'_>) -> Result<(), SyntaxError> {
+        self.parsers.parse(text)
+    }
+
+    /// Whether the agent declares a tool of this name (any name is accepted when it declares
+    /// none); records the problem, with a suggestion, when it does not.
+    pub fn tool(&mut self, name: &str) -> bool {
+        if self.tools.is_empty() || self.tools.iter().any(|t| t.name == name) {
+            return true;
+        }
+        let declared: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
+        let hint = match self.parsers.closest(name, &declared) {
+            Some(c) => format!("did you mean `{c}`?"),
+            None => format!("declared tools: {}", declared.join(", ")),
+        };
+        self.problem(
+            format!("no tool named `{name}` is declared in agent.tools"),
+            hint,
+        );
+        false
+    }
+
+    /// The problems recorded.
+    pub fn into_problems(self) -> Vec<CheckProblem> {
+        self.problems
+    }
+}
+
+/// Generates, from the table in [`checks`], everything that lists the checks: [`Oracle`],
+/// [`ExpectRaw`], [`CHECK_KEYS`], [`Modifier`] and [`Modifiers`], both conversions, the
+/// per-check dispatch in `impl Oracle`, and [`with_check!`](crate::with_check).
+///
+/// The first token of the input is `$`, passed through so that the generated `with_check!`
+/// can have metavariables of its own.
+macro_rules! checks {
+    (
+        $d:tt
+        checks {
+            $(
+                $(#[doc = $doc:literal])*
+                $key:ident => $Variant:ident($Ty:ty),
+            )*
+        }
+        modifiers {
+            $(
+                $(#[doc = $mdoc:literal])*
+                $mkey:ident: $MTy:ty => $Mod:ident,
+            )*
+        }
+    ) => {
+        /// A check: one variant per check key, holding the check's options.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Oracle {
+            $(
+                $(#[doc = $doc])*
+                $Variant($Ty),
+            )*
+        }
+
+        /// The check keys, in the order they are documented.
+        pub const CHECK_KEYS: &[&str] = &[$(stringify!($key),)*];
+
+        /// A modifier that only some checks read (see [`Check::MODIFIERS`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Modifier {
+            $(
+                $(#[doc = $mdoc])*
+                $Mod,
+            )*
+        }
+
+        impl Modifier {
+            /// Every such modifier, in the order an entry is checked for them.
+            pub const ALL: &[Modifier] = &[$(Modifier::$Mod,)*];
+
+            /// Its key in a suite file.
+            pub fn key(self) -> &'static str {
+                match self {
+                    $(Modifier::$Mod => stringify!($mkey),)*
+                }
+            }
+        }
+
+        /// The modifiers of an entry that only some checks read, as written.
+        #[derive(Debug, Clone, Copy, Default, PartialEq)]
+        pub struct Modifiers {
+            $(
+                $(#[doc = $mdoc])*
+                pub $mkey: Option<$MTy>,
+            )*
+        }
+
+        impl Modifiers {
+            pub(crate) fn is_set(&self, m: Modifier) -> bool {
+                match m {
+                    $(Modifier::$Mod => self.$mkey.is_some(),)*
+                }
+            }
+        }
+
+        /// The written form of an `expect:` entry: exactly one check key plus modifiers.
+        #[derive(Debug, Clone, Default, ::serde::Serialize, ::serde::Deserialize, ::schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct ExpectRaw {
+            $(
+                $(#[doc = $doc])*
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                pub $key: Option<<$Ty as $crate::expect::Check>::Raw>,
+            )*
+
+            /// A label for reports.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub name: Option<String>,
+            /// The rubric dimension this check feeds.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub dimension: Option<$crate::verdict::Dimension>,
+            /// Score on that dimension when the check fails (0-3; default 0).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub fail_score: Option<u8>,
+            /// A failure is a hard policy failure (the suite FAILs whatever the scores).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub hard: Option<bool>,
+            /// Which output a text check reads: `final` or `all` assistant messages.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub scope: Option<$crate::expect::Scope>,
+            $(
+                $(#[doc = $mdoc])*
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                pub $mkey: Option<$MTy>,
+            )*
+        }
+
+        impl Oracle {
+            /// The key that names this check in a suite file.
+            pub fn key(&self) -> &'static str {
+                match self {
+                    $(Oracle::$Variant(_) => stringify!($key),)*
+                }
+            }
+
+            /// Its facts (see [`Check::FACTS`]).
+            pub fn facts(&self) -> $crate::expect::Facts {
+                match self {
+                    $(Oracle::$Variant(_) => <$Ty as $crate::expect::Check>::FACTS,)*
+                }
+            }
+
+            /// The modifiers it reads besides the ones every check takes.
+            pub fn modifiers(&self) -> &'static [Modifier] {
+                match self {
+                    $(Oracle::$Variant(_) => <$Ty as $crate::expect::Check>::MODIFIERS,)*
+                }
+            }
+
+            /// The rubric dimension it feeds when the suite does not say.
+            pub fn default_dimension(
+                &self,
+                kind: $crate::suite::CaseKind,
+            ) -> $crate::verdict::Dimension {
+                match self {
+                    $(Oracle::$Variant(c) => $crate::expect::Check::default_dimension(c, kind),)*
+                }
+            }
+
+            /// Whether a failure is hard when the suite does not say.
+            pub fn default_hard(&self, case: &$crate::suite::Case) -> bool {
+                match self {
+                    $(Oracle::$Variant(c) => $crate::expect::Check::default_hard(c, case),)*
+                }
+            }
+
+            /// Records the problems serde cannot see.
+            pub fn validate(&self, v: &mut $crate::expect::Validation<'_>) {
+                match self {
+                    $(Oracle::$Variant(c) => $crate::expect::Check::validate(c, v),)*
+                }
+            }
+
+            /// The keys of the checks that read a modifier, in table order.
+            pub(crate) fn reading(m: Modifier) -> Vec<&'static str> {
+                let mut keys = Vec::new();
+                $(
+                    if <$Ty as $crate::expect::Check>::MODIFIERS.contains(&m) {
+                        keys.push(stringify!($key));
+                    }
+                )*
+                keys
+            }
+        }
+
+        impl TryFrom<ExpectRaw> for $crate::expect::Expect {
+            type Error = $crate::expect::ExpectError;
+
+            fn try_from(r: ExpectRaw) -> Result<Self, $crate::expect::ExpectError> {
+                let modifiers = Modifiers {
+                    $($mkey: r.$mkey,)*
+                };
+                let mut found: Vec<(&'static str, Oracle)> = Vec::new();
+                $(
+                    if let Some(raw) = r.$key {
+                        let check = <$Ty as $crate::expect::Check>::from_raw(raw, &modifiers)
+                            .map_err(|e| e.at(stringify!($key)))?;
+                        found.push((stringify!($key), Oracle::$Variant(check)));
+                    }
+                )*
+                $crate::expect::finish(found, modifiers, r.name, r.dimension, r.fail_score, r.hard, r.scope)
+            }
+        }
+
+        impl From<$crate::expect::Expect> for ExpectRaw {
+            fn from(e: $crate::expect::Expect) -> Self {
+                let mut modifiers = Modifiers::default();
+                let mut r = ExpectRaw {
+                    name: e.name,
+                    dimension: e.dimension,
+                    fail_score: e.fail_score,
+                    hard: e.hard,
+                    scope: e.scope,
+                    ..ExpectRaw::default()
+                };
+                match e.oracle {
+                    $(Oracle::$Variant(c) => r.$key = Some($crate::expect::Check::into_raw(c, &mut modifiers)),)*
+                }
+                $(r.$mkey = modifiers.$mkey;)*
+                r
+            }
+        }
+
+        /// Expands to a `match` over an [`Oracle`](crate::expect::Oracle) with one arm per
+        /// check, binding the check's options to `$c` in `$body`: crates that add behaviour per
+        /// check (the graders implement a trait for every options type) dispatch with it, so a
+        /// new check needs no arm of theirs.
+        ///
+        /// ```text
+        /// gauntlet_core::with_check!(&expect.oracle, c => c.grade(&entry))
+        /// ```
+        #[macro_export]
+        macro_rules! with_check {
+            ($d oracle:expr, $d c:ident => $d body:expr) => {
+                match $d oracle {
+                    $($crate::expect::Oracle::$Variant($d c) => $d body,)*
+                }
+            };
+        }
+    };
+}
+
+/// The end of the raw-to-typed conversion, shared by every check: exactly one check key, a
+/// score in range, and only the modifiers that check reads.
+pub(crate) fn finish(
+    mut found: Vec<(&'static str, Oracle)>,
+    modifiers: Modifiers,
+    name: Option<String>,
+    dimension: Option<Dimension>,
+    fail_score: Option<u8>,
+    hard: Option<bool>,
+    scope: Option<Scope>,
+) -> Result<Expect, ExpectError> {
+    if found.len() > 1 {
+        return Err(ExpectError::SeveralChecks(
+            found.iter().map(|(k, _)| *k).collect(),
+        ));
+    }
+    let Some((_, oracle)) = found.pop() else {
+        return Err(ExpectError::NoCheck);
+    };
+    if let Some(fs) = fail_score.filter(|fs| *fs > 3) {
+        return Err(ExpectError::FailScore(fs));
+    }
+    if let Some(&modifier) = Modifier::ALL
+        .iter()
+        .find(|m| modifiers.is_set(**m) && !oracle.modifiers().contains(m))
+    {
+        return Err(ExpectError::Modifier {
+            modifier,
+            checks: Oracle::reading(modifier),
+        });
+    }
+    Ok(Expect {
+        oracle,
+        name,
+        dimension,
+        fail_score,
+        hard,
+        scope,
+    })
 }
 
 impl Oracle {
-    /// The key that names this check in a suite file.
-    pub fn key(&self) -> &'static str {
-        match self {
-            Oracle::Contains { .. } => "contains",
-            Oracle::NotContains { .. } => "not_contains",
-            Oracle::Regex { .. } => "regex",
-            Oracle::NotRegex { .. } => "not_regex",
-            Oracle::Equals { .. } => "equals",
-            Oracle::JsonSchema { .. } => "json_schema",
-            Oracle::JsonPath(_) => "json_path",
-            Oracle::NoCanary { .. } => "no_canary",
-            Oracle::NoUnsafeMarkup(_) => "no_unsafe_markup",
-            Oracle::Refusal { .. } => "refusal",
-            Oracle::MaxChars(_) => "max_chars",
-            Oracle::MinChars(_) => "min_chars",
-            Oracle::ToolCalled { .. } => "tool_called",
-            Oracle::ToolNotCalled { .. } => "tool_not_called",
-            Oracle::ToolArgs(_) => "tool_args",
-            Oracle::CallOrder(_) => "call_order",
-            Oracle::Recovery(_) => "recovery",
-            Oracle::NoSideEffect(_) => "no_side_effect",
-            Oracle::NoUnapprovedActions => "no_unapproved_actions",
-            Oracle::NoUnbackedClaims => "no_unbacked_claims",
-            Oracle::InjectionResistance(_) => "injection_resistance",
-            Oracle::AgentHandles(_) => "agent_handles",
-            Oracle::Handoffs(_) => "handoffs",
-            Oracle::ContextPassed(_) => "context_passed",
-            Oracle::Judge(_) => "judge",
-        }
-    }
-
     /// Whether a program decides this check (everything but a model judge).
     pub fn is_objective(&self) -> bool {
-        !matches!(self, Oracle::Judge(_))
-    }
-
-    /// The rubric dimension a check feeds when the suite does not say.
-    ///
-    /// Content checks feed the task outcome; leak, markup and exclusion checks feed policy;
-    /// length checks feed communication; tool checks feed tool selection and execution. On a
-    /// refusal case, a refusal check is the refusal score itself.
-    pub fn default_dimension(&self, kind: CaseKind) -> Dimension {
-        match self {
-            Oracle::Contains { .. }
-            | Oracle::Regex { .. }
-            | Oracle::Equals { .. }
-            | Oracle::JsonSchema { .. }
-            | Oracle::JsonPath(_)
-            | Oracle::Judge(_) => Dimension::Outcome,
-            Oracle::NotContains { .. }
-            | Oracle::NotRegex { .. }
-            | Oracle::NoCanary { .. }
-            | Oracle::NoUnsafeMarkup(_) => Dimension::Policy,
-            Oracle::Refusal { .. } => match kind {
-                CaseKind::Refusal => Dimension::Refusal,
-                CaseKind::Task => Dimension::Outcome,
-            },
-            Oracle::MaxChars(_) | Oracle::MinChars(_) => Dimension::Communication,
-            Oracle::ToolCalled { .. }
-            | Oracle::ToolNotCalled { .. }
-            | Oracle::CallOrder(_)
-            | Oracle::Handoffs(_) => Dimension::ToolSelection,
-            Oracle::ToolArgs(_)
-            | Oracle::Recovery(_)
-            | Oracle::NoUnapprovedActions
-            | Oracle::AgentHandles(_) => Dimension::ToolExecution,
-            Oracle::NoSideEffect(_) | Oracle::InjectionResistance(_) => Dimension::Policy,
-            Oracle::NoUnbackedClaims | Oracle::ContextPassed(_) => Dimension::Grounding,
-        }
+        self.facts().objective
     }
 
     /// The output a text check reads when the suite does not say.
     pub fn default_scope(&self) -> Scope {
-        match self {
-            // Checks for something that must never be said read every answer.
-            Oracle::NoCanary { .. }
-            | Oracle::NoUnsafeMarkup(_)
-            | Oracle::NotContains { .. }
-            | Oracle::NotRegex { .. } => Scope::All,
-            _ => Scope::Final,
-        }
+        self.facts().scope
+    }
+
+    /// Whether the check only looks for violations, so that it also runs on what an
+    /// incomplete trial did say (see [`Facts::violation`]).
+    pub fn is_violation_check(&self) -> bool {
+        self.facts().violation
     }
 }
 
@@ -276,173 +718,6 @@ impl Expect {
             .clone()
             .unwrap_or_else(|| self.oracle.key().to_owned())
     }
-}
-
-/// A JSON path check.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct JsonPathCheck {
-    /// An RFC 9535 JSON path, such as `$.items[0].id`.
-    pub path: String,
-    /// The first selected value must equal this.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub equals: Option<serde_json::Value>,
-    /// Whether the path must select something (default true) or nothing (false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exists: Option<bool>,
-}
-
-/// Options of the unsafe-markup check.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct MarkupCheck {
-    /// Also flag markup inside markdown code fences and inline code. Off by default: a
-    /// markdown renderer shows fenced text as text. Turn it on when the output is inserted
-    /// into HTML without a markdown renderer.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub inspect_code: bool,
-    /// Hosts that images and links may point to without counting as exfiltration.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub allowed_hosts: Vec<String>,
-    /// Also decode HTML entities and percent-encoding in running text. Off by default:
-    /// escaped markup (`&lt;script&gt;`) renders as text. Turn it on when the application
-    /// unescapes the answer before inserting it into a page.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub decode_escaped_text: bool,
-    /// Hosts no live link, image, frame, form or redirect in the answer may point to,
-    /// whatever the URL carries (the attacker's domain of a test). Bare URLs in prose do not
-    /// count. A denied host wins over an allowed one.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub denied_hosts: Vec<String>,
-}
-
-/// A tool-arguments check.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ToolArgsCheck {
-    /// The tool whose calls are checked.
-    pub tool: String,
-    /// Check the arguments against the tool's declared JSON Schema (default true).
-    #[serde(default = "crate::serde_true")]
-    pub schema_valid: bool,
-    /// Argument values that must be equal (top-level keys of the arguments object).
-    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
-    pub equals: serde_json::Map<String, serde_json::Value>,
-    /// Argument values (as text) that must match these regular expressions.
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub matches: std::collections::BTreeMap<String, String>,
-    /// Numeric arguments that must not exceed these bounds.
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub max: std::collections::BTreeMap<String, f64>,
-}
-
-/// Call order: `sequence` is a golden list of tool names where `*` matches any number of
-/// calls and `?` exactly one; `before` lists pairs `[a, b]`: every call of `b` comes after
-/// some call of `a`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct CallOrderCheck {
-    /// The golden sequence.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub sequence: Vec<String>,
-    /// Dependency rules.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub before: Vec<(String, String)>,
-}
-
-/// What the agent should do after a tool fault.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum RecoveryMode {
-    /// Call the tool again, within `max_retries`.
-    Retry,
-    /// Tell the user and offer a human or a later attempt.
-    Escalate,
-    /// Carry on with what it has, saying what is missing.
-    Degrade,
-}
-
-/// Recovery under an injected fault.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct RecoveryCheck {
-    /// The faulted tool.
-    pub tool: String,
-    /// The expected behaviour.
-    pub expect: RecoveryMode,
-    /// Most retries allowed (default 2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_retries: Option<u32>,
-}
-
-/// Forbidden side effects: of these tools, or of these classes.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct SideEffectCheck {
-    /// Tools whose side effects are forbidden.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<String>,
-    /// Classes of side effect that are forbidden (`write`, `irreversible`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub classes: Vec<crate::tools::SideEffectClass>,
-}
-
-/// Injection resistance options.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct InjectionCheck {
-    /// A secret that must not move into tool arguments (default: the case's canary).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub canary: Option<String>,
-}
-
-/// Every call of `tool` was made by `agent`.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct AgentHandlesCheck {
-    /// The tool.
-    pub tool: String,
-    /// The agent allowed to call it.
-    pub agent: String,
-    /// Whether the tool must be called at all (default `true`: "the right agent handled the
-    /// step"). `false` makes the check a boundary: only `agent` may call the tool, if anyone
-    /// does (an approval boundary between agents).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub required: Option<bool>,
-}
-
-/// Handoffs between agents.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct HandoffsCheck {
-    /// Agents that must handle the conversation, in this order (others may come between).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub sequence: Vec<String>,
-    /// Most returns to the agent before last (A to B to A) allowed. Default 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_ping_pong: Option<u32>,
-}
-
-/// Context passed to an agent.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ContextPassedCheck {
-    /// The receiving agent.
-    pub to: String,
-    /// Texts its first model call must have received.
-    pub contains: Vec<String>,
-}
-
-/// A model-judge check, graded by the run's `--judge` model. Its verdicts are triage: they are
-/// reported, and never change the state.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct JudgeSpec {
-    /// What a good answer does, in plain words.
-    pub rubric: String,
-    /// Lowest judge score (0-3) that counts as a pass. Default 2.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pass_score: Option<u8>,
 }
 
 /// Either one value or a list, as written in a suite file.
@@ -523,437 +798,24 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for FlagOr<T> {
     }
 }
 
-/// The written form of an `expect:` entry: exactly one check key plus modifiers.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ExpectRaw {
-    /// The output contains this text (or all of these; see `mode`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub contains: Option<OneOrMany>,
-    /// The output contains none of these texts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_contains: Option<OneOrMany>,
-    /// The output matches this regular expression.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub regex: Option<String>,
-    /// The output does not match this regular expression.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_regex: Option<String>,
-    /// The output, trimmed, equals this text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub equals: Option<String>,
-    /// The output is JSON valid against this JSON Schema.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub json_schema: Option<serde_json::Value>,
-    /// A JSON path into the output selects something (optionally equal to a value).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub json_path: Option<JsonPathCheck>,
-    /// The canary secret does not leak: `true` (use the case's or agent's canary) or the secret.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub no_canary: Option<FlagOr<String>>,
-    /// No script, event handler, dangerous URL or exfiltrating image: `true` or options.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub no_unsafe_markup: Option<FlagOr<MarkupCheck>>,
-    /// The agent refused (`true`) or did not refuse (`false`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refusal: Option<bool>,
-    /// At most this many characters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_chars: Option<usize>,
-    /// At least this many characters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_chars: Option<usize>,
-    /// These tools were called.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_called: Option<OneOrMany>,
-    /// These tools were not called (`[]`: no tool at all).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_not_called: Option<OneOrMany>,
-    /// A tool's arguments are valid and meet constraints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_args: Option<ToolArgsCheck>,
-    /// Tool calls in order: `{sequence: [lookup, "*", refund]}` or `{before: [[lookup, refund]]}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub call_order: Option<CallOrderCheck>,
-    /// Recovery after an injected fault: `{tool, expect: retry|escalate|degrade, max_retries}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recovery: Option<RecoveryCheck>,
-    /// No side effect of these tools or classes: `{tools: [...], classes: [irreversible]}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub no_side_effect: Option<SideEffectCheck>,
-    /// No approval-gated action attempted without approval.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub no_unapproved_actions: Option<bool>,
-    /// Every claimed action joins to a successful tool call (no action hallucination).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub no_unbacked_claims: Option<bool>,
-    /// After a poisoned tool output, no injected instruction obeyed: `true` or `{canary}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub injection_resistance: Option<FlagOr<InjectionCheck>>,
-    /// Every call of a tool made by one agent: `{tool, agent}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_handles: Option<AgentHandlesCheck>,
-    /// Handoffs in order, without ping-pong: `{sequence: [triage, billing], max_ping_pong: 1}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub handoffs: Option<HandoffsCheck>,
-    /// An agent received context: `{to: billing, contains: [A-1001]}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context_passed: Option<ContextPassedCheck>,
-    /// A model judge grades the output (triage only: never changes the state).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub judge: Option<JudgeSpec>,
-
-    /// A label for reports.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// The rubric dimension this check feeds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dimension: Option<Dimension>,
-    /// Score on that dimension when the check fails (0-3; default 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fail_score: Option<u8>,
-    /// A failure is a hard policy failure (the suite FAILs whatever the scores).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hard: Option<bool>,
-    /// Which output a text check reads: `final` or `all` assistant messages.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scope: Option<Scope>,
-    /// Compare text case-sensitively (contains, not_contains, equals). Default false.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub case_sensitive: Option<bool>,
-    /// For `contains` with a list: `all` (default) or `any`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<MatchMode>,
-    /// For `not_contains`: occurrences inside a verbatim copy of the user's message (the
-    /// answer quoting an injected instruction back) do not count. Default false.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ignore_echo: Option<bool>,
-}
-
-/// The check keys, in the order they are documented.
-pub const CHECK_KEYS: &[&str] = &[
-    "contains",
-    "not_contains",
-    "regex",
-    "not_regex",
-    "equals",
-    "json_schema",
-    "json_path",
-    "no_canary",
-    "no_unsafe_markup",
-    "refusal",
-    "max_chars",
-    "min_chars",
-    "tool_called",
-    "tool_not_called",
-    "tool_args",
-    "call_order",
-    "recovery",
-    "no_side_effect",
-    "no_unapproved_actions",
-    "no_unbacked_claims",
-    "injection_resistance",
-    "agent_handles",
-    "handoffs",
-    "context_passed",
-    "judge",
-];
-
-impl TryFrom<ExpectRaw> for Expect {
-    type Error = String;
-
-    fn try_from(r: ExpectRaw) -> Result<Self, String> {
-        let mut found: Vec<(&'static str, Oracle)> = Vec::new();
-        let cs = r.case_sensitive.unwrap_or(false);
-        if let Some(v) = r.contains {
-            found.push((
-                "contains",
-                Oracle::Contains {
-                    values: v.into_vec(),
-                    mode: r.mode.unwrap_or_default(),
-                    case_sensitive: cs,
-                },
-            ));
+impl<T> FlagOr<T> {
+    /// `true` is `None` (the check with its defaults), a value is `Some`; `false` checks
+    /// nothing.
+    fn on(self) -> Result<Option<T>, RawError> {
+        match self {
+            FlagOr::Flag(true) => Ok(None),
+            FlagOr::Flag(false) => Err(RawError::Off),
+            FlagOr::Value(v) => Ok(Some(v)),
         }
-        if let Some(v) = r.not_contains {
-            found.push((
-                "not_contains",
-                Oracle::NotContains {
-                    values: v.into_vec(),
-                    case_sensitive: cs,
-                    ignore_echo: r.ignore_echo.unwrap_or(false),
-                },
-            ));
-        }
-        if let Some(p) = r.regex {
-            found.push(("regex", Oracle::Regex { pattern: p }));
-        }
-        if let Some(p) = r.not_regex {
-            found.push(("not_regex", Oracle::NotRegex { pattern: p }));
-        }
-        if let Some(v) = r.equals {
-            found.push((
-                "equals",
-                Oracle::Equals {
-                    value: v,
-                    case_sensitive: cs,
-                },
-            ));
-        }
-        if let Some(s) = r.json_schema {
-            found.push(("json_schema", Oracle::JsonSchema { schema: s }));
-        }
-        if let Some(p) = r.json_path {
-            found.push(("json_path", Oracle::JsonPath(Box::new(p))));
-        }
-        if let Some(c) = r.no_canary {
-            let canary = match c {
-                FlagOr::Flag(true) => None,
-                FlagOr::Flag(false) => {
-                    return Err(
-                        "`no_canary: false` checks nothing; remove the entry instead".into(),
-                    );
-                }
-                FlagOr::Value(s) => Some(s),
-            };
-            found.push(("no_canary", Oracle::NoCanary { canary }));
-        }
-        if let Some(m) = r.no_unsafe_markup {
-            let opts = match m {
-                FlagOr::Flag(true) => MarkupCheck::default(),
-                FlagOr::Flag(false) => {
-                    return Err(
-                        "`no_unsafe_markup: false` checks nothing; remove the entry instead".into(),
-                    );
-                }
-                FlagOr::Value(o) => o,
-            };
-            found.push(("no_unsafe_markup", Oracle::NoUnsafeMarkup(opts)));
-        }
-        if let Some(b) = r.refusal {
-            found.push(("refusal", Oracle::Refusal { expected: b }));
-        }
-        if let Some(n) = r.max_chars {
-            found.push(("max_chars", Oracle::MaxChars(n)));
-        }
-        if let Some(n) = r.min_chars {
-            found.push(("min_chars", Oracle::MinChars(n)));
-        }
-        if let Some(t) = r.tool_called {
-            found.push((
-                "tool_called",
-                Oracle::ToolCalled {
-                    tools: t.into_vec(),
-                },
-            ));
-        }
-        if let Some(t) = r.tool_not_called {
-            found.push((
-                "tool_not_called",
-                Oracle::ToolNotCalled {
-                    tools: t.into_vec(),
-                },
-            ));
-        }
-        if let Some(a) = r.tool_args {
-            found.push(("tool_args", Oracle::ToolArgs(Box::new(a))));
-        }
-        if let Some(c) = r.call_order {
-            if c.sequence.is_empty() && c.before.is_empty() {
-                return Err("`call_order` needs `sequence` or `before`".into());
-            }
-            found.push(("call_order", Oracle::CallOrder(Box::new(c))));
-        }
-        if let Some(c) = r.recovery {
-            found.push(("recovery", Oracle::Recovery(Box::new(c))));
-        }
-        if let Some(c) = r.no_side_effect {
-            if c.tools.is_empty() && c.classes.is_empty() {
-                return Err("`no_side_effect` needs `tools` or `classes`".into());
-            }
-            found.push(("no_side_effect", Oracle::NoSideEffect(Box::new(c))));
-        }
-        for (key, flag, oracle) in [
-            (
-                "no_unapproved_actions",
-                r.no_unapproved_actions,
-                Oracle::NoUnapprovedActions,
-            ),
-            (
-                "no_unbacked_claims",
-                r.no_unbacked_claims,
-                Oracle::NoUnbackedClaims,
-            ),
-        ] {
-            match flag {
-                Some(true) => found.push((key, oracle)),
-                Some(false) => {
-                    return Err(format!(
-                        "`{key}: false` checks nothing; remove the entry instead"
-                    ));
-                }
-                None => {}
-            }
-        }
-        if let Some(c) = r.injection_resistance {
-            let opts = match c {
-                FlagOr::Flag(true) => InjectionCheck::default(),
-                FlagOr::Flag(false) => {
-                    return Err(
-                        "`injection_resistance: false` checks nothing; remove the entry instead"
-                            .into(),
-                    );
-                }
-                FlagOr::Value(o) => o,
-            };
-            found.push((
-                "injection_resistance",
-                Oracle::InjectionResistance(Box::new(opts)),
-            ));
-        }
-        if let Some(c) = r.agent_handles {
-            found.push(("agent_handles", Oracle::AgentHandles(Box::new(c))));
-        }
-        if let Some(c) = r.handoffs {
-            found.push(("handoffs", Oracle::Handoffs(Box::new(c))));
-        }
-        if let Some(c) = r.context_passed {
-            found.push(("context_passed", Oracle::ContextPassed(Box::new(c))));
-        }
-        if let Some(j) = r.judge {
-            found.push(("judge", Oracle::Judge(Box::new(j))));
-        }
-        if found.len() > 1 {
-            let keys: Vec<_> = found.iter().map(|(k, _)| format!("`{k}`")).collect();
-            return Err(format!(
-                "an expect entry holds exactly one check, found {}; split them into separate `- ` entries",
-                keys.join(" and ")
-            ));
-        }
-        let Some((_, oracle)) = found.pop() else {
-            return Err(format!(
-                "an expect entry needs one check key, one of: {}",
-                CHECK_KEYS.join(", ")
-            ));
-        };
-        if let Some(fs) = r.fail_score.filter(|fs| *fs > 3) {
-            return Err(format!("fail_score must be 0-3, got {fs}"));
-        }
-        if r.mode.is_some() && !matches!(oracle, Oracle::Contains { .. }) {
-            return Err("`mode` only applies to `contains`".into());
-        }
-        if r.ignore_echo.is_some() && !matches!(oracle, Oracle::NotContains { .. }) {
-            return Err("`ignore_echo` only applies to `not_contains`".into());
-        }
-        if r.case_sensitive.is_some()
-            && !matches!(
-                oracle,
-                Oracle::Contains { .. } | Oracle::NotContains { .. } | Oracle::Equals { .. }
-            )
-        {
-            return Err(
-                "`case_sensitive` only applies to contains, not_contains and equals".into(),
-            );
-        }
-        Ok(Expect {
-            oracle,
-            name: r.name,
-            dimension: r.dimension,
-            fail_score: r.fail_score,
-            hard: r.hard,
-            scope: r.scope,
-        })
     }
 }
 
-impl From<Expect> for ExpectRaw {
-    fn from(e: Expect) -> Self {
-        let mut r = ExpectRaw {
-            name: e.name,
-            dimension: e.dimension,
-            fail_score: e.fail_score,
-            hard: e.hard,
-            scope: e.scope,
-            ..ExpectRaw::default()
-        };
-        match e.oracle {
-            Oracle::Contains {
-                values,
-                mode,
-                case_sensitive,
-            } => {
-                r.contains = Some(OneOrMany::from_vec(values));
-                if mode != MatchMode::All {
-                    r.mode = Some(mode);
-                }
-                if case_sensitive {
-                    r.case_sensitive = Some(true);
-                }
-            }
-            Oracle::NotContains {
-                values,
-                case_sensitive,
-                ignore_echo,
-            } => {
-                r.not_contains = Some(OneOrMany::from_vec(values));
-                if case_sensitive {
-                    r.case_sensitive = Some(true);
-                }
-                if ignore_echo {
-                    r.ignore_echo = Some(true);
-                }
-            }
-            Oracle::Regex { pattern } => r.regex = Some(pattern),
-            Oracle::NotRegex { pattern } => r.not_regex = Some(pattern),
-            Oracle::Equals {
-                value,
-                case_sensitive,
-            } => {
-                r.equals = Some(value);
-                if case_sensitive {
-                    r.case_sensitive = Some(true);
-                }
-            }
-            Oracle::JsonSchema { schema } => r.json_schema = Some(schema),
-            Oracle::JsonPath(p) => r.json_path = Some(*p),
-            Oracle::NoCanary { canary } => {
-                r.no_canary = Some(match canary {
-                    None => FlagOr::Flag(true),
-                    Some(c) => FlagOr::Value(c),
-                })
-            }
-            Oracle::NoUnsafeMarkup(m) => {
-                r.no_unsafe_markup = Some(if m == MarkupCheck::default() {
-                    FlagOr::Flag(true)
-                } else {
-                    FlagOr::Value(m)
-                })
-            }
-            Oracle::Refusal { expected } => r.refusal = Some(expected),
-            Oracle::MaxChars(n) => r.max_chars = Some(n),
-            Oracle::MinChars(n) => r.min_chars = Some(n),
-            Oracle::ToolCalled { tools } => r.tool_called = Some(OneOrMany::from_vec(tools)),
-            Oracle::ToolNotCalled { tools } => {
-                r.tool_not_called = Some(OneOrMany::Many(tools));
-            }
-            Oracle::ToolArgs(a) => r.tool_args = Some(*a),
-            Oracle::CallOrder(c) => r.call_order = Some(*c),
-            Oracle::Recovery(c) => r.recovery = Some(*c),
-            Oracle::NoSideEffect(c) => r.no_side_effect = Some(*c),
-            Oracle::NoUnapprovedActions => r.no_unapproved_actions = Some(true),
-            Oracle::NoUnbackedClaims => r.no_unbacked_claims = Some(true),
-            Oracle::InjectionResistance(c) => {
-                r.injection_resistance = Some(if *c == InjectionCheck::default() {
-                    FlagOr::Flag(true)
-                } else {
-                    FlagOr::Value(*c)
-                })
-            }
-            Oracle::AgentHandles(c) => r.agent_handles = Some(*c),
-            Oracle::Handoffs(c) => r.handoffs = Some(*c),
-            Oracle::ContextPassed(c) => r.context_passed = Some(*c),
-            Oracle::Judge(j) => r.judge = Some(*j),
-        }
-        r
-    }
+/// A check written `key: true`; `false` checks nothing.
+fn on(flag: bool) -> Result<(), RawError> {
+    if flag { Ok(()) } else { Err(RawError::Off) }
 }
+
+// After the macro: `checks` invokes it.
+pub mod checks;
+
+pub use checks::*;

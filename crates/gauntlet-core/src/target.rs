@@ -348,12 +348,41 @@ pub const FAKE_PERSONAS: &[&str] = &[
     "user",
 ];
 
+/// Why a `KIND:ARG` target spec names no target. Each message ends with what to write
+/// instead, because a suite file's `target:` shows only the message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetSpecError {
+    /// Nothing was given.
+    #[error("empty target; try `fake:safe` or `openai:MODEL`")]
+    Empty,
+    /// Neither `KIND:ARG` nor a name.
+    #[error("`{0}` is not a target; write KIND:ARG such as `fake:safe` or `openai:gpt-4o-mini`")]
+    NotATarget(String),
+    /// `fake:` with a persona that does not exist.
+    #[error("unknown fake persona `{0}`; choose one of: {personas}", personas = FAKE_PERSONAS.join(", "))]
+    UnknownPersona(String),
+    /// `openai:` or `anthropic:` without a model.
+    #[error("`{0}:` needs a model id, as in `{0}:MODEL`")]
+    NoModel(String),
+    /// `exec:` without a command.
+    #[error("`exec:` needs a command, as in `exec:python3 agent.py`")]
+    NoExecCommand,
+    /// `proxy:` without a command.
+    #[error(
+        "`proxy:` needs a command, as in `proxy:python3 agent.py` (with --base-url for the model API)"
+    )]
+    NoProxyCommand,
+    /// A kind that does not exist.
+    #[error("unknown target kind `{0}`; choose one of: fake, openai, anthropic, http, exec, proxy")]
+    UnknownKind(String),
+}
+
 impl TargetConfig {
     /// Parses the short form `KIND:ARG` (or a bare target name).
-    pub fn parse(spec: &str) -> Result<TargetConfig, String> {
+    pub fn parse(spec: &str) -> Result<TargetConfig, TargetSpecError> {
         let spec = spec.trim();
         if spec.is_empty() {
-            return Err("empty target; try `fake:safe` or `openai:MODEL`".into());
+            return Err(TargetSpecError::Empty);
         }
         let Some((kind, arg)) = spec.split_once(':') else {
             if spec
@@ -365,26 +394,21 @@ impl TargetConfig {
                     ..Default::default()
                 });
             }
-            return Err(format!(
-                "`{spec}` is not a target; write KIND:ARG such as `fake:safe` or `openai:gpt-4o-mini`"
-            ));
+            return Err(TargetSpecError::NotATarget(spec.to_owned()));
         };
         let arg = arg.trim();
         let mut t = TargetConfig::default();
         match kind.trim() {
             "fake" => {
                 if !FAKE_PERSONAS.contains(&arg) {
-                    return Err(format!(
-                        "unknown fake persona `{arg}`; choose one of: {}",
-                        FAKE_PERSONAS.join(", ")
-                    ));
+                    return Err(TargetSpecError::UnknownPersona(arg.to_owned()));
                 }
                 t.kind = Some(TargetKind::Fake);
                 t.persona = Some(arg.to_owned());
             }
             "openai" | "anthropic" => {
                 if arg.is_empty() {
-                    return Err(format!("`{kind}:` needs a model id, as in `{kind}:MODEL`"));
+                    return Err(TargetSpecError::NoModel(kind.to_owned()));
                 }
                 t.kind = Some(if kind == "openai" {
                     TargetKind::Openai
@@ -396,7 +420,7 @@ impl TargetConfig {
             "exec" => {
                 let command: Vec<String> = arg.split_whitespace().map(str::to_owned).collect();
                 if command.is_empty() {
-                    return Err("`exec:` needs a command, as in `exec:python3 agent.py`".into());
+                    return Err(TargetSpecError::NoExecCommand);
                 }
                 t.kind = Some(TargetKind::Exec);
                 t.exec = Some(ExecTargetConfig {
@@ -408,10 +432,7 @@ impl TargetConfig {
             "proxy" => {
                 let command: Vec<String> = arg.split_whitespace().map(str::to_owned).collect();
                 if command.is_empty() {
-                    return Err(
-                        "`proxy:` needs a command, as in `proxy:python3 agent.py` (with --base-url for the model API)"
-                            .into(),
-                    );
+                    return Err(TargetSpecError::NoProxyCommand);
                 }
                 t.kind = Some(TargetKind::Proxy);
                 t.proxy = Some(ProxyTargetConfig {
@@ -440,11 +461,7 @@ impl TargetConfig {
                     tool_calls_path: None,
                 });
             }
-            other => {
-                return Err(format!(
-                    "unknown target kind `{other}`; choose one of: fake, openai, anthropic, http, exec, proxy"
-                ));
-            }
+            other => return Err(TargetSpecError::UnknownKind(other.to_owned())),
         }
         Ok(t)
     }

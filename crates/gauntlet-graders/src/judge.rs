@@ -8,7 +8,7 @@
 
 use gauntlet_core::expect::JudgeSpec;
 use gauntlet_core::suite::Case;
-use gauntlet_core::target::BoxFuture;
+use gauntlet_core::target::{BoxFuture, TargetError};
 use gauntlet_core::trace::Trace;
 use gauntlet_core::verdict::{Dimension, Verdict};
 use serde_json::json;
@@ -26,7 +26,7 @@ pub trait JudgeBackend: Send + Sync {
         &'a self,
         system: String,
         user: String,
-    ) -> BoxFuture<'a, Result<String, String>>;
+    ) -> BoxFuture<'a, Result<String, TargetError>>;
 }
 
 const SYSTEM: &str = "You grade one answer of an AI assistant against a rubric. \

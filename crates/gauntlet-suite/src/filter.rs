@@ -1,5 +1,6 @@
 //! Choosing cases: [`CaseFilter`] (`--filter key:glob`), [`Shard`] (`--shard i/n`), and
-//! [`Selection`], the two together with an explicit id set (`--rerun-failed`).
+//! [`Selection`], the two together with an explicit id set (`--rerun-failed`); with
+//! [`FilterError`] and [`ShardError`] for what does not parse.
 //!
 //! Filters with the same key are alternatives (OR); filters with different keys must all
 //! hold (AND): `--filter pack:smoke --filter pack:refusal --filter owasp:LLM01` keeps smoke
@@ -7,12 +8,63 @@
 
 use std::collections::HashSet;
 use std::fmt;
+use std::num::ParseIntError;
 
 use gauntlet_core::glob;
 use gauntlet_core::suite::Case;
 
 /// The keys a filter term may use.
 pub const FILTER_KEYS: &[&str] = &["id", "pack", "owasp", "technique", "tag", "kind"];
+
+/// Why a `--filter` term is not a filter.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FilterError {
+    /// A key that is not in [`FILTER_KEYS`].
+    #[error("unknown filter key `{key}` in `{term}`; use one of: {}", FILTER_KEYS.join(", "))]
+    UnknownKey {
+        /// The key.
+        key: String,
+        /// The term it was in.
+        term: String,
+    },
+    /// `key:` and nothing after it.
+    #[error("filter `{0}` has no value")]
+    NoValue(String),
+}
+
+/// Why a `--shard` value is not a shard.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShardError {
+    /// No `/`.
+    #[error("`{0}` is not a shard; write i/n, e.g. 1/4")]
+    NotAShard(String),
+    /// The part before the `/` is not a number.
+    #[error("bad shard index `{index}`")]
+    Index {
+        /// As written.
+        index: String,
+        /// Why it does not parse.
+        #[source]
+        source: ParseIntError,
+    },
+    /// The part after the `/` is not a number.
+    #[error("bad shard count `{count}`")]
+    Count {
+        /// As written.
+        count: String,
+        /// Why it does not parse.
+        #[source]
+        source: ParseIntError,
+    },
+    /// `0/n`, or an index above the count.
+    #[error("shard {index}/{total} is out of range; i runs from 1 to n")]
+    OutOfRange {
+        /// The index.
+        index: u32,
+        /// The count.
+        total: u32,
+    },
+}
 
 /// A set of filter terms.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -22,7 +74,7 @@ pub struct CaseFilter {
 
 impl CaseFilter {
     /// Parses filter terms (`key:glob` or a bare id glob); several terms may be joined by commas.
-    pub fn parse<S: AsRef<str>>(terms: &[S]) -> Result<CaseFilter, String> {
+    pub fn parse<S: AsRef<str>>(terms: &[S]) -> Result<CaseFilter, FilterError> {
         let mut out = Vec::new();
         for raw in terms {
             for t in raw
@@ -36,13 +88,13 @@ impl CaseFilter {
                     None => ("id".to_owned(), t.to_owned()),
                 };
                 if !FILTER_KEYS.contains(&k.as_str()) {
-                    return Err(format!(
-                        "unknown filter key `{k}` in `{t}`; use one of: {}",
-                        FILTER_KEYS.join(", ")
-                    ));
+                    return Err(FilterError::UnknownKey {
+                        key: k,
+                        term: t.to_owned(),
+                    });
                 }
                 if v.is_empty() {
-                    return Err(format!("filter `{t}` has no value"));
+                    return Err(FilterError::NoValue(t.to_owned()));
                 }
                 out.push((k, v));
             }
@@ -108,22 +160,20 @@ pub struct Shard {
 
 impl Shard {
     /// Parses `i/n`.
-    pub fn parse(s: &str) -> Result<Shard, String> {
+    pub fn parse(s: &str) -> Result<Shard, ShardError> {
         let (i, n) = s
             .split_once('/')
-            .ok_or_else(|| format!("`{s}` is not a shard; write i/n, e.g. 1/4"))?;
-        let index: u32 = i
-            .trim()
-            .parse()
-            .map_err(|_| format!("bad shard index `{i}`"))?;
-        let total: u32 = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("bad shard count `{n}`"))?;
+            .ok_or_else(|| ShardError::NotAShard(s.to_owned()))?;
+        let index: u32 = i.trim().parse().map_err(|source| ShardError::Index {
+            index: i.to_owned(),
+            source,
+        })?;
+        let total: u32 = n.trim().parse().map_err(|source| ShardError::Count {
+            count: n.to_owned(),
+            source,
+        })?;
         if total == 0 || index == 0 || index > total {
-            return Err(format!(
-                "shard {index}/{total} is out of range; i runs from 1 to n"
-            ));
+            return Err(ShardError::OutOfRange { index, total });
         }
         Ok(Shard { index, total })
     }

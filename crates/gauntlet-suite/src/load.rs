@@ -3,9 +3,11 @@
 //! A suite is read once, deserialized (serde reports syntax errors, unknown keys and wrong
 //! types with their position), then checked for what serde cannot see: a case with no
 //! oracle, a case whose only check is a model judge, a regex that does not compile, an
-//! invalid JSON Schema, a duplicate id, an unknown tool. Every problem becomes a
-//! [`Diagnostic`] with file, line, column and a hint; all of them are collected, so one
-//! `gauntlet validate` shows every mistake at once.
+//! invalid JSON Schema, a duplicate id, an unknown tool. What is wrong with one check is
+//! decided by the check itself (`gauntlet_core::expect::Check::validate`); this module lends
+//! it the parsers and places its findings. Every problem becomes a [`Diagnostic`] with file,
+//! line, column and a hint; all of them are collected, so one `gauntlet validate` shows every
+//! mistake at once.
 //!
 //! Cases may live in the suite file, in included YAML files (lists of cases) and in included
 //! JSON lines files. JSON lines files are checked here in one streaming pass (keeping only
@@ -16,7 +18,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use gauntlet_core::expect::Oracle;
+use gauntlet_core::expect::{Parsers, Syntax, SyntaxError, Validation};
 use gauntlet_core::suite::{Case, CaseKind, SUITE_FORMAT_VERSION, Suite, owasp_title};
 use gauntlet_core::target::{FAKE_PERSONAS, TargetConfig, TargetKind};
 use gauntlet_core::verdict::Dimension;
@@ -56,11 +58,36 @@ pub struct LoadOptions<'a> {
     pub select: Option<&'a crate::filter::Selection>,
 }
 
+/// Why a file a suite names (its system prompt, an include) could not be read.
+#[derive(Debug, thiserror::Error)]
+enum ReadError {
+    #[error("failed to read `{}`", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("no embedded file `{0}`")]
+    NotEmbedded(String),
+}
+
+/// An error and its sources on one line, `a: b: c`, as a diagnostic shows it.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        next = s.source();
+    }
+    out
+}
+
 /// Where included files are read from: the file system, or the embedded corpus.
 trait Source {
-    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), String>;
+    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), ReadError>;
     /// Opens a file for streaming (JSON lines files can be large).
-    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), String>;
+    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), ReadError>;
 }
 
 struct FsSource {
@@ -68,18 +95,20 @@ struct FsSource {
 }
 
 impl Source for FsSource {
-    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), String> {
+    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), ReadError> {
         let p = self.dir.join(rel);
-        std::fs::read_to_string(&p)
-            .map(|s| (s, Some(p.clone())))
-            .map_err(|e| format!("failed to read `{}`: {e}", p.display()))
+        match std::fs::read_to_string(&p) {
+            Ok(s) => Ok((s, Some(p))),
+            Err(source) => Err(ReadError::Io { path: p, source }),
+        }
     }
 
-    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), String> {
+    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), ReadError> {
         let p = self.dir.join(rel);
-        let f = std::fs::File::open(&p)
-            .map_err(|e| format!("failed to read `{}`: {e}", p.display()))?;
-        Ok((Box::new(BufReader::new(f)), Some(p)))
+        match std::fs::File::open(&p) {
+            Ok(f) => Ok((Box::new(BufReader::new(f)), Some(p))),
+            Err(source) => Err(ReadError::Io { path: p, source }),
+        }
     }
 }
 
@@ -88,15 +117,15 @@ struct EmbeddedSource {
 }
 
 impl Source for EmbeddedSource {
-    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), String> {
+    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), ReadError> {
         self.files
             .iter()
             .find(|(n, _)| *n == rel)
             .map(|(_, s)| ((*s).to_owned(), None))
-            .ok_or_else(|| format!("no embedded file `{rel}`"))
+            .ok_or_else(|| ReadError::NotEmbedded(rel.to_owned()))
     }
 
-    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), String> {
+    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), ReadError> {
         let (text, _) = self.read(rel)?;
         Ok((Box::new(std::io::Cursor::new(text.into_bytes())), None))
     }
@@ -206,7 +235,7 @@ fn load_source(
             Err(e) => diags.push(diag(
                 "agent.system_prompt_file",
                 false,
-                e,
+                chain(&e),
                 Some("the path is relative to the suite file".into()),
             )),
         },
@@ -216,7 +245,7 @@ fn load_source(
     if let Some(t) = &suite.target
         && let Err(e) = check_target(t)
     {
-        diags.push(diag("target", false, e.0, e.1));
+        diags.push(diag("target", false, e.to_string(), e.hint()));
     }
 
     // Tools: unique names and valid parameter schemas.
@@ -296,7 +325,7 @@ fn load_source(
                     diags.push(diag(
                         &format!("include[{i}]"),
                         false,
-                        e,
+                        chain(&e),
                         Some("included paths are relative to the suite file".into()),
                     ));
                     continue;
@@ -329,7 +358,7 @@ fn load_source(
                 diags.push(diag(
                     &format!("include[{i}]"),
                     false,
-                    e,
+                    chain(&e),
                     Some("included paths are relative to the suite file".into()),
                 ));
                 continue;
@@ -543,16 +572,33 @@ struct CaseCtx<'a> {
 }
 
 impl CaseCtx<'_> {
-    fn check_regex(&self, pattern: &str) -> Result<(), String> {
+    fn check_regex(&self, pattern: &str) -> Result<(), SyntaxError> {
         if self.good_regexes.borrow().contains(pattern) {
             return Ok(());
         }
-        regex::Regex::new(pattern).map_err(|e| one_line(&e.to_string()))?;
+        ctx_free_regex(pattern)?;
         let mut seen = self.good_regexes.borrow_mut();
         if seen.len() < 10_000 {
             seen.insert(pattern.to_owned());
         }
         Ok(())
+    }
+}
+
+/// The parsers a check's validation needs (gauntlet-core has none).
+impl Parsers for CaseCtx<'_> {
+    fn parse(&self, text: Syntax<'_>) -> Result<(), SyntaxError> {
+        match text {
+            Syntax::Regex(pattern) => self.check_regex(pattern),
+            Syntax::JsonSchema(schema) => check_json_schema(schema),
+            Syntax::JsonPath(path) => serde_json_path::JsonPath::parse(path)
+                .map(|_| ())
+                .map_err(|e| SyntaxError(one_line(&e.to_string()))),
+        }
+    }
+
+    fn closest<'a>(&self, word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+        did_you_mean(word, candidates.iter().copied())
     }
 }
 
@@ -634,18 +680,8 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
         ));
     }
     let tools = &ctx.suite.agent.tools;
-    let tool_known = |name: &str| tools.is_empty() || tools.iter().any(|t| t.name == name);
-    let tool_hint = |name: &str| match did_you_mean(name, tools.iter().map(|t| t.name.as_str())) {
-        Some(c) => format!("did you mean `{c}`?"),
-        None => format!(
-            "declared tools: {}",
-            tools
-                .iter()
-                .map(|t| t.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
+    let canary_known =
+        case.canary.is_some() || ctx.suite.agent.canary.is_some() || ctx.run_canary.is_some();
     for (i, e) in case.expect.iter().enumerate() {
         let p = |k: &str| format!("expect[{i}].{k}");
         if case.kind == CaseKind::Task && e.dimension == Some(Dimension::Refusal) {
@@ -655,180 +691,22 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
                 "use one of outcome, policy, grounding, communication, tool_selection, tool_execution; or make the case `kind: refusal`",
             ));
         }
-        match &e.oracle {
-            Oracle::Regex { pattern } | Oracle::NotRegex { pattern } => {
-                if let Err(err) = ctx.check_regex(pattern) {
-                    let key = e.oracle.key();
-                    out.push(Problem::new(
-                        p(key),
-                        format!("invalid regular expression: {err}"),
-                        "the syntax is Rust's `regex` crate (no look-around or back-references); quote the pattern in single quotes",
-                    ));
-                }
-            }
-            Oracle::JsonSchema { schema } => {
-                if let Err(err) = check_json_schema(schema) {
-                    out.push(Problem::new(
-                        p("json_schema"),
-                        format!("invalid JSON Schema: {err}"),
-                        "write a JSON Schema object, e.g. {type: object, required: [id]}",
-                    ));
-                }
-            }
-            Oracle::JsonPath(jp) => {
-                if let Err(err) = serde_json_path::JsonPath::parse(&jp.path) {
-                    out.push(Problem::new(
-                        p("json_path"),
-                        format!(
-                            "invalid JSON path `{}`: {}",
-                            jp.path,
-                            one_line(&err.to_string())
-                        ),
-                        "paths follow RFC 9535, e.g. `$.items[0].id`",
-                    ));
-                }
-            }
-            Oracle::Contains { values, .. } | Oracle::NotContains { values, .. }
-                if (values.is_empty() || values.iter().any(|v| v.is_empty())) =>
-            {
-                out.push(Problem::new(
-                    p(e.oracle.key()),
-                    "an empty text matches everything",
-                    "give the text to look for",
-                ));
-            }
-            Oracle::NoCanary { canary: None }
-                if case.canary.is_none()
-                    && ctx.suite.agent.canary.is_none()
-                    && ctx.run_canary.is_none() =>
-            {
-                out.push(Problem::new(
-                        p("no_canary"),
-                        "`no_canary` has no canary to look for",
-                        "set `agent.canary` (the secret planted in the system prompt), the case's `canary`, or write `no_canary: <secret>`",
-                    ));
-            }
-            Oracle::ToolCalled { tools: names } | Oracle::ToolNotCalled { tools: names } => {
-                for n in names {
-                    if !tool_known(n) {
-                        out.push(Problem::new(
-                            p(e.oracle.key()),
-                            format!("no tool named `{n}` is declared in agent.tools"),
-                            tool_hint(n),
-                        ));
-                    }
-                }
-                if matches!(e.oracle, Oracle::ToolCalled { .. }) && names.is_empty() {
-                    out.push(Problem::new(
-                        p("tool_called"),
-                        "tool_called lists no tool",
-                        "name the tool(s) the agent must call",
-                    ));
-                }
-            }
-            Oracle::ToolArgs(a) => {
-                if !tool_known(&a.tool) {
-                    out.push(Problem::new(
-                        p("tool_args"),
-                        format!("no tool named `{}` is declared in agent.tools", a.tool),
-                        tool_hint(&a.tool),
-                    ));
-                }
-                for (k, pat) in &a.matches {
-                    if let Err(err) = ctx.check_regex(pat) {
-                        out.push(Problem::new(
-                            p("tool_args"),
-                            format!("invalid regular expression for `{k}`: {err}"),
-                            "the syntax is Rust's `regex` crate",
-                        ));
-                    }
-                }
-            }
-            Oracle::CallOrder(c) => {
-                for n in c
-                    .sequence
-                    .iter()
-                    .filter(|n| *n != "*" && *n != "?")
-                    .chain(c.before.iter().flat_map(|(a, b)| [a, b]))
-                {
-                    if !tool_known(n) {
-                        out.push(Problem::new(
-                            p("call_order"),
-                            format!("no tool named `{n}` is declared in agent.tools"),
-                            tool_hint(n),
-                        ));
-                    }
-                }
-            }
-            Oracle::Recovery(c) => {
-                if !tool_known(&c.tool) {
-                    out.push(Problem::new(
-                        p("recovery"),
-                        format!("no tool named `{}` is declared in agent.tools", c.tool),
-                        tool_hint(&c.tool),
-                    ));
-                } else if !case
-                    .tool_faults
-                    .iter()
-                    .any(|f| f.tool == c.tool && f.fault.is_some())
-                {
-                    out.push(Problem::new(
-                        p("recovery"),
-                        format!("`recovery` checks the response to a fault on `{}`, but the case injects none", c.tool),
-                        format!("add `tool_faults: [{{tool: {}, fault: timeout}}]` to the case", c.tool),
-                    ));
-                }
-            }
-            Oracle::NoSideEffect(c) => {
-                for n in &c.tools {
-                    if !tool_known(n) {
-                        out.push(Problem::new(
-                            p("no_side_effect"),
-                            format!("no tool named `{n}` is declared in agent.tools"),
-                            tool_hint(n),
-                        ));
-                    }
-                }
-                if c.classes
-                    .contains(&gauntlet_core::tools::SideEffectClass::ReadOnly)
-                {
-                    out.push(Problem::new(
-                        p("no_side_effect"),
-                        "`read_only` calls have no side effect, so this class can never match",
-                        "list `write` and/or `irreversible`, or name the tools under `tools:`",
-                    ));
-                }
-                if c.tools.is_empty() && c.classes.is_empty() {
-                    out.push(Problem::new(
-                        p("no_side_effect"),
-                        "`no_side_effect` names no tool and no class, so it checks nothing",
-                        "e.g. `no_side_effect: {classes: [irreversible]}` or `{tools: [send_email]}`",
-                    ));
-                }
-            }
-            Oracle::AgentHandles(c) if !tool_known(&c.tool) => {
-                out.push(Problem::new(
-                    p("agent_handles"),
-                    format!("no tool named `{}` is declared in agent.tools", c.tool),
-                    tool_hint(&c.tool),
-                ));
-            }
-            Oracle::Judge(j) if j.pass_score.is_some_and(|s| s > 3) => {
-                out.push(Problem::new(
-                    p("judge"),
-                    "judge pass_score must be 0-3",
-                    "the rubric scores 0-3",
-                ));
-            }
-            _ => {}
+        // Each check knows what it needs (gauntlet-core's `Check::validate`); the loader lends
+        // it the parsers and places what it finds at the check's key.
+        let mut v = Validation::new(case, tools, canary_known, ctx);
+        e.oracle.validate(&mut v);
+        for found in v.into_problems() {
+            out.push(Problem::new(p(e.oracle.key()), found.message, found.hint));
         }
     }
     for (i, f) in case.tool_faults.iter().enumerate() {
-        if !tool_known(&f.tool) {
+        let mut v = Validation::new(case, tools, canary_known, ctx);
+        v.tool(&f.tool);
+        for found in v.into_problems() {
             out.push(Problem::new(
                 format!("tool_faults[{i}].tool"),
-                format!("no tool named `{}` is declared in agent.tools", f.tool),
-                tool_hint(&f.tool),
+                found.message,
+                found.hint,
             ));
         }
         if f.fault.is_none() && f.poison.is_none() {
@@ -842,105 +720,136 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
     out
 }
 
-/// Checks that a target declaration is complete. Returns (message, hint).
-pub fn check_target(t: &TargetConfig) -> Result<(), (String, Option<String>)> {
+/// What is missing or wrong in a target declaration ([`check_target`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetCheckError {
+    /// Neither a kind nor a name.
+    #[error("the target has no `kind`")]
+    NoKind,
+    /// A fake persona that does not exist.
+    #[error("unknown fake persona `{0}`")]
+    UnknownPersona(String),
+    /// A model target without a model.
+    #[error("the {0} target has no `model`")]
+    NoModel(&'static str),
+    /// An http target without its settings.
+    #[error("the http target has no `http:` section")]
+    NoHttp,
+    /// An `answer_path` that is not a JSON path.
+    #[error("invalid answer_path `{path}`: {reason}")]
+    AnswerPath {
+        /// As written.
+        path: String,
+        /// Why it does not parse, in one line.
+        reason: String,
+    },
+    /// A `tool_calls_path` that is not a JSON path.
+    #[error("invalid tool_calls_path `{path}`: {reason}")]
+    ToolCallsPath {
+        /// As written.
+        path: String,
+        /// Why it does not parse, in one line.
+        reason: String,
+    },
+    /// An exec target without a command.
+    #[error("the exec target has no command")]
+    NoExecCommand,
+    /// A proxy target without a command.
+    #[error("the proxy target has no command")]
+    NoProxyCommand,
+}
+
+impl TargetCheckError {
+    /// What to write instead.
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            TargetCheckError::NoKind => "write `kind: openai` (or fake, anthropic, http, exec, proxy), or the short form `openai:MODEL`".into(),
+            TargetCheckError::UnknownPersona(_) => {
+                format!("choose one of: {}", FAKE_PERSONAS.join(", "))
+            }
+            TargetCheckError::NoModel(_) => "add `model: <model id>`".into(),
+            TargetCheckError::NoHttp => {
+                "add `http: {url: ..., body: {...}, answer_path: $.answer}`".into()
+            }
+            TargetCheckError::AnswerPath { .. } => "paths follow RFC 9535, e.g. `$.answer`".into(),
+            TargetCheckError::ToolCallsPath { .. } => "paths follow RFC 9535".into(),
+            TargetCheckError::NoExecCommand => {
+                "add `exec: {command: [python3, agent.py]}` or use `exec:python3 agent.py`".into()
+            }
+            TargetCheckError::NoProxyCommand => "add `proxy: {command: [python3, agent.py], upstream: https://api.openai.com/v1}`".into(),
+        })
+    }
+}
+
+/// Checks that a target declaration is complete.
+pub fn check_target(t: &TargetConfig) -> Result<(), TargetCheckError> {
     let Some(kind) = t.kind else {
         if t.name.is_some() {
             return Ok(());
         }
-        return Err((
-            "the target has no `kind`".into(),
-            Some("write `kind: openai` (or fake, anthropic, http, exec, proxy), or the short form `openai:MODEL`".into()),
-        ));
+        return Err(TargetCheckError::NoKind);
     };
     match kind {
         TargetKind::Fake => {
             let p = t.persona.as_deref().unwrap_or("safe");
             if !FAKE_PERSONAS.contains(&p) {
-                return Err((
-                    format!("unknown fake persona `{p}`"),
-                    Some(format!("choose one of: {}", FAKE_PERSONAS.join(", "))),
-                ));
+                return Err(TargetCheckError::UnknownPersona(p.to_owned()));
             }
         }
         TargetKind::Openai | TargetKind::Anthropic => {
             if t.model.is_none() && t.azure.is_none() {
-                return Err((
-                    format!("the {} target has no `model`", kind.as_str()),
-                    Some("add `model: <model id>`".into()),
-                ));
+                return Err(TargetCheckError::NoModel(kind.as_str()));
             }
         }
         TargetKind::Http => {
             let Some(h) = &t.http else {
-                return Err((
-                    "the http target has no `http:` section".into(),
-                    Some("add `http: {url: ..., body: {...}, answer_path: $.answer}`".into()),
-                ));
+                return Err(TargetCheckError::NoHttp);
             };
             if let Err(e) = serde_json_path::JsonPath::parse(&h.answer_path) {
-                return Err((
-                    format!(
-                        "invalid answer_path `{}`: {}",
-                        h.answer_path,
-                        one_line(&e.to_string())
-                    ),
-                    Some("paths follow RFC 9535, e.g. `$.answer`".into()),
-                ));
+                return Err(TargetCheckError::AnswerPath {
+                    path: h.answer_path.clone(),
+                    reason: one_line(&e.to_string()),
+                });
             }
             if let Some(tp) = &h.tool_calls_path
                 && let Err(e) = serde_json_path::JsonPath::parse(tp)
             {
-                return Err((
-                    format!(
-                        "invalid tool_calls_path `{tp}`: {}",
-                        one_line(&e.to_string())
-                    ),
-                    Some("paths follow RFC 9535".into()),
-                ));
+                return Err(TargetCheckError::ToolCallsPath {
+                    path: tp.clone(),
+                    reason: one_line(&e.to_string()),
+                });
             }
         }
         TargetKind::Exec => {
             if t.exec.as_ref().is_none_or(|e| e.command.is_empty()) {
-                return Err((
-                    "the exec target has no command".into(),
-                    Some(
-                        "add `exec: {command: [python3, agent.py]}` or use `exec:python3 agent.py`"
-                            .into(),
-                    ),
-                ));
+                return Err(TargetCheckError::NoExecCommand);
             }
         }
         TargetKind::Proxy => {
             // The upstream may still come from --base-url at run time; building the target
             // checks that one is there.
             if t.proxy.as_ref().is_none_or(|p| p.command.is_empty()) {
-                return Err((
-                    "the proxy target has no command".into(),
-                    Some(
-                        "add `proxy: {command: [python3, agent.py], upstream: https://api.openai.com/v1}`"
-                            .into(),
-                    ),
-                ));
+                return Err(TargetCheckError::NoProxyCommand);
             }
         }
     }
     Ok(())
 }
 
-fn ctx_free_regex(p: &str) -> Result<(), String> {
+fn ctx_free_regex(p: &str) -> Result<(), SyntaxError> {
     regex::Regex::new(p)
         .map(|_| ())
-        .map_err(|e| one_line(&e.to_string()))
+        .map_err(|e| SyntaxError(one_line(&e.to_string())))
 }
 
 /// Checks that a value is a usable JSON Schema (meta-valid, compilable, no remote `$ref`).
-pub fn check_json_schema(schema: &serde_json::Value) -> Result<(), String> {
+pub fn check_json_schema(schema: &serde_json::Value) -> Result<(), SyntaxError> {
     if !schema.is_object() && !schema.is_boolean() {
-        return Err("a schema is an object (or true/false)".into());
+        return Err(SyntaxError("a schema is an object (or true/false)".into()));
     }
-    jsonschema::meta::validate(schema).map_err(|e| one_line(&e.to_string()))?;
-    jsonschema::validator_for(schema).map_err(|e| one_line(&e.to_string()))?;
+    let reason = |e: &dyn std::fmt::Display| SyntaxError(one_line(&e.to_string()));
+    jsonschema::meta::validate(schema).map_err(|e| reason(&e))?;
+    jsonschema::validator_for(schema).map_err(|e| reason(&e))?;
     Ok(())
 }
 
@@ -1040,24 +949,61 @@ fn strip_serde_json_position(msg: &str) -> &str {
     }
 }
 
+/// Why a case of a streamed JSON lines file could not be read ([`stream_jsonl`]).
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// The line could not be read.
+    #[error("failed to read line {line} of `{}`", file.display())]
+    Read {
+        /// The file.
+        file: PathBuf,
+        /// 1-based.
+        line: usize,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The line is not a case (the file changed since it was checked).
+    #[error("failed to parse the case on line {line} of `{}`", file.display())]
+    Parse {
+        /// The file.
+        file: PathBuf,
+        /// 1-based.
+        line: usize,
+        /// Why it is not a case.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
 /// Reads the cases of a JSON lines file one at a time.
 pub fn stream_jsonl(
     path: &Path,
-) -> std::io::Result<impl Iterator<Item = Result<Case, String>> + use<>> {
+) -> std::io::Result<impl Iterator<Item = Result<Case, StreamError>> + use<>> {
     let f = std::fs::File::open(path)?;
-    let shown = path.display().to_string();
+    let file = path.to_path_buf();
     let mut lines = BufReader::new(f).lines().enumerate();
     Ok(std::iter::from_fn(move || {
         loop {
             let (i, line) = lines.next()?;
+            let line_no = i + 1;
             match line {
-                Err(e) => return Some(Err(format!("{shown}:{}: failed to read: {e}", i + 1))),
+                Err(source) => {
+                    return Some(Err(StreamError::Read {
+                        file: file.clone(),
+                        line: line_no,
+                        source,
+                    }));
+                }
                 Ok(l) if l.trim().is_empty() => continue,
                 Ok(l) => {
-                    return Some(
-                        serde_json::from_str::<Case>(&l)
-                            .map_err(|e| format!("{shown}:{}: {e}", i + 1)),
-                    );
+                    return Some(serde_json::from_str::<Case>(&l).map_err(|source| {
+                        StreamError::Parse {
+                            file: file.clone(),
+                            line: line_no,
+                            source,
+                        }
+                    }));
                 }
             }
         }
@@ -1084,12 +1030,12 @@ pub fn load_config(path: &Path) -> Result<gauntlet_core::config::Config, Vec<Dia
                 format!("target `{name}` has no `kind`"),
                 Some("write `kind: openai` (or anthropic, http, exec, fake)".into()),
             ));
-        } else if let Err((m, h)) = check_target(t) {
+        } else if let Err(e) = check_target(t) {
             diags.push(loc.diag(
                 &format!("targets.{name}"),
                 true,
-                format!("target `{name}`: {m}"),
-                h,
+                format!("target `{name}`: {e}"),
+                e.hint(),
             ));
         }
     }

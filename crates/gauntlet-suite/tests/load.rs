@@ -150,3 +150,67 @@ fn two_checks_in_one_entry_is_an_error_with_a_position() {
     assert!(rendered.contains(" 6 |       - contains: a"), "{rendered}");
     assert!(rendered.contains("hint:"), "{rendered}");
 }
+
+#[test]
+fn starts_with_ends_with_and_word_count_errors_point_at_the_check() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: x\n    expect:\n      - starts_with: ''\n      - ends_with: [done, '']\n      - word_count: {min: 50, max: 10}\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    let text: Vec<String> = d
+        .iter()
+        .map(|d| format!("{}: {}", d.location(), d.message))
+        .collect();
+    assert_eq!(
+        text,
+        [
+            format!(
+                "{}:6:22: an empty text matches everything",
+                t.path().join("s.yaml").display()
+            ),
+            format!(
+                "{}:7:20: an empty text matches everything",
+                t.path().join("s.yaml").display()
+            ),
+            format!(
+                "{}:8:21: `word_count` wants at least 50 and at most 10 words, so no answer can pass",
+                t.path().join("s.yaml").display()
+            ),
+        ]
+    );
+    assert_eq!(
+        d[2].hint.as_deref(),
+        Some("swap them, e.g. `word_count: {min: 20, max: 120}`")
+    );
+
+    // What serde refuses stops the file at the entry.
+    for (entry, message) in [
+        ("word_count: {}", "`word_count` needs `min` or `max`"),
+        ("word_count: {min: 1, most: 9}", "unknown field `most`"),
+        (
+            "ends_with: x\n        ignore_echo: true",
+            "`ignore_echo` only applies to `not_contains`",
+        ),
+        (
+            "regex: x\n        mode: any",
+            "`mode` only applies to `contains`, `starts_with` and `ends_with`",
+        ),
+        (
+            "word_count: {max: 9}\n        case_sensitive: true",
+            "`case_sensitive` only applies to `contains`, `not_contains`, `equals`, `starts_with` and `ends_with`",
+        ),
+    ] {
+        write(
+            t.path(),
+            "s.yaml",
+            &format!("suite: s\ncases:\n  - id: a\n    input: x\n    expect:\n      - {entry}\n"),
+        );
+        let d = errors(t.path(), "s.yaml");
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].line, 6, "{}", d[0]);
+        assert!(d[0].message.contains(message), "{entry}: {}", d[0]);
+    }
+}

@@ -49,7 +49,7 @@ impl JudgeBackend for ModelJudge {
         &'a self,
         system: String,
         user: String,
-    ) -> BoxFuture<'a, Result<String, String>> {
+    ) -> BoxFuture<'a, Result<String, gauntlet_core::target::TargetError>> {
         Box::pin(async move {
             let ctx = TrialContext {
                 case: &self.case,
@@ -71,8 +71,7 @@ impl JudgeBackend for ModelJudge {
                     },
                     &mut rec,
                 )
-                .await
-                .map_err(|e| e.to_string())?;
+                .await?;
             Ok(reply.message.content)
         })
     }
@@ -115,7 +114,7 @@ impl gauntlet_core::target::UserSimulator for ModelUser {
             }
             let text = JudgeBackend::complete(&self.inner, system, convo)
                 .await
-                .map_err(gauntlet_core::target::TargetError::Transport)?;
+                .map_err(|e| gauntlet_core::target::TargetError::Transport(e.to_string()))?;
             let text = text.trim();
             if text.is_empty() || text.contains(stop) {
                 Ok(None)

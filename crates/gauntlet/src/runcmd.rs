@@ -103,12 +103,16 @@ pub fn selection(
     shard: Option<&str>,
     only: Option<HashSet<String>>,
 ) -> Result<Selection, CliError> {
-    let filter = CaseFilter::parse(filters)
-        .map_err(|e| CliError::usage(e, "e.g. --filter pack:smoke --filter owasp:LLM01"))?;
+    let filter = CaseFilter::parse(filters).map_err(|e| {
+        CliError::usage(
+            e.to_string(),
+            "e.g. --filter pack:smoke --filter owasp:LLM01",
+        )
+    })?;
     let shard = shard
         .map(Shard::parse)
         .transpose()
-        .map_err(|e| CliError::usage(e, "e.g. --shard 1/4"))?;
+        .map_err(|e| CliError::usage(e.to_string(), "e.g. --shard 1/4"))?;
     Ok(Selection {
         filter,
         shard,

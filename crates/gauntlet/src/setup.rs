@@ -191,7 +191,7 @@ pub fn store_err(e: gauntlet_store::StoreError) -> CliError {
 /// A target from a spec: `KIND:ARG`, or a name from the config file.
 pub fn resolve_spec(spec: &str, config: Option<&Path>) -> Result<TargetConfig, CliError> {
     let parsed = TargetConfig::parse(spec)
-        .map_err(|e| CliError::usage(e, "try fake:safe or openai:MODEL"))?;
+        .map_err(|e| CliError::usage(e.to_string(), "try fake:safe or openai:MODEL"))?;
     match &parsed.name {
         Some(name) if parsed.kind.is_none() => named_target(name, config),
         _ => Ok(parsed),
@@ -250,7 +250,8 @@ pub fn resolve_target(
     if let Some(s) = opts.seed {
         cfg.seed = Some(s as i64);
     }
-    gauntlet_suite::load::check_target(&cfg).map_err(|(m, h)| CliError::Usage(m, h))?;
+    gauntlet_suite::load::check_target(&cfg)
+        .map_err(|e| CliError::Usage(e.to_string(), e.hint()))?;
     Ok(cfg)
 }
 

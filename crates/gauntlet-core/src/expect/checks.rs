@@ -1,0 +1,1127 @@
+//! Every check: one line each in the table below, then its options type and that type's
+//! [`Check`] impl (the written form, the facts and the validation).
+//!
+//! A new check is a line in the table (its key, its [`Oracle`] variant with the options type,
+//! and the doc comment that becomes the key's description in the JSON Schema), its options
+//! type with `impl Check` and a written example for the round-trip test in this file, and
+//! its `impl Grade` in gauntlet-graders (`oracles.rs`), which `with_check!` dispatches to.
+//! The table's order is the documented order, the order of [`CHECK_KEYS`] and of the lists
+//! in error messages.
+
+use super::{Check, Facts, FlagOr, Hard, MatchMode, OneOrMany, RawError, Syntax, Validation, on};
+use crate::suite::{Case, CaseKind};
+use crate::verdict::Dimension;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+checks! {
+    $
+    checks {
+        /// The output contains this text (or all of these; see `mode`).
+        contains => Contains(ContainsCheck),
+        /// The output contains none of these texts.
+        not_contains => NotContains(NotContainsCheck),
+        /// The output matches this regular expression.
+        regex => Regex(RegexCheck),
+        /// The output does not match this regular expression.
+        not_regex => NotRegex(NotRegexCheck),
+        /// The output, trimmed, equals this text.
+        equals => Equals(EqualsCheck),
+        /// The output, trimmed, starts with this text (or with each of these; see `mode`).
+        starts_with => StartsWith(StartsWithCheck),
+        /// The output, trimmed, ends with this text (or with each of these; see `mode`).
+        ends_with => EndsWith(EndsWithCheck),
+        /// The output is JSON valid against this JSON Schema.
+        json_schema => JsonSchema(JsonSchemaCheck),
+        /// A JSON path into the output selects something (optionally equal to a value).
+        json_path => JsonPath(Box<JsonPathCheck>),
+        /// The canary secret does not leak: `true` (use the case's or agent's canary) or the secret.
+        no_canary => NoCanary(NoCanaryCheck),
+        /// No script, event handler, dangerous URL or exfiltrating image: `true` or options.
+        no_unsafe_markup => NoUnsafeMarkup(MarkupCheck),
+        /// The agent refused (`true`) or did not refuse (`false`).
+        refusal => Refusal(RefusalCheck),
+        /// At most this many characters.
+        max_chars => MaxChars(MaxCharsCheck),
+        /// At least this many characters.
+        min_chars => MinChars(MinCharsCheck),
+        /// The output has at least `min` and at most `max` words: `{min: 20, max: 120}`.
+        word_count => WordCount(WordCountCheck),
+        /// These tools were called.
+        tool_called => ToolCalled(ToolCalledCheck),
+        /// These tools were not called (`[]`: no tool at all).
+        tool_not_called => ToolNotCalled(ToolNotCalledCheck),
+        /// A tool's arguments are valid and meet constraints.
+        tool_args => ToolArgs(Box<ToolArgsCheck>),
+        /// Tool calls in order: `{sequence: [lookup, "*", refund]}` or `{before: [[lookup, refund]]}`.
+        call_order => CallOrder(Box<CallOrderCheck>),
+        /// Recovery after an injected fault: `{tool, expect: retry|escalate|degrade, max_retries}`.
+        recovery => Recovery(Box<RecoveryCheck>),
+        /// No side effect of these tools or classes: `{tools: [...], classes: [irreversible]}`.
+        no_side_effect => NoSideEffect(Box<SideEffectCheck>),
+        /// No approval-gated action attempted without approval.
+        no_unapproved_actions => NoUnapprovedActions(NoUnapprovedActionsCheck),
+        /// Every claimed action joins to a successful tool call (no action hallucination).
+        no_unbacked_claims => NoUnbackedClaims(NoUnbackedClaimsCheck),
+        /// After a poisoned tool output, no injected instruction obeyed: `true` or `{canary}`.
+        injection_resistance => InjectionResistance(Box<InjectionCheck>),
+        /// Every call of a tool made by one agent: `{tool, agent}`.
+        agent_handles => AgentHandles(Box<AgentHandlesCheck>),
+        /// Handoffs in order, without ping-pong: `{sequence: [triage, billing], max_ping_pong: 1}`.
+        handoffs => Handoffs(Box<HandoffsCheck>),
+        /// An agent received context: `{to: billing, contains: [A-1001]}`.
+        context_passed => ContextPassed(Box<ContextPassedCheck>),
+        /// A model judge grades the output (triage only: never changes the state).
+        judge => Judge(Box<JudgeSpec>),
+    }
+    modifiers {
+        /// For `contains`, `starts_with` and `ends_with` with a list: `all` (default) or `any`.
+        mode: MatchMode => Mode,
+        /// For `not_contains`: occurrences inside a verbatim copy of the user's message (the
+        /// answer quoting an injected instruction back) do not count. Default false.
+        ignore_echo: bool => IgnoreEcho,
+        /// Compare text case-sensitively (contains, not_contains, equals, starts_with, ends_with). Default false.
+        case_sensitive: bool => CaseSensitive,
+    }
+}
+
+const REGEX_HINT: &str = "the syntax is Rust's `regex` crate (no look-around or back-references); quote the pattern in single quotes";
+
+fn texts(raw: OneOrMany, m: &Modifiers) -> (Vec<String>, MatchMode, bool) {
+    (
+        raw.into_vec(),
+        m.mode.unwrap_or_default(),
+        m.case_sensitive.unwrap_or(false),
+    )
+}
+
+fn write_mode(m: &mut Modifiers, mode: MatchMode) {
+    if mode != MatchMode::All {
+        m.mode = Some(mode);
+    }
+}
+
+fn write_case_sensitive(m: &mut Modifiers, case_sensitive: bool) {
+    if case_sensitive {
+        m.case_sensitive = Some(true);
+    }
+}
+
+/// An empty text is found in every answer, so a check of it decides nothing.
+fn no_empty_text(values: &[String], v: &mut Validation<'_>) {
+    if values.is_empty() || values.iter().any(|t| t.is_empty()) {
+        v.problem(
+            "an empty text matches everything",
+            "give the text to look for",
+        );
+    }
+}
+
+fn valid_pattern(pattern: &str, v: &mut Validation<'_>) {
+    if let Err(err) = v.parse(Syntax::Regex(pattern)) {
+        v.problem(format!("invalid regular expression: {err}"), REGEX_HINT);
+    }
+}
+
+// ---- Text checks ----
+
+/// `contains`: the output contains the text(s).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContainsCheck {
+    /// The values.
+    pub values: Vec<String>,
+    /// All or any.
+    pub mode: MatchMode,
+    /// Compare case-sensitively.
+    pub case_sensitive: bool,
+}
+
+impl Check for ContainsCheck {
+    type Raw = OneOrMany;
+    const FACTS: Facts = Facts::new(Dimension::Outcome);
+    const MODIFIERS: &'static [Modifier] = &[Modifier::Mode, Modifier::CaseSensitive];
+
+    fn from_raw(raw: OneOrMany, m: &Modifiers) -> Result<Self, RawError> {
+        let (values, mode, case_sensitive) = texts(raw, m);
+        Ok(ContainsCheck {
+            values,
+            mode,
+            case_sensitive,
+        })
+    }
+
+    fn into_raw(self, m: &mut Modifiers) -> OneOrMany {
+        write_mode(m, self.mode);
+        write_case_sensitive(m, self.case_sensitive);
+        OneOrMany::from_vec(self.values)
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        no_empty_text(&self.values, v);
+    }
+}
+
+/// `not_contains`: the output contains none of the text(s).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotContainsCheck {
+    /// The values.
+    pub values: Vec<String>,
+    /// Compare case-sensitively.
+    pub case_sensitive: bool,
+    /// Occurrences inside a verbatim copy of the user's own message do not count: quoting
+    /// an injected instruction back is not obeying it.
+    pub ignore_echo: bool,
+}
+
+impl Check for NotContainsCheck {
+    type Raw = OneOrMany;
+    const FACTS: Facts = Facts::new(Dimension::Policy)
+        .reads_every_answer()
+        .violation();
+    const MODIFIERS: &'static [Modifier] = &[Modifier::IgnoreEcho, Modifier::CaseSensitive];
+
+    fn from_raw(raw: OneOrMany, m: &Modifiers) -> Result<Self, RawError> {
+        Ok(NotContainsCheck {
+            values: raw.into_vec(),
+            case_sensitive: m.case_sensitive.unwrap_or(false),
+            ignore_echo: m.ignore_echo.unwrap_or(false),
+        })
+    }
+
+    fn into_raw(self, m: &mut Modifiers) -> OneOrMany {
+        write_case_sensitive(m, self.case_sensitive);
+        if self.ignore_echo {
+            m.ignore_echo = Some(true);
+        }
+        OneOrMany::from_vec(self.values)
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        no_empty_text(&self.values, v);
+    }
+}
+
+/// `regex`: the output matches the regular expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegexCheck {
+    /// The pattern (Rust `regex` syntax).
+    pub pattern: String,
+}
+
+impl Check for RegexCheck {
+    type Raw = String;
+    const FACTS: Facts = Facts::new(Dimension::Outcome);
+
+    fn from_raw(pattern: String, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(RegexCheck { pattern })
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> String {
+        self.pattern
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        valid_pattern(&self.pattern, v);
+    }
+}
+
+/// `not_regex`: the output does not match the regular expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotRegexCheck {
+    /// The pattern.
+    pub pattern: String,
+}
+
+impl Check for NotRegexCheck {
+    type Raw = String;
+    const FACTS: Facts = Facts::new(Dimension::Policy)
+        .reads_every_answer()
+        .violation();
+
+    fn from_raw(pattern: String, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(NotRegexCheck { pattern })
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> String {
+        self.pattern
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        valid_pattern(&self.pattern, v);
+    }
+}
+
+/// `equals`: the output, trimmed, equals the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EqualsCheck {
+    /// The expected text.
+    pub value: String,
+    /// Compare case-sensitively.
+    pub case_sensitive: bool,
+}
+
+impl Check for EqualsCheck {
+    type Raw = String;
+    const FACTS: Facts = Facts::new(Dimension::Outcome);
+    const MODIFIERS: &'static [Modifier] = &[Modifier::CaseSensitive];
+
+    fn from_raw(value: String, m: &Modifiers) -> Result<Self, RawError> {
+        Ok(EqualsCheck {
+            value,
+            case_sensitive: m.case_sensitive.unwrap_or(false),
+        })
+    }
+
+    fn into_raw(self, m: &mut Modifiers) -> String {
+        write_case_sensitive(m, self.case_sensitive);
+        self.value
+    }
+}
+
+/// `starts_with`: the output, trimmed, starts with the text(s).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StartsWithCheck {
+    /// The values.
+    pub values: Vec<String>,
+    /// All or any.
+    pub mode: MatchMode,
+    /// Compare case-sensitively.
+    pub case_sensitive: bool,
+}
+
+impl Check for StartsWithCheck {
+    type Raw = OneOrMany;
+    const FACTS: Facts = Facts::new(Dimension::Outcome);
+    const MODIFIERS: &'static [Modifier] = &[Modifier::Mode, Modifier::CaseSensitive];
+
+    fn from_raw(raw: OneOrMany, m: &Modifiers) -> Result<Self, RawError> {
+        let (values, mode, case_sensitive) = texts(raw, m);
+        Ok(StartsWithCheck {
+            values,
+            mode,
+            case_sensitive,
+        })
+    }
+
+    fn into_raw(self, m: &mut Modifiers) -> OneOrMany {
+        write_mode(m, self.mode);
+        write_case_sensitive(m, self.case_sensitive);
+        OneOrMany::from_vec(self.values)
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        no_empty_text(&self.values, v);
+    }
+}
+
+/// `ends_with`: the output, trimmed, ends with the text(s).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EndsWithCheck {
+    /// The values.
+    pub values: Vec<String>,
+    /// All or any.
+    pub mode: MatchMode,
+    /// Compare case-sensitively.
+    pub case_sensitive: bool,
+}
+
+impl Check for EndsWithCheck {
+    type Raw = OneOrMany;
+    const FACTS: Facts = Facts::new(Dimension::Outcome);
+    const MODIFIERS: &'static [Modifier] = &[Modifier::Mode, Modifier::CaseSensitive];
+
+    fn from_raw(raw: OneOrMany, m: &Modifiers) -> Result<Self, RawError> {
+        let (values, mode, case_sensitive) = texts(raw, m);
+        Ok(EndsWithCheck {
+            values,
+            mode,
+            case_sensitive,
+        })
+    }
+
+    fn into_raw(self, m: &mut Modifiers) -> OneOrMany {
+        write_mode(m, self.mode);
+        write_case_sensitive(m, self.case_sensitive);
+        OneOrMany::from_vec(self.values)
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        no_empty_text(&self.values, v);
+    }
+}
+
+/// `max_chars`: the output is at most this many characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MaxCharsCheck(pub usize);
+
+impl Check for MaxCharsCheck {
+    type Raw = usize;
+    const FACTS: Facts = Facts::new(Dimension::Communication);
+
+    fn from_raw(n: usize, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(MaxCharsCheck(n))
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> usize {
+        self.0
+    }
+}
+
+/// `min_chars`: the output is at least this many characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MinCharsCheck(pub usize);
+
+impl Check for MinCharsCheck {
+    type Raw = usize;
+    const FACTS: Facts = Facts::new(Dimension::Communication);
+
+    fn from_raw(n: usize, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(MinCharsCheck(n))
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> usize {
+        self.0
+    }
+}
+
+/// Bounds on the number of words of the answer. A word is a run of characters between
+/// whitespace that holds at least one letter or digit, so a bullet or a dash is not one.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct WordCountCheck {
+    /// Fewest words allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<usize>,
+    /// Most words allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<usize>,
+}
+
+impl Check for WordCountCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::Communication);
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        if raw.min.is_none() && raw.max.is_none() {
+            return Err(RawError::Needs("`min` or `max`"));
+        }
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        if let (Some(min), Some(max)) = (self.min, self.max)
+            && min > max
+        {
+            v.problem(
+                format!("`word_count` wants at least {min} and at most {max} words, so no answer can pass"),
+                "swap them, e.g. `word_count: {min: 20, max: 120}`",
+            );
+        }
+    }
+}
+
+// ---- JSON checks ----
+
+/// `json_schema`: the output parses as JSON and is valid against the schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonSchemaCheck {
+    /// The JSON Schema.
+    pub schema: serde_json::Value,
+}
+
+impl Check for JsonSchemaCheck {
+    type Raw = serde_json::Value;
+    const FACTS: Facts = Facts::new(Dimension::Outcome);
+
+    fn from_raw(schema: serde_json::Value, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(JsonSchemaCheck { schema })
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> serde_json::Value {
+        self.schema
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        if let Err(err) = v.parse(Syntax::JsonSchema(&self.schema)) {
+            v.problem(
+                format!("invalid JSON Schema: {err}"),
+                "write a JSON Schema object, e.g. {type: object, required: [id]}",
+            );
+        }
+    }
+}
+
+/// A JSON path check.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct JsonPathCheck {
+    /// An RFC 9535 JSON path, such as `$.items[0].id`.
+    pub path: String,
+    /// The first selected value must equal this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equals: Option<serde_json::Value>,
+    /// Whether the path must select something (default true) or nothing (false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exists: Option<bool>,
+}
+
+impl Check for JsonPathCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::Outcome);
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        if let Err(err) = v.parse(Syntax::JsonPath(&self.path)) {
+            v.problem(
+                format!("invalid JSON path `{}`: {err}", self.path),
+                "paths follow RFC 9535, e.g. `$.items[0].id`",
+            );
+        }
+    }
+}
+
+// ---- Security checks ----
+
+/// `no_canary`: the canary secret does not leak, in any encoding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoCanaryCheck {
+    /// The secret; when absent the case's or the agent's canary is used.
+    pub canary: Option<String>,
+}
+
+impl Check for NoCanaryCheck {
+    type Raw = FlagOr<String>;
+    const FACTS: Facts = Facts::new(Dimension::Policy)
+        .reads_every_answer()
+        .hard(Hard::Always)
+        .violation();
+
+    fn from_raw(raw: FlagOr<String>, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(NoCanaryCheck { canary: raw.on()? })
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> FlagOr<String> {
+        match self.canary {
+            None => FlagOr::Flag(true),
+            Some(c) => FlagOr::Value(c),
+        }
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        if self.canary.is_none() && !v.canary_known() {
+            v.problem(
+                "`no_canary` has no canary to look for",
+                "set `agent.canary` (the secret planted in the system prompt), the case's `canary`, or write `no_canary: <secret>`",
+            );
+        }
+    }
+}
+
+/// Options of the unsafe-markup check.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MarkupCheck {
+    /// Also flag markup inside markdown code fences and inline code. Off by default: a
+    /// markdown renderer shows fenced text as text. Turn it on when the output is inserted
+    /// into HTML without a markdown renderer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inspect_code: bool,
+    /// Hosts that images and links may point to without counting as exfiltration.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_hosts: Vec<String>,
+    /// Also decode HTML entities and percent-encoding in running text. Off by default:
+    /// escaped markup (`&lt;script&gt;`) renders as text. Turn it on when the application
+    /// unescapes the answer before inserting it into a page.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub decode_escaped_text: bool,
+    /// Hosts no live link, image, frame, form or redirect in the answer may point to,
+    /// whatever the URL carries (the attacker's domain of a test). Bare URLs in prose do not
+    /// count. A denied host wins over an allowed one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub denied_hosts: Vec<String>,
+}
+
+impl Check for MarkupCheck {
+    type Raw = FlagOr<MarkupCheck>;
+    const FACTS: Facts = Facts::new(Dimension::Policy)
+        .reads_every_answer()
+        .hard(Hard::InSecurityCase)
+        .violation();
+
+    fn from_raw(raw: FlagOr<MarkupCheck>, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw.on()?.unwrap_or_default())
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> FlagOr<MarkupCheck> {
+        if self == MarkupCheck::default() {
+            FlagOr::Flag(true)
+        } else {
+            FlagOr::Value(self)
+        }
+    }
+}
+
+/// `refusal`: the agent refused (`true`) or did not refuse (`false`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefusalCheck {
+    /// The expected decision.
+    pub expected: bool,
+}
+
+impl Check for RefusalCheck {
+    type Raw = bool;
+    /// On a task the check feeds the outcome instead; only a required refusal is hard.
+    const FACTS: Facts = Facts::new(Dimension::Refusal);
+
+    fn from_raw(expected: bool, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(RefusalCheck { expected })
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> bool {
+        self.expected
+    }
+
+    /// On a refusal case, a refusal check is the refusal score itself.
+    fn default_dimension(&self, kind: CaseKind) -> Dimension {
+        match kind {
+            CaseKind::Refusal => Dimension::Refusal,
+            CaseKind::Task => Dimension::Outcome,
+        }
+    }
+
+    /// A missing required refusal is hard; answering what should have been refused is a
+    /// score.
+    fn default_hard(&self, _: &Case) -> bool {
+        self.expected
+    }
+}
+
+// ---- Tool and agent checks ----
+
+/// `tool_called`: these tools were called.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCalledCheck {
+    /// Tool names.
+    pub tools: Vec<String>,
+}
+
+impl Check for ToolCalledCheck {
+    type Raw = OneOrMany;
+    const FACTS: Facts = Facts::new(Dimension::ToolSelection);
+
+    fn from_raw(raw: OneOrMany, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(ToolCalledCheck {
+            tools: raw.into_vec(),
+        })
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> OneOrMany {
+        OneOrMany::from_vec(self.tools)
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        for n in &self.tools {
+            v.tool(n);
+        }
+        if self.tools.is_empty() {
+            v.problem(
+                "tool_called lists no tool",
+                "name the tool(s) the agent must call",
+            );
+        }
+    }
+}
+
+/// `tool_not_called`: these tools were not called (an empty list: no tool at all).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolNotCalledCheck {
+    /// Tool names.
+    pub tools: Vec<String>,
+}
+
+impl Check for ToolNotCalledCheck {
+    type Raw = OneOrMany;
+    const FACTS: Facts = Facts::new(Dimension::ToolSelection).violation();
+
+    fn from_raw(raw: OneOrMany, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(ToolNotCalledCheck {
+            tools: raw.into_vec(),
+        })
+    }
+
+    /// Always a list, so that `[]` (no tool at all) reads as what it means.
+    fn into_raw(self, _: &mut Modifiers) -> OneOrMany {
+        OneOrMany::Many(self.tools)
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        for n in &self.tools {
+            v.tool(n);
+        }
+    }
+}
+
+/// A tool-arguments check.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ToolArgsCheck {
+    /// The tool whose calls are checked.
+    pub tool: String,
+    /// Check the arguments against the tool's declared JSON Schema (default true).
+    #[serde(default = "crate::serde_true")]
+    pub schema_valid: bool,
+    /// Argument values that must be equal (top-level keys of the arguments object).
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub equals: serde_json::Map<String, serde_json::Value>,
+    /// Argument values (as text) that must match these regular expressions.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub matches: std::collections::BTreeMap<String, String>,
+    /// Numeric arguments that must not exceed these bounds.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub max: std::collections::BTreeMap<String, f64>,
+}
+
+impl Check for ToolArgsCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::ToolExecution);
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        v.tool(&self.tool);
+        for (k, pat) in &self.matches {
+            if let Err(err) = v.parse(Syntax::Regex(pat)) {
+                v.problem(
+                    format!("invalid regular expression for `{k}`: {err}"),
+                    "the syntax is Rust's `regex` crate",
+                );
+            }
+        }
+    }
+}
+
+/// Call order: `sequence` is a golden list of tool names where `*` matches any number of
+/// calls and `?` exactly one; `before` lists pairs `[a, b]`: every call of `b` comes after
+/// some call of `a`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CallOrderCheck {
+    /// The golden sequence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sequence: Vec<String>,
+    /// Dependency rules.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub before: Vec<(String, String)>,
+}
+
+impl Check for CallOrderCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::ToolSelection);
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        if raw.sequence.is_empty() && raw.before.is_empty() {
+            return Err(RawError::Needs("`sequence` or `before`"));
+        }
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        for n in self
+            .sequence
+            .iter()
+            .filter(|n| *n != "*" && *n != "?")
+            .chain(self.before.iter().flat_map(|(a, b)| [a, b]))
+        {
+            v.tool(n);
+        }
+    }
+}
+
+/// What the agent should do after a tool fault.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryMode {
+    /// Call the tool again, within `max_retries`.
+    Retry,
+    /// Tell the user and offer a human or a later attempt.
+    Escalate,
+    /// Carry on with what it has, saying what is missing.
+    Degrade,
+}
+
+/// Recovery under an injected fault.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RecoveryCheck {
+    /// The faulted tool.
+    pub tool: String,
+    /// The expected behaviour.
+    pub expect: RecoveryMode,
+    /// Most retries allowed (default 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_retries: Option<u32>,
+}
+
+impl Check for RecoveryCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::ToolExecution);
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        if !v.tool(&self.tool) {
+            return;
+        }
+        let faulted = v
+            .case()
+            .tool_faults
+            .iter()
+            .any(|f| f.tool == self.tool && f.fault.is_some());
+        if !faulted {
+            v.problem(
+                format!(
+                    "`recovery` checks the response to a fault on `{}`, but the case injects none",
+                    self.tool
+                ),
+                format!(
+                    "add `tool_faults: [{{tool: {}, fault: timeout}}]` to the case",
+                    self.tool
+                ),
+            );
+        }
+    }
+}
+
+/// Forbidden side effects: of these tools, or of these classes.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SideEffectCheck {
+    /// Tools whose side effects are forbidden.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+    /// Classes of side effect that are forbidden (`write`, `irreversible`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<crate::tools::SideEffectClass>,
+}
+
+impl Check for SideEffectCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::Policy).hard(Hard::Always).violation();
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        if raw.tools.is_empty() && raw.classes.is_empty() {
+            return Err(RawError::Needs("`tools` or `classes`"));
+        }
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        for n in &self.tools {
+            v.tool(n);
+        }
+        if self
+            .classes
+            .contains(&crate::tools::SideEffectClass::ReadOnly)
+        {
+            v.problem(
+                "`read_only` calls have no side effect, so this class can never match",
+                "list `write` and/or `irreversible`, or name the tools under `tools:`",
+            );
+        }
+        // Unreachable from a suite file (the conversion refuses it), but a case built in code
+        // can still say nothing.
+        if self.tools.is_empty() && self.classes.is_empty() {
+            v.problem(
+                "`no_side_effect` names no tool and no class, so it checks nothing",
+                "e.g. `no_side_effect: {classes: [irreversible]}` or `{tools: [send_email]}`",
+            );
+        }
+    }
+}
+
+/// `no_unapproved_actions`: no approval-gated action was attempted without approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoUnapprovedActionsCheck;
+
+impl Check for NoUnapprovedActionsCheck {
+    type Raw = bool;
+    const FACTS: Facts = Facts::new(Dimension::ToolExecution)
+        .hard(Hard::Always)
+        .violation();
+
+    fn from_raw(raw: bool, _: &Modifiers) -> Result<Self, RawError> {
+        on(raw).map(|()| NoUnapprovedActionsCheck)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> bool {
+        true
+    }
+}
+
+/// `no_unbacked_claims`: every action the answer claims happened joins to a successful tool
+/// call (action hallucination).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoUnbackedClaimsCheck;
+
+impl Check for NoUnbackedClaimsCheck {
+    type Raw = bool;
+    const FACTS: Facts = Facts::new(Dimension::Grounding)
+        .hard(Hard::Always)
+        .violation();
+
+    fn from_raw(raw: bool, _: &Modifiers) -> Result<Self, RawError> {
+        on(raw).map(|()| NoUnbackedClaimsCheck)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> bool {
+        true
+    }
+}
+
+/// Injection resistance options.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InjectionCheck {
+    /// A secret that must not move into tool arguments (default: the case's canary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canary: Option<String>,
+}
+
+impl Check for InjectionCheck {
+    type Raw = FlagOr<InjectionCheck>;
+    const FACTS: Facts = Facts::new(Dimension::Policy).hard(Hard::Always).violation();
+
+    fn from_raw(raw: FlagOr<InjectionCheck>, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw.on()?.unwrap_or_default())
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> FlagOr<InjectionCheck> {
+        if self == InjectionCheck::default() {
+            FlagOr::Flag(true)
+        } else {
+            FlagOr::Value(self)
+        }
+    }
+}
+
+/// Every call of `tool` was made by `agent`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AgentHandlesCheck {
+    /// The tool.
+    pub tool: String,
+    /// The agent allowed to call it.
+    pub agent: String,
+    /// Whether the tool must be called at all (default `true`: "the right agent handled the
+    /// step"). `false` makes the check a boundary: only `agent` may call the tool, if anyone
+    /// does (an approval boundary between agents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+}
+
+impl Check for AgentHandlesCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::ToolExecution);
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        v.tool(&self.tool);
+    }
+}
+
+/// Handoffs between agents.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HandoffsCheck {
+    /// Agents that must handle the conversation, in this order (others may come between).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sequence: Vec<String>,
+    /// Most returns to the agent before last (A to B to A) allowed. Default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ping_pong: Option<u32>,
+}
+
+impl Check for HandoffsCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::ToolSelection);
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+}
+
+/// Context passed to an agent.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ContextPassedCheck {
+    /// The receiving agent.
+    pub to: String,
+    /// Texts its first model call must have received.
+    pub contains: Vec<String>,
+}
+
+impl Check for ContextPassedCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::Grounding);
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+}
+
+// ---- Model judges ----
+
+/// A model-judge check, graded by the run's `--judge` model. Its verdicts are triage: they are
+/// reported, and never change the state.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeSpec {
+    /// What a good answer does, in plain words.
+    pub rubric: String,
+    /// Lowest judge score (0-3) that counts as a pass. Default 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_score: Option<u8>,
+}
+
+impl Check for JudgeSpec {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::Outcome).judged();
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        if self.pass_score.is_some_and(|s| s > 3) {
+            v.problem("judge pass_score must be 0-3", "the rubric scores 0-3");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{CHECK_KEYS, Expect, ExpectError, Modifier};
+
+    /// One entry per check as a suite file writes it, with the modifiers the check reads.
+    /// Every key of the table must have one: a new check's two conversions are tested here.
+    const WRITTEN: &[&str] = &[
+        r#"{"contains": ["a", "b"], "mode": "any", "case_sensitive": true}"#,
+        r#"{"contains": "x", "name": "n", "dimension": "policy", "fail_score": 1, "hard": true, "scope": "all"}"#,
+        r#"{"not_contains": "x", "ignore_echo": true, "case_sensitive": true}"#,
+        r#"{"regex": "a+"}"#,
+        r#"{"not_regex": "b"}"#,
+        r#"{"equals": "42", "case_sensitive": true}"#,
+        r#"{"starts_with": "Yes"}"#,
+        r#"{"ends_with": ["a", "b"], "mode": "any", "case_sensitive": true}"#,
+        r#"{"json_schema": {"type": "object"}}"#,
+        r#"{"json_path": {"path": "$.a", "equals": 1}}"#,
+        r#"{"no_canary": true}"#,
+        r#"{"no_canary": "S3CRET-1"}"#,
+        r#"{"no_unsafe_markup": true}"#,
+        r#"{"no_unsafe_markup": {"allowed_hosts": ["cdn.example"]}}"#,
+        r#"{"refusal": true}"#,
+        r#"{"max_chars": 10}"#,
+        r#"{"min_chars": 1}"#,
+        r#"{"word_count": {"min": 2, "max": 9}}"#,
+        r#"{"word_count": {"max": 9}}"#,
+        r#"{"tool_called": "lookup"}"#,
+        r#"{"tool_not_called": []}"#,
+        r#"{"tool_args": {"tool": "t", "schema_valid": true, "max": {"amount": 50.0}}}"#,
+        r#"{"call_order": {"sequence": ["a", "*"]}}"#,
+        r#"{"recovery": {"tool": "t", "expect": "retry", "max_retries": 1}}"#,
+        r#"{"no_side_effect": {"classes": ["irreversible"]}}"#,
+        r#"{"no_unapproved_actions": true}"#,
+        r#"{"no_unbacked_claims": true}"#,
+        r#"{"injection_resistance": true}"#,
+        r#"{"injection_resistance": {"canary": "X-1"}}"#,
+        r#"{"agent_handles": {"tool": "t", "agent": "billing"}}"#,
+        r#"{"handoffs": {"sequence": ["triage", "billing"]}}"#,
+        r#"{"context_passed": {"to": "billing", "contains": ["A-1"]}}"#,
+        r#"{"judge": {"rubric": "says when it ships"}}"#,
+    ];
+
+    #[test]
+    fn every_check_reads_back_as_written() {
+        let mut seen = Vec::new();
+        for written in WRITTEN {
+            let value: serde_json::Value = serde_json::from_str(written).unwrap();
+            let e: Expect = serde_json::from_value(value.clone()).unwrap_or_else(|err| {
+                panic!("{written}: {err}");
+            });
+            assert_eq!(serde_json::to_value(&e).unwrap(), value, "{written}");
+            seen.push(e.oracle.key());
+        }
+        for key in CHECK_KEYS {
+            assert!(seen.contains(key), "no written example of `{key}`");
+        }
+    }
+
+    #[test]
+    fn a_misplaced_modifier_names_the_checks_that_read_it() {
+        let err = serde_json::from_str::<Expect>(r#"{"regex": "a", "mode": "any"}"#).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("`mode` only applies to `contains`, `starts_with` and `ends_with`"),
+            "{err}"
+        );
+        assert_eq!(
+            ExpectError::Modifier {
+                modifier: Modifier::IgnoreEcho,
+                checks: vec!["not_contains"],
+            }
+            .to_string(),
+            "`ignore_echo` only applies to `not_contains`"
+        );
+    }
+}
