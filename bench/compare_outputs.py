@@ -31,9 +31,10 @@ FILES = ["report.json", "junit.xml", "summary.md"]
 VOLATILE_KEYS = {
     "run_id", "started_at", "finished_at", "duration_ms", "elapsed_ms", "latency_ms",
     "at_ms", "session_id",
-    # Where the run started (recorded since the runs can be regraded from anywhere).
-    "base_dir",
 }
+# Keys dropped before comparing: where the run started (recorded since runs can be
+# regraded from any folder; absent from reports written before that).
+DROPPED_KEYS = {"base_dir"}
 RUN_ID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{4}")
 
 
@@ -47,7 +48,8 @@ def free_port():
 
 def scrub(v):
     if isinstance(v, dict):
-        return {k: ("<volatile>" if k in VOLATILE_KEYS else scrub(x)) for k, x in v.items()}
+        return {k: ("<volatile>" if k in VOLATILE_KEYS else scrub(x))
+                for k, x in v.items() if k not in DROPPED_KEYS}
     if isinstance(v, list):
         return [scrub(x) for x in v]
     if isinstance(v, str):
