@@ -219,6 +219,9 @@ pub struct Invocation {
     /// Stop after this many failed cases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_fail: Option<usize>,
+    /// A content filter's stop counts as defended (`--blocked-is-defended`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blocked_is_defended: bool,
 }
 
 /// An error from a reporter.

@@ -29,6 +29,9 @@ pub struct SuiteContext {
     pub default_blocking: bool,
     /// Default per-trial time limit.
     pub timeout_ms: Option<u64>,
+    /// A content filter stopping a case counts as defended (`defaults.blocked_is_defended`
+    /// or `--blocked-is-defended`); by default a blocked case is no evidence either way.
+    pub blocked_is_defended: bool,
 }
 
 impl SuiteContext {

@@ -120,6 +120,11 @@ pub struct CaseDefaults {
     /// Per-trial time limit in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// The upstream content filter is part of the system under test: a case it stops counts
+    /// as defended. Without this, a blocking case that was blocked is no evidence about the
+    /// model and leaves the state INCONCLUSIVE. (`--blocked-is-defended` sets it for a run.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blocked_is_defended: bool,
 }
 
 impl Default for CaseDefaults {
@@ -127,6 +132,7 @@ impl Default for CaseDefaults {
         Self {
             blocking: true,
             timeout_ms: None,
+            blocked_is_defended: false,
         }
     }
 }

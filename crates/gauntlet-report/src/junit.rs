@@ -178,12 +178,14 @@ fn write_case(s: &mut SuiteBuf, r: &CaseResult) -> std::io::Result<()> {
                 xml_text(&detail)
             )?;
         }
-        CaseStatus::Blocked | CaseStatus::Skipped => {
+        CaseStatus::Blocked | CaseStatus::Skipped | CaseStatus::NotAssessed => {
             s.skipped += 1;
-            let msg = if r.status == CaseStatus::Blocked {
-                "stopped by an upstream content filter (platform defence)"
-            } else {
-                "not run"
+            let msg = match r.status {
+                CaseStatus::Blocked => {
+                    "stopped by an upstream content filter (platform defence)".to_owned()
+                }
+                CaseStatus::NotAssessed => format!("not assessed: {}", xml_text(&reason)),
+                _ => "not run".to_owned(),
             };
             writeln!(out, "      <skipped message=\"{msg}\"/>")?;
         }

@@ -331,6 +331,7 @@ mod tests {
             technique: None,
             blocking: true,
             security: false,
+            blocked_is_defended: false,
             name: id.into(),
             description: None,
         };

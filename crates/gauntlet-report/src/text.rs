@@ -47,6 +47,7 @@ pub fn score_text(r: &CaseResult) -> String {
             }
         }
         Score::Refusal { score } => format!("{}/3", trim_num(*score)),
+        Score::Checks { passed, total } => format!("{passed}/{total} checks"),
         Score::Unscored => "-".into(),
     }
 }
@@ -71,8 +72,13 @@ pub fn failure_reason(r: &CaseResult) -> String {
         if let Some(e) = &t.error {
             return e.clone();
         }
-        if let Some(v) = t.verdicts.iter().find(|v| !v.passed && v.gating) {
+        if let Some(v) = t.verdicts.iter().find(|v| !v.passed && v.counts()) {
             return format!("{}: {}", v.label, v.evidence);
+        }
+    }
+    for t in &r.trials {
+        if let Some(v) = t.verdicts.iter().find(|v| v.gating && !v.assessed) {
+            return format!("{} not assessed: {}", v.label, v.evidence);
         }
     }
     String::new()

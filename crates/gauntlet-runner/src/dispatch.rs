@@ -381,11 +381,7 @@ impl Runner {
     /// stored (resume) fill their slots without running. `None`: nothing to run or fold.
     fn schedule(&self, seq: u64, job: CaseJob, k: u32, queue: &mut Vec<Queued>) -> Option<Pending> {
         let CaseJob { planned, recorded } = job;
-        let meta = CaseMeta::of(
-            &planned.case,
-            &planned.suite.name,
-            planned.suite.default_blocking,
-        );
+        let meta = CaseMeta::of(&planned.case, &planned.suite);
         if matches!(self.source, Source::Recorded) {
             if recorded.is_empty() {
                 return None;
@@ -755,7 +751,10 @@ mod tests {
         assert_eq!(out.summary.status, Status::Inconclusive);
         assert_eq!(
             out.summary.reasons,
-            ["the run was interrupted before every case ran"]
+            [
+                "no case was scored",
+                "the run was interrupted before every case ran"
+            ]
         );
         let out = Runner::new(
             Arc::new(Echo),

@@ -27,6 +27,8 @@ pub struct PlanSettings<'a> {
     pub canary: Option<&'a str>,
     /// The run's per-trial time limit (`--timeout-ms`), which overrides the suites'.
     pub timeout_ms: Option<u64>,
+    /// `--blocked-is-defended`: a content filter's stop counts as defended in every suite.
+    pub blocked_is_defended: bool,
 }
 
 /// One suite of the plan.
@@ -80,8 +82,7 @@ impl Plan {
         let suites = suites
             .into_iter()
             .map(|mut loaded| {
-                let context =
-                    Arc::new(suite_context(&loaded, settings.canary, settings.timeout_ms));
+                let context = Arc::new(suite_context(&loaded, &settings));
                 let inline = std::mem::take(&mut loaded.suite.cases)
                     .into_iter()
                     .map(Arc::new)
@@ -236,12 +237,9 @@ impl Plan {
 
 /// The context a suite's cases run in: the run's canary over the suite's, the system prompt
 /// (its canary is put in per case), the run's time limit over the suite's.
-pub fn suite_context(
-    s: &LoadedSuite,
-    canary: Option<&str>,
-    timeout_ms: Option<u64>,
-) -> SuiteContext {
-    let canary = canary
+pub fn suite_context(s: &LoadedSuite, settings: &PlanSettings<'_>) -> SuiteContext {
+    let canary = settings
+        .canary
         .map(str::to_owned)
         .or_else(|| s.suite.agent.canary.clone());
     SuiteContext {
@@ -250,7 +248,8 @@ pub fn suite_context(
         canary,
         tools: s.suite.agent.tools.clone(),
         default_blocking: s.suite.defaults.blocking,
-        timeout_ms: timeout_ms.or(s.suite.defaults.timeout_ms),
+        timeout_ms: settings.timeout_ms.or(s.suite.defaults.timeout_ms),
+        blocked_is_defended: settings.blocked_is_defended || s.suite.defaults.blocked_is_defended,
     }
 }
 

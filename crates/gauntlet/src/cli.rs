@@ -417,6 +417,11 @@ pub struct ExecOpts {
     /// Per-trial time limit in milliseconds.
     #[arg(long, value_name = "MS")]
     pub timeout_ms: Option<u64>,
+    /// The target's content filter is part of the system under test: a case it stops counts
+    /// as defended (by default it is no evidence either way, and leaves the state
+    /// INCONCLUSIVE).
+    #[arg(long)]
+    pub blocked_is_defended: bool,
     /// Print no per-case lines.
     #[arg(long, short = 'q', conflicts_with = "verbose")]
     pub quiet: bool,

@@ -52,7 +52,7 @@ fn case_style(s: CaseStatus) -> Style {
         CaseStatus::Pass => GREEN,
         CaseStatus::Fail => RED,
         CaseStatus::Conditional => YELLOW,
-        CaseStatus::Error => MAGENTA,
+        CaseStatus::Error | CaseStatus::NotAssessed => MAGENTA,
         CaseStatus::Blocked | CaseStatus::Skipped => CYAN,
     }
 }
@@ -179,10 +179,15 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
             s.conditional,
             s.errors,
             s.blocked,
-            if s.quarantined > 0 {
-                format!(", {} quarantined", s.quarantined)
-            } else {
-                String::new()
+            {
+                let mut more = String::new();
+                if s.not_assessed > 0 {
+                    more.push_str(&format!(", {} not assessed", s.not_assessed));
+                }
+                if s.quarantined > 0 {
+                    more.push_str(&format!(", {} quarantined", s.quarantined));
+                }
+                more
             }
         )?;
         let mut scores = Vec::new();
@@ -252,6 +257,14 @@ fn reasons(r: &CaseResult, n: usize) -> Vec<String> {
         }
     }
     for t in &r.trials {
+        for v in t.verdicts.iter().filter(|v| v.gating && !v.assessed) {
+            push(
+                &mut out,
+                format!("{} not assessed: {}", v.label, v.evidence),
+            );
+        }
+    }
+    for t in &r.trials {
         for v in t
             .verdicts
             .iter()
@@ -264,7 +277,7 @@ fn reasons(r: &CaseResult, n: usize) -> Vec<String> {
         for v in t
             .verdicts
             .iter()
-            .filter(|v| v.gating && !v.passed && !v.hard_fail)
+            .filter(|v| v.counts() && !v.passed && !v.hard_fail)
         {
             push(&mut out, format!("{}: {}", v.label, v.evidence));
         }

@@ -242,6 +242,7 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
         timeout_ms: opts.timeout_ms,
         concurrency: opts.concurrency.unwrap_or(0),
         max_fail: opts.max_fail,
+        blocked_is_defended: opts.blocked_is_defended,
     };
     let s = settings(opts, invocation)?;
     execute(suites, select, s, mode)
@@ -287,6 +288,7 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         timeout_ms: args.exec.timeout_ms,
         concurrency: args.exec.concurrency.unwrap_or(0),
         max_fail: args.exec.max_fail,
+        blocked_is_defended: args.exec.blocked_is_defended,
     };
     let s = settings(&args.exec, invocation)?;
     execute(suites, select, s, Mode::new("redteam"))
@@ -415,6 +417,7 @@ pub fn execute(
         PlanSettings {
             canary: inv.canary.as_deref(),
             timeout_ms: inv.timeout_ms,
+            blocked_is_defended: inv.blocked_is_defended,
         },
     );
     if let (Some(file), Some(c)) = (&inv.system_prompt_file, &inv.canary)

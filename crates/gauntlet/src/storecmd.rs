@@ -269,6 +269,7 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
         PlanSettings {
             canary: inv.canary.as_deref(),
             timeout_ms: inv.timeout_ms,
+            blocked_is_defended: inv.blocked_is_defended,
         },
     );
     let mut redactor = gauntlet_core::redact::Redactor::new();

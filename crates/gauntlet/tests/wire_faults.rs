@@ -346,8 +346,9 @@ fn content_filter_blocks_are_blocked_not_passed() {
         suite(t.path(), srv.port, "");
         let (out, r) = run(t.path());
         assert_eq!(trial(&r)["outcome"], "blocked", "{}", String::from_utf8_lossy(&out.stdout));
-        // A blocked task gave the user nothing: not a pass.
-        assert_eq!(out.status.code(), Some(3));
+        // A blocked task gave the user nothing, and told nothing about the model: not a
+        // pass, and (the filter not declared part of the system) inconclusive.
+        assert_eq!(out.status.code(), Some(4));
     }
 }
 
