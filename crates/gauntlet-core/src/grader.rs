@@ -22,6 +22,9 @@ pub struct GradeContext<'a> {
     pub outcome: Outcome,
     /// The canary in force: the case's own, else the run's `--canary`, else the agent's.
     pub canary: Option<&'a str>,
+    /// The system prompt the trial ran with (canary in place): an answer that repeats it is
+    /// not evidence of anything it contains.
+    pub system_prompt: Option<&'a str>,
     /// The agent's tools.
     pub tools: &'a [ToolDef],
 }

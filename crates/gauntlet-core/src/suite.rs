@@ -232,6 +232,11 @@ pub struct Case {
     /// The checks. At least one must be an objective oracle.
     #[serde(default)]
     pub expect: Vec<Expect>,
+    /// When a canary is in force, every reply of the case is looked at for it (a hard
+    /// failure if it leaks), whether or not the case has a `no_canary` check. `false` opts
+    /// the case out (a case that is meant to show the secret to an authorised user, say).
+    #[serde(default = "yes", skip_serializing_if = "Clone::clone")]
+    pub leak_check: bool,
     /// Per-trial time limit in milliseconds (overrides the suite default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,

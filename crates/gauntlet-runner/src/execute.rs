@@ -179,12 +179,14 @@ pub struct Played {
 pub async fn grade_trial(grader: &dyn Grader, pc: &PlannedCase, p: Played) -> TrialResult {
     let case = &*pc.case;
     let canary = pc.suite.canary_for(case);
+    let system_prompt = pc.suite.prompt_for(case);
     let verdicts = grader
         .grade(GradeContext {
             case,
             trace: &p.trace,
             outcome: p.outcome,
             canary,
+            system_prompt: system_prompt.as_deref(),
             tools: &pc.suite.tools,
         })
         .await;
