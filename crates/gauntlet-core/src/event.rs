@@ -100,7 +100,9 @@ pub enum EventKind {
 }
 
 /// How close to production the evidence is.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum EvidenceLevel {
     /// No model call: the agent's configuration was inspected.
@@ -222,6 +224,10 @@ pub struct Invocation {
     /// A content filter's stop counts as defended (`--blocked-is-defended`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub blocked_is_defended: bool,
+    /// The evidence level declared on the command line (`--evidence canary`: the target
+    /// serves a canary slice of real traffic), over the target's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<EvidenceLevel>,
 }
 
 /// An error from a reporter.

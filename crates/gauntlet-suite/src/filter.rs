@@ -4,7 +4,10 @@
 //!
 //! Filters with the same key are alternatives (OR); filters with different keys must all
 //! hold (AND): `--filter pack:smoke --filter pack:refusal --filter owasp:LLM01` keeps smoke
-//! or refusal cases in LLM01. A bare word matches the case id. Globs take `*` and `?`.
+//! or refusal cases in LLM01. Terms joined by `|` in one filter are alternatives whatever
+//! their keys: `--filter 'tag:handoff|tag:coordination|pack:regression'` keeps a case that has
+//! either tag or is in the regression pack. A bare word matches the case id. Globs take `*`
+//! and `?`.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -70,12 +73,46 @@ pub enum ShardError {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CaseFilter {
     terms: Vec<(String, String)>,
+    /// Groups of `|`-joined terms: each group holds when any of its terms does.
+    any_of: Vec<Vec<(String, String)>>,
+}
+
+fn parse_term(t: &str) -> Result<(String, String), FilterError> {
+    let (k, v) = match t.split_once(':') {
+        Some((k, v)) => (k.trim().to_ascii_lowercase(), v.trim().to_owned()),
+        None => ("id".to_owned(), t.to_owned()),
+    };
+    if !FILTER_KEYS.contains(&k.as_str()) {
+        return Err(FilterError::UnknownKey {
+            key: k,
+            term: t.to_owned(),
+        });
+    }
+    if v.is_empty() {
+        return Err(FilterError::NoValue(t.to_owned()));
+    }
+    Ok((k, v))
+}
+
+fn term_matches(key: &str, pat: &str, case: &Case) -> bool {
+    match key {
+        "id" => glob(pat, &case.id),
+        "pack" => case.pack.as_deref().is_some_and(|p| glob(pat, p)),
+        "owasp" => case
+            .owasp
+            .as_deref()
+            .is_some_and(|o| glob(&pat.to_ascii_uppercase(), o)),
+        "technique" => case.technique.as_deref().is_some_and(|t| glob(pat, t)),
+        "tag" => case.tags.iter().any(|t| glob(pat, t)),
+        "kind" => glob(pat, case.kind.as_str()),
+        _ => false,
+    }
 }
 
 impl CaseFilter {
     /// Parses filter terms (`key:glob` or a bare id glob); several terms may be joined by commas.
     pub fn parse<S: AsRef<str>>(terms: &[S]) -> Result<CaseFilter, FilterError> {
-        let mut out = Vec::new();
+        let mut out = CaseFilter::default();
         for raw in terms {
             for t in raw
                 .as_ref()
@@ -83,23 +120,20 @@ impl CaseFilter {
                 .map(str::trim)
                 .filter(|t| !t.is_empty())
             {
-                let (k, v) = match t.split_once(':') {
-                    Some((k, v)) => (k.trim().to_ascii_lowercase(), v.trim().to_owned()),
-                    None => ("id".to_owned(), t.to_owned()),
-                };
-                if !FILTER_KEYS.contains(&k.as_str()) {
-                    return Err(FilterError::UnknownKey {
-                        key: k,
-                        term: t.to_owned(),
-                    });
+                if t.contains('|') {
+                    let group = t
+                        .split('|')
+                        .map(str::trim)
+                        .filter(|x| !x.is_empty())
+                        .map(parse_term)
+                        .collect::<Result<Vec<_>, _>>()?;
+                    out.any_of.push(group);
+                } else {
+                    out.terms.push(parse_term(t)?);
                 }
-                if v.is_empty() {
-                    return Err(FilterError::NoValue(t.to_owned()));
-                }
-                out.push((k, v));
             }
         }
-        Ok(CaseFilter { terms: out })
+        Ok(out)
     }
 
     /// Adds `key:value` alternatives (used by `--category LLM01,LLM02`).
@@ -109,41 +143,40 @@ impl CaseFilter {
 
     /// Whether no term is set.
     pub fn is_empty(&self) -> bool {
-        self.terms.is_empty()
+        self.terms.is_empty() && self.any_of.is_empty()
     }
 
     /// Whether the case passes the filter.
     pub fn matches(&self, case: &Case) -> bool {
-        FILTER_KEYS.iter().all(|key| {
-            let mut any_term = false;
-            let mut any_match = false;
-            for (k, pat) in &self.terms {
-                if k != key {
-                    continue;
+        let grouped = self
+            .any_of
+            .iter()
+            .all(|g| g.iter().any(|(k, pat)| term_matches(k, pat, case)));
+        grouped
+            && FILTER_KEYS.iter().all(|key| {
+                let mut any_term = false;
+                let mut any_match = false;
+                for (k, pat) in &self.terms {
+                    if k != key {
+                        continue;
+                    }
+                    any_term = true;
+                    any_match |= term_matches(key, pat, case);
                 }
-                any_term = true;
-                let hit = match *key {
-                    "id" => glob(pat, &case.id),
-                    "pack" => case.pack.as_deref().is_some_and(|p| glob(pat, p)),
-                    "owasp" => case
-                        .owasp
-                        .as_deref()
-                        .is_some_and(|o| glob(&pat.to_ascii_uppercase(), o)),
-                    "technique" => case.technique.as_deref().is_some_and(|t| glob(pat, t)),
-                    "tag" => case.tags.iter().any(|t| glob(pat, t)),
-                    "kind" => glob(pat, case.kind.as_str()),
-                    _ => false,
-                };
-                any_match |= hit;
-            }
-            !any_term || any_match
-        })
+                !any_term || any_match
+            })
     }
 }
 
 impl fmt::Display for CaseFilter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let parts: Vec<String> = self.terms.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        let mut parts: Vec<String> = self.terms.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        parts.extend(self.any_of.iter().map(|g| {
+            g.iter()
+                .map(|(k, v)| format!("{k}:{v}"))
+                .collect::<Vec<_>>()
+                .join("|")
+        }));
         f.write_str(&parts.join(","))
     }
 }
@@ -265,6 +298,24 @@ mod tests {
         assert!(!f.matches(&case("c", Some("smoke"), Some("LLM02"))));
         assert!(!f.matches(&case("d", Some("regression"), Some("LLM01"))));
         assert!(CaseFilter::parse(&["bogus:x"]).is_err());
+    }
+
+    #[test]
+    fn bar_joined_terms_are_alternatives_whatever_their_keys() {
+        let mut handoff = case("h", Some("smoke"), None);
+        handoff.tags = vec!["handoff".into()];
+        let mut coord = case("c", None, None);
+        coord.tags = vec!["coordination".into()];
+        let regression = case("r", Some("regression"), None);
+        let other = case("o", Some("smoke"), None);
+        let f = CaseFilter::parse(&["tag:handoff|tag:coordination|pack:regression"]).unwrap();
+        assert!(f.matches(&handoff) && f.matches(&coord) && f.matches(&regression));
+        assert!(!f.matches(&other));
+        // The same three as separate filters AND the keys: only the tagged regression cases.
+        let anded =
+            CaseFilter::parse(&["tag:handoff", "tag:coordination", "pack:regression"]).unwrap();
+        assert!(!anded.matches(&handoff) && !anded.matches(&regression));
+        assert_eq!(f.to_string(), "tag:handoff|tag:coordination|pack:regression");
     }
 
     #[test]

@@ -296,7 +296,8 @@ impl Target for ExecTarget {
             model: None,
             base_url: None,
             settings,
-            evidence_level: EvidenceLevel::Online,
+            // The agent's tools are gauntlet's simulated ones, whatever model it runs on.
+            evidence_level: EvidenceLevel::Offline,
             side_effects: SideEffectMode::Simulated,
         }
     }

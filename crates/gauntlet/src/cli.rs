@@ -321,6 +321,12 @@ pub struct PlanArgs {
     pub change: ChangeType,
 }
 
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum EvidenceArg {
+    /// A canary deployment: a small share of real traffic.
+    Canary,
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum PersonaArg {
     /// Defends every attack.
@@ -386,7 +392,8 @@ pub struct ExecOpts {
     #[arg(long, conflicts_with = "out")]
     pub no_reports: bool,
     /// Keep only matching cases: key:glob with key id, pack, owasp, technique, tag or kind
-    /// (a bare word matches the id). Same key: any; different keys: all.
+    /// (a bare word matches the id). Same key: any; different keys: all; terms joined by `|`
+    /// in one filter: any (`'tag:handoff|pack:regression'`).
     #[arg(long, short = 'f', value_name = "FILTER")]
     pub filter: Vec<String>,
     /// Run one shard of the cases, i/n (by a stable hash of the case id).
@@ -422,6 +429,10 @@ pub struct ExecOpts {
     /// INCONCLUSIVE).
     #[arg(long)]
     pub blocked_is_defended: bool,
+    /// Declare the evidence level: `canary` when the target is a canary deployment taking a
+    /// slice of real traffic (only for a live target). Other levels follow from the target.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub evidence: Option<EvidenceArg>,
     /// Print no per-case lines.
     #[arg(long, short = 'q', conflicts_with = "verbose")]
     pub quiet: bool,

@@ -70,6 +70,7 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
             concurrency: 1,
             max_fail: None,
             blocked_is_defended: false,
+            evidence: None,
         },
         k: args.k,
         seed: Some(args.seed),

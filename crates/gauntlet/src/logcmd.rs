@@ -24,22 +24,24 @@ pub fn plan(args: PlanArgs) -> Result<i32, CliError> {
     for p in change.rerun_scope() {
         writeln!(out, "  - {p}")?;
     }
+    // One filter with `|`-joined alternatives selects what the scope means: separate
+    // `--filter`s of different keys would AND them.
     let hint = match change {
-        ChangeType::Prompt => "gauntlet run SUITE --filter pack:smoke --filter pack:regression",
+        ChangeType::Prompt => "gauntlet run SUITE --filter 'pack:smoke|pack:regression'",
         ChangeType::Tool => {
-            "gauntlet run SUITE --filter pack:smoke --filter pack:regression --filter pack:security"
+            "gauntlet run SUITE --filter 'pack:smoke|pack:regression|pack:security'"
         }
         ChangeType::Model => {
-            "gauntlet run SUITE --filter pack:smoke --filter pack:refusal --filter pack:regression"
+            "gauntlet run SUITE --filter 'pack:smoke|pack:refusal|kind:refusal|pack:regression'"
         }
         ChangeType::Judge => {
-            "gauntlet run SUITE --filter pack:smoke --filter pack:regression  (plus the calibration set)"
+            "gauntlet run SUITE --filter 'pack:smoke|pack:regression'  (plus `gauntlet judge calibrate` on the calibration set)"
         }
         ChangeType::Retrieval => {
-            "gauntlet run SUITE --filter pack:regression  (with grounding checks)"
+            "gauntlet run SUITE --filter 'pack:regression|tag:grounding'"
         }
         ChangeType::Workflow => {
-            "gauntlet run SUITE --filter tag:handoff --filter tag:coordination --filter pack:regression"
+            "gauntlet run SUITE --filter 'tag:handoff|tag:coordination|pack:regression'"
         }
     };
     writeln!(out, "\nFor example: {hint}")?;

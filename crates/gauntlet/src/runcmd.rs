@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use gauntlet_core::event::{Invocation, Reporter};
+use gauntlet_core::event::{EvidenceLevel, Invocation, Reporter};
 use gauntlet_core::result::{CaseResult, CaseStatus, Outcome, TrialResult};
 use gauntlet_core::target::TargetConfig;
 use gauntlet_graders::OracleGrader;
@@ -243,6 +243,7 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
         concurrency: opts.concurrency.unwrap_or(0),
         max_fail: opts.max_fail,
         blocked_is_defended: opts.blocked_is_defended,
+        evidence: opts.evidence.map(|_| EvidenceLevel::Canary),
     };
     let s = settings(opts, invocation)?;
     execute(suites, select, s, mode)
@@ -289,6 +290,7 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         concurrency: args.exec.concurrency.unwrap_or(0),
         max_fail: args.exec.max_fail,
         blocked_is_defended: args.exec.blocked_is_defended,
+        evidence: args.exec.evidence.map(|_| EvidenceLevel::Canary),
     };
     let s = settings(&args.exec, invocation)?;
     execute(suites, select, s, Mode::new("redteam"))
@@ -450,6 +452,21 @@ pub fn execute(
         Some((id, f)) => (id, f),
         None => (new_run_id(), HashMap::new()),
     };
+    let mut info = target.info();
+    if let Some(level) = inv.evidence {
+        // Declared evidence can say a live target is a canary slice; it cannot make a fake
+        // or a simulated run look closer to production than it was.
+        if info.evidence_level != EvidenceLevel::Online {
+            return Err(CliError::usage(
+                format!(
+                    "--evidence canary needs a live target; `{}` gives {:?} evidence",
+                    info.label, info.evidence_level
+                ),
+                "a canary run talks to the deployment that takes the canary traffic (openai:, anthropic:, http:)",
+            ));
+        }
+        info.evidence_level = level;
+    }
     let manifest = plan.manifest(ManifestFacts {
         run_id: run_id.clone(),
         gauntlet_version: VERSION.into(),
@@ -458,7 +475,7 @@ pub fn execute(
             .clone()
             .unwrap_or_else(|| jiff::Timestamp::now().to_string()),
         command: mode.command.into(),
-        target: target.info(),
+        target: info,
         k: s.k,
         seed: s.seed.unwrap_or(0),
         judge: judge_label,
@@ -502,7 +519,7 @@ pub fn execute(
         finished,
         pin_seed: mode.pin_seed,
         // Every harness file is hashed now and again when the trials are done.
-        integrity: Some(integrity_check(plan.harness_files())),
+        integrity: Some(integrity_check(plan.harness_files(), written_by_us(&s))),
         user_simulator,
         warnings: mode.warnings.clone(),
         notes: Vec::new(),
@@ -541,6 +558,19 @@ pub fn execute(
         crate::comparecmd::print_baseline_comparison(st, name, &run_id)?;
     }
     Ok(outcome.summary.status.exit_code())
+}
+
+/// The files this run writes itself (the reports, their temporary names, the store), which
+/// the integrity check does not count as changes to the suite folder.
+fn written_by_us(s: &Settings) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = s.store.iter().cloned().collect();
+    if let Some(dir) = &s.out {
+        for f in gauntlet_report::Format::ALL {
+            out.push(dir.join(f.file_name()));
+            out.push(dir.join(format!(".{}.partial", f.file_name())));
+        }
+    }
+    out
 }
 
 /// The report writers for an output folder.

@@ -336,19 +336,65 @@ pub fn new_run_id() -> String {
     format!("{stamp}-{:04x}", (nanos ^ pid.rotate_left(16)) & 0xffff)
 }
 
-/// Hashes every harness file now and returns the check the runner calls when the trials
-/// are done: the files whose hash changed (or that appeared or went away) in between.
-pub fn integrity_check(files: Vec<PathBuf>) -> Arc<dyn Fn() -> Vec<String> + Send + Sync> {
+/// Hashes every harness file now, and lists the folders they are in, and returns the check
+/// the runner calls when the trials are done: the files whose hash changed (or that went
+/// away) in between, and the files that appeared in those folders. What gauntlet itself
+/// writes during the run (`ours`: the reports, the store) is not a change.
+pub fn integrity_check(
+    files: Vec<PathBuf>,
+    ours: Vec<PathBuf>,
+) -> Arc<dyn Fn() -> Vec<String> + Send + Sync> {
     let before = snapshot(&files);
+    let mut folders: Vec<PathBuf> = files
+        .iter()
+        .filter_map(|f| f.parent().map(Path::to_path_buf))
+        .map(|d| if d.as_os_str().is_empty() { PathBuf::from(".") } else { d })
+        .collect();
+    folders.sort();
+    folders.dedup();
+    let listed = listing(&folders);
+    // The store's files (runs.db, runs.db-wal, ...) and its own folder, the reports.
+    let mut ours: Vec<String> = ours
+        .iter()
+        .map(|p| absolute(p).display().to_string())
+        .collect();
+    ours.extend(
+        ours.clone()
+            .iter()
+            .filter_map(|p| Path::new(p).parent().filter(|d| d.ends_with(".gauntlet")))
+            .map(|d| d.display().to_string()),
+    );
     Arc::new(move || {
         let after = snapshot(&files);
-        before
+        let mut changed: Vec<String> = before
             .iter()
             .zip(after)
             .filter(|((_, a), (_, b))| a != b)
             .map(|((p, _), _)| p.display().to_string())
-            .collect()
+            .collect();
+        for new in listing(&folders).difference(&listed) {
+            let abs = absolute(new).display().to_string();
+            if !ours.iter().any(|o| abs.starts_with(o.as_str())) {
+                changed.push(format!("{} (new)", new.display()));
+            }
+        }
+        changed
     })
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// The entries of each folder (not recursive: a suite folder, not the whole project).
+fn listing(folders: &[PathBuf]) -> std::collections::BTreeSet<PathBuf> {
+    folders
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect()
 }
 
 /// SHA-256 of every harness file, to detect changes during the run.

@@ -828,3 +828,64 @@ cases:
     );
     assert_eq!(case(&r, "allowed-to-show")["status"], "PASS");
 }
+
+#[test]
+fn plan_prints_filters_that_select_the_whole_scope() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(
+        tmp.path(),
+        "s.yaml",
+        r#"suite: workflow
+target: fake:scripted
+cases:
+  - {id: handoff, tags: [handoff], input: hi, scripted: [hello], expect: [{contains: hello}]}
+  - {id: coordination, tags: [coordination], input: hi, scripted: [hello], expect: [{contains: hello}]}
+  - {id: regression, pack: regression, input: hi, scripted: [hello], expect: [{contains: hello}]}
+  - {id: unrelated, pack: smoke, input: hi, scripted: [hello], expect: [{contains: hello}]}
+"#,
+    );
+    let o = run(&["plan", "--change", "workflow"], tmp.path());
+    let line = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .find(|l| l.starts_with("For example:"))
+        .unwrap()
+        .to_owned();
+    let filter = line.split('\'').nth(1).expect("a quoted filter").to_owned();
+    let o = run(
+        &["run", "s.yaml", "--filter", &filter, "--no-store", "-o", "out"],
+        tmp.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let r = report(&tmp.path().join("out"));
+    let mut ids: Vec<&str> = r["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["case"]["id"].as_str().unwrap())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["coordination", "handoff", "regression"]);
+}
+
+#[test]
+fn evidence_labels_say_what_was_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    // An exec agent on gauntlet's simulated tools is offline evidence, not online.
+    write(
+        tmp.path(),
+        "agent.sh",
+        "#!/bin/sh\nread start\nread user\necho '{\"type\":\"answer\",\"content\":\"hello\"}'\nread end\n",
+    );
+    write(
+        tmp.path(),
+        "s.yaml",
+        "suite: ev\ntarget: {kind: exec, exec: {command: [sh, agent.sh]}}\ncases:\n  - {id: a, input: hi, expect: [{contains: hello}]}\n",
+    );
+    let o = run(&["run", "s.yaml", "--no-store", "-o", "out"], tmp.path());
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_eq!(report(&tmp.path().join("out"))["manifest"]["evidence_level"], "offline");
+    // A canary label is for a live deployment; a fake target cannot claim it.
+    let o = run(&["redteam", "--evidence", "canary", "--no-store"], tmp.path());
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(text(&o).contains("needs a live target"), "{}", text(&o));
+}

@@ -786,3 +786,40 @@ fn regrade_resume_and_report_work_from_another_folder() {
         assert_eq!(code(&o), 1, "{args:?}: {}", text(&o));
     }
 }
+
+#[test]
+fn a_new_file_written_into_the_suite_folder_during_the_run_fails_it() {
+    let t = tempfile::tempdir().unwrap();
+    let agent = t.path().join("agent.sh");
+    // The agent drops a file next to the suite (a planted grader, a fixture) and answers.
+    std::fs::write(
+        &agent,
+        format!(
+            "#!/bin/sh\nread start\nread user\necho planted > '{}'\necho '{{\"type\":\"answer\",\"content\":\"hello\"}}'\nread end\n",
+            t.path().join("extra-cases.yaml").display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        t.path().join("s.yaml"),
+        format!(
+            "suite: plant\ntarget: {{kind: exec, exec: {{command: [sh, '{}']}}}}\ncases:\n  - id: a\n    input: hi\n    expect: [{{contains: hello}}]\n",
+            agent.display()
+        ),
+    )
+    .unwrap();
+    let o = run(&["run", "s.yaml", "-o", "."], t.path());
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    assert!(text(&o).contains("extra-cases.yaml (new)"), "{}", text(&o));
+    // What gauntlet writes itself (reports in the same folder, the store) is not a change.
+    let reason = text(&o)
+        .lines()
+        .find(|l| l.contains("changed during the run"))
+        .unwrap()
+        .to_owned();
+    assert!(!reason.contains("report.json") && !reason.contains(".gauntlet"), "{reason}");
+    std::fs::remove_file(t.path().join("extra-cases.yaml")).unwrap();
+    std::fs::write(&agent, "#!/bin/sh\nread start\nread user\necho '{\"type\":\"answer\",\"content\":\"hello\"}'\nread end\n").unwrap();
+    let o = run(&["run", "s.yaml", "-o", "."], t.path());
+    assert_eq!(code(&o), 0, "{}", text(&o));
+}
