@@ -315,7 +315,10 @@ mod tests {
         let anded =
             CaseFilter::parse(&["tag:handoff", "tag:coordination", "pack:regression"]).unwrap();
         assert!(!anded.matches(&handoff) && !anded.matches(&regression));
-        assert_eq!(f.to_string(), "tag:handoff|tag:coordination|pack:regression");
+        assert_eq!(
+            f.to_string(),
+            "tag:handoff|tag:coordination|pack:regression"
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! contexts, packs, the case stream, the manifest), and the suites embedded in the binary
 //! ([`builtin`]).
 
+pub mod audit;
 pub mod builtin;
 pub mod diag;
 pub mod filter;

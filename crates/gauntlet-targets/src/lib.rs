@@ -7,6 +7,7 @@
 //! variables the config names, registered with the run's [`Redactor`], and never stored.
 
 pub mod anthropic;
+pub mod audit;
 pub mod chat;
 pub mod client;
 pub mod exec;

@@ -30,6 +30,9 @@ pub enum Command {
     Redteam(RedteamArgs),
     /// Check suite files; exit 0 if valid, 2 with diagnostics otherwise.
     Validate(ValidateArgs),
+    /// Check that a suite's checks can fail: run it against agents that know nothing and
+    /// flag every case one of them passes, plus checklist items a program can check.
+    Audit(AuditArgs),
     /// Print the JSON Schema of the suite format (or of report.json).
     Schema(SchemaArgs),
     /// Scaffold a starter harness: an agent card, 10 tasks, 5 refusals, a scoring sheet
@@ -483,6 +486,16 @@ pub struct ValidateArgs {
     #[arg(required = true, value_name = "SUITE")]
     pub suites: Vec<PathBuf>,
     /// A canary that will be given at run time (`--canary`), so `no_canary` checks may rely on it.
+    #[arg(long, value_name = "VALUE")]
+    pub canary: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Suite files (YAML).
+    #[arg(required = true, value_name = "SUITE")]
+    pub suites: Vec<PathBuf>,
+    /// A canary that will be given at run time (`--canary`).
     #[arg(long, value_name = "VALUE")]
     pub canary: Option<String>,
 }

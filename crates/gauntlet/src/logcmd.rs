@@ -37,9 +37,7 @@ pub fn plan(args: PlanArgs) -> Result<i32, CliError> {
         ChangeType::Judge => {
             "gauntlet run SUITE --filter 'pack:smoke|pack:regression'  (plus `gauntlet judge calibrate` on the calibration set)"
         }
-        ChangeType::Retrieval => {
-            "gauntlet run SUITE --filter 'pack:regression|tag:grounding'"
-        }
+        ChangeType::Retrieval => "gauntlet run SUITE --filter 'pack:regression|tag:grounding'",
         ChangeType::Workflow => {
             "gauntlet run SUITE --filter 'tag:handoff|tag:coordination|pack:regression'"
         }

@@ -3,6 +3,7 @@
 //! INCONCLUSIVE 4). Only this crate talks to the user, and only through `out` (command
 //! output), `printer` (a run's terminal view) and `error` (`error:` and `hint:` lines).
 
+mod auditcmd;
 mod cli;
 mod comparecmd;
 mod error;
@@ -38,6 +39,7 @@ fn main() {
         Command::Run(a) => runcmd::run(a),
         Command::Redteam(a) => runcmd::redteam(a),
         Command::Validate(a) => suitecmd::validate(a),
+        Command::Audit(a) => auditcmd::audit(a),
         Command::Schema(a) => suitecmd::schema(a),
         Command::Init(a) => initcmd::init(a),
         Command::Score(a) => scorecmd::score(a),

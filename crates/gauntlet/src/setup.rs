@@ -348,7 +348,13 @@ pub fn integrity_check(
     let mut folders: Vec<PathBuf> = files
         .iter()
         .filter_map(|f| f.parent().map(Path::to_path_buf))
-        .map(|d| if d.as_os_str().is_empty() { PathBuf::from(".") } else { d })
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                d
+            }
+        })
         .collect();
     folders.sort();
     folders.dedup();

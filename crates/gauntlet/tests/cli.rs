@@ -852,7 +852,15 @@ cases:
         .to_owned();
     let filter = line.split('\'').nth(1).expect("a quoted filter").to_owned();
     let o = run(
-        &["run", "s.yaml", "--filter", &filter, "--no-store", "-o", "out"],
+        &[
+            "run",
+            "s.yaml",
+            "--filter",
+            &filter,
+            "--no-store",
+            "-o",
+            "out",
+        ],
         tmp.path(),
     );
     assert_eq!(code(&o), 0, "{}", text(&o));
@@ -883,9 +891,63 @@ fn evidence_labels_say_what_was_run() {
     );
     let o = run(&["run", "s.yaml", "--no-store", "-o", "out"], tmp.path());
     assert_eq!(code(&o), 0, "{}", text(&o));
-    assert_eq!(report(&tmp.path().join("out"))["manifest"]["evidence_level"], "offline");
+    assert_eq!(
+        report(&tmp.path().join("out"))["manifest"]["evidence_level"],
+        "offline"
+    );
     // A canary label is for a live deployment; a fake target cannot claim it.
-    let o = run(&["redteam", "--evidence", "canary", "--no-store"], tmp.path());
+    let o = run(
+        &["redteam", "--evidence", "canary", "--no-store"],
+        tmp.path(),
+    );
     assert_eq!(code(&o), 2, "{}", text(&o));
     assert!(text(&o).contains("needs a live target"), "{}", text(&o));
+}
+
+#[test]
+fn audit_flags_checks_a_trivial_agent_passes_and_everything_shipped_is_clean() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(
+        tmp.path(),
+        "s.yaml",
+        r#"suite: weak
+target: fake:scripted
+cases:
+  # Any answer at all is "under 500 characters".
+  - id: too-easy
+    input: Summarise our refund policy.
+    expect: [{max_chars: 500}]
+  # The expected word is in the question: an echo passes.
+  - id: answer-in-input
+    input: Is the warranty 24 months?
+    expect: [{contains: 24 months}]
+  - id: sound
+    input: Summarise our refund policy.
+    expect: [{regex: '(?i)\b30 days\b'}]
+"#,
+    );
+    let o = run(&["audit", "s.yaml"], tmp.path());
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.contains("WEAK too-easy: passed by an agent that knows nothing"),
+        "{t}"
+    );
+    assert!(t.contains("answer-in-input"), "{t}");
+    assert!(!t.contains(" sound:"), "{t}");
+    // The examples, the starter and the built-in corpus all pass their own audit.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let o = run(&["init", "starter"], tmp.path());
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    for suite in [
+        root.join("examples/support-agent/suite.yaml"),
+        root.join("examples/multi-agent/suite.yaml"),
+        root.join("examples/exec-agent.yaml"),
+        root.join("examples/proxy-agent.yaml"),
+        root.join("crates/gauntlet-suite/corpus/owasp/suite.yaml"),
+        tmp.path().join("starter/suite.yaml"),
+    ] {
+        let o = run(&["audit", suite.to_str().unwrap()], tmp.path());
+        assert_eq!(code(&o), 0, "{}: {}", suite.display(), text(&o));
+    }
 }

@@ -817,7 +817,10 @@ fn a_new_file_written_into_the_suite_folder_during_the_run_fails_it() {
         .find(|l| l.contains("changed during the run"))
         .unwrap()
         .to_owned();
-    assert!(!reason.contains("report.json") && !reason.contains(".gauntlet"), "{reason}");
+    assert!(
+        !reason.contains("report.json") && !reason.contains(".gauntlet"),
+        "{reason}"
+    );
     std::fs::remove_file(t.path().join("extra-cases.yaml")).unwrap();
     std::fs::write(&agent, "#!/bin/sh\nread start\nread user\necho '{\"type\":\"answer\",\"content\":\"hello\"}'\nread end\n").unwrap();
     let o = run(&["run", "s.yaml", "-o", "."], t.path());
