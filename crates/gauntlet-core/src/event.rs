@@ -228,6 +228,9 @@ pub struct Invocation {
     /// serves a canary slice of real traffic), over the target's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<EvidenceLevel>,
+    /// Folders outside the suites' own that their files may come from (`--allow-path`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow_paths: Vec<String>,
 }
 
 /// An error from a reporter.

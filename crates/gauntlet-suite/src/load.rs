@@ -56,7 +56,14 @@ pub struct LoadOptions<'a> {
     /// The cases the run takes: counted in [`LoadedSuite::selected`] during the validation
     /// pass, so that a JSON lines include is not read again just to count them.
     pub select: Option<&'a crate::filter::Selection>,
+    /// Folders outside a suite's own that the files it names may come from (`--allow-path`).
+    /// Without one, every path a suite names stays inside the suite's folder.
+    pub allow_paths: &'a [PathBuf],
 }
+
+/// The most a file a suite names (a system prompt, a YAML include, a document) may hold.
+/// JSON lines includes are streamed and have no total limit, only this much per line.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
 
 /// Why a file a suite names (its system prompt, an include) could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -69,6 +76,84 @@ enum ReadError {
     },
     #[error("no embedded file `{0}`")]
     NotEmbedded(String),
+    /// An absolute path, a `..` that climbs out, or a symlink that points out of the
+    /// suite's folder: a suite from a pull request must not read the machine's files.
+    #[error("`{given}` is outside the suite's folder `{}`", folder.display())]
+    Outside { given: String, folder: PathBuf },
+    #[error("`{}` is not a regular file", path.display())]
+    NotAFile { path: PathBuf },
+    #[error("`{}` holds {size} bytes, more than the {MAX_FILE_BYTES} a suite file may", path.display())]
+    TooLarge { path: PathBuf, size: u64 },
+    #[error("`{}` is not UTF-8 text (line {line}, column {column})", path.display())]
+    NotUtf8 {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+    },
+}
+
+impl ReadError {
+    /// What the user can do about it.
+    fn hint(&self, default: &str) -> String {
+        match self {
+            ReadError::Outside { .. } => "paths a suite names are relative to its folder and stay inside it; to read from another folder, pass it with --allow-path DIR".into(),
+            ReadError::NotAFile { .. } => "name a regular file (not a folder, a device, a pipe or a socket)".into(),
+            ReadError::TooLarge { .. } => "split it, or stream cases from a JSON lines include (.jsonl)".into(),
+            ReadError::NotUtf8 { .. } => "save the file as UTF-8".into(),
+            _ => default.into(),
+        }
+    }
+}
+
+/// Reads a file whole as UTF-8 text: only a regular file, at most [`MAX_FILE_BYTES`], with
+/// the position of the first byte that is not UTF-8.
+fn read_text_inner(path: &Path) -> Result<String, ReadError> {
+    use std::io::Read;
+    let io = |source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    // Look before opening: opening a FIFO waits for a writer that may never come.
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(ReadError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    let f = std::fs::File::open(path).map_err(io)?;
+    let meta = f.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            size: meta.len(),
+        });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // The size can change between the check and the read: read at most one byte more.
+    f.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            size: bytes.len() as u64,
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = good.iter().filter(|b| **b == b'\n').count() + 1;
+        let line_start = good.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
+        ReadError::NotUtf8 {
+            path: path.to_path_buf(),
+            line,
+            column,
+        }
+    })
 }
 
 /// An error and its sources on one line, `a: b: c`, as a diagnostic shows it.
@@ -92,23 +177,52 @@ trait Source {
 
 struct FsSource {
     dir: PathBuf,
+    /// Folders (besides `dir`) files may come from.
+    roots: Vec<PathBuf>,
+}
+
+impl FsSource {
+    /// The file a suite names, resolved (symlinks followed) and confined to the suite's
+    /// folder or an allowed root.
+    fn resolve(&self, rel: &str) -> Result<PathBuf, ReadError> {
+        let outside = || ReadError::Outside {
+            given: rel.to_owned(),
+            folder: self.dir.clone(),
+        };
+        let joined = self.dir.join(rel);
+        let real = joined.canonicalize().map_err(|source| ReadError::Io {
+            path: joined.clone(),
+            source,
+        })?;
+        let inside = |root: &Path| root.canonicalize().is_ok_and(|r| real.starts_with(r));
+        if Path::new(rel).is_absolute() && !self.roots.iter().any(|r| inside(r)) {
+            return Err(outside());
+        }
+        if !inside(&self.dir) && !self.roots.iter().any(|r| inside(r)) {
+            return Err(outside());
+        }
+        Ok(joined)
+    }
 }
 
 impl Source for FsSource {
     fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), ReadError> {
-        let p = self.dir.join(rel);
-        match std::fs::read_to_string(&p) {
-            Ok(s) => Ok((s, Some(p))),
-            Err(source) => Err(ReadError::Io { path: p, source }),
-        }
+        let p = self.resolve(rel)?;
+        Ok((read_text_inner(&p)?, Some(p)))
     }
 
     fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), ReadError> {
-        let p = self.dir.join(rel);
-        match std::fs::File::open(&p) {
-            Ok(f) => Ok((Box::new(BufReader::new(f)), Some(p))),
-            Err(source) => Err(ReadError::Io { path: p, source }),
+        let p = self.resolve(rel)?;
+        let io = |source| ReadError::Io {
+            path: p.clone(),
+            source,
+        };
+        // Look before opening: opening a FIFO waits for a writer that may never come.
+        if !std::fs::metadata(&p).map_err(io)?.is_file() {
+            return Err(ReadError::NotAFile { path: p });
         }
+        let f = std::fs::File::open(&p).map_err(io)?;
+        Ok((Box::new(BufReader::new(f)), Some(p)))
     }
 }
 
@@ -134,17 +248,22 @@ impl Source for EmbeddedSource {
 /// Loads and checks a suite file.
 pub fn load_file(path: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSuite, Vec<Diagnostic>> {
     let display = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|e| {
+    let source = read_text_inner(path).map_err(|e| {
         vec![
-            Diagnostic::file(&display, format!("failed to read the suite: {e}"))
-                .hint("check the path; suites are YAML files"),
+            Diagnostic::file(&display, format!("failed to read the suite: {}", chain(&e)))
+                .hint(e.hint("check the path; suites are YAML files")),
         ]
     })?;
     let dir = path
         .parent()
         .map(Path::to_path_buf)
+        .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or_else(|| PathBuf::from("."));
-    let mut loaded = load_source(&display, &source, &FsSource { dir }, opts)?;
+    let fs = FsSource {
+        dir,
+        roots: opts.allow_paths.to_vec(),
+    };
+    let mut loaded = load_source(&display, &source, &fs, opts)?;
     loaded.files.insert(0, path.to_path_buf());
     Ok(loaded)
 }
@@ -177,6 +296,7 @@ pub fn load_str(
         source,
         &FsSource {
             dir: base_dir.to_path_buf(),
+            roots: opts.allow_paths.to_vec(),
         },
         opts,
     )
@@ -236,7 +356,7 @@ fn load_source(
                 "agent.system_prompt_file",
                 false,
                 chain(&e),
-                Some("the path is relative to the suite file".into()),
+                Some(e.hint("the path is relative to the suite file")),
             )),
         },
         _ => {}
@@ -326,7 +446,7 @@ fn load_source(
                         &format!("include[{i}]"),
                         false,
                         chain(&e),
-                        Some("included paths are relative to the suite file".into()),
+                        Some(e.hint("included paths are relative to the suite file")),
                     ));
                     continue;
                 }
@@ -359,7 +479,7 @@ fn load_source(
                     &format!("include[{i}]"),
                     false,
                     chain(&e),
-                    Some("included paths are relative to the suite file".into()),
+                    Some(e.hint("included paths are relative to the suite file")),
                 ));
                 continue;
             }

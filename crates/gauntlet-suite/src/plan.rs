@@ -101,6 +101,19 @@ impl Plan {
         }
     }
 
+    /// Replaces every secret the run knows (API keys read from the environment) in the text
+    /// the suites put into prompts, before anything is sent: a system prompt file is
+    /// whatever the suite's author pointed it at.
+    pub fn redact_prompts(&mut self, redactor: &gauntlet_core::redact::Redactor) {
+        for s in &mut self.suites {
+            if let Some(p) = &s.context.system_prompt
+                && let std::borrow::Cow::Owned(clean) = redactor.redact(p)
+            {
+                Arc::make_mut(&mut s.context).system_prompt = Some(clean);
+            }
+        }
+    }
+
     /// Cases the selection takes.
     pub fn planned(&self) -> usize {
         self.suites.iter().map(|s| s.loaded.selected).sum()

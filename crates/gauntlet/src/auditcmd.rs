@@ -46,7 +46,7 @@ pub fn audit(args: AuditArgs) -> Result<i32, CliError> {
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    let suites = load_all(&paths, args.canary.as_deref(), None, None)?;
+    let suites = load_all(&paths, args.canary.as_deref(), None, None, &args.allow_path)?;
     let plan = Plan::new(
         suites,
         Selection::default(),

@@ -436,6 +436,11 @@ pub struct ExecOpts {
     /// slice of real traffic (only for a live target). Other levels follow from the target.
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub evidence: Option<EvidenceArg>,
+    /// A folder outside the suite's own that the files a suite names (system prompt,
+    /// includes, documents) may come from (repeatable). Without it they stay inside the
+    /// suite's folder.
+    #[arg(long, value_name = "DIR")]
+    pub allow_path: Vec<PathBuf>,
     /// Print no per-case lines.
     #[arg(long, short = 'q', conflicts_with = "verbose")]
     pub quiet: bool,
@@ -488,6 +493,11 @@ pub struct ValidateArgs {
     /// A canary that will be given at run time (`--canary`), so `no_canary` checks may rely on it.
     #[arg(long, value_name = "VALUE")]
     pub canary: Option<String>,
+    /// A folder outside the suite's own that the files a suite names (system prompt,
+    /// includes, documents) may come from (repeatable). Without it they stay inside the
+    /// suite's folder.
+    #[arg(long, value_name = "DIR")]
+    pub allow_path: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -498,6 +508,11 @@ pub struct AuditArgs {
     /// A canary that will be given at run time (`--canary`).
     #[arg(long, value_name = "VALUE")]
     pub canary: Option<String>,
+    /// A folder outside the suite's own that the files a suite names (system prompt,
+    /// includes, documents) may come from (repeatable). Without it they stay inside the
+    /// suite's folder.
+    #[arg(long, value_name = "DIR")]
+    pub allow_path: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -19,7 +19,7 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
     let path = args.suite.display().to_string();
     let filters = vec![format!("id:{}", args.case)];
     let select = selection(&filters, None, None)?;
-    let suites = load_all(std::slice::from_ref(&path), None, None, Some(&select))?;
+    let suites = load_all(std::slice::from_ref(&path), None, None, Some(&select), &[])?;
     let s = &suites[0];
     // The selection was counted while the suite was checked: no second read of its cases.
     if s.selected == 0 {
@@ -71,6 +71,7 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
             max_fail: None,
             blocked_is_defended: false,
             evidence: None,
+            allow_paths: Vec::new(),
         },
         k: args.k,
         seed: Some(args.seed),

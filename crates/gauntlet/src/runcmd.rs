@@ -222,7 +222,16 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
         .as_ref()
         .and_then(|i| i.system_prompt_file.clone());
     let select = selection(&opts.filter, opts.shard.as_deref(), mode.only.clone())?;
-    let suites = load_all(&paths, canary.as_deref(), spf.as_deref(), Some(&select))?;
+    let allow = base_invocation
+        .as_ref()
+        .map_or_else(|| opts.allow_path.clone(), allowed_paths);
+    let suites = load_all(
+        &paths,
+        canary.as_deref(),
+        spf.as_deref(),
+        Some(&select),
+        &allow,
+    )?;
     let target = match (&opts.target, &base_invocation) {
         (None, Some(inv)) => inv.target.clone(),
         _ => resolve_target(
@@ -244,6 +253,7 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
         max_fail: opts.max_fail,
         blocked_is_defended: opts.blocked_is_defended,
         evidence: opts.evidence.map(|_| EvidenceLevel::Canary),
+        allow_paths: allow.iter().map(|p| p.display().to_string()).collect(),
     };
     let s = settings(opts, invocation)?;
     execute(suites, select, s, mode)
@@ -272,6 +282,7 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         args.canary.as_deref(),
         spf.as_deref(),
         Some(&select),
+        &args.exec.allow_path,
     )?;
     let canary = args
         .canary
@@ -291,6 +302,12 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         max_fail: args.exec.max_fail,
         blocked_is_defended: args.exec.blocked_is_defended,
         evidence: args.exec.evidence.map(|_| EvidenceLevel::Canary),
+        allow_paths: args
+            .exec
+            .allow_path
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
     };
     let s = settings(&args.exec, invocation)?;
     execute(suites, select, s, Mode::new("redteam"))
@@ -320,6 +337,7 @@ fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
         inv.canary.as_deref(),
         inv.system_prompt_file.as_deref(),
         Some(&select),
+        &allowed_paths(&inv),
     )?;
     // A suite that changed since the run started would make the resumed run a mixture.
     for (s, r) in suites.iter().zip(&manifest.suites) {
@@ -361,6 +379,11 @@ fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
     mode.resume = Some((run, finished));
     mode.started_at = Some(manifest.started_at.clone());
     execute(suites, select, s, mode)
+}
+
+/// The folders a recorded run let its suites read from.
+fn allowed_paths(inv: &Invocation) -> Vec<PathBuf> {
+    inv.allow_paths.iter().map(PathBuf::from).collect()
 }
 
 /// Whether any stored trial ended in `error` or `timeout`: the trials a resume re-runs.
@@ -413,7 +436,7 @@ pub fn execute(
         None => None,
     };
 
-    let plan = Plan::new(
+    let mut plan = Plan::new(
         suites,
         select,
         PlanSettings {
@@ -422,6 +445,7 @@ pub fn execute(
             blocked_is_defended: inv.blocked_is_defended,
         },
     );
+    plan.redact_prompts(&redactor);
     if let (Some(file), Some(c)) = (&inv.system_prompt_file, &inv.canary)
         && plan.contexts().any(|ctx| {
             ctx.system_prompt.as_deref().is_some_and(|p| {

@@ -40,10 +40,12 @@ pub fn load_all(
     canary: Option<&str>,
     system_prompt_file: Option<&str>,
     select: Option<&Selection>,
+    allow_paths: &[PathBuf],
 ) -> Result<Vec<LoadedSuite>, CliError> {
     let opts = LoadOptions {
         run_canary: canary,
         select,
+        allow_paths,
     };
     let mut suites = Vec::new();
     let mut diags = Vec::new();

@@ -253,6 +253,10 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
         inv.canary.as_deref(),
         inv.system_prompt_file.as_deref(),
         None,
+        &inv.allow_paths
+            .iter()
+            .map(std::path::PathBuf::from)
+            .collect::<Vec<_>>(),
     )?;
     let mut warnings = Vec::new();
     for (s, r) in suites.iter().zip(&old.suites) {

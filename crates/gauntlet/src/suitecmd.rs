@@ -10,6 +10,7 @@ use crate::out::Printer;
 pub fn validate(args: ValidateArgs) -> Result<i32, CliError> {
     let opts = gauntlet_suite::LoadOptions {
         run_canary: args.canary.as_deref(),
+        allow_paths: &args.allow_path,
         ..Default::default()
     };
     let mut diags = Vec::new();

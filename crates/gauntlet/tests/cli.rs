@@ -951,3 +951,62 @@ cases:
         assert_eq!(code(&o), 0, "{}: {}", suite.display(), text(&o));
     }
 }
+
+#[test]
+fn the_files_a_suite_names_stay_inside_its_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite_dir = tmp.path().join("suite");
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&suite_dir).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.md"), "TOKEN=ghp_0123456789").unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.md"), suite_dir.join("link.md")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", suite_dir.join("zero.md")).unwrap();
+    std::fs::write(suite_dir.join("latin1.md"), b"ok line\nbad \xe9 byte\n").unwrap();
+    let fifo = suite_dir.join("pipe.md");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    let with = |prompt_file: &str| {
+        format!(
+            "suite: s\ntarget: fake:scripted\nagent:\n  system_prompt_file: {prompt_file}\ncases:\n  - {{id: a, input: hi, scripted: [hello], expect: [{{contains: hello}}]}}\n"
+        )
+    };
+    let mut tries = vec![
+        ("/proc/self/environ", "outside the suite's folder"),
+        ("../outside/secret.md", "outside the suite's folder"),
+        ("link.md", "outside the suite's folder"),
+        ("zero.md", "outside the suite's folder"),
+        ("latin1.md", "not UTF-8 text (line 2, column 5)"),
+    ];
+    if made.is_ok_and(|s| s.success()) {
+        tries.push(("pipe.md", "not a regular file"));
+    }
+    for (file, expected) in tries {
+        write(&suite_dir, "s.yaml", &with(file));
+        let started = std::time::Instant::now();
+        let o = run(&["validate", "suite/s.yaml"], tmp.path());
+        assert_eq!(code(&o), 2, "{file}: {}", text(&o));
+        assert!(text(&o).contains(expected), "{file}: {}", text(&o));
+        assert!(
+            text(&o).contains("s.yaml:4:"),
+            "{file}: position: {}",
+            text(&o)
+        );
+        assert!(text(&o).contains("hint:"), "{file}: {}", text(&o));
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{file} hung"
+        );
+    }
+    // A folder the user allows on the command line is readable.
+    write(&suite_dir, "s.yaml", &with("../outside/secret.md"));
+    let o = run(
+        &[
+            "validate",
+            "suite/s.yaml",
+            "--allow-path",
+            outside.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+}

@@ -377,3 +377,34 @@ fn the_api_key_appears_in_no_output() {
         "the redaction marker should show where it was"
     );
 }
+
+#[test]
+fn a_secret_in_a_prompt_file_is_redacted_before_it_is_sent() {
+    let srv = serve(vec![ok("hello")]);
+    let t = tempfile::tempdir().unwrap();
+    // The prompt file holds the run's API key (a prompt assembled from an environment dump,
+    // say): the model must not receive it.
+    std::fs::write(
+        t.path().join("prompt.md"),
+        format!("Use key {KEY} for the lookups."),
+    )
+    .unwrap();
+    suite(t.path(), srv.port, "agent: {system_prompt_file: prompt.md}");
+    let (out, _) = run(t.path());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // The request's body, not its Authorization header, which carries the key by design.
+    let sent: String = srv
+        .requests
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_owned())
+        .collect();
+    assert!(!sent.contains(KEY), "the key went to the model: {sent}");
+    assert!(sent.contains("[REDACTED:GAUNTLET_TEST_KEY]"), "{sent}");
+}
