@@ -79,7 +79,7 @@
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use unicode_normalization::char::is_combining_mark;
 
-use crate::text::{fold, is_invisible};
+use crate::text::{excerpt_with_ellipsis, fold, is_invisible};
 
 /// Secrets with fewer letters and digits than this are *short*: only literal, homoglyph,
 /// separated and reversed matching on word boundaries (see the module docs).
@@ -103,8 +103,6 @@ pub const WORD_ACROSTIC_MIN_CHARS: usize = 10;
 const SHIFT_MIN_LETTERS: usize = 4;
 /// A wrapped Base64/Base32 line is joined to the next only if it is at least this long.
 const WRAP_MIN_LINE: usize = 16;
-/// Excerpts longer than this many characters are cut and end with `…`.
-const EXCERPT_MAX_CHARS: usize = 120;
 
 /// Entropy estimates (bits) used by the partial-disclosure rule.
 const BITS_DIGIT: f32 = 3.32; // log2(10)
@@ -1007,7 +1005,7 @@ impl CanaryDetector {
                 let (a, z) = (floor_boundary(text, pos), floor_boundary(text, end));
                 col.add(Leak {
                     method: LeakMethod::Literal,
-                    excerpt: excerpt(text, a, z),
+                    excerpt: excerpt_with_ellipsis(text, a, z),
                     offset: a,
                     matched: mask(&self.secret),
                     fraction: 1.0,
@@ -1140,7 +1138,7 @@ impl CanaryDetector {
         let part = &self.secret[self.key_src[h.ks].0 as usize..self.key_src[h.ke - 1].1 as usize];
         Leak {
             method,
-            excerpt: excerpt(text, a, z),
+            excerpt: excerpt_with_ellipsis(text, a, z),
             offset: a,
             matched: mask(part),
             fraction: if h.ks == 0 && h.ke == self.key.len() {
@@ -2345,16 +2343,6 @@ fn mask(part: &str) -> String {
     out
 }
 
-fn excerpt(text: &str, a: usize, z: usize) -> String {
-    let s = &text[a..z.max(a)];
-    if s.chars().count() <= EXCERPT_MAX_CHARS {
-        return s.to_owned();
-    }
-    let mut out: String = s.chars().take(EXCERPT_MAX_CHARS - 1).collect();
-    out.push('…');
-    out
-}
-
 fn ceil_boundary(text: &str, mut i: usize) -> usize {
     while i < text.len() && !text.is_char_boundary(i) {
         i += 1;
@@ -2915,6 +2903,7 @@ fn is_spelling_filler(word: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::EXCERPT_MAX_CHARS;
     use base64::Engine as _;
     use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 

@@ -81,6 +81,8 @@ use base64::Engine as _;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use regex::Regex;
 
+use crate::text::excerpt;
+
 /// What [`scan`] treats as trusted and what it inspects.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MarkupOptions {
@@ -1853,22 +1855,6 @@ fn segments(len: usize, code: &[(usize, usize)]) -> Vec<(usize, usize)> {
         out.push((prev, len));
     }
     out
-}
-
-/// `text[start..end]` cut to at most 120 characters, on character boundaries.
-fn excerpt(text: &str, start: usize, end: usize) -> String {
-    let mut s = start.min(text.len());
-    while !text.is_char_boundary(s) {
-        s -= 1;
-    }
-    let mut e = end.clamp(s, text.len());
-    while !text.is_char_boundary(e) {
-        e += 1;
-    }
-    if e == s {
-        e = text.len();
-    }
-    text[s..e].chars().take(120).collect()
 }
 
 #[cfg(test)]

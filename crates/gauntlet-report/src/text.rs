@@ -78,14 +78,7 @@ pub fn failure_reason(r: &CaseResult) -> String {
     String::new()
 }
 
-/// Clips text to `n` characters, adding an ellipsis.
+/// Clips text to `n` characters on one line (newlines become spaces), adding an ellipsis.
 pub fn clip(s: &str, n: usize) -> String {
-    let one_line = s.replace('\n', " ");
-    if one_line.chars().count() <= n {
-        one_line
-    } else {
-        let mut out: String = one_line.chars().take(n).collect();
-        out.push('…');
-        out
-    }
+    gauntlet_core::text::clip(&s.replace('\n', " "), n)
 }

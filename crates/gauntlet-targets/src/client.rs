@@ -99,17 +99,7 @@ impl ApiClient {
 
     /// Redacts and clips a response body for an error message or a trace.
     pub fn clip_body(&self, body: &[u8]) -> String {
-        let text = String::from_utf8_lossy(body);
-        let clipped = if text.len() > BODY_CLIP {
-            format!(
-                "{}… ({} bytes)",
-                &text[..text.floor_char_boundary(BODY_CLIP)],
-                text.len()
-            )
-        } else {
-            text.into_owned()
-        };
-        self.redactor.redact(&clipped).into_owned()
+        clip_body(body, &self.redactor)
     }
 
     /// The error for a response whose status is not a success, recorded in the trace:
@@ -318,6 +308,23 @@ impl ApiClient {
         let ceiling = exp.min(cap);
         Duration::from_millis(ceiling / 2 + fastrand::u64(0..=ceiling / 2))
     }
+}
+
+/// A response body for an error message or a trace: at most [`BODY_CLIP`] bytes (cut on a
+/// character boundary, with the whole size noted), secrets redacted. Shared with the
+/// recording proxy, so that a body reads alike in both traces.
+pub(crate) fn clip_body(body: &[u8], redactor: &Redactor) -> String {
+    let text = String::from_utf8_lossy(body);
+    let clipped = if text.len() > BODY_CLIP {
+        format!(
+            "{}… ({} bytes)",
+            &text[..text.floor_char_boundary(BODY_CLIP)],
+            text.len()
+        )
+    } else {
+        text.into_owned()
+    };
+    redactor.redact(&clipped).into_owned()
 }
 
 /// The error and its sources on one line (reqwest hides the useful part in `source()`).

@@ -55,7 +55,7 @@ use serde_json::{Value, json};
 use tokio::sync::Notify;
 
 use crate::chat::ChatReply;
-use crate::client::error_chain;
+use crate::client::{clip_body, error_chain};
 use crate::{anthropic, openai};
 
 /// The session of requests that name none.
@@ -76,9 +76,6 @@ pub const DEFAULT_UPSTREAM_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Largest request body accepted (a long conversation with tool output can be large).
 const MAX_BODY: usize = 64 << 20;
-
-/// How much of an upstream body a transport event quotes.
-const BODY_CLIP: usize = 2048;
 
 /// Request headers passed through to the upstream: credentials and API selectors. Nothing
 /// else is forwarded (no `Host`, no hop-by-hop headers, no gauntlet routing headers).
@@ -1000,17 +997,7 @@ impl Shared {
     }
 
     fn clip(&self, body: &[u8]) -> String {
-        let text = String::from_utf8_lossy(body);
-        let clipped = if text.len() > BODY_CLIP {
-            format!(
-                "{}… ({} bytes)",
-                &text[..text.floor_char_boundary(BODY_CLIP)],
-                text.len()
-            )
-        } else {
-            text.into_owned()
-        };
-        self.redactor().redact(&clipped).into_owned()
+        clip_body(body, &self.redactor())
     }
 
     async fn send(
