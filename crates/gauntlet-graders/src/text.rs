@@ -7,9 +7,9 @@
 //!
 //! Evidence quotes the reply it judges. The excerpt helpers differ on purpose, and their
 //! outputs are stored in reports, so they are kept as they were: a canary leak's excerpt is
-//! cut with a `…` that counts towards its 120 characters ([`excerpt_with_ellipsis`]); a
-//! markup finding's is the first 120 characters, unmarked ([`excerpt`]); a check's verdict
-//! quotes the answer with [`describe`] or around a phrase with [`excerpt_around`].
+//! cut with a `…` that counts towards its 120 characters (`excerpt_with_ellipsis`); a
+//! markup finding's is the first 120 characters, unmarked (`excerpt`); a check's verdict
+//! quotes the answer with `describe` or around a phrase with `excerpt_around`.
 
 use gauntlet_core::text::clip;
 use unicode_normalization::UnicodeNormalization;
