@@ -85,6 +85,19 @@ pub enum StoreError {
     TooNew(i64),
 }
 
+impl StoreError {
+    /// What the user can do about it, for the errors a user can act on by naming the run
+    /// differently.
+    pub fn hint(&self) -> Option<&str> {
+        match self {
+            StoreError::NoSuchRun(_) | StoreError::Ambiguous(..) => {
+                Some("list runs with `gauntlet runs list`")
+            }
+            _ => None,
+        }
+    }
+}
+
 /// One row of `gauntlet runs list`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RunRow {
@@ -814,6 +827,17 @@ mod tests {
 
     fn size(p: &Path) -> u64 {
         std::fs::metadata(p).map_or(0, |m| m.len())
+    }
+
+    #[test]
+    fn only_a_run_that_cannot_be_found_has_a_hint() {
+        assert!(StoreError::NoSuchRun("x".into()).hint().is_some());
+        assert!(
+            StoreError::Ambiguous("2026".into(), "a, b".into())
+                .hint()
+                .is_some()
+        );
+        assert_eq!(StoreError::TooNew(99).hint(), None);
     }
 
     #[test]

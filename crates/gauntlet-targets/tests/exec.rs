@@ -663,7 +663,9 @@ async fn configuration_errors() {
         "KEY".into(),
         "${env:GAUNTLET_TEST_SURELY_UNSET_VARIABLE_0}".into(),
     );
-    let e = ExecTarget::new(&cfg, &mut Redactor::new()).unwrap_err();
+    let e = ExecTarget::new(&cfg, &mut Redactor::new())
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("GAUNTLET_TEST_SURELY_UNSET_VARIABLE_0") && e.contains("not set"),
         "{e}"
@@ -671,20 +673,29 @@ async fn configuration_errors() {
 
     cfg.env.clear();
     cfg.env.insert("GAUNTLET_SEED".into(), "1".into());
-    let e = ExecTarget::new(&cfg, &mut Redactor::new()).unwrap_err();
+    let e = ExecTarget::new(&cfg, &mut Redactor::new())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("GAUNTLET_SEED"), "{e}");
 
     cfg.env.clear();
     cfg.command = vec!["surely-not-a-program-gauntlet-0".into()];
-    let e = ExecTarget::new(&cfg, &mut Redactor::new()).unwrap_err();
+    let e = ExecTarget::new(&cfg, &mut Redactor::new())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("not an executable on PATH"), "{e}");
 
     cfg.command = vec!["./no/such/agent".into()];
-    let e = ExecTarget::new(&cfg, &mut Redactor::new()).unwrap_err();
+    let e = ExecTarget::new(&cfg, &mut Redactor::new())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("does not exist"), "{e}");
 
     cfg.command = vec![];
-    assert!(ExecTarget::new(&cfg, &mut Redactor::new()).is_err());
+    assert!(matches!(
+        ExecTarget::new(&cfg, &mut Redactor::new()),
+        Err(gauntlet_targets::AgentError::NoCommand { kind: "exec" })
+    ));
 }
 
 #[tokio::test]

@@ -841,6 +841,9 @@ fn the_short_form_and_the_map_form_parse() {
     assert_eq!(t.proxy.unwrap().upstream, "http://127.0.0.1:1/v1");
     // No upstream anywhere: a configuration error that says what to add.
     let t = TargetConfig::parse("proxy:python3 agent.py").unwrap();
-    let err = ProxyTarget::new(&t, &mut Redactor::new()).err().unwrap();
+    let err = ProxyTarget::new(&t, &mut Redactor::new())
+        .err()
+        .unwrap()
+        .to_string();
     assert!(err.contains("upstream"), "{err}");
 }

@@ -18,6 +18,7 @@ use super::session::{InFlight, SessionCell};
 use super::sse::sse_response;
 use super::{AGENT_HEADER, DEFAULT_SESSION, SESSION_HEADER, SessionOptions, Shared, Wire, lock};
 use crate::client::{clip_body, error_chain};
+use crate::error::WireError;
 use crate::{anthropic, openai};
 
 /// Request headers passed through to the upstream: credentials and API selectors. Nothing
@@ -428,7 +429,7 @@ impl Shared {
             return up.into_response();
         }
         let parsed = serde_json::from_slice::<Value>(&up.body)
-            .map_err(|e| format!("not valid JSON ({e})"))
+            .map_err(WireError::NotJson)
             .and_then(|v| {
                 let reply = match wire {
                     Wire::OpenAi => openai::parse_response(&v),

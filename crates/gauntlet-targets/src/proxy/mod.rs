@@ -53,6 +53,8 @@ use gauntlet_core::trace::Trace;
 use forward::dispatch;
 use session::{SessionCell, SessionState};
 
+use crate::error::BuildError;
+
 pub use session::ProxySession;
 pub use target::ProxyTarget;
 
@@ -154,16 +156,14 @@ fn upstream_urls(base: &str) -> (String, String, String) {
 impl RecordingProxy {
     /// A proxy in front of `cfg.upstream`. `redactor` holds the secrets known already (a run's
     /// `${env:NAME}` values); auth header values are added as requests arrive.
-    pub fn new(cfg: ProxyConfig, redactor: Redactor) -> Result<RecordingProxy, String> {
+    pub fn new(cfg: ProxyConfig, redactor: Redactor) -> Result<RecordingProxy, BuildError> {
         crate::client::install_crypto();
         let upstream = cfg.upstream.trim().trim_end_matches('/').to_owned();
         let (openai_url, anthropic_url, models_url) = upstream_urls(&upstream);
         for u in [&openai_url, &anthropic_url] {
-            reqwest::Url::parse(u).map_err(|e| {
-                format!(
-                    "the proxy's upstream `{}` is not a valid base URL: {e}",
-                    redactor.redact(&upstream)
-                )
+            reqwest::Url::parse(u).map_err(|source| BuildError::ProxyUpstream {
+                url: redactor.redact(&upstream).into_owned(),
+                source,
             })?;
         }
         let http = reqwest::Client::builder()
@@ -173,7 +173,7 @@ impl RecordingProxy {
             .tcp_nodelay(true)
             .user_agent(concat!("gauntlet-proxy/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| format!("failed to build the proxy's HTTP client: {e}"))?;
+            .map_err(BuildError::ProxyHttpClient)?;
         Ok(RecordingProxy {
             shared: Arc::new(Shared {
                 http,
