@@ -20,6 +20,10 @@ use gauntlet_core::trace::{
 use gauntlet_targets::exec::ExecTarget;
 use serde_json::{Value, json};
 
+mod common;
+
+use common::have_python;
+
 /// Shared by every agent: line-oriented send and receive, and the start message.
 const PRELUDE: &str = r#"
 import json, os, sys
@@ -36,17 +40,6 @@ def recv():
 
 start = recv()
 "#;
-
-fn have_python() -> bool {
-    let ok = std::process::Command::new("python3")
-        .args(["-c", "pass"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("skipped: python3 is not on PATH");
-    }
-    ok
-}
 
 /// Writes an agent script (the prelude, then `body`) and a config that runs it.
 fn agent(body: &str) -> (tempfile::TempDir, ExecTargetConfig) {

@@ -5,8 +5,6 @@
 //! routing, and auth headers redacted from the trace. Then the `proxy` target with small
 //! Python agents.
 
-#![allow(clippy::print_stderr)]
-
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -29,6 +27,10 @@ use gauntlet_targets::proxy::{
 };
 use gauntlet_targets::serve::FakeServer;
 use serde_json::{Value, json};
+
+mod common;
+
+use common::have_python;
 
 /// What the upstream received.
 #[derive(Debug, Clone)]
@@ -662,17 +664,6 @@ async fn unknown_sessions_are_refused_when_sessions_are_opened_by_gauntlet() {
 
 // ---------------------------------------------------------------------------------------
 // The `proxy` target, with small Python agents.
-
-fn have_python() -> bool {
-    let ok = std::process::Command::new("python3")
-        .args(["-c", "pass"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("skipped: python3 is not on PATH");
-    }
-    ok
-}
 
 /// An agent that asks the model once per turn through OPENAI_BASE_URL, runs `get_order`
 /// locally when asked, and answers with the model's final text.
