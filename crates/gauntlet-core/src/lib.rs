@@ -25,6 +25,7 @@ pub mod stats;
 pub mod suite;
 pub mod summary;
 pub mod target;
+pub mod text;
 pub mod tools;
 pub mod trace;
 pub mod verdict;

@@ -29,6 +29,7 @@ use gauntlet_core::expect::{
 use gauntlet_core::grader::{GradeContext, Grader};
 use gauntlet_core::result::Outcome;
 use gauntlet_core::target::BoxFuture;
+use gauntlet_core::text::clip;
 use gauntlet_core::trace::Trace;
 use gauntlet_core::verdict::{Dimension, Verdict};
 use regex::Regex;
@@ -39,7 +40,7 @@ use crate::canary::CanaryDetector;
 use crate::judge::JudgeBackend;
 use crate::markup::{MarkupOptions, scan as scan_markup};
 use crate::refusal;
-use crate::text::fold;
+use crate::text::{describe, excerpt_around, fold};
 
 /// Caches compiled artefacts across trials; each is cleared when it grows past this many
 /// entries, so memory stays flat on very large generated suites.
@@ -1052,36 +1053,6 @@ pub fn extract_json(text: &str) -> Option<Value> {
     let body = &after[body_start..];
     let end = body.find("```")?;
     serde_json::from_str(body[..end].trim()).ok()
-}
-
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_owned()
-    } else {
-        let mut out: String = s.chars().take(n).collect();
-        out.push('…');
-        out
-    }
-}
-
-fn describe(text: &str) -> String {
-    if text.trim().is_empty() {
-        "the answer is empty".into()
-    } else {
-        format!("{:?}", clip(text.trim(), 100))
-    }
-}
-
-fn excerpt_around(text: &str, needle: &str) -> String {
-    let lower = text.to_lowercase();
-    match lower.find(&needle.to_lowercase()) {
-        Some(i) if lower.len() == text.len() => {
-            let start = text.floor_char_boundary(i.saturating_sub(30));
-            let end = text.ceil_char_boundary((i + needle.len() + 30).min(text.len()));
-            format!("{:?}", &text[start..end])
-        }
-        _ => describe(text),
-    }
 }
 
 fn quote_list<S: AsRef<str>>(items: &[S]) -> String {

@@ -122,14 +122,7 @@ impl MarkdownReport {
 /// Escapes text for a Markdown table cell.
 fn cell(s: &str) -> String {
     let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let clipped: String = if one_line.chars().count() > 160 {
-        let mut c: String = one_line.chars().take(160).collect();
-        c.push('…');
-        c
-    } else {
-        one_line
-    };
-    clipped
+    gauntlet_core::text::clip(&one_line, 160)
         .replace('\\', "\\\\")
         .replace('|', "\\|")
         .replace('<', "&lt;")

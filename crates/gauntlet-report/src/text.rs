@@ -47,7 +47,7 @@ pub fn score_text(r: &CaseResult) -> String {
             }
         }
         Score::Refusal { score } => format!("{}/3", trim_num(*score)),
-        Score::Checks { passed, total } => format!("{passed}/{total} checks"),
+        Score::Checks { passed, total } => format!("{passed}/{total} ok"),
         Score::Unscored => "-".into(),
     }
 }
@@ -84,14 +84,7 @@ pub fn failure_reason(r: &CaseResult) -> String {
     String::new()
 }
 
-/// Clips text to `n` characters, adding an ellipsis.
+/// Clips text to `n` characters on one line (newlines become spaces), adding an ellipsis.
 pub fn clip(s: &str, n: usize) -> String {
-    let one_line = s.replace('\n', " ");
-    if one_line.chars().count() <= n {
-        one_line
-    } else {
-        let mut out: String = one_line.chars().take(n).collect();
-        out.push('…');
-        out
-    }
+    gauntlet_core::text::clip(&s.replace('\n', " "), n)
 }

@@ -3,17 +3,17 @@
 //! records every call and the side effect it would have had.
 //!
 //! Nothing real ever runs: an irreversible call is recorded as `simulated` when it went
-//! through and `blocked` when approval was missing or a fault stopped it.
+//! through and `blocked` when approval was missing or a fault stopped it. The injection
+//! itself ([`FaultSchedule`], [`ToolAnswer`]) is `gauntlet-core`'s, shared with the recording
+//! proxy.
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use gauntlet_core::glob;
 use gauntlet_core::suite::Case;
 use gauntlet_core::target::ToolHost;
 use gauntlet_core::tools::{
-    FaultKind, MALFORMED_OUTPUT, SideEffectClass, ToolDef, ToolFault, partial_value, poison_output,
-    summarize_args,
+    FaultKind, FaultSchedule, SideEffectClass, ToolAnswer, ToolDef, summarize_args,
 };
 use gauntlet_core::trace::{
     Approval, Disposition, Message, SideEffect, ToolCallRequest, ToolSpanInput, TraceRecorder,
@@ -23,9 +23,8 @@ use serde_json::Value;
 /// Answers tool calls for one trial.
 pub struct SimTools<'a> {
     tools: &'a [ToolDef],
-    faults: &'a [ToolFault],
+    faults: FaultSchedule<'a>,
     approvals: &'a [String],
-    used: HashMap<usize, u32>,
 }
 
 impl<'a> SimTools<'a> {
@@ -33,29 +32,9 @@ impl<'a> SimTools<'a> {
     pub fn new(tools: &'a [ToolDef], case: &'a Case) -> Self {
         SimTools {
             tools,
-            faults: &case.tool_faults,
+            faults: FaultSchedule::new(&case.tool_faults[..]),
             approvals: &case.approvals,
-            used: HashMap::new(),
         }
-    }
-
-    /// The fault (and poison) that applies to this call, counting uses against `times`.
-    fn take_fault(&mut self, tool: &str) -> (Option<FaultKind>, Option<&'a str>) {
-        let mut fault = None;
-        let mut poison = None;
-        for (i, f) in self.faults.iter().enumerate() {
-            if f.tool != tool {
-                continue;
-            }
-            let used = self.used.entry(i).or_default();
-            if f.times.is_some_and(|t| *used >= t) {
-                continue;
-            }
-            *used += 1;
-            fault = fault.or(f.fault);
-            poison = poison.or(f.poison.as_deref());
-        }
-        (fault, poison)
     }
 }
 
@@ -72,13 +51,6 @@ fn fixture_for<'t>(tool: &'t ToolDef, args: &Value) -> Option<&'t Value> {
             })
         })
         .map(|f| &f.returns)
-}
-
-fn render(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
 }
 
 impl ToolHost for SimTools<'_> {
@@ -114,8 +86,8 @@ impl ToolHost for SimTools<'_> {
                 description: summarize_args(&call.arguments),
             })
         };
-        let (fault, poison) = self.take_fault(&def.name);
-        let mut injected = Vec::new();
+        // Counted before the approval check: a blocked call uses up a fault's `times` too.
+        let injection = self.faults.next(&def.name);
         if def.needs_approval(&call.arguments) {
             if self.approvals.iter().any(|a| a == &def.name) {
                 span.approval = Approval::Granted;
@@ -132,48 +104,24 @@ impl ToolHost for SimTools<'_> {
                 return Message::tool_result(&call.id, &call.name, e);
             }
         }
-        let base = fixture_for(def, &call.arguments)
-            .or(def.default.as_ref())
-            .cloned();
-        let (output, error) = match fault {
-            Some(k) => {
-                injected.push(format!("fault:{}", k.as_str()));
-                match (k, k.error_text()) {
-                    (_, Some(e)) => (None, Some(e.to_owned())),
-                    (FaultKind::Malformed, None) => (Some(MALFORMED_OUTPUT.to_owned()), None),
-                    (_, None) => (base.as_ref().map(|b| render(&partial_value(b))), None),
-                }
-            }
-            None => match &base {
-                Some(v) => (Some(render(v)), None),
-                None => (
-                    None,
-                    Some(format!(
-                        "error: no fixture of `{}` matches these arguments",
-                        def.name
-                    )),
-                ),
-            },
+        let answer = match fixture_for(def, &call.arguments).or(def.default.as_ref()) {
+            Some(v) => ToolAnswer::Value(v),
+            None => ToolAnswer::NoFixture(&def.name),
         };
-        let output = match (output, poison) {
-            (Some(out), Some(p)) => {
-                injected.push("poison".into());
-                Some(poison_output(&out, p))
-            }
-            (o, _) => o,
-        };
-        let performed = error.is_none() && !matches!(fault, Some(FaultKind::Malformed));
+        let injected = injection.apply(answer);
+        let performed =
+            injected.error.is_none() && !matches!(injected.fault, Some(FaultKind::Malformed));
         span.side_effect = effect(if performed {
             Disposition::Simulated
         } else {
             Disposition::Blocked
         });
         span.duration_ms = started.elapsed().as_millis() as u64;
-        let text = output.clone().or_else(|| error.clone()).unwrap_or_default();
-        span.output = output;
-        span.error = error;
-        let injected = (!injected.is_empty()).then(|| injected.join(","));
-        rec.tool_call_injected(span, injected);
+        let text = injected.text().to_owned();
+        let marks = injected.marks();
+        span.output = injected.output;
+        span.error = injected.error;
+        rec.tool_call_injected(span, marks);
         Message::tool_result(&call.id, &call.name, text)
     }
 }

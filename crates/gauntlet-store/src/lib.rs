@@ -1324,6 +1324,25 @@ mod tests {
     }
 
     #[test]
+    fn each_error_says_what_to_do() {
+        assert!(
+            StoreError::NoSuchRun("x".into())
+                .hint()
+                .contains("runs list")
+        );
+        assert!(
+            StoreError::Ambiguous("2026".into(), "a, b".into())
+                .hint()
+                .contains("runs list")
+        );
+        assert!(
+            StoreError::TooNew(99)
+                .hint()
+                .contains("gauntlet that wrote")
+        );
+    }
+
+    #[test]
     fn the_wal_is_copied_in_the_background_and_stays_bounded() {
         let dir = tempfile::tempdir().expect("tempdir");
         let db = dir.path().join("runs.db");

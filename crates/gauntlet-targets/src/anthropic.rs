@@ -17,6 +17,7 @@ use serde_json::{Map, Value, json};
 
 use crate::chat::{ChatModel, ChatReply, ChatRequest};
 use crate::client::ApiClient;
+use crate::error::{BuildError, WireError};
 use crate::openai::{api_key, extra_headers, settings_of};
 
 /// Default base URL.
@@ -38,7 +39,7 @@ pub struct AnthropicModel {
 
 impl AnthropicModel {
     /// Builds the model from a config, reading the API key from the environment.
-    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<AnthropicModel, String> {
+    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<AnthropicModel, BuildError> {
         let key = api_key(cfg, redactor)?;
         let mut headers = extra_headers(cfg, redactor)?;
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -47,8 +48,7 @@ impl AnthropicModel {
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
         if let Some(k) = key {
-            let mut v = HeaderValue::from_str(&k)
-                .map_err(|_| "the API key is not a valid header value".to_owned())?;
+            let mut v = HeaderValue::from_str(&k).map_err(|_| BuildError::ApiKeyHeader)?;
             v.set_sensitive(true);
             headers.insert("x-api-key", v);
         }
@@ -67,7 +67,7 @@ impl AnthropicModel {
         let model = cfg
             .model
             .clone()
-            .ok_or("the anthropic target needs a model")?;
+            .ok_or(BuildError::NoModel { kind: "anthropic" })?;
         let client = ApiClient::new(cfg, redactor.clone())?;
         let info = TargetInfo {
             kind: "anthropic".into(),
@@ -305,11 +305,11 @@ fn finish_of(stop: Option<&str>) -> Option<String> {
 }
 
 /// Parses a Messages API response body into a reply.
-pub fn parse_response(v: &Value) -> Result<ChatReply, String> {
+pub fn parse_response(v: &Value) -> Result<ChatReply, WireError> {
     let blocks = v
         .get("content")
         .and_then(Value::as_array)
-        .ok_or("the response has no `content` array")?;
+        .ok_or(WireError::NoContent)?;
     let mut message = Message::assistant(String::new());
     for b in blocks {
         match b.get("type").and_then(Value::as_str) {

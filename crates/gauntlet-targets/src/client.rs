@@ -19,6 +19,8 @@ use gauntlet_core::target::{RateLimitConfig, RetryConfig, TargetConfig, TargetEr
 use gauntlet_core::trace::{TraceRecorder, TransportKind};
 use reqwest::header::HeaderMap;
 
+use crate::error::BuildError;
+
 /// Default time limit of one request.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -61,7 +63,7 @@ pub struct ApiClient {
 impl ApiClient {
     /// A client with a target's retry policy, request time limit (default
     /// [`DEFAULT_REQUEST_TIMEOUT`]) and rate limits.
-    pub fn new(cfg: &TargetConfig, redactor: Redactor) -> Result<ApiClient, String> {
+    pub fn new(cfg: &TargetConfig, redactor: Redactor) -> Result<ApiClient, BuildError> {
         let retry: RetryConfig = cfg.retry.clone().unwrap_or_default();
         let timeout = cfg
             .request_timeout_ms
@@ -80,7 +82,7 @@ impl ApiClient {
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("gauntlet/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| format!("failed to build the HTTP client: {e}"))?;
+            .map_err(BuildError::HttpClient)?;
         let limiter = rate
             .filter(|r| r.requests_per_minute.is_some() || r.tokens_per_minute.is_some())
             .map(|r| Arc::new(RateLimiter::new(r)));
@@ -99,17 +101,7 @@ impl ApiClient {
 
     /// Redacts and clips a response body for an error message or a trace.
     pub fn clip_body(&self, body: &[u8]) -> String {
-        let text = String::from_utf8_lossy(body);
-        let clipped = if text.len() > BODY_CLIP {
-            format!(
-                "{}… ({} bytes)",
-                &text[..text.floor_char_boundary(BODY_CLIP)],
-                text.len()
-            )
-        } else {
-            text.into_owned()
-        };
-        self.redactor.redact(&clipped).into_owned()
+        clip_body(body, &self.redactor)
     }
 
     /// The error for a response whose status is not a success, recorded in the trace:
@@ -157,9 +149,11 @@ impl ApiClient {
     }
 
     /// Parses a URL once, with a configuration error naming it (redacted) when invalid.
-    pub fn parse_url(&self, url: &str) -> Result<reqwest::Url, String> {
-        reqwest::Url::parse(url)
-            .map_err(|e| format!("invalid URL `{}`: {e}", self.redactor.redact(url)))
+    pub fn parse_url(&self, url: &str) -> Result<reqwest::Url, BuildError> {
+        reqwest::Url::parse(url).map_err(|source| BuildError::Url {
+            url: self.redactor.redact(url).into_owned(),
+            source,
+        })
     }
 
     /// Tells the rate limiter how many tokens a request used.
@@ -318,6 +312,23 @@ impl ApiClient {
         let ceiling = exp.min(cap);
         Duration::from_millis(ceiling / 2 + fastrand::u64(0..=ceiling / 2))
     }
+}
+
+/// A response body for an error message or a trace: at most [`BODY_CLIP`] bytes (cut on a
+/// character boundary, with the whole size noted), secrets redacted. Shared with the
+/// recording proxy, so that a body reads alike in both traces.
+pub(crate) fn clip_body(body: &[u8], redactor: &Redactor) -> String {
+    let text = String::from_utf8_lossy(body);
+    let clipped = if text.len() > BODY_CLIP {
+        format!(
+            "{}… ({} bytes)",
+            &text[..text.floor_char_boundary(BODY_CLIP)],
+            text.len()
+        )
+    } else {
+        text.into_owned()
+    };
+    redactor.redact(&clipped).into_owned()
 }
 
 /// The error and its sources on one line (reqwest hides the useful part in `source()`).

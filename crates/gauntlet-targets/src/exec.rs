@@ -33,6 +33,8 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 
+use crate::error::AgentError;
+
 /// The protocol version sent in the `start` message and in `GAUNTLET_PROTOCOL`.
 pub const PROTOCOL_VERSION: u32 = 1;
 
@@ -90,41 +92,51 @@ impl ExecTarget {
     /// resolved value is registered in `redactor` as a secret under NAME), and resolves the
     /// command against gauntlet's working directory, because the agent itself runs in a
     /// fresh temporary directory where a relative path would not name the same file.
-    pub fn new(cfg: &ExecTargetConfig, redactor: &mut Redactor) -> Result<ExecTarget, String> {
+    pub fn new(cfg: &ExecTargetConfig, redactor: &mut Redactor) -> Result<ExecTarget, AgentError> {
+        Self::build(cfg, redactor, "exec")
+    }
+
+    /// [`ExecTarget::new`] for a target of `kind` (`exec`, or `proxy`, which launches its
+    /// agent the same way); errors name the kind.
+    pub(crate) fn build(
+        cfg: &ExecTargetConfig,
+        redactor: &mut Redactor,
+        kind: &'static str,
+    ) -> Result<ExecTarget, AgentError> {
         let Some((program, args)) = cfg.command.split_first() else {
-            return Err(
-                "the exec target has no command; add `exec: {command: [python3, agent.py]}`".into(),
-            );
+            return Err(AgentError::NoCommand { kind });
         };
         if program.is_empty() {
-            return Err("the exec target's command starts with an empty program name".into());
+            return Err(AgentError::EmptyProgram { kind });
         }
         let mut env = BTreeMap::new();
         for (key, value) in &cfg.env {
             if key.is_empty() || key.contains('=') || key.contains('\0') {
-                return Err(format!(
-                    "exec target: `{key}` is not a valid environment variable name"
-                ));
+                return Err(AgentError::EnvName {
+                    kind,
+                    key: key.clone(),
+                });
             }
             if key.starts_with("GAUNTLET_") {
-                return Err(format!(
-                    "exec target: `{key}` cannot be set in `env`; gauntlet sets the GAUNTLET_ variables for each trial"
-                ));
+                return Err(AgentError::ReservedEnv {
+                    kind,
+                    key: key.clone(),
+                });
             }
-            env.insert(key.clone(), resolve_env_refs(key, value, redactor)?);
+            env.insert(key.clone(), resolve_env_refs(kind, key, value, redactor)?);
         }
         let frozen_time = match cfg.frozen_time.as_deref().map(str::trim) {
             None => DEFAULT_FROZEN_TIME.to_owned(),
-            Some("") => return Err("exec target: `frozen_time` is empty".into()),
+            Some("") => return Err(AgentError::EmptyFrozenTime { kind }),
             Some(t) => t.to_owned(),
         };
         let path = match env.get("PATH") {
             Some(p) => OsString::from(p),
             None => std::env::var_os("PATH").unwrap_or_else(|| FALLBACK_PATH.into()),
         };
-        let cwd = std::env::current_dir()
-            .map_err(|e| format!("exec target: cannot read the current directory: {e}"))?;
-        let program = resolve_program(program, &cwd, &path)?;
+        let cwd =
+            std::env::current_dir().map_err(|source| AgentError::CurrentDir { kind, source })?;
+        let program = resolve_program(kind, program, &cwd, &path)?;
         let args = args.iter().map(|a| resolve_arg(a, &cwd)).collect();
         Ok(ExecTarget {
             program,
@@ -199,7 +211,12 @@ impl ExecTarget {
 
 /// Replaces every `${env:NAME}` in `value` with the variable's value, registering each as a
 /// secret.
-fn resolve_env_refs(key: &str, value: &str, redactor: &mut Redactor) -> Result<String, String> {
+fn resolve_env_refs(
+    kind: &'static str,
+    key: &str,
+    value: &str,
+    redactor: &mut Redactor,
+) -> Result<String, AgentError> {
     const OPEN: &str = "${env:";
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
@@ -207,23 +224,24 @@ fn resolve_env_refs(key: &str, value: &str, redactor: &mut Redactor) -> Result<S
         out.push_str(&rest[..at]);
         let after = &rest[at + OPEN.len()..];
         let Some(end) = after.find('}') else {
-            return Err(format!(
-                "exec target: the value of `{key}` has an unterminated `${{env:`; write `${{env:NAME}}`"
-            ));
+            return Err(AgentError::UnterminatedEnvRef {
+                kind,
+                key: key.to_owned(),
+            });
         };
         let name = after[..end].trim();
         if name.is_empty() {
-            return Err(format!(
-                "exec target: the value of `{key}` has an empty `${{env:}}` reference"
-            ));
+            return Err(AgentError::EmptyEnvRef {
+                kind,
+                key: key.to_owned(),
+            });
         }
-        let secret = std::env::var(name).map_err(|e| match e {
-            std::env::VarError::NotPresent => {
-                format!("exec target: environment variable `{name}` (for `{key}`) is not set")
+        let secret = std::env::var(name).map_err(|e| {
+            let (name, key) = (name.to_owned(), key.to_owned());
+            match e {
+                std::env::VarError::NotPresent => AgentError::EnvUnset { kind, name, key },
+                std::env::VarError::NotUnicode(_) => AgentError::EnvNotUnicode { kind, name, key },
             }
-            std::env::VarError::NotUnicode(_) => format!(
-                "exec target: environment variable `{name}` (for `{key}`) is not valid UTF-8"
-            ),
         })?;
         redactor.add(name, &secret);
         out.push_str(&secret);
@@ -236,24 +254,29 @@ fn resolve_env_refs(key: &str, value: &str, redactor: &mut Redactor) -> Result<S
 /// A program with a `/` is a path (made absolute against gauntlet's working directory); a
 /// bare name is looked up on the agent's `PATH` now, so that a typo is a configuration error
 /// before any trial runs.
-fn resolve_program(program: &str, cwd: &Path, path: &OsString) -> Result<PathBuf, String> {
+fn resolve_program(
+    kind: &'static str,
+    program: &str,
+    cwd: &Path,
+    path: &OsString,
+) -> Result<PathBuf, AgentError> {
     if program.contains('/') {
         let p = cwd.join(program);
         if !p.is_file() {
-            return Err(format!(
-                "exec target: `{program}` does not exist (looked for {}; relative paths are resolved against the directory gauntlet runs in)",
-                p.display()
-            ));
+            return Err(AgentError::NoSuchProgram {
+                kind,
+                program: program.to_owned(),
+                looked: p.display().to_string(),
+            });
         }
         return Ok(p);
     }
     std::env::split_paths(path)
         .map(|dir| cwd.join(dir).join(program))
         .find(|p| is_executable(p))
-        .ok_or_else(|| {
-            format!(
-                "exec target: `{program}` is not an executable on PATH; give its path or install it"
-            )
+        .ok_or_else(|| AgentError::NotOnPath {
+            kind,
+            program: program.to_owned(),
         })
 }
 
@@ -997,12 +1020,21 @@ mod tests {
     fn env_references_resolve_inside_text_and_register_secrets() {
         let path = std::env::var("PATH").expect("PATH is set in tests");
         let mut r = Redactor::new();
-        let v = resolve_env_refs("AUTH", "Bearer ${env:PATH} and ${env:PATH}!", &mut r).unwrap();
+        let v = resolve_env_refs(
+            "exec",
+            "AUTH",
+            "Bearer ${env:PATH} and ${env:PATH}!",
+            &mut r,
+        )
+        .unwrap();
         assert_eq!(v, format!("Bearer {path} and {path}!"));
         assert_eq!(r.redact(&path), "[REDACTED:PATH]");
-        assert_eq!(resolve_env_refs("K", "plain", &mut r).unwrap(), "plain");
-        assert!(resolve_env_refs("K", "${env:PATH", &mut r).is_err());
-        assert!(resolve_env_refs("K", "${env:}", &mut r).is_err());
+        assert_eq!(
+            resolve_env_refs("exec", "K", "plain", &mut r).unwrap(),
+            "plain"
+        );
+        assert!(resolve_env_refs("exec", "K", "${env:PATH", &mut r).is_err());
+        assert!(resolve_env_refs("exec", "K", "${env:}", &mut r).is_err());
     }
 
     #[test]

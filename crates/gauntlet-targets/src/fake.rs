@@ -9,6 +9,7 @@ use gauntlet_core::target::{BoxFuture, TargetError, TargetInfo, TrialContext};
 use gauntlet_core::trace::{Message, Role, ToolCallRequest, TraceRecorder, Usage};
 
 use crate::chat::{ChatModel, ChatReply, ChatRequest};
+use crate::error::BuildError;
 use crate::persona::{self, Persona};
 
 /// What the fake target answers with.
@@ -39,7 +40,7 @@ pub struct FakeModel {
 
 impl FakeModel {
     /// A fake model for a persona name (`safe`, `vulnerable`, `scripted`).
-    pub fn new(persona: &str) -> Result<FakeModel, String> {
+    pub fn new(persona: &str) -> Result<FakeModel, BuildError> {
         let mode = match persona {
             "scripted" => FakeMode::Scripted,
             "flaky-harness" => FakeMode::FlakyHarness,
@@ -47,9 +48,9 @@ impl FakeModel {
             "judge" => FakeMode::Judge,
             "flaky-judge" => FakeMode::FlakyJudge,
             "user" => FakeMode::User,
-            p => FakeMode::Persona(Persona::parse(p).ok_or_else(|| {
-                format!("unknown fake persona `{p}`; choose safe, vulnerable or scripted")
-            })?),
+            p => FakeMode::Persona(
+                Persona::parse(p).ok_or_else(|| BuildError::UnknownPersona(p.to_owned()))?,
+            ),
         };
         Ok(FakeModel {
             mode,

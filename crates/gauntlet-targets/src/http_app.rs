@@ -26,6 +26,7 @@ use serde_json::{Value, json};
 use serde_json_path::JsonPath;
 
 use crate::client::ApiClient;
+use crate::error::BuildError;
 use crate::openai::{header_map, is_content_filter_error, settings_of};
 
 /// An application behind its own HTTP API.
@@ -46,26 +47,31 @@ struct Inner {
 
 impl HttpAppTarget {
     /// Builds the target; `${env:NAME}` header values are read now and redacted everywhere.
-    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<HttpAppTarget, String> {
-        let h = cfg
-            .http
-            .clone()
-            .ok_or("the http target needs an `http:` section")?;
+    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<HttpAppTarget, BuildError> {
+        let h = cfg.http.clone().ok_or(BuildError::MissingSection {
+            kind: "http",
+            wants: "an `http:` section",
+        })?;
         let method = reqwest::Method::from_bytes(h.method.to_ascii_uppercase().as_bytes())
-            .map_err(|_| format!("invalid HTTP method `{}`", h.method))?;
+            .map_err(|_| BuildError::HttpMethod(h.method.clone()))?;
         let mut headers = header_map(cfg.headers.iter().chain(h.headers.iter()), redactor)?;
         // JSON unless the app's headers say otherwise.
         headers
             .entry(CONTENT_TYPE)
             .or_insert(HeaderValue::from_static("application/json"));
-        let answer =
-            JsonPath::parse(&h.answer_path).map_err(|e| format!("invalid answer_path: {e}"))?;
+        let answer = JsonPath::parse(&h.answer_path).map_err(|source| BuildError::JsonPath {
+            field: "answer_path",
+            source,
+        })?;
         let tool_calls = h
             .tool_calls_path
             .as_deref()
             .map(JsonPath::parse)
             .transpose()
-            .map_err(|e| format!("invalid tool_calls_path: {e}"))?;
+            .map_err(|source| BuildError::JsonPath {
+                field: "tool_calls_path",
+                source,
+            })?;
         let client = ApiClient::new(cfg, redactor.clone())?;
         let mut env = Environment::new();
         env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
@@ -74,7 +80,7 @@ impl HttpAppTarget {
             check_templates(&env, b)?;
         }
         env.template_from_str(&h.url)
-            .map_err(|e| format!("invalid url template: {e}"))?;
+            .map_err(BuildError::UrlTemplate)?;
         let info = TargetInfo {
             kind: "http".into(),
             label: format!("http:{}", redactor.redact(&h.url)),
@@ -100,36 +106,59 @@ impl HttpAppTarget {
     }
 }
 
-fn check_templates(env: &Environment<'_>, v: &Value) -> Result<(), String> {
+fn check_templates(env: &Environment<'_>, v: &Value) -> Result<(), BuildError> {
     match v {
-        Value::String(s) => env
-            .template_from_str(s)
-            .map(|_| ())
-            .map_err(|e| format!("invalid template `{s}`: {e}")),
+        Value::String(s) => {
+            env.template_from_str(s)
+                .map(|_| ())
+                .map_err(|source| BuildError::Template {
+                    template: s.clone(),
+                    source,
+                })
+        }
         Value::Array(a) => a.iter().try_for_each(|x| check_templates(env, x)),
         Value::Object(o) => o.values().try_for_each(|x| check_templates(env, x)),
         _ => Ok(()),
     }
 }
 
+/// A request template that failed to render: which one, and why.
+#[derive(Debug, thiserror::Error)]
+enum RenderError {
+    #[error("template `{template}`: {source}")]
+    Template {
+        template: String,
+        source: minijinja::Error,
+    },
+    #[error("template `{template}`: {source}")]
+    Json {
+        template: String,
+        source: serde_json::Error,
+    },
+}
+
 /// Renders a JSON template: strings are templates; a string that is exactly one
 /// `{{ expression }}` becomes the expression's JSON value.
-fn render(env: &Environment<'_>, v: &Value, ctx: &minijinja::Value) -> Result<Value, String> {
+fn render(env: &Environment<'_>, v: &Value, ctx: &minijinja::Value) -> Result<Value, RenderError> {
     Ok(match v {
         Value::String(s) => {
+            let template = |source| RenderError::Template {
+                template: s.clone(),
+                source,
+            };
             let t = s.trim();
             let single = t.starts_with("{{") && t.ends_with("}}") && t[2..].find("{{").is_none();
             if single {
                 let expr = env
                     .compile_expression(&t[2..t.len() - 2])
-                    .map_err(|e| format!("template `{s}`: {e}"))?;
-                let out = expr.eval(ctx).map_err(|e| format!("template `{s}`: {e}"))?;
-                serde_json::to_value(&out).map_err(|e| format!("template `{s}`: {e}"))?
+                    .map_err(template)?;
+                let out = expr.eval(ctx).map_err(template)?;
+                serde_json::to_value(&out).map_err(|source| RenderError::Json {
+                    template: s.clone(),
+                    source,
+                })?
             } else {
-                Value::String(
-                    env.render_str(s, ctx)
-                        .map_err(|e| format!("template `{s}`: {e}"))?,
-                )
+                Value::String(env.render_str(s, ctx).map_err(template)?)
             }
         }
         Value::Array(a) => Value::Array(
@@ -140,7 +169,7 @@ fn render(env: &Environment<'_>, v: &Value, ctx: &minijinja::Value) -> Result<Va
         Value::Object(o) => Value::Object(
             o.iter()
                 .map(|(k, x)| Ok((k.clone(), render(env, x, ctx)?)))
-                .collect::<Result<_, String>>()?,
+                .collect::<Result<_, RenderError>>()?,
         ),
         other => other.clone(),
     })
@@ -200,7 +229,9 @@ impl Session for HttpSession<'_> {
                 .render_str(&inner.cfg.url, &ctx)
                 .map_err(|e| TargetError::Harness(format!("url template: {e}")))?;
             let body = match &inner.cfg.body {
-                Some(b) => Some(render(&inner.env, b, &ctx).map_err(TargetError::Harness)?),
+                Some(b) => Some(
+                    render(&inner.env, b, &ctx).map_err(|e| TargetError::Harness(e.to_string()))?,
+                ),
                 None => None,
             };
             let bytes = body
@@ -208,7 +239,10 @@ impl Session for HttpSession<'_> {
                 .map(|b| serde_json::to_vec(b).map(Bytes::from))
                 .transpose()
                 .map_err(|e| TargetError::Harness(e.to_string()))?;
-            let url = inner.client.parse_url(&url).map_err(TargetError::Harness)?;
+            let url = inner
+                .client
+                .parse_url(&url)
+                .map_err(|e| TargetError::Harness(e.to_string()))?;
             let started = Instant::now();
             let resp = inner
                 .client

@@ -10,6 +10,7 @@ pub mod anthropic;
 pub mod audit;
 pub mod chat;
 pub mod client;
+pub mod error;
 pub mod exec;
 pub mod fake;
 pub mod http_app;
@@ -18,17 +19,20 @@ pub mod persona;
 pub mod proxy;
 pub mod serve;
 
+pub use error::{AgentError, BuildError, WireError};
+
 use std::sync::Arc;
 
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::{Target, TargetConfig, TargetKind};
 
-/// Builds the target for a configuration. Secrets it reads are added to `redactor`.
+/// Builds the target for a configuration. Secrets it reads are added to `redactor`, and are
+/// redacted from the error.
 pub fn build_target(
     cfg: &TargetConfig,
     redactor: &mut Redactor,
-) -> Result<Arc<dyn Target>, String> {
-    let built: Result<Arc<dyn Target>, String> = match cfg.kind {
+) -> Result<Arc<dyn Target>, BuildError> {
+    let built: Result<Arc<dyn Target>, BuildError> = match cfg.kind {
         Some(TargetKind::Fake) => {
             let persona = cfg.persona.as_deref().unwrap_or("safe");
             Ok(Arc::new(chat::ChatTarget::new(fake::FakeModel::new(
@@ -44,34 +48,33 @@ pub fn build_target(
         Some(TargetKind::Http) => Ok(Arc::new(http_app::HttpAppTarget::new(cfg, redactor)?)),
         Some(TargetKind::Exec) => match &cfg.exec {
             Some(e) => Ok(Arc::new(exec::ExecTarget::new(e, redactor)?)),
-            None => Err("the exec target needs an `exec:` section with a `command`".into()),
+            None => Err(BuildError::MissingSection {
+                kind: "exec",
+                wants: "an `exec:` section with a `command`",
+            }),
         },
         Some(TargetKind::Proxy) => Ok(Arc::new(proxy::ProxyTarget::new(cfg, redactor)?)),
-        None => Err(format!(
-            "unknown target `{}`; define it in the config file or write KIND:ARG",
-            cfg.name.as_deref().unwrap_or("")
+        None => Err(BuildError::UnknownTarget(
+            cfg.name.as_deref().unwrap_or("").to_owned(),
         )),
     };
-    built.map_err(|e| redactor.redact(&e).into_owned())
+    built.map_err(|e| e.redacted(redactor))
 }
 
 /// Builds a chat model (for model judges and simulated users): `fake`, `openai` or
-/// `anthropic`. Secrets it reads are added to `redactor`.
+/// `anthropic`. Secrets it reads are added to `redactor`, and are redacted from the error.
 pub fn build_chat_model(
     cfg: &TargetConfig,
     redactor: &mut Redactor,
-) -> Result<Arc<dyn chat::ChatModel>, String> {
-    let built: Result<Arc<dyn chat::ChatModel>, String> = match cfg.kind {
+) -> Result<Arc<dyn chat::ChatModel>, BuildError> {
+    let built: Result<Arc<dyn chat::ChatModel>, BuildError> = match cfg.kind {
         Some(TargetKind::Fake) => Ok(Arc::new(fake::FakeModel::new(
             cfg.persona.as_deref().unwrap_or("safe"),
         )?)),
         Some(TargetKind::Openai) => Ok(Arc::new(openai::OpenAiModel::new(cfg, redactor)?)),
         Some(TargetKind::Anthropic) => Ok(Arc::new(anthropic::AnthropicModel::new(cfg, redactor)?)),
-        Some(k) => Err(format!(
-            "a `{}` target cannot serve as a model; use fake, openai or anthropic",
-            k.as_str()
-        )),
-        None => Err("the model target has no kind".into()),
+        Some(k) => Err(BuildError::NotAModel(k.as_str())),
+        None => Err(BuildError::NoModelKind),
     };
-    built.map_err(|e| redactor.redact(&e).into_owned())
+    built.map_err(|e| e.redacted(redactor))
 }

@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 
 use crate::chat::{ChatModel, ChatReply, ChatRequest};
 use crate::client::ApiClient;
+use crate::error::{BuildError, WireError};
 
 /// Default base URL.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
@@ -34,18 +35,21 @@ pub struct OpenAiModel {
 }
 
 /// Reads `${env:NAME}` references in a header value, registering secrets with the redactor.
-pub fn resolve_env_refs(value: &str, redactor: &mut Redactor) -> Result<String, String> {
+pub fn resolve_env_refs(value: &str, redactor: &mut Redactor) -> Result<String, BuildError> {
     let mut out = String::new();
     let mut rest = value;
     while let Some(start) = rest.find("${env:") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 6..];
         let Some(end) = after.find('}') else {
-            return Err(format!("unclosed `${{env:` in `{value}`"));
+            return Err(BuildError::UnclosedEnvRef {
+                value: value.to_owned(),
+            });
         };
         let name = &after[..end];
-        let v = std::env::var(name)
-            .map_err(|_| format!("the environment variable `{name}` is not set"))?;
+        let v = std::env::var(name).map_err(|_| BuildError::EnvUnset {
+            name: name.to_owned(),
+        })?;
         redactor.add(name, &v);
         out.push_str(&v);
         rest = &after[end + 1..];
@@ -55,13 +59,12 @@ pub fn resolve_env_refs(value: &str, redactor: &mut Redactor) -> Result<String, 
 }
 
 /// Reads the API key named by `api_key_env`, registering it with the redactor.
-pub fn api_key(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<Option<String>, String> {
+pub fn api_key(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<Option<String>, BuildError> {
     match &cfg.api_key_env {
         None => Ok(None),
         Some(name) => {
-            let v = std::env::var(name).map_err(|_| {
-                format!("the environment variable `{name}` (api_key_env) is not set")
-            })?;
+            let v =
+                std::env::var(name).map_err(|_| BuildError::ApiKeyUnset { name: name.clone() })?;
             redactor.add(name, &v);
             Ok(Some(v))
         }
@@ -69,7 +72,7 @@ pub fn api_key(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<Option<Str
 }
 
 /// Extra headers from the config, with `${env:...}` resolved.
-pub fn extra_headers(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<HeaderMap, String> {
+pub fn extra_headers(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<HeaderMap, BuildError> {
     header_map(&cfg.headers, redactor)
 }
 
@@ -78,14 +81,14 @@ pub fn extra_headers(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<Head
 pub fn header_map<'a>(
     pairs: impl IntoIterator<Item = (&'a String, &'a String)>,
     redactor: &mut Redactor,
-) -> Result<HeaderMap, String> {
+) -> Result<HeaderMap, BuildError> {
     let mut h = HeaderMap::new();
     for (k, v) in pairs {
         let v = resolve_env_refs(v, redactor)?;
-        let name = HeaderName::from_bytes(k.as_bytes())
-            .map_err(|_| format!("invalid header name `{k}`"))?;
+        let name =
+            HeaderName::from_bytes(k.as_bytes()).map_err(|_| BuildError::HeaderName(k.clone()))?;
         let mut value =
-            HeaderValue::from_str(&v).map_err(|_| format!("invalid value for header `{k}`"))?;
+            HeaderValue::from_str(&v).map_err(|_| BuildError::HeaderValue(k.clone()))?;
         value.set_sensitive(true);
         h.insert(name, value);
     }
@@ -115,7 +118,7 @@ pub fn settings_of(cfg: &TargetConfig) -> BTreeMap<String, String> {
 
 impl OpenAiModel {
     /// Builds the model from a config, reading the API key from the environment.
-    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<OpenAiModel, String> {
+    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<OpenAiModel, BuildError> {
         let key = api_key(cfg, redactor)?;
         let mut headers = extra_headers(cfg, redactor)?;
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -127,8 +130,7 @@ impl OpenAiModel {
         let (url, model) = match &cfg.azure {
             Some(az) => {
                 if let Some(k) = &key {
-                    let mut v = HeaderValue::from_str(k)
-                        .map_err(|_| "the API key is not a valid header value".to_owned())?;
+                    let mut v = HeaderValue::from_str(k).map_err(|_| BuildError::ApiKeyHeader)?;
                     v.set_sensitive(true);
                     headers.insert("api-key", v);
                 }
@@ -143,7 +145,7 @@ impl OpenAiModel {
             None => {
                 if let Some(k) = &key {
                     let mut v = HeaderValue::from_str(&format!("Bearer {k}"))
-                        .map_err(|_| "the API key is not a valid header value".to_owned())?;
+                        .map_err(|_| BuildError::ApiKeyHeader)?;
                     v.set_sensitive(true);
                     headers.insert(AUTHORIZATION, v);
                 }
@@ -154,7 +156,9 @@ impl OpenAiModel {
                 };
                 (
                     url,
-                    cfg.model.clone().ok_or("the openai target needs a model")?,
+                    cfg.model
+                        .clone()
+                        .ok_or(BuildError::NoModel { kind: "openai" })?,
                 )
             }
         };
@@ -414,15 +418,13 @@ pub fn is_content_filter_error(body: &Value) -> bool {
 }
 
 /// Parses a chat-completions response body into a reply.
-pub fn parse_response(v: &Value) -> Result<ChatReply, String> {
+pub fn parse_response(v: &Value) -> Result<ChatReply, WireError> {
     let choice = v
         .get("choices")
         .and_then(Value::as_array)
         .and_then(|c| c.first())
-        .ok_or("the response has no `choices`")?;
-    let msg = choice
-        .get("message")
-        .ok_or("the first choice has no `message`")?;
+        .ok_or(WireError::NoChoices)?;
+    let msg = choice.get("message").ok_or(WireError::NoMessage)?;
     let mut message = Message::assistant(content_text(msg.get("content")));
     if let Some(calls) = msg.get("tool_calls").and_then(Value::as_array) {
         message.tool_calls = calls.iter().map(tool_call_from_wire).collect();

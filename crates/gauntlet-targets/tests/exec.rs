@@ -20,6 +20,10 @@ use gauntlet_core::trace::{
 use gauntlet_targets::exec::ExecTarget;
 use serde_json::{Value, json};
 
+mod common;
+
+use common::have_python;
+
 /// Shared by every agent: line-oriented send and receive, and the start message.
 const PRELUDE: &str = r#"
 import json, os, sys
@@ -36,17 +40,6 @@ def recv():
 
 start = recv()
 "#;
-
-fn have_python() -> bool {
-    let ok = std::process::Command::new("python3")
-        .args(["-c", "pass"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("skipped: python3 is not on PATH");
-    }
-    ok
-}
 
 /// Writes an agent script (the prelude, then `body`) and a config that runs it.
 fn agent(body: &str) -> (tempfile::TempDir, ExecTargetConfig) {
@@ -663,7 +656,9 @@ async fn configuration_errors() {
         "KEY".into(),
         "${env:GAUNTLET_TEST_SURELY_UNSET_VARIABLE_0}".into(),
     );
-    let e = ExecTarget::new(&cfg, &mut Redactor::new()).unwrap_err();
+    let e = ExecTarget::new(&cfg, &mut Redactor::new())
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("GAUNTLET_TEST_SURELY_UNSET_VARIABLE_0") && e.contains("not set"),
         "{e}"
@@ -671,20 +666,29 @@ async fn configuration_errors() {
 
     cfg.env.clear();
     cfg.env.insert("GAUNTLET_SEED".into(), "1".into());
-    let e = ExecTarget::new(&cfg, &mut Redactor::new()).unwrap_err();
+    let e = ExecTarget::new(&cfg, &mut Redactor::new())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("GAUNTLET_SEED"), "{e}");
 
     cfg.env.clear();
     cfg.command = vec!["surely-not-a-program-gauntlet-0".into()];
-    let e = ExecTarget::new(&cfg, &mut Redactor::new()).unwrap_err();
+    let e = ExecTarget::new(&cfg, &mut Redactor::new())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("not an executable on PATH"), "{e}");
 
     cfg.command = vec!["./no/such/agent".into()];
-    let e = ExecTarget::new(&cfg, &mut Redactor::new()).unwrap_err();
+    let e = ExecTarget::new(&cfg, &mut Redactor::new())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("does not exist"), "{e}");
 
     cfg.command = vec![];
-    assert!(ExecTarget::new(&cfg, &mut Redactor::new()).is_err());
+    assert!(matches!(
+        ExecTarget::new(&cfg, &mut Redactor::new()),
+        Err(gauntlet_targets::AgentError::NoCommand { kind: "exec" })
+    ));
 }
 
 #[tokio::test]

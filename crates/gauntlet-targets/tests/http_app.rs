@@ -143,5 +143,8 @@ fn an_unset_header_variable_is_a_configuration_error() {
     let err = gauntlet_targets::build_target(&cfg, &mut redactor)
         .err()
         .unwrap();
+    // The message names the variable, and the hint says what to do about it.
+    assert!(err.hint().is_some(), "{err}");
+    let err = err.to_string();
     assert!(err.contains("GAUNTLET_SURELY_UNSET_VAR"), "{err}");
 }

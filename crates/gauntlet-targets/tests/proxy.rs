@@ -5,8 +5,6 @@
 //! routing, and auth headers redacted from the trace. Then the `proxy` target with small
 //! Python agents.
 
-#![allow(clippy::print_stderr)]
-
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -29,6 +27,10 @@ use gauntlet_targets::proxy::{
 };
 use gauntlet_targets::serve::FakeServer;
 use serde_json::{Value, json};
+
+mod common;
+
+use common::have_python;
 
 /// What the upstream received.
 #[derive(Debug, Clone)]
@@ -663,17 +665,6 @@ async fn unknown_sessions_are_refused_when_sessions_are_opened_by_gauntlet() {
 // ---------------------------------------------------------------------------------------
 // The `proxy` target, with small Python agents.
 
-fn have_python() -> bool {
-    let ok = std::process::Command::new("python3")
-        .args(["-c", "pass"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("skipped: python3 is not on PATH");
-    }
-    ok
-}
-
 /// An agent that asks the model once per turn through OPENAI_BASE_URL, runs `get_order`
 /// locally when asked, and answers with the model's final text.
 const LOOP_AGENT: &str = r#"
@@ -841,6 +832,9 @@ fn the_short_form_and_the_map_form_parse() {
     assert_eq!(t.proxy.unwrap().upstream, "http://127.0.0.1:1/v1");
     // No upstream anywhere: a configuration error that says what to add.
     let t = TargetConfig::parse("proxy:python3 agent.py").unwrap();
-    let err = ProxyTarget::new(&t, &mut Redactor::new()).err().unwrap();
+    let err = ProxyTarget::new(&t, &mut Redactor::new())
+        .err()
+        .unwrap()
+        .to_string();
     assert!(err.contains("upstream"), "{err}");
 }

@@ -23,7 +23,7 @@ impl ModelJudge {
         cfg: &TargetConfig,
         redactor: &mut gauntlet_core::redact::Redactor,
     ) -> Result<ModelJudge, String> {
-        let model = gauntlet_targets::build_chat_model(cfg, redactor)?;
+        let model = gauntlet_targets::build_chat_model(cfg, redactor).map_err(|e| e.to_string())?;
         let label = model.info().label;
         // The chat adapters take a trial context; a judge call is not a trial, so it gets a
         // fixed, empty one.

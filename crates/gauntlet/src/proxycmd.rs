@@ -42,7 +42,7 @@ pub fn proxy(args: ProxyArgs) -> Result<i32, CliError> {
         let proxy = RecordingProxy::new(ProxyConfig::new(&args.upstream), Redactor::new())
             .map_err(|e| {
                 CliError::usage(
-                    e,
+                    e.to_string(),
                     "pass --upstream with the model API's base URL, such as https://api.openai.com/v1",
                 )
             })?;

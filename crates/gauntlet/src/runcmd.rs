@@ -411,8 +411,9 @@ pub fn execute(
     let mut redactor = gauntlet_core::redact::Redactor::new();
     let target = gauntlet_targets::build_target(&inv.target, &mut redactor).map_err(|e| {
         CliError::usage(
-            e,
-            "check the target settings and the environment variables it names",
+            e.to_string(),
+            e.hint()
+                .unwrap_or("check the target settings and the environment variables it names"),
         )
     })?;
     let mut grader = OracleGrader::new();

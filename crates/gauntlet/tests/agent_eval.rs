@@ -4,47 +4,22 @@
 //! multi-agent checks on scripted traces; rule-driven turns and a simulated user.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 use serde_json::Value;
 
-fn examples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
-}
+mod common;
+
+use common::{bin, case, examples, report, text};
 
 fn run(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gauntlet"))
-        .env("NO_COLOR", "1")
+    bin()
         .args(args)
         .args(["--no-store", "--out", "out"])
         .current_dir(dir)
         .output()
         .expect("run gauntlet")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn report(dir: &Path) -> Value {
-    serde_json::from_str(
-        &std::fs::read_to_string(dir.join("out/report.json")).expect("report.json"),
-    )
-    .expect("report.json parses")
-}
-
-fn case<'a>(r: &'a Value, id: &str) -> &'a Value {
-    r["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["case"]["id"] == id)
-        .unwrap_or_else(|| panic!("no case {id}"))
 }
 
 /// The verdict of one check (by its `check` name) in the first trial of a case.
@@ -64,7 +39,7 @@ fn run_support(target: &str) -> (tempfile::TempDir, Output, Value) {
         &["run", suite.to_str().unwrap(), "--target", target],
         tmp.path(),
     );
-    let r = report(tmp.path());
+    let r = report(&tmp.path().join("out"));
     (tmp, o, r)
 }
 
@@ -251,7 +226,7 @@ fn multi_agent_example_is_green() {
     let suite = examples().join("multi-agent/suite.yaml");
     let o = run(&["run", suite.to_str().unwrap()], tmp.path());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let r = report(tmp.path());
+    let r = report(&tmp.path().join("out"));
     let spans = case(&r, "refund-handed-to-billing")["trials"][0]["trace"]["spans"]
         .as_array()
         .unwrap()
@@ -311,7 +286,7 @@ fn multi_agent_graders_ring_on_violations() {
     std::fs::write(tmp.path().join("suite.yaml"), MULTI_AGENT_VIOLATIONS).unwrap();
     let o = run(&["run", "suite.yaml"], tmp.path());
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    let r = report(tmp.path());
+    let r = report(&tmp.path().join("out"));
     let verdicts = |id: &str| {
         case(&r, id)["trials"][0]["verdicts"]
             .as_array()
@@ -375,7 +350,7 @@ fn a_simulated_user_carries_the_conversation_until_its_stop_word() {
         tmp.path(),
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let r = report(tmp.path());
+    let r = report(&tmp.path().join("out"));
     let turns = case(&r, "sim-user")["trials"][0]["trace"]["turns"]
         .as_array()
         .unwrap()
@@ -387,7 +362,7 @@ fn a_simulated_user_carries_the_conversation_until_its_stop_word() {
     // Without a user model the trial is an error, not a silent single-turn pass.
     let o = run(&["run", "suite.yaml"], tmp.path());
     assert_eq!(o.status.code(), Some(4), "{}", text(&o));
-    let r = report(tmp.path());
+    let r = report(&tmp.path().join("out"));
     let c = case(&r, "sim-user");
     assert_eq!(c["trials"][0]["outcome"], "error");
     assert!(
@@ -402,8 +377,7 @@ fn a_simulated_user_carries_the_conversation_until_its_stop_word() {
 fn trace_shows_the_case_its_trace_and_its_verdicts() {
     let tmp = tempfile::tempdir().unwrap();
     let suite = examples().join("support-agent/suite.yaml");
-    let o = Command::new(env!("CARGO_BIN_EXE_gauntlet"))
-        .env("NO_COLOR", "1")
+    let o = bin()
         .args([
             "run",
             suite.to_str().unwrap(),
@@ -416,8 +390,7 @@ fn trace_shows_the_case_its_trace_and_its_verdicts() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let show = |args: &[&str]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_gauntlet"))
-            .env("NO_COLOR", "1")
+        let o = bin()
             .arg("trace")
             .args(args)
             .current_dir(tmp.path())

@@ -1,57 +1,14 @@
 //! End-to-end tests of the `gauntlet` binary: the smoke alarm, exit codes, reports, bad
 //! input, `score`, `oracle` and `init`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 use serde_json::Value;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gauntlet"));
-    c.env("NO_COLOR", "1");
-    c
-}
+mod common;
 
-fn run(args: &[&str], dir: &Path) -> Output {
-    bin()
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run gauntlet")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exit code")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn report(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report.json"))
-        .expect("report.json parses")
-}
-
-/// A case of a report by id (cases are listed in the order they finished).
-fn case<'a>(r: &'a Value, id: &str) -> &'a Value {
-    r["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["case"]["id"] == id)
-        .unwrap_or_else(|| panic!("no case {id}"))
-}
-
-fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, body).unwrap();
-    p
-}
+use common::{bin, case, code, report, run, serve_fake, text, write};
 
 #[test]
 fn vulnerable_target_turns_every_security_case_red() {
@@ -541,31 +498,10 @@ fn version_and_help_document_exit_codes() {
     }
 }
 
-/// Starts `gauntlet serve-fake --port 0` and returns the child and its base URL.
-fn serve_fake(persona: &str) -> (std::process::Child, String) {
-    use std::io::BufRead;
-    let mut child = bin()
-        .args(["serve-fake", "--persona", persona, "--port", "0"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap()
-        .trim_end_matches([',', ')', ';'])
-        .to_owned();
-    (child, url)
-}
-
 #[test]
 fn redteam_over_http_against_serve_fake_rings_both_ways() {
     let tmp = tempfile::tempdir().unwrap();
-    let (mut server, url) = serve_fake("safe");
+    let (server, url) = serve_fake("safe");
     let base = format!("{url}/v1");
     let o = run(
         &[
@@ -602,14 +538,13 @@ fn redteam_over_http_against_serve_fake_rings_both_ways() {
         tmp.path(),
     );
     assert_eq!(code(&o), 0, "{}", text(&o));
-    server.kill().ok();
-    server.wait().ok();
+    drop(server);
 }
 
 #[test]
 fn named_targets_come_from_the_config_file() {
     let tmp = tempfile::tempdir().unwrap();
-    let (mut server, url) = serve_fake("vulnerable");
+    let (server, url) = serve_fake("vulnerable");
     write(
         tmp.path(),
         "gauntlet.yaml",
@@ -645,8 +580,7 @@ fn named_targets_come_from_the_config_file() {
         "{}",
         text(&o)
     );
-    server.kill().ok();
-    server.wait().ok();
+    drop(server);
 }
 
 /// Runs gauntlet with its stdout closed before it writes a byte (a reader that went away,
@@ -936,7 +870,7 @@ cases:
     assert!(t.contains("answer-in-input"), "{t}");
     assert!(!t.contains(" sound:"), "{t}");
     // The examples, the starter and the built-in corpus all pass their own audit.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = common::root();
     let o = run(&["init", "starter"], tmp.path());
     assert_eq!(code(&o), 0, "{}", text(&o));
     for suite in [

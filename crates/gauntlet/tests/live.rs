@@ -11,9 +11,12 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
+
+mod common;
+
+use common::{bin, text};
 
 /// The live server, or `None` after saying why the test does nothing. The message goes to
 /// the real stderr (the test harness captures `eprintln!`), so `cargo test` shows it.
@@ -35,9 +38,8 @@ fn live(test: &str) -> Option<(String, String)> {
 
 /// Runs the red team on the given case ids; returns the exit code and the report.
 fn redteam(url: &str, model: &str, ids: &[&str], dir: &Path) -> (i32, Value) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gauntlet"));
-    cmd.env("NO_COLOR", "1")
-        .current_dir(dir)
+    let mut cmd = bin();
+    cmd.current_dir(dir)
         .args(["redteam", "--target", &format!("openai:{model}")])
         .args(["--base-url", url])
         .args(["--temperature", "0", "--seed", "7", "--max-tokens", "256"])
@@ -46,11 +48,7 @@ fn redteam(url: &str, model: &str, ids: &[&str], dir: &Path) -> (i32, Value) {
         cmd.args(["--filter", &format!("id:{id}")]);
     }
     let o = cmd.output().expect("run gauntlet");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let text = text(&o);
     let report = std::fs::read_to_string(dir.join("out/report.json"))
         .unwrap_or_else(|e| panic!("no report ({e}):\n{text}"));
     let code = o.status.code().expect("exit code");

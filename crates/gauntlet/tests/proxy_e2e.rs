@@ -6,75 +6,23 @@
 //! - the same suite (examples/proxy-agent.yaml) through the exec protocol and through the
 //!   proxy target gives the same verdicts and the same tool calls, against both personas.
 
-#![allow(clippy::print_stderr)]
-
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gauntlet"));
-    c.env("NO_COLOR", "1");
-    c
-}
-
-fn have_python() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "pass"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("skipped: python3 is not on PATH, and the example agent is a Python script");
-    }
-    ok
-}
-
-/// Kills the child when the test ends, however it ends.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// `gauntlet serve-fake --port 0`; returns the server and its base URL (no `/v1`).
-fn serve_fake() -> (Guard, String) {
-    let mut child = bin()
-        .args(["serve-fake", "--persona", "safe", "--port", "0"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = first_url(&line);
-    (Guard(child), url)
-}
-
-fn first_url(line: &str) -> String {
-    line.split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .trim_end_matches([',', ')', ';'])
-        .to_owned()
-}
+use common::{ChildGuard, bin, first_url, have_python, root, serve_fake};
 
 #[test]
 fn the_standalone_proxy_records_the_example_agent() {
     if !have_python() {
         return;
     }
-    let (_server, fake) = serve_fake();
+    let (_server, fake) = serve_fake("safe");
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("trace.jsonl");
     let mut proxy = bin()
@@ -88,7 +36,7 @@ fn the_standalone_proxy_records_the_example_agent() {
     BufReader::new(proxy.stderr.take().unwrap())
         .read_line(&mut banner)
         .unwrap();
-    let proxy = Guard(proxy);
+    let proxy = ChildGuard(proxy);
     let base = first_url(&banner);
 
     // The agent, unmodified, in proxy mode: its model base URL names the session `e2e`.
@@ -180,7 +128,7 @@ fn the_agent_behaves_the_same_through_exec_and_through_the_proxy() {
     if !have_python() {
         return;
     }
-    let (_server, fake) = serve_fake();
+    let (_server, fake) = serve_fake("safe");
     let tmp = tempfile::tempdir().unwrap();
     // The shipped named targets, pointed at this test's server.
     let targets = std::fs::read_to_string(root().join("examples/proxy-targets.yaml"))

@@ -16,6 +16,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+mod common;
+
+use common::{bin, report};
+
 /// What the server does with one request.
 #[derive(Clone)]
 enum Act {
@@ -147,16 +151,13 @@ cases:
 }
 
 fn run(dir: &Path) -> (Output, Value) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gauntlet"))
+    let out = bin()
         .args(["run", "s.yaml", "--out", "out", "-v"])
         .env("GAUNTLET_TEST_KEY", KEY)
-        .env("NO_COLOR", "1")
         .current_dir(dir)
         .output()
         .unwrap();
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("out/report.json")).unwrap())
-            .unwrap();
+    let report = report(&dir.join("out"));
     (out, report)
 }
 

@@ -28,6 +28,7 @@ use tokio::sync::OnceCell;
 use tokio::task::JoinHandle;
 
 use super::{ProxyConfig, ProxySession, RecordingProxy, SessionOptions};
+use crate::error::BuildError;
 use crate::exec::{
     AgentProc, EXIT_WAIT, ExecTarget, LineReader, MAX_STDOUT_LINE, QUOTE_BYTES, SEED_MASK,
     StderrTail, collect_stderr, quote, record_turn_failure,
@@ -57,12 +58,12 @@ impl ProxyTarget {
     /// Builds the target from a config with a `proxy:` section: resolves the command and the
     /// `${env:NAME}` values as the exec target does (secrets go into `redactor`), and the
     /// upstream (the target's `base_url` when set, as `--base-url` does, else `proxy.upstream`).
-    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<ProxyTarget, String> {
+    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<ProxyTarget, BuildError> {
         let Some(p) = &cfg.proxy else {
-            return Err(
-                "the proxy target needs a `proxy:` section with a `command` and an `upstream`"
-                    .into(),
-            );
+            return Err(BuildError::MissingSection {
+                kind: "proxy",
+                wants: "a `proxy:` section with a `command` and an `upstream`",
+            });
         };
         // `base_url` (what --base-url sets) wins, so that a suite's upstream can be pointed
         // elsewhere from the command line.
@@ -72,25 +73,20 @@ impl ProxyTarget {
         };
         let upstream = upstream.trim().trim_end_matches('/').to_owned();
         if upstream.is_empty() {
-            return Err(
-                "the proxy target has no upstream: set `upstream:` under `proxy:` to the model API's base URL (or pass --base-url)"
-                    .into(),
-            );
+            return Err(BuildError::NoUpstream);
         }
-        if let Err(e) = reqwest::Url::parse(&upstream) {
-            return Err(format!(
-                "proxy target: the upstream `{}` is not a valid URL: {e}",
-                redactor.redact(&upstream)
-            ));
+        if let Err(source) = reqwest::Url::parse(&upstream) {
+            return Err(BuildError::ProxyTargetUpstream {
+                url: redactor.redact(&upstream).into_owned(),
+                source,
+            });
         }
         let exec_cfg = ExecTargetConfig {
             command: p.command.clone(),
             env: p.env.clone(),
             frozen_time: p.frozen_time.clone(),
         };
-        // Exec's resolution words its errors for the exec target.
-        let exec = ExecTarget::new(&exec_cfg, redactor)
-            .map_err(|e| e.replace("exec target", "proxy target"))?;
+        let exec = ExecTarget::build(&exec_cfg, redactor, "proxy")?;
         Ok(ProxyTarget {
             exec,
             upstream,
@@ -110,7 +106,7 @@ impl ProxyTarget {
         // error instead of making unrecorded calls.
         cfg.sessions_on_demand = false;
         let proxy = RecordingProxy::new(cfg, (**self.exec.redactor()).clone())
-            .map_err(TargetError::Harness)?;
+            .map_err(|e| TargetError::Harness(e.to_string()))?;
         let (addr, serving) = proxy
             .bind(SocketAddr::from(([127, 0, 0, 1], 0)))
             .await

@@ -1,0 +1,420 @@
+//! The key and the stream: [`Stream`], a text reduced to folded letters and digits, one
+//! byte each, with the span every byte came from and what stood before it, and its
+//! [`Builder`], which folds characters on the way (ASCII directly, the rest of the Basic
+//! Multilingual Plane through a per-page table of decancer's foldings, the rest slowly).
+//!
+//! Every stage searches a stream: of the reply, of decoded text, of line or word initials.
+
+use unicode_normalization::char::is_combining_mark;
+
+use super::MAX_GAP;
+use crate::text::is_invisible;
+
+/// Stream byte that separates two unrelated pieces of text; never part of a key.
+pub(super) const BREAK: u8 = 0x00;
+/// Stream byte for a non-ASCII letter or digit that does not occur in the key.
+const OTHER: u8 = 0xFF;
+/// First stream byte used for the key's own non-ASCII characters.
+const WIDE_BASE: u8 = 0x80;
+
+/// Item flag: the character came from non-ASCII text (a homoglyph, fullwidth form, ...) or
+/// carries combining marks.
+pub(super) const F_UNICODE: u8 = 1;
+/// Item flag: visible separators stand between this item and the previous one.
+pub(super) const F_GAP_SEP: u8 = 2;
+/// Item flag: invisible characters stand between this item and the previous one.
+pub(super) const F_GAP_INVIS: u8 = 4;
+
+/// Tags a decoder puts on the characters it produced (escape stage and acrostic markers).
+pub(super) const TAG_URL: u8 = 1;
+pub(super) const TAG_HTML: u8 = 2;
+pub(super) const TAG_UESC: u8 = 4;
+pub(super) const TAG_HEX: u8 = 8;
+pub(super) const TAG_OCT: u8 = 16;
+/// Acrostic: the line or word holds a single letter or digit. Phonetic: a code word.
+pub(super) const TAG_MARK: u8 = 32;
+
+/// One input character for a stream, with its byte span in the original reply.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Unit {
+    pub(super) c: char,
+    pub(super) start: u32,
+    pub(super) end: u32,
+    pub(super) tag: u8,
+}
+
+/// Per-byte information of a stream.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Item {
+    pub(super) start: u32,
+    pub(super) end: u32,
+    pub(super) flags: u8,
+    pub(super) tag: u8,
+    pub(super) gap_tag: u8,
+}
+
+/// Folded letters and digits of some text (one byte per character) with their spans.
+#[derive(Debug, Default)]
+pub(super) struct Stream {
+    pub(super) bytes: Vec<u8>,
+    pub(super) items: Vec<Item>,
+}
+
+impl Stream {
+    pub(super) fn span(&self, s: usize, e: usize) -> (usize, usize) {
+        (self.items[s].start as usize, self.items[e - 1].end as usize)
+    }
+
+    pub(super) fn boundary_before(&self, s: usize) -> bool {
+        s == 0 || self.bytes[s - 1] == BREAK || self.items[s].flags & F_GAP_SEP != 0
+    }
+
+    pub(super) fn boundary_after(&self, e: usize) -> bool {
+        e == self.bytes.len() || self.bytes[e] == BREAK || self.items[e].flags & F_GAP_SEP != 0
+    }
+
+    /// Union of the item flags in `s..e` and of the gaps inside it.
+    pub(super) fn flags(&self, s: usize, e: usize) -> u8 {
+        let mut f = self.items[s].flags & F_UNICODE;
+        for it in &self.items[s + 1..e] {
+            f |= it.flags;
+        }
+        f
+    }
+
+    /// Union of the decoder tags in `s..e`, inner gaps included.
+    pub(super) fn tags(&self, s: usize, e: usize) -> u8 {
+        let mut t = self.items[s].tag;
+        for it in &self.items[s + 1..e] {
+            t |= it.tag | it.gap_tag;
+        }
+        t
+    }
+
+    pub(super) fn count_tag(&self, s: usize, e: usize, tag: u8) -> usize {
+        self.items[s..e]
+            .iter()
+            .filter(|it| it.tag & tag != 0)
+            .count()
+    }
+}
+
+/// Builds a [`Stream`] from text or [`Unit`]s, folding characters on the way.
+pub(super) struct Builder<'a> {
+    wide: &'a [char],
+    pub(super) st: Stream,
+    /// Whether to record the per-byte [`Item`]s. A first pass over a reply only needs the
+    /// bytes, to ask the automaton whether anything can match at all; spans and flags are
+    /// computed in a second pass only when it says yes.
+    with_items: bool,
+    gap_len: usize,
+    gap_flags: u8,
+    gap_tag: u8,
+    pub(super) broken: bool,
+}
+
+impl<'a> Builder<'a> {
+    pub(super) fn new(wide: &'a [char], cap: usize, with_items: bool) -> Self {
+        Builder {
+            wide,
+            st: Stream {
+                bytes: Vec::with_capacity(cap),
+                items: Vec::with_capacity(if with_items { cap } else { 0 }),
+            },
+            with_items,
+            gap_len: 0,
+            gap_flags: 0,
+            gap_tag: 0,
+            broken: false,
+        }
+    }
+
+    /// The stream of a whole string (ASCII takes a fast path; spans are byte offsets).
+    pub(super) fn of_str(wide: &'a [char], text: &str, with_items: bool) -> Stream {
+        let mut b = Builder::new(wide, text.len(), with_items);
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let c = bytes[i];
+            if c.is_ascii() {
+                let u = Unit {
+                    c: char::from(c),
+                    start: i as u32,
+                    end: i as u32 + 1,
+                    tag: 0,
+                };
+                if c.is_ascii_alphanumeric() {
+                    b.item(c.to_ascii_lowercase(), &u, 0);
+                } else if c.is_ascii_whitespace() || c.is_ascii_punctuation() {
+                    b.sep(0);
+                } else {
+                    b.broken = true;
+                }
+                i += 1;
+            } else {
+                let ch = text[i..].chars().next().unwrap_or('\u{FFFD}');
+                let len = ch.len_utf8();
+                b.unit(Unit {
+                    c: ch,
+                    start: i as u32,
+                    end: (i + len) as u32,
+                    tag: 0,
+                });
+                i += len;
+            }
+        }
+        b.st
+    }
+
+    pub(super) fn of_units(wide: &'a [char], units: &[Unit], with_items: bool) -> Stream {
+        let mut b = Builder::new(wide, units.len(), with_items);
+        for &u in units {
+            b.unit(u);
+        }
+        b.st
+    }
+
+    pub(super) fn unit(&mut self, u: Unit) {
+        let c = u.c;
+        if c.is_ascii() {
+            let b = c as u8;
+            if b.is_ascii_alphanumeric() {
+                self.item(b.to_ascii_lowercase(), &u, 0);
+            } else if b.is_ascii_whitespace() || b.is_ascii_punctuation() {
+                self.sep(u.tag);
+            } else {
+                self.broken = true;
+            }
+        } else if (c as u32) < FOLD_TABLE_END {
+            let e = fold_entry(c as u32);
+            match e[0] {
+                K_ASCII => {
+                    for &x in e[1..].iter().take_while(|&&x| x != 0) {
+                        self.item(x, &u, F_UNICODE);
+                    }
+                }
+                K_SEP => self.sep(u.tag),
+                K_INVIS => {
+                    self.gap_flags |= F_GAP_INVIS;
+                    self.gap_tag |= u.tag;
+                }
+                K_MARK => {
+                    if let Some(last) = self.st.items.last_mut() {
+                        last.flags |= F_UNICODE;
+                    }
+                }
+                K_BREAK => self.broken = true,
+                K_NONE => {}
+                K_OTHER if self.wide.is_empty() => self.item(OTHER, &u, F_UNICODE),
+                _ => self.unit_slow(u),
+            }
+        } else {
+            self.unit_slow(u);
+        }
+    }
+
+    /// [`Builder::unit`] for a non-ASCII character, without the table.
+    pub(super) fn unit_slow(&mut self, u: Unit) {
+        let c = u.c;
+        if is_invisible(c) {
+            self.gap_flags |= F_GAP_INVIS;
+            self.gap_tag |= u.tag;
+        } else if is_combining_mark(c) {
+            // Strike-through and "zalgo" marks decorate the previous character.
+            if let Some(last) = self.st.items.last_mut() {
+                last.flags |= F_UNICODE;
+            }
+        } else if c.is_alphanumeric() {
+            // Per-character confusable folding (the same tables as `text::skeleton`). Only
+            // letters and digits go through it: decancer maps some emoji to letters.
+            match decancer::cure_char(c, decancer::Options::default()) {
+                decancer::Translation::Character(x) => self.folded(x, &u),
+                decancer::Translation::String(s) => {
+                    for x in s.chars() {
+                        self.folded(x, &u);
+                    }
+                }
+                decancer::Translation::None => {}
+            }
+        } else if c == '\u{FFFD}' || c.is_control() {
+            self.broken = true;
+        } else {
+            // Non-ASCII spaces, punctuation, symbols and emoji separate like ASCII ones.
+            self.sep(u.tag);
+        }
+    }
+
+    fn folded(&mut self, x: char, u: &Unit) {
+        if x.is_ascii_alphanumeric() {
+            self.item(x.to_ascii_lowercase() as u8, u, F_UNICODE);
+        } else if x.is_alphanumeric() {
+            for l in x.to_lowercase() {
+                let b = wide_byte(self.wide, l);
+                self.item(b, u, F_UNICODE);
+            }
+        } else {
+            self.sep(u.tag);
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn sep(&mut self, tag: u8) {
+        self.gap_len += 1;
+        self.gap_flags |= F_GAP_SEP;
+        self.gap_tag |= tag;
+        if self.gap_len > MAX_GAP {
+            self.broken = true;
+        }
+    }
+
+    /// [`Builder::item`] for a bytes-only builder.
+    #[inline(always)]
+    pub(super) fn quick_item(&mut self, b: u8) {
+        if self.broken && !self.st.bytes.is_empty() {
+            self.st.bytes.push(BREAK);
+        }
+        self.broken = false;
+        self.st.bytes.push(b);
+        self.gap_len = 0;
+    }
+
+    #[inline(always)]
+    fn item(&mut self, b: u8, u: &Unit, flags: u8) {
+        if self.broken && !self.st.bytes.is_empty() {
+            self.st.bytes.push(BREAK);
+            if self.with_items {
+                self.st.items.push(Item::default());
+            }
+        }
+        self.broken = false;
+        self.st.bytes.push(b);
+        if self.with_items {
+            self.st.items.push(Item {
+                start: u.start,
+                end: u.end,
+                flags: flags | self.gap_flags,
+                tag: u.tag,
+                gap_tag: self.gap_tag,
+            });
+        }
+        self.gap_len = 0;
+        self.gap_flags = 0;
+        self.gap_tag = 0;
+    }
+}
+
+/// Code points below this (and above ASCII) are folded through [`fold_entry`].
+pub(super) const FOLD_TABLE_END: u32 = 0x1_0000;
+pub(super) const K_SEP: u8 = 0;
+const K_INVIS: u8 = 1;
+const K_MARK: u8 = 2;
+const K_BREAK: u8 = 3;
+pub(super) const K_NONE: u8 = 4;
+pub(super) const K_ASCII: u8 = 5;
+pub(super) const K_SLOW: u8 = 6;
+/// Folds to one non-ASCII letter or digit: [`OTHER`] unless the key has such letters.
+pub(super) const K_OTHER: u8 = 7;
+
+/// How [`Builder`] treats a code point of the Basic Multilingual Plane: `[kind, folded
+/// ASCII bytes...]`. decancer costs 100-200 ns a character, which dominated replies written
+/// in Greek, Cyrillic or CJK; so each 256-code-point page is computed once per process, on
+/// first use, from the same calls the slow path makes. Entries whose folding is not plain
+/// ASCII say [`K_SLOW`] and take the slow path (the key's own non-ASCII letters among them).
+pub(super) fn fold_entry(cp: u32) -> [u8; 4] {
+    type Page = Box<[[u8; 4]; 256]>;
+    static PAGES: [std::sync::OnceLock<Page>; 256] = [const { std::sync::OnceLock::new() }; 256];
+    let page = PAGES[(cp >> 8) as usize].get_or_init(|| {
+        let base = cp & !0xFF;
+        let mut page = Box::new([[K_BREAK, 0, 0, 0]; 256]);
+        for (k, e) in page.iter_mut().enumerate() {
+            if let Some(c) = char::from_u32(base + k as u32) {
+                *e = fold_class(c);
+            }
+        }
+        page
+    });
+    page[(cp & 0xFF) as usize]
+}
+
+/// The [`fold_entry`] of one character.
+fn fold_class(c: char) -> [u8; 4] {
+    if c.is_ascii() {
+        [K_SLOW, 0, 0, 0] // never looked up; ASCII has its own fast path
+    } else if is_invisible(c) {
+        [K_INVIS, 0, 0, 0]
+    } else if is_combining_mark(c) {
+        [K_MARK, 0, 0, 0]
+    } else if c.is_alphanumeric() {
+        let mut out = [K_ASCII, 0, 0, 0];
+        let mut n = 0;
+        let mut push = |x: char| {
+            if x.is_ascii_alphanumeric() && n < 3 {
+                n += 1;
+                out[n] = x.to_ascii_lowercase() as u8;
+            } else {
+                out[0] = K_SLOW;
+            }
+        };
+        match decancer::cure_char(c, decancer::Options::default()) {
+            decancer::Translation::Character(x)
+                if !x.is_ascii() && x.is_alphanumeric() && x.to_lowercase().count() == 1 =>
+            {
+                return [K_OTHER, 0, 0, 0];
+            }
+            decancer::Translation::Character(x) => push(x),
+            decancer::Translation::String(s) => s.chars().for_each(&mut push),
+            decancer::Translation::None => return [K_NONE, 0, 0, 0],
+        }
+        out
+    } else if c == '\u{FFFD}' || c.is_control() {
+        [K_BREAK, 0, 0, 0]
+    } else {
+        [K_SEP, 0, 0, 0]
+    }
+}
+
+pub(super) fn wide_byte(wide: &[char], c: char) -> u8 {
+    match wide.iter().position(|&w| w == c) {
+        Some(i) => WIDE_BASE + i as u8,
+        None => OTHER,
+    }
+}
+
+/// Non-ASCII letters and digits of the folded secret (they get stream bytes of their own).
+pub(super) fn wide_chars(secret: &str) -> Vec<char> {
+    let mut wide = Vec::new();
+    let mut add = |x: char| {
+        if !x.is_ascii() && x.is_alphanumeric() {
+            for l in x.to_lowercase() {
+                if !wide.contains(&l) && wide.len() < usize::from(OTHER - WIDE_BASE) {
+                    wide.push(l);
+                }
+            }
+        }
+    };
+    for c in secret.chars() {
+        if c.is_ascii() || !c.is_alphanumeric() {
+            continue;
+        }
+        match decancer::cure_char(c, decancer::Options::default()) {
+            decancer::Translation::Character(x) => add(x),
+            decancer::Translation::String(s) => s.chars().for_each(&mut add),
+            decancer::Translation::None => {}
+        }
+    }
+    wide
+}
+
+pub(super) fn ceil_boundary(text: &str, mut i: usize) -> usize {
+    while i < text.len() && !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+pub(super) fn floor_boundary(text: &str, mut i: usize) -> usize {
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
