@@ -150,7 +150,8 @@ pub struct StatusInputs<'a> {
 }
 
 /// Why a run stopped scheduling cases.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum Stop {
     /// Every planned case ran.
     #[default]

@@ -10,6 +10,7 @@ mod flakycmd;
 mod initcmd;
 mod judge;
 mod logcmd;
+mod mergecmd;
 mod oraclecmd;
 mod out;
 mod printer;
@@ -54,6 +55,7 @@ fn main() {
         Command::Plan(a) => logcmd::plan(a),
         Command::Proxy(a) => proxycmd::proxy(a),
         Command::Trace(a) => tracecmd::trace(a),
+        Command::Merge(a) => mergecmd::merge(a),
     };
     let code = match result {
         Ok(c) => c,
