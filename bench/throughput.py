@@ -8,7 +8,9 @@ and prints cases/s, CPU time per case and peak RSS of the gauntlet process (from
 
 Usage (from the repository root, after `cargo build --release`):
 
-    python3 bench/throughput.py [--sizes 1000,5000,50000] [--repeat 3] [--concurrency 128] [--extra=--no-store]
+    python3 bench/throughput.py [--sizes 1000,5000,50000] [--repeat 3] [--concurrency 128] [--extra=--no-store] [--bin PATH]
+
+`--bin` measures another build (to compare two, run them interleaved, alternating).
 
 Figures are medians over --repeat runs. The machine is shared and noisy: compare ratios and
 medians, not single runs. Nothing here talks to anything but 127.0.0.1.
@@ -121,12 +123,16 @@ def version_startup(repeat=50):
 
 
 def main():
+    global BIN
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000,5000,50000")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--concurrency", type=int, default=128)
     ap.add_argument("--extra", default="", help="extra flags for gauntlet run")
+    ap.add_argument("--bin", default=None, help="the gauntlet binary (default: target/release/gauntlet)")
     args = ap.parse_args()
+    if args.bin:
+        BIN = os.path.abspath(args.bin)
     if not os.path.exists(BIN):
         sys.exit("build first: cargo build --release")
 

@@ -233,7 +233,7 @@ pub struct RunRow {
     pub started_at: String,
     /// When it finished (None: interrupted or still running).
     pub finished_at: Option<String>,
-    /// The command (`run`, `redteam`, `regrade`, `flaky`, `merge`).
+    /// The command (`run`, `redteam`, `regrade`, `flaky`; a merge keeps its shards').
     pub command: String,
     /// The target label.
     pub target: String,
