@@ -10,8 +10,7 @@ Usage (from the repository root, after `cargo build --release`):
 
     python3 bench/throughput.py [--sizes 1000,5000,50000] [--repeat 3] [--concurrency 128] [--extra=--no-store] [--bin PATH]
 
-`--bin` measures another build (say, the previous commit's, to compare two builds in
-interleaved runs: alternate the two invocations and compare medians).
+`--bin` measures another build (to compare two, run them interleaved, alternating).
 
 Figures are medians over --repeat runs. The machine is shared and noisy: compare ratios and
 medians, not single runs. Nothing here talks to anything but 127.0.0.1.
@@ -97,10 +96,10 @@ def proc_cpu(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_once(folder, concurrency, extra, server_pid, binary):
+def run_once(folder, concurrency, extra, server_pid):
     out = os.path.join(folder, "out")
     shutil.rmtree(out, ignore_errors=True)
-    cmd = ["/usr/bin/time", "-v", binary, "run", "suite.yaml", "--out", out, "-q", "-j", str(concurrency)] + extra
+    cmd = ["/usr/bin/time", "-v", BIN, "run", "suite.yaml", "--out", out, "-q", "-j", str(concurrency)] + extra
     s0 = proc_cpu(server_pid)
     t0 = time.perf_counter()
     p = subprocess.run(cmd, cwd=folder, capture_output=True, text=True)
@@ -114,30 +113,32 @@ def run_once(folder, concurrency, extra, server_pid, binary):
     return stats
 
 
-def version_startup(binary, repeat=50):
+def version_startup(repeat=50):
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
-        subprocess.run([binary, "--version"], capture_output=True, check=True)
+        subprocess.run([BIN, "--version"], capture_output=True, check=True)
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1000
 
 
 def main():
+    global BIN
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000,5000,50000")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--concurrency", type=int, default=128)
     ap.add_argument("--extra", default="", help="extra flags for gauntlet run")
-    ap.add_argument("--bin", default=BIN, help="the gauntlet binary to measure")
+    ap.add_argument("--bin", default=None, help="the gauntlet binary (default: target/release/gauntlet)")
     args = ap.parse_args()
-    binary = args.bin
-    if not os.path.exists(binary):
+    if args.bin:
+        BIN = os.path.abspath(args.bin)
+    if not os.path.exists(BIN):
         sys.exit("build first: cargo build --release")
 
     port = free_port()
     server = subprocess.Popen(
-        [binary, "serve-fake", "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [BIN, "serve-fake", "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     try:
         for _ in range(100):
@@ -146,7 +147,7 @@ def main():
                 break
             except OSError:
                 time.sleep(0.05)
-        version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.strip()
+        version = subprocess.run([BIN, "--version"], capture_output=True, text=True).stdout.strip()
         print(f"{version}; serve-fake on 127.0.0.1:{port}; concurrency {args.concurrency}; "
               f"median of {args.repeat} runs; {os.cpu_count()} CPUs")
         print()
@@ -154,14 +155,14 @@ def main():
         for n in [int(x) for x in args.sizes.split(",")]:
             with tempfile.TemporaryDirectory() as folder:
                 write_suite(folder, n, port)
-                runs = [run_once(folder, args.concurrency, args.extra.split(), server.pid, binary) for _ in range(args.repeat)]
+                runs = [run_once(folder, args.concurrency, args.extra.split(), server.pid) for _ in range(args.repeat)]
                 wall = statistics.median(r["wall"] for r in runs)
                 cpu = statistics.median((r["user"] + r["sys"]) for r in runs)
                 rss = statistics.median(r["rss_kb"] for r in runs) / 1024
                 srv = statistics.median(r["server"] for r in runs)
                 print(f"{n:>8} {wall:>8.3f} {n / wall:>10.0f} {cpu / n * 1e6:>12.1f} {srv / n * 1e6:>15.1f} {rss:>12.1f}")
         print()
-        print(f"gauntlet --version: median {version_startup(binary):.2f} ms over 50 runs")
+        print(f"gauntlet --version: median {version_startup():.2f} ms over 50 runs")
     finally:
         server.terminate()
         server.wait()

@@ -188,6 +188,37 @@ pub struct RunManifest {
     /// How the run was invoked, so that it can be resumed or re-run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocation: Option<Invocation>,
+    /// The packs the state requires (so that `gauntlet merge` checks them over every shard).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packs: Option<crate::summary::PackRequirements>,
+    /// Which shard of a sharded run this is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardOf>,
+}
+
+/// One shard of a sharded run (`--shard i/n`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+pub struct ShardOf {
+    /// Which shard, from 1.
+    pub index: u32,
+    /// How many shards.
+    pub total: u32,
+    /// The run id the shards share (`--run-id`), when they were given one: each shard's own
+    /// run id is this id with its shard (`ID-shard2of4`), and `gauntlet merge ID` finds them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+}
+
+impl ShardOf {
+    /// `i/n`.
+    pub fn label(&self) -> String {
+        format!("{}/{}", self.index, self.total)
+    }
+
+    /// The run id of shard `index` of `total` of the sharded run `run`.
+    pub fn run_id(run: &str, index: u32, total: u32) -> String {
+        format!("{run}-shard{index}of{total}")
+    }
 }
 
 /// The inputs of a run: enough to rebuild its plan (for `--resume` and `--rerun-failed`).

@@ -15,6 +15,7 @@ pub mod event;
 pub mod expect;
 pub mod flake;
 pub mod grader;
+pub mod merge;
 pub mod plan;
 pub mod quarantine;
 pub mod redact;

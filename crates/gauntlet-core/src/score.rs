@@ -149,6 +149,9 @@ pub struct StatusInputs<'a> {
     pub checks_failed_blocking: usize,
     /// Quality cases scored by their checks alone with a failing check.
     pub checks_failed_quality: usize,
+    /// One shard of a sharded run that holds no case: a valid empty result, decided at the
+    /// merge.
+    pub empty_shard: bool,
     /// Harness files (suites, includes, prompts) that changed while the trials ran: the
     /// graders were not where the agent could not write, so the run proves nothing.
     pub harness_changed: &'a [String],
@@ -163,7 +166,8 @@ pub struct StatusInputs<'a> {
 }
 
 /// Why a run stopped scheduling cases.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum Stop {
     /// Every planned case ran.
     #[default]
@@ -329,6 +333,14 @@ fn decide_from_scores(i: &StatusInputs<'_>) -> StatusDecision {
         .count();
     let observed =
         !i.tasks.is_empty() || !i.refusals.is_empty() || i.checks_passed > 0 || i.defended > 0;
+    if i.empty_shard && !observed && i.errors == 0 {
+        return StatusDecision {
+            status: Status::Pass,
+            reasons: vec![
+                "an empty shard: none of the suite's cases fall in it, so nothing here is claimed; the merge of the shards decides".into(),
+            ],
+        };
+    }
     if !observed && i.blocked_tasks == 0 && i.checks_failed_quality == 0 {
         return StatusDecision {
             status: Status::Inconclusive,

@@ -110,34 +110,88 @@ pub struct Summary {
     pub by_category: Vec<CategoryRow>,
     /// Wall time of the run in milliseconds.
     pub duration_ms: u64,
+    /// How the run ended beyond its cases, when that was anything but every case running
+    /// (so that `gauntlet merge` folds a shard's end into the merged state).
+    #[serde(default, skip_serializing_if = "RunEnd::is_plain")]
+    pub end: RunEnd,
 }
 
 /// What the fold needs to know beyond the results: which packs are required.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct PackRequirements {
     /// Packs that must have at least one case.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub required: Vec<String>,
     /// The agent has tools, so a refusal pack is required unless waived.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tool_agent: bool,
     /// The refusal pack is waived.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_refusal_pack: bool,
+    /// One shard of a sharded run: the packs are checked over every shard when they are
+    /// merged, so a pack this shard does not hold is not missing.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub deferred: bool,
 }
 
 /// How the run ended, beyond its case results: the inputs of the state that only the end of
 /// the run knows. They go into the same decision as the scores ([`decide_status`]), so no
 /// state is patched afterwards.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct RunEnd {
     /// Why scheduling ended.
+    #[serde(default)]
     pub stop: Stop,
     /// Harness files that changed while the trials ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub harness_changed: Vec<String>,
     /// Trials that crashed inside gauntlet (their cases are missing).
+    #[serde(default)]
     pub crashed: usize,
     /// Cases passed through as they were stored (re-grade).
+    #[serde(default)]
     pub kept: usize,
     /// Facts to add to the reasons (where a re-grade came from).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+impl RunEnd {
+    /// Every planned case ran and nothing else happened.
+    pub fn is_plain(&self) -> bool {
+        *self == RunEnd::default()
+    }
+
+    /// The ends of several shards as the end of the run they make up: the gravest stop
+    /// (an interruption over an early stop, whose failed cases add up), every changed file,
+    /// every crash, every note once.
+    pub fn combine<'a>(ends: impl IntoIterator<Item = &'a RunEnd>) -> RunEnd {
+        let mut out = RunEnd::default();
+        for e in ends {
+            out.stop = match (out.stop, e.stop) {
+                (Stop::Cancelled, _) | (_, Stop::Cancelled) => Stop::Cancelled,
+                (Stop::MaxFail(a), Stop::MaxFail(b)) => Stop::MaxFail(a + b),
+                (Stop::MaxFail(a), Stop::Completed) | (Stop::Completed, Stop::MaxFail(a)) => {
+                    Stop::MaxFail(a)
+                }
+                (Stop::Completed, Stop::Completed) => Stop::Completed,
+            };
+            for f in &e.harness_changed {
+                if !out.harness_changed.contains(f) {
+                    out.harness_changed.push(f.clone());
+                }
+            }
+            out.crashed += e.crashed;
+            out.kept += e.kept;
+            for n in &e.notes {
+                if !out.notes.contains(n) {
+                    out.notes.push(n.clone());
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Folds case results into a [`Summary`].
@@ -314,7 +368,13 @@ impl SummaryBuilder {
         {
             missing.push("refusal".into());
         }
-        let decision = decide_status(&StatusInputs {
+        // A shard holds part of the cases: its packs are checked where all of them are.
+        let deferred = if packs.deferred {
+            std::mem::take(&mut missing)
+        } else {
+            Vec::new()
+        };
+        let mut decision = decide_status(&StatusInputs {
             tasks: &self.tasks,
             refusals: &self.refusals,
             hard_fails: self.hard_fails,
@@ -331,9 +391,22 @@ impl SummaryBuilder {
             harness_changed: &end.harness_changed,
             crashed: end.crashed,
             stop: end.stop,
+            empty_shard: packs.deferred && self.cases == 0,
             kept: end.kept,
             notes: &end.notes,
         });
+        let any_required =
+            !packs.required.is_empty() || (packs.tool_agent && !packs.no_refusal_pack);
+        if packs.deferred && any_required {
+            decision.reasons.push(if deferred.is_empty() {
+                "one shard of a sharded run: required packs are checked when the shards are merged (`gauntlet merge`)".to_owned()
+            } else {
+                format!(
+                    "one shard of a sharded run: required pack(s) {} are not in this shard and are checked when the shards are merged (`gauntlet merge`)",
+                    deferred.join(", ")
+                )
+            });
+        }
         let tasks = stats(&self.tasks, 9.0, 12.0);
         let refusals = stats(&self.refusals, 1.0, 2.0);
         // The band reads how good cases usually are: a blocking case's mean over its trials
@@ -363,6 +436,7 @@ impl SummaryBuilder {
             k: self.k.max(1),
             by_category: self.categories.values().cloned().collect(),
             duration_ms,
+            end: end.clone(),
         }
     }
 }

@@ -1,88 +1,48 @@
-//! The run store: [`Store`] (an embedded SQLite database, WAL mode, at `.gauntlet/runs.db` by
-//! default) and [`StoreReporter`], the event consumer that writes a run as it happens.
+//! The run store: [`Store`], one interface over two backends, and [`StoreReporter`], the
+//! event consumer that writes a run as it happens.
+//!
+//! Where a store is comes as a [`StoreLocation`]: a file path for the embedded SQLite store
+//! (`.gauntlet/runs.db` by default; [`sqlite`]), or a `postgres://` URL for a team store on a
+//! PostgreSQL server ([`pg`]). Every query is written once, here, against the [`Db`] seam;
+//! each backend module owns only what is its own (opening, the schema, damage checks, the
+//! SQLite writer's WAL upkeep).
 //!
 //! Every trial is written as soon as its event arrives and committed when the runner flushes
 //! its reporters, at most 25 ms later (one transaction per flush: durable against a killed
-//! process, cheap at tens of thousands of trials per second). A run that was killed has its manifest and its
-//! finished trials in the store, so `--resume` continues it without repeating or duplicating
-//! a trial. A finished case is one row holding its whole result, trials and traces included,
-//! serialized exactly as `report.json` does, so re-rendering reproduces it byte for byte.
-//! With k > 1, each trial is also written as it finishes (keyed by case and trial index) and
-//! those rows are folded into the case row when its last trial finishes.
-//!
-//! With `synchronous = NORMAL` a commit survives the process being killed; after a power loss
-//! the last commits may be missing, in which case resume runs those trials again (never
-//! twice in the store).
-//!
-//! The writer does not checkpoint the WAL as it goes: a checkpoint copies every page a
-//! second time and waits on two `fsync`s, and on the reporter thread that held up the whole
-//! run (over a hundred milliseconds every 16 MB). A background thread with its own
-//! connection copies the WAL into the database passively (never blocking the writer) after
-//! commits. While commits keep coming the WAL cannot start over on its own, so once it has
-//! grown past [`WAL_RESTART_BYTES`] the writer restarts it right after a commit, when
-//! almost everything is already copied (a short wait, and it gives up at once if a reader
-//! is in the way, trying again at a later commit).
+//! process, cheap at tens of thousands of trials per second). A run that was killed has its
+//! manifest and its finished trials in the store, so `--resume` continues it without
+//! repeating or duplicating a trial. A finished case is one row holding its whole result,
+//! trials and traces included, serialized exactly as `report.json` does, so re-rendering
+//! reproduces it byte for byte. With k > 1, each trial is also written as it finishes (keyed
+//! by case and trial index) and those rows are folded into the case row when its last trial
+//! finishes. Each run has one writer, and every key of its stream starts with its run id, so
+//! any number of runs (the shards of one sharded run among them) write one store at once.
+
+pub mod db;
+pub mod pg;
+pub mod sqlite;
+#[doc(hidden)]
+pub mod testing;
 
 use std::collections::HashMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
 use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent, RunManifest};
 use gauntlet_core::result::{CaseResult, TrialResult};
 use gauntlet_core::summary::Summary;
-use rusqlite::{Connection, OptionalExtension, params};
+
+pub use crate::db::{Db, Dialect, Row, Value};
+pub use crate::pg::PgLocation;
+pub use crate::sqlite::{CHECKPOINT_EVERY, WAL_RESTART_BYTES};
 
 /// The default location of the store, relative to the working folder.
 pub const DEFAULT_STORE: &str = ".gauntlet/runs.db";
 
-/// The schema version written to `PRAGMA user_version`. Version 2 records the event stream
-/// (each event's position and elapsed time), so that a stored run replays as it was emitted.
-const SCHEMA_VERSION: i64 = 2;
-
-/// The background checkpointer runs at most once per this interval while commits arrive.
-pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
-
-/// WAL size past which a run's writer restarts the WAL after a commit.
-pub const WAL_RESTART_BYTES: i64 = 32 << 20;
-
-/// How long a connection waits for another one's lock before giving up.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// How long a writer keeps trying to get the write lock when other runs hold it in turn,
-/// before it gives up (the busy handler waits [`BUSY_TIMEOUT`] at a time).
-const WRITE_PATIENCE: Duration = Duration::from_secs(120);
-
-/// Runs a statement that needs the write lock, trying again while another connection holds
-/// it, for up to [`WRITE_PATIENCE`]: several runs sharing one store take the lock in turn,
-/// and a finished trial must not be lost because the busy handler's wait ran out once.
-fn patiently<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
-    let started = Instant::now();
-    let mut pause = Duration::from_millis(5);
-    loop {
-        match f() {
-            Err(rusqlite::Error::SqliteFailure(e, _))
-                if matches!(
-                    e.code,
-                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
-                ) && started.elapsed() < WRITE_PATIENCE =>
-            {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(200));
-            }
-            r => return r,
-        }
-    }
-}
-
-/// The page size of a new store.
-const PAGE_SIZE: i64 = 16 << 10;
-
-/// WAL size at which connections other than a run's writer checkpoint as they commit.
-const AUTOCHECKPOINT_BYTES: i64 = 16 << 20;
+/// The schema version (SQLite's `PRAGMA user_version`, PostgreSQL's `gauntlet_schema`).
+/// Version 2 records the event stream (each event's position and elapsed time), so that a
+/// stored run replays as it was emitted.
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Errors from the store.
 #[derive(Debug, thiserror::Error)]
@@ -90,9 +50,18 @@ pub enum StoreError {
     /// SQLite failed.
     #[error("run store: {0}")]
     Sql(#[from] rusqlite::Error),
+    /// PostgreSQL failed.
+    #[error("run store: {}", pg_message(.0))]
+    Postgres(#[from] postgres::Error),
     /// A stored document did not parse.
     #[error("run store: a stored record is not valid: {0}")]
     Json(#[from] serde_json::Error),
+    /// A stored row is not what the store writes.
+    #[error("run store: a stored record is not valid: {0}")]
+    Record(String),
+    /// The location names no store this gauntlet can open.
+    #[error("run store location: {0}")]
+    Location(String),
     /// Creating the folder failed.
     #[error("run store: failed to create `{path}`: {source}")]
     Io {
@@ -107,17 +76,31 @@ pub enum StoreError {
     /// Several runs match a prefix.
     #[error("`{0}` matches several runs: {1}")]
     Ambiguous(String, String),
+    /// A new run's id is taken.
+    #[error("run {0} is already in the store")]
+    RunExists(String),
     /// The store was written by a newer gauntlet.
     #[error("the run store has schema version {0}; this gauntlet reads up to {SCHEMA_VERSION}")]
     TooNew(i64),
-    /// The database file is damaged.
-    #[error("the run store `{}` is damaged: {detail}", path.display())]
+    /// The database is damaged.
+    #[error("the run store `{path}` is damaged: {detail}")]
     Damaged {
-        /// The file.
-        path: PathBuf,
+        /// The store, as it may be shown.
+        path: String,
         /// What the check found.
         detail: String,
     },
+}
+
+/// A PostgreSQL error with the server's message or the cause of a failed connection.
+fn pg_message(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("PostgreSQL: {}: {}", db.severity(), db.message());
+    }
+    match std::error::Error::source(e) {
+        Some(cause) => format!("PostgreSQL: {e}: {cause}"),
+        None => format!("PostgreSQL: {e}"),
+    }
 }
 
 impl StoreError {
@@ -127,95 +110,118 @@ impl StoreError {
             StoreError::NoSuchRun(_) | StoreError::Ambiguous(..) => {
                 "list runs with `gauntlet runs list`"
             }
+            StoreError::RunExists(_) => {
+                "give the run another --run-id, or continue it with `gauntlet run --resume RUN`"
+            }
             StoreError::TooNew(_) => "use the gauntlet that wrote this store, or another --store",
-            StoreError::Damaged { .. }
-            | StoreError::Sql(rusqlite::Error::SqliteFailure(
-                rusqlite::ffi::Error {
-                    code: rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase,
-                    ..
-                },
-                _,
-            )) => {
+            StoreError::Damaged { .. } => {
                 "nothing more is written into it; `gauntlet runs check` shows every problem. Move the file aside (new runs start a new store), or restore a copy; `sqlite3 FILE .recover` can save what is readable"
+            }
+            StoreError::Sql(e) if sqlite::is_corrupt(e) => {
+                "nothing more is written into it; `gauntlet runs check` shows every problem. Move the file aside (new runs start a new store), or restore a copy; `sqlite3 FILE .recover` can save what is readable"
+            }
+            // Not reached, or not let in (SQLSTATE class 28), or no such database (3D000).
+            StoreError::Postgres(e)
+                if e.as_db_error().is_none_or(|d| {
+                    let code = d.code().code();
+                    code.starts_with("28") || code == "3D000"
+                }) =>
+            {
+                "check the server is up and the URL (or PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE)"
+            }
+            StoreError::Location(_) => {
+                "--store (or `store:` in gauntlet.yaml) takes a file path or postgres://USER@HOST:PORT/DATABASE"
             }
             _ => "check --store (or `store:` in gauntlet.yaml)",
         }
     }
 }
 
-/// Stores up to this size get a full structural check whenever they are opened (about
-/// 150 ms per 50 MB when cached); larger ones get the cheap checks on open and the full one
-/// before a run writes into them, up to [`FULL_CHECK_BEFORE_WRITE`].
-const FULL_CHECK_ON_OPEN: u64 = 64 << 20;
-
-/// Stores up to this size are checked whole before a run writes into them.
-const FULL_CHECK_BEFORE_WRITE: u64 = 256 << 20;
-
-/// The cheap checks: the file's header (magic, page size, a size that is a whole number of
-/// pages; not the page count, which a checkpoint of another connection may be changing),
-/// and the structure of the small
-/// tables every command reads (runs, baselines, events).
-fn check_cheaply(conn: &Connection, path: &Path) -> Result<(), StoreError> {
-    use std::io::Read;
-    let damaged = |detail: String| StoreError::Damaged {
-        path: path.to_path_buf(),
-        detail,
-    };
-    let mut header = [0u8; 100];
-    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    if len == 0 {
-        return Ok(());
-    }
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut header))
-        .map_err(|e| damaged(format!("its header cannot be read ({e})")))?;
-    if &header[..16] != b"SQLite format 3\0" {
-        return Err(damaged("it is not an SQLite database (bad header)".into()));
-    }
-    let page = match u16::from_be_bytes([header[16], header[17]]) {
-        1 => 65536u64,
-        p => u64::from(p),
-    };
-    if !(512..=65536).contains(&page) || !page.is_power_of_two() {
-        return Err(damaged(format!("its header gives a page size of {page}")));
-    }
-    if !len.is_multiple_of(page) {
-        return Err(damaged(format!(
-            "its size ({len} bytes) is not a whole number of {page}-byte pages"
-        )));
-    }
-    for table in ["runs", "baselines", "events"] {
-        quick_check(conn, Some(table)).map_err(damaged)?;
-    }
-    Ok(())
+/// Where a store is.
+#[derive(Debug, Clone)]
+pub enum StoreLocation {
+    /// An SQLite file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database.
+    Postgres(Box<PgLocation>),
 }
 
-/// `PRAGMA quick_check` (of one table, or all): the first problems found, if any.
-fn quick_check(conn: &Connection, table: Option<&str>) -> Result<(), String> {
-    let sql = match table {
-        Some(t) => format!("PRAGMA quick_check({t})"),
-        None => "PRAGMA quick_check(20)".to_owned(),
-    };
-    let rows: Result<Vec<String>, rusqlite::Error> = conn
-        .prepare(&sql)
-        .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect());
-    match rows {
-        Ok(r) if r.len() == 1 && r[0] == "ok" => Ok(()),
-        Ok(r) => Err(r.join("; ")),
-        Err(e) => Err(e.to_string()),
+impl StoreLocation {
+    /// A `postgres://` (or `postgresql://`) URL, else a file path.
+    pub fn parse(spec: &str) -> Result<StoreLocation, StoreError> {
+        if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
+            Ok(StoreLocation::Postgres(Box::new(PgLocation::parse(spec)?)))
+        } else {
+            Ok(StoreLocation::Sqlite(PathBuf::from(spec)))
+        }
+    }
+
+    /// Whether a store may be there already: an SQLite file exists; a server is asked when
+    /// it is opened.
+    pub fn exists(&self) -> bool {
+        match self {
+            StoreLocation::Sqlite(p) => p.exists(),
+            StoreLocation::Postgres(_) => true,
+        }
+    }
+
+    /// The file, for an SQLite store.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            StoreLocation::Sqlite(p) => Some(p),
+            StoreLocation::Postgres(_) => None,
+        }
+    }
+
+    /// Secrets the location holds, by name, for the run's redactor.
+    pub fn secrets(&self) -> Vec<(String, String)> {
+        match self {
+            StoreLocation::Sqlite(_) => Vec::new(),
+            StoreLocation::Postgres(p) => p.secrets(),
+        }
+    }
+
+    fn open_db(&self, checked: bool) -> Result<Box<dyn Db>, StoreError> {
+        Ok(match self {
+            StoreLocation::Sqlite(p) if checked => Box::new(sqlite::SqliteDb::open(p)?),
+            StoreLocation::Sqlite(p) => Box::new(sqlite::SqliteDb::open_unchecked(p)?),
+            StoreLocation::Postgres(p) => Box::new(pg::PgDb::connect(p)?),
+        })
     }
 }
 
-/// The full structural check, if the file is at most `limit` bytes.
-fn check_whole(conn: &Connection, path: &Path, limit: u64) -> Result<(), StoreError> {
-    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    if len > limit {
-        return Ok(());
+/// The location as it may be shown (never with a password).
+impl fmt::Display for StoreLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreLocation::Sqlite(p) => write!(f, "{}", p.display()),
+            StoreLocation::Postgres(p) => f.write_str(p.shown()),
+        }
     }
-    quick_check(conn, None).map_err(|detail| StoreError::Damaged {
-        path: path.to_path_buf(),
-        detail,
-    })
+}
+
+impl From<&Path> for StoreLocation {
+    fn from(p: &Path) -> Self {
+        StoreLocation::Sqlite(p.to_path_buf())
+    }
+}
+
+impl From<&PathBuf> for StoreLocation {
+    fn from(p: &PathBuf) -> Self {
+        StoreLocation::Sqlite(p.clone())
+    }
+}
+
+impl From<PathBuf> for StoreLocation {
+    fn from(p: PathBuf) -> Self {
+        StoreLocation::Sqlite(p)
+    }
+}
+
+impl From<&StoreLocation> for StoreLocation {
+    fn from(l: &StoreLocation) -> Self {
+        l.clone()
+    }
 }
 
 /// One row of `gauntlet runs list`.
@@ -227,7 +233,7 @@ pub struct RunRow {
     pub started_at: String,
     /// When it finished (None: interrupted or still running).
     pub finished_at: Option<String>,
-    /// The command (`run`, `redteam`, `regrade`, `flaky`).
+    /// The command (`run`, `redteam`, `regrade`, `flaky`; a merge keeps its shards').
     pub command: String,
     /// The target label.
     pub target: String,
@@ -239,296 +245,191 @@ pub struct RunRow {
     pub cases: i64,
 }
 
+/// What `prune` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PruneReport {
+    /// Runs removed, newest first.
+    pub removed: Vec<String>,
+    /// Store size before (0 where the backend cannot tell).
+    pub bytes_before: u64,
+    /// Store size after compaction.
+    pub bytes_after: u64,
+}
+
 /// An open store.
 pub struct Store {
-    conn: Connection,
-    path: PathBuf,
+    db: Box<dyn Db>,
+    location: StoreLocation,
 }
 
-fn open_conn(path: &Path) -> Result<Connection, StoreError> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-    }
-    let conn = Connection::open(path)?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
-
-    // A new store gets 16 KB pages (ignored for an existing one). A run's case rows (about
-    // 2 KB each) go through the WAL and then into the database a page per system call each
-    // way: with SQLite's default 4 KB pages a 50,000-case run made 82,000 pwrite and 27,000
-    // pread calls, with 16 KB pages 23,000 and 7,000 (`strace -c`). Larger pages cut calls
-    // further but every commit rewrites its partly filled pages whole, which for a slow run
-    // (a case per commit) means writing 64 KB of WAL per 2 KB row at 16 KB and 256 KB at 64.
-    conn.pragma_update(None, "page_size", PAGE_SIZE)?;
-    conn.pragma_update(None, "journal_mode", "WAL")?;
-    conn.pragma_update(None, "synchronous", "NORMAL")?;
-    // Connections other than a run's writer checkpoint themselves once the WAL holds 16 MB
-    // (SQLite counts pages; its default of 1,000 is 4 MB at 4 KB).
-    let page: i64 = conn.pragma_query_value(None, "page_size", |r| r.get(0))?;
-    conn.pragma_update(
-        None,
-        "wal_autocheckpoint",
-        (AUTOCHECKPOINT_BYTES / page).max(1),
-    )?;
-    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    if version > SCHEMA_VERSION {
-        return Err(StoreError::TooNew(version));
-    }
-    if version < SCHEMA_VERSION {
-        migrate(&conn)?;
-    }
-    Ok(conn)
-}
-
-/// SQLite's "not a database" and "malformed" errors as [`StoreError::Damaged`].
-fn corrupt_as_damaged(e: StoreError, path: &Path) -> StoreError {
-    match &e {
-        StoreError::Sql(rusqlite::Error::SqliteFailure(f, msg))
-            if matches!(
-                f.code,
-                rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase
-            ) =>
-        {
-            StoreError::Damaged {
-                path: path.to_path_buf(),
-                detail: msg.clone().unwrap_or_else(|| f.to_string()),
-            }
-        }
-        _ => e,
-    }
-}
-
-/// Creates the tables of a new store, or brings an older one up to [`SCHEMA_VERSION`], in
-/// one transaction (a store that is already current is not written to at all, so opening
-/// it never takes the write lock).
-fn migrate(conn: &Connection) -> Result<(), StoreError> {
-    patiently(|| conn.execute_batch("BEGIN IMMEDIATE"))?;
-    // Another process may have migrated it while this one waited for the lock.
-    let now: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    if now >= SCHEMA_VERSION {
-        conn.execute_batch("COMMIT")?;
-        return Ok(());
-    }
-    let result = (|| -> Result<(), rusqlite::Error> {
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS runs (
-                run_id TEXT PRIMARY KEY,
-                started_at TEXT NOT NULL,
-                finished_at TEXT,
-                command TEXT NOT NULL,
-                target TEXT NOT NULL,
-                status TEXT,
-                planned INTEGER NOT NULL,
-                manifest TEXT NOT NULL,
-                summary TEXT
-             );
-             CREATE TABLE IF NOT EXISTS cases (
-                run_id TEXT NOT NULL,
-                seq INTEGER NOT NULL,
-                case_id TEXT NOT NULL,
-                status TEXT NOT NULL,
-                data TEXT NOT NULL,
-                PRIMARY KEY (run_id, case_id)
-             );
-             CREATE INDEX IF NOT EXISTS cases_by_seq ON cases (run_id, seq);
-             CREATE TABLE IF NOT EXISTS trials (
-                run_id TEXT NOT NULL,
-                case_id TEXT NOT NULL,
-                trial INTEGER NOT NULL,
-                status TEXT NOT NULL,
-                outcome TEXT NOT NULL,
-                data TEXT NOT NULL,
-                PRIMARY KEY (run_id, case_id, trial)
-             );
-             CREATE TABLE IF NOT EXISTS warnings (
-                run_id TEXT NOT NULL,
-                seq INTEGER NOT NULL,
-                message TEXT NOT NULL,
-                PRIMARY KEY (run_id, seq)
-             );
-             CREATE TABLE IF NOT EXISTS baselines (
-                name TEXT PRIMARY KEY,
-                run_id TEXT NOT NULL,
-                set_at TEXT NOT NULL
-             );
-             CREATE TABLE IF NOT EXISTS events (
-                run_id TEXT NOT NULL,
-                ev_seq INTEGER NOT NULL,
-                elapsed_ms INTEGER NOT NULL,
-                kind TEXT NOT NULL,
-                case_id TEXT,
-                trial INTEGER,
-                message TEXT,
-                PRIMARY KEY (run_id, ev_seq)
-             );",
-        )?;
-        // Version 1 stores: a case row gains its place in the stream and its elapsed time
-        // (NULL for the runs stored before, which replay as they always did).
-        let has_col: bool = conn.query_row(
-            "SELECT COUNT(*) FROM pragma_table_info('cases') WHERE name = 'ev_seq'",
-            [],
-            |r| r.get::<_, i64>(0).map(|n| n > 0),
-        )?;
-        if !has_col {
-            conn.execute_batch(
-                "ALTER TABLE cases ADD COLUMN ev_seq INTEGER;
-                 ALTER TABLE cases ADD COLUMN elapsed_ms INTEGER;",
-            )?;
-        }
-        conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
-        Ok(())
-    })();
-    match result {
-        Ok(()) => {
-            conn.execute_batch("COMMIT")?;
-            Ok(())
-        }
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(e.into())
-        }
-    }
-}
+/// The tables a run's rows are in.
+const RUN_TABLES: [&str; 5] = ["cases", "trials", "warnings", "events", "runs"];
 
 impl Store {
-    /// Opens (or creates) the store at `path`.
+    /// Opens (or creates) the store at `location`.
     ///
-    /// The store is checked on the way in ([`check_cheaply`], and whole when it is small): a
+    /// An SQLite store is checked on the way in (cheaply, and whole when it is small): a
     /// damaged file is an error, so that nothing reads wrong results from it or writes new
     /// runs into it.
-    pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let conn = open_conn(path).map_err(|e| corrupt_as_damaged(e, path))?;
-        check_cheaply(&conn, path)?;
-        check_whole(&conn, path, FULL_CHECK_ON_OPEN)?;
+    pub fn open(location: impl Into<StoreLocation>) -> Result<Store, StoreError> {
+        let location = location.into();
         Ok(Store {
-            conn,
-            path: path.to_path_buf(),
+            db: location.open_db(true)?,
+            location,
         })
     }
 
     /// Opens the store without checking it (for `gauntlet runs check`, which reports every
     /// problem instead of stopping at the first).
-    pub fn open_unchecked(path: &Path) -> Result<Store, StoreError> {
+    pub fn open_unchecked(location: impl Into<StoreLocation>) -> Result<Store, StoreError> {
+        let location = location.into();
         Ok(Store {
-            conn: open_conn(path).map_err(|e| corrupt_as_damaged(e, path))?,
-            path: path.to_path_buf(),
+            db: location.open_db(false)?,
+            location,
         })
     }
 
-    /// The full check behind `gauntlet runs check`: every problem `PRAGMA integrity_check`
-    /// finds (up to 100), or none.
-    pub fn check(&self) -> Result<Vec<String>, StoreError> {
-        let rows: rusqlite::Result<Vec<String>> = self
-            .conn
-            .prepare("PRAGMA integrity_check(100)")
-            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect());
-        match rows {
-            Ok(rows) if rows.len() == 1 && rows[0] == "ok" => Ok(Vec::new()),
-            Ok(rows) => Ok(rows),
-            // So damaged that the check itself cannot read it.
-            Err(e) => match corrupt_as_damaged(e.into(), &self.path) {
-                StoreError::Damaged { detail, .. } => Ok(vec![detail]),
-                other => Err(other),
-            },
+    /// Another connection to the same store (to read on another thread).
+    pub fn reopen(&self) -> Result<Store, StoreError> {
+        Store::open_unchecked(&self.location)
+    }
+
+    /// Where the store is.
+    pub fn location(&self) -> &StoreLocation {
+        &self.location
+    }
+
+    /// The full check behind `gauntlet runs check`: every problem found (up to 100), or none.
+    pub fn check(&mut self) -> Result<Vec<String>, StoreError> {
+        let mut problems = self.db.check()?;
+        if problems.is_empty() {
+            // Every stored record must read back.
+            let mut bad = |what: String| {
+                if problems.len() < 100 {
+                    problems.push(what);
+                }
+            };
+            self.db.query(
+                "SELECT run_id, manifest, summary FROM runs ORDER BY run_id",
+                &[],
+                &mut |r| {
+                    let id = r.string(0)?;
+                    if let Err(e) = serde_json::from_str::<RunManifest>(r.text(1)?.unwrap_or("")) {
+                        bad(format!("run {id}: its manifest does not read: {e}"));
+                    }
+                    if let Some(s) = r.text(2)?
+                        && let Err(e) = serde_json::from_str::<Summary>(s)
+                    {
+                        bad(format!("run {id}: its summary does not read: {e}"));
+                    }
+                    Ok(())
+                },
+            )?;
         }
+        Ok(problems)
     }
 
-    /// Where the store lives.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// A reporter that writes `run_id`'s events into this store (on its own connection, so it
-    /// can live on the reporter thread).
-    ///
-    /// A store too large to be checked whole on every open is checked whole here, before a
-    /// run writes into it.
+    /// A reporter that writes a new run's events into this store (on its own connection, so
+    /// it can live on the reporter thread). Its run id must not be in the store yet.
     pub fn reporter(&self) -> Result<StoreReporter, StoreError> {
-        let len = std::fs::metadata(&self.path).map_or(0, |m| m.len());
-        if len > FULL_CHECK_ON_OPEN {
-            check_whole(&self.conn, &self.path, FULL_CHECK_BEFORE_WRITE)?;
-        }
-        self.reporter_tuned(CHECKPOINT_EVERY, WAL_RESTART_BYTES)
+        self.writer(false)
     }
 
+    /// A reporter that continues a stored run (`--resume`): its row and its cases are kept,
+    /// its manifest is replaced.
+    pub fn resume_reporter(&self) -> Result<StoreReporter, StoreError> {
+        self.writer(true)
+    }
+
+    fn writer(&self, resume: bool) -> Result<StoreReporter, StoreError> {
+        let db: Box<dyn Db> = match &self.location {
+            StoreLocation::Sqlite(p) => Box::new(sqlite::SqliteDb::writer(p)?),
+            StoreLocation::Postgres(p) => Box::new(pg::PgDb::connect(p)?),
+        };
+        Ok(StoreReporter::new(db, resume))
+    }
+
+    #[cfg(test)]
     fn reporter_tuned(
         &self,
-        every: Duration,
+        every: std::time::Duration,
         restart_bytes: i64,
     ) -> Result<StoreReporter, StoreError> {
-        let conn = open_conn(&self.path)?;
-        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
-        let page: i64 = conn.pragma_query_value(None, "page_size", |r| r.get(0))?;
-        let restart_pages = (restart_bytes / page).max(1);
-        Ok(StoreReporter {
-            conn,
-            run_id: None,
-            seq: 0,
-            ev_seq: 0,
-            in_tx: false,
-            per_trial: false,
-            checkpointer: Some(Checkpointer::start(&self.path, every)?),
-            restart_pages,
-        })
+        let p = self.location.path().expect("an SQLite store");
+        let db = sqlite::SqliteDb::writer_tuned(p, every, restart_bytes)?;
+        Ok(StoreReporter::new(Box::new(db), false))
     }
 
     /// Runs, newest first.
-    pub fn runs(&self, limit: usize) -> Result<Vec<RunRow>, StoreError> {
-        let mut st = self.conn.prepare(
+    pub fn runs(&mut self, limit: usize) -> Result<Vec<RunRow>, StoreError> {
+        self.db.all(
             "SELECT r.run_id, r.started_at, r.finished_at, r.command, r.target, r.status, r.planned,
                     (SELECT COUNT(*) FROM cases c WHERE c.run_id = r.run_id)
              FROM runs r ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?1",
-        )?;
-        let rows = st.query_map(params![limit as i64], |r| {
-            Ok(RunRow {
-                run_id: r.get(0)?,
-                started_at: r.get(1)?,
-                finished_at: r.get(2)?,
-                command: r.get(3)?,
-                target: r.get(4)?,
-                status: r.get(5)?,
-                planned: r.get(6)?,
-                cases: r.get(7)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            &[Value::Int(limit.min(i64::MAX as usize) as i64)],
+            |r| {
+                Ok(RunRow {
+                    run_id: r.string(0)?,
+                    started_at: r.string(1)?,
+                    finished_at: r.text(2)?.map(str::to_owned),
+                    command: r.string(3)?,
+                    target: r.string(4)?,
+                    status: r.text(5)?.map(str::to_owned),
+                    planned: r.count(6)?,
+                    cases: r.count(7)?,
+                })
+            },
+        )
     }
 
-    /// Resolves a run reference: a full id, a unique prefix, `latest`, or a baseline name.
-    pub fn resolve(&self, spec: &str) -> Result<String, StoreError> {
+    /// Whether a run with exactly this id is stored.
+    pub fn exists(&mut self, run: &str) -> Result<bool, StoreError> {
+        Ok(self
+            .db
+            .first(
+                "SELECT 1 FROM runs WHERE run_id = ?1",
+                &[run.into()],
+                |_| Ok(()),
+            )?
+            .is_some())
+    }
+
+    /// Ids of the runs whose id starts with `prefix` (exactly, case and all), in order.
+    pub fn runs_starting_with(&mut self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        self.db.all(
+            "SELECT run_id FROM runs
+             WHERE substr(run_id, 1, length(CAST(?1 AS TEXT))) = CAST(?1 AS TEXT) ORDER BY run_id",
+            &[prefix.into()],
+            |r| r.string(0),
+        )
+    }
+
+    /// Resolves a run reference: a full id, a unique prefix (of any case), `latest`, or a
+    /// baseline name.
+    pub fn resolve(&mut self, spec: &str) -> Result<String, StoreError> {
         if spec == "latest" {
             return self
-                .conn
-                .query_row(
+                .db
+                .first(
                     "SELECT run_id FROM runs ORDER BY started_at DESC, run_id DESC LIMIT 1",
-                    [],
-                    |r| r.get(0),
-                )
-                .optional()?
+                    &[],
+                    |r| r.string(0),
+                )?
                 .ok_or_else(|| StoreError::NoSuchRun(spec.into()));
         }
-        let exact: Option<String> = self
-            .conn
-            .query_row(
-                "SELECT run_id FROM runs WHERE run_id = ?1",
-                params![spec],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if let Some(id) = exact {
-            return Ok(id);
+        if self.exists(spec)? {
+            return Ok(spec.to_owned());
         }
         if let Some(id) = self.baseline(spec)? {
             return Ok(id);
         }
-        let mut st = self.conn.prepare(
-            "SELECT run_id FROM runs WHERE run_id LIKE ?1 || '%' ORDER BY run_id LIMIT 6",
+        let ids = self.db.all(
+            "SELECT run_id FROM runs
+             WHERE lower(substr(run_id, 1, length(CAST(?1 AS TEXT)))) = lower(CAST(?1 AS TEXT))
+             ORDER BY run_id LIMIT 6",
+            &[spec.into()],
+            |r| r.string(0),
         )?;
-        let ids: Vec<String> = st
-            .query_map(params![spec], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
         match ids.len() {
             0 => Err(StoreError::NoSuchRun(spec.into())),
             1 => Ok(ids.into_iter().next().expect("one")),
@@ -537,29 +438,25 @@ impl Store {
     }
 
     /// The manifest of a run.
-    pub fn manifest(&self, run: &str) -> Result<RunManifest, StoreError> {
-        let text: String = self
-            .conn
-            .query_row(
+    pub fn manifest(&mut self, run: &str) -> Result<RunManifest, StoreError> {
+        let text = self
+            .db
+            .first(
                 "SELECT manifest FROM runs WHERE run_id = ?1",
-                params![run],
-                |r| r.get(0),
-            )
-            .optional()?
+                &[run.into()],
+                |r| r.string(0),
+            )?
             .ok_or_else(|| StoreError::NoSuchRun(run.into()))?;
         Ok(serde_json::from_str(&text)?)
     }
 
-    /// The summary of a finished run.
-    pub fn summary(&self, run: &str) -> Result<Option<(Summary, String)>, StoreError> {
-        let row: Option<(Option<String>, Option<String>)> = self
-            .conn
-            .query_row(
-                "SELECT summary, finished_at FROM runs WHERE run_id = ?1",
-                params![run],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
+    /// The summary of a finished run, and when it finished.
+    pub fn summary(&mut self, run: &str) -> Result<Option<(Summary, String)>, StoreError> {
+        let row = self.db.first(
+            "SELECT summary, finished_at FROM runs WHERE run_id = ?1",
+            &[run.into()],
+            |r| Ok((r.text(0)?.map(str::to_owned), r.text(1)?.map(str::to_owned))),
+        )?;
         match row {
             Some((Some(s), Some(at))) => Ok(Some((serde_json::from_str(&s)?, at))),
             Some(_) => Ok(None),
@@ -569,45 +466,39 @@ impl Store {
 
     /// Every stored trial of a run, by case id (for resume): the trials of finished cases
     /// and the trials of cases still in progress.
-    pub fn trials(&self, run: &str) -> Result<HashMap<String, Vec<TrialResult>>, StoreError> {
+    pub fn trials(&mut self, run: &str) -> Result<HashMap<String, Vec<TrialResult>>, StoreError> {
         let mut out: HashMap<String, Vec<TrialResult>> = HashMap::new();
         self.for_each_case(run, |c| {
             out.insert(c.case.id.clone(), c.trials);
             Ok(())
         })?;
-        let mut st = self.conn.prepare(
+        self.db.query(
             "SELECT case_id, data FROM trials WHERE run_id = ?1 ORDER BY case_id, trial",
+            &[run.into()],
+            &mut |r| {
+                let t: TrialResult = serde_json::from_str(r.text(1)?.unwrap_or(""))?;
+                let list = out.entry(r.string(0)?).or_default();
+                if !list.iter().any(|x| x.trial == t.trial) {
+                    list.push(t);
+                }
+                Ok(())
+            },
         )?;
-        let rows = st.query_map(params![run], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-        })?;
-        for row in rows {
-            let (case, data) = row?;
-            let t: TrialResult = serde_json::from_str(&data)?;
-            let list = out.entry(case).or_default();
-            if !list.iter().any(|x| x.trial == t.trial) {
-                list.push(t);
-            }
-        }
         Ok(out)
     }
 
     /// Calls `f` with each case result of a run (trials included) in the order they finished,
     /// one at a time, so that re-rendering a large run stays small.
     pub fn for_each_case(
-        &self,
+        &mut self,
         run: &str,
         mut f: impl FnMut(CaseResult) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT data FROM cases WHERE run_id = ?1 ORDER BY seq")?;
-        let mut rows = st.query(params![run])?;
-        while let Some(row) = rows.next()? {
-            let data: String = row.get(0)?;
-            f(serde_json::from_str(&data)?)?;
-        }
-        Ok(())
+        self.db.query(
+            "SELECT data FROM cases WHERE run_id = ?1 ORDER BY seq",
+            &[run.into()],
+            &mut |r| f(serde_json::from_str(r.text(0)?.unwrap_or(""))?),
+        )
     }
 
     /// Opens a finished run again so that `--resume` re-runs the trials that ended in `error`
@@ -626,17 +517,11 @@ impl Store {
             }
             Ok(())
         })?;
-        let mut loose: Vec<TrialResult> = Vec::new();
-        {
-            let mut st = self.conn.prepare(
-                "SELECT data FROM trials WHERE run_id = ?1 AND outcome IN ('error', 'timeout')",
-            )?;
-            let rows = st.query_map(params![run], |r| r.get::<_, String>(0))?;
-            for row in rows {
-                loose.push(serde_json::from_str(&row?)?);
-            }
-        }
-        let tx = self.conn.transaction()?;
+        let loose: Vec<TrialResult> = self.db.all(
+            "SELECT data FROM trials WHERE run_id = ?1 AND outcome IN ('error', 'timeout')",
+            &[run.into()],
+            |r| Ok(serde_json::from_str(r.text(0)?.unwrap_or(""))?),
+        )?;
         let mut reopened = Vec::new();
         let mut record = |t: &TrialResult| {
             reopened.push(format!(
@@ -648,52 +533,51 @@ impl Store {
             ));
         };
         for c in &cases {
-            // The case row goes; its good trials go back to the trial table, where resume
-            // picks up the trials of unfinished cases.
-            tx.execute(
-                "DELETE FROM cases WHERE run_id = ?1 AND case_id = ?2",
-                params![run, c.case.id],
-            )?;
-            for t in &c.trials {
-                if faulted(t) {
-                    record(t);
-                    tx.execute(
-                        "DELETE FROM trials WHERE run_id = ?1 AND case_id = ?2 AND trial = ?3",
-                        params![run, t.case_id, t.trial],
-                    )?;
-                } else {
-                    tx.execute(
-                        "INSERT INTO trials (run_id, case_id, trial, status, outcome, data)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                         ON CONFLICT (run_id, case_id, trial) DO NOTHING",
-                        params![
-                            run,
-                            t.case_id,
-                            t.trial,
-                            t.status.as_str(),
-                            t.outcome.as_str(),
-                            serde_json::to_string(t)?
-                        ],
-                    )?;
-                }
-            }
+            c.trials.iter().filter(|t| faulted(t)).for_each(&mut record);
         }
         for t in &loose {
             if !cases.iter().any(|c| c.case.id == t.case_id) {
                 record(t);
             }
         }
-        tx.execute(
-            "DELETE FROM trials WHERE run_id = ?1 AND outcome IN ('error', 'timeout')",
-            params![run],
-        )?;
-        if !reopened.is_empty() {
-            tx.execute(
-                "UPDATE runs SET finished_at = NULL, status = NULL, summary = NULL WHERE run_id = ?1",
-                params![run],
-            )?;
-            tx.commit()?;
+        if reopened.is_empty() {
+            return Ok(reopened);
         }
+        self.db.in_transaction(|db| {
+            for c in &cases {
+                // The case row goes; its good trials go back to the trial table, where resume
+                // picks up the trials of unfinished cases.
+                db.execute(
+                    "DELETE FROM cases WHERE run_id = ?1 AND case_id = ?2",
+                    &[run.into(), (&c.case.id).into()],
+                )?;
+                for t in c.trials.iter().filter(|t| !faulted(t)) {
+                    let data = serde_json::to_string(t)?;
+                    db.execute(
+                        "INSERT INTO trials (run_id, case_id, trial, status, outcome, data)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                         ON CONFLICT (run_id, case_id, trial) DO NOTHING",
+                        &[
+                            run.into(),
+                            (&t.case_id).into(),
+                            t.trial.into(),
+                            t.status.as_str().into(),
+                            t.outcome.as_str().into(),
+                            data.as_str().into(),
+                        ],
+                    )?;
+                }
+            }
+            db.execute(
+                "DELETE FROM trials WHERE run_id = ?1 AND outcome IN ('error', 'timeout')",
+                &[run.into()],
+            )?;
+            db.execute(
+                "UPDATE runs SET finished_at = NULL, status = NULL, summary = NULL WHERE run_id = ?1",
+                &[run.into()],
+            )?;
+            Ok(())
+        })?;
         Ok(reopened)
     }
 
@@ -702,75 +586,96 @@ impl Store {
     /// interrupted run has no `run_finished` event. Runs stored before the stream was
     /// recorded replay with every warning first and elapsed times of 0.
     pub fn replay(
-        &self,
+        &mut self,
         run: &str,
         mut f: impl FnMut(RunEvent) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let manifest = self.manifest(run)?;
-        let recorded: bool = self.conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM events WHERE run_id = ?1)
-                AND NOT EXISTS (SELECT 1 FROM cases WHERE run_id = ?1 AND ev_seq IS NULL)",
-            params![run],
-            |r| r.get(0),
-        )?;
+        let recorded = self
+            .db
+            .first(
+                "SELECT EXISTS (SELECT 1 FROM events WHERE run_id = ?1)
+                    AND NOT EXISTS (SELECT 1 FROM cases WHERE run_id = ?1 AND ev_seq IS NULL)",
+                &[run.into()],
+                |r| r.flag(0),
+            )?
+            .unwrap_or(false);
         if !recorded {
             return self.replay_tables(run, manifest, f);
         }
-        let mut st = self.conn.prepare(
-            "SELECT ev_seq, elapsed_ms, kind, case_id, trial, message, NULL FROM events WHERE run_id = ?1
-             UNION ALL
-             SELECT ev_seq, elapsed_ms, 'case_finished', case_id, NULL, NULL, data FROM cases WHERE run_id = ?1
-             ORDER BY 1",
-        )?;
-        let mut rows = st.query(params![run])?;
+        // A trial of a finished case is inside its case's row, which the stream reaches only
+        // later: it is looked up on a second connection while the stream is read.
+        let mut lookup: Option<Box<dyn Db>> = None;
+        let location = &self.location;
         let mut manifest = Some(manifest);
         let mut finished_at_ms = None;
-        while let Some(row) = rows.next()? {
-            let elapsed = row.get::<_, i64>(1)?.max(0) as u64;
-            let kind: String = row.get(2)?;
-            match kind.as_str() {
-                // A resumed run starts again; the stream shows one start, with the manifest
-                // as it is now.
-                "run_started" => {
-                    if let Some(m) = manifest.take() {
-                        f(RunEvent::new(
-                            elapsed,
-                            EventKind::RunStarted {
-                                manifest: Box::new(m),
-                            },
-                        ))?;
+        // A trial of a case still unfinished is in the trial table, joined in.
+        self.db.query(
+            "SELECT e.ev_seq, e.elapsed_ms, e.kind, e.case_id, e.trial, e.message, t.data
+             FROM events e LEFT JOIN trials t
+               ON t.run_id = e.run_id AND t.case_id = e.case_id AND t.trial = e.trial
+             WHERE e.run_id = ?1
+             UNION ALL
+             SELECT ev_seq, elapsed_ms, 'case_finished', case_id, NULL, NULL, data
+             FROM cases WHERE run_id = ?1
+             ORDER BY 1",
+            &[run.into()],
+            &mut |row| {
+                let elapsed = row.int(1)?.unwrap_or(0).max(0) as u64;
+                match row.text(2)?.unwrap_or("") {
+                    // A resumed run starts again; the stream shows one start, with the
+                    // manifest as it is now.
+                    "run_started" => {
+                        if let Some(m) = manifest.take() {
+                            f(RunEvent::new(
+                                elapsed,
+                                EventKind::RunStarted {
+                                    manifest: Box::new(m),
+                                },
+                            ))?;
+                        }
                     }
-                }
-                "warning" => f(RunEvent::new(
-                    elapsed,
-                    EventKind::Warning {
-                        message: row.get::<_, Option<String>>(5)?.unwrap_or_default(),
-                    },
-                ))?,
-                "trial_finished" => {
-                    let case: String = row.get(3)?;
-                    let trial: u32 = row.get(4)?;
-                    if let Some(t) = self.recorded_trial(run, &case, trial)? {
-                        f(RunEvent::new(
-                            elapsed,
-                            EventKind::TrialFinished { trial: Box::new(t) },
-                        ))?;
+                    "warning" => f(RunEvent::new(
+                        elapsed,
+                        EventKind::Warning {
+                            message: row.text(5)?.unwrap_or("").to_owned(),
+                        },
+                    ))?,
+                    "trial_finished" => {
+                        let trial = match row.text(6)? {
+                            Some(data) => Some(serde_json::from_str::<TrialResult>(data)?),
+                            None => {
+                                let case = row.string(3)?;
+                                let index = row.count(4)?;
+                                let db = match &mut lookup {
+                                    Some(db) => db,
+                                    None => lookup.insert(location.open_db(false)?),
+                                };
+                                stored_case(&mut **db, run, &case)?.and_then(|c| {
+                                    c.trials.into_iter().find(|t| i64::from(t.trial) == index)
+                                })
+                            }
+                        };
+                        if let Some(t) = trial {
+                            f(RunEvent::new(
+                                elapsed,
+                                EventKind::TrialFinished { trial: Box::new(t) },
+                            ))?;
+                        }
                     }
-                }
-                "case_finished" => {
-                    let data: String = row.get(6)?;
-                    f(RunEvent::new(
+                    "case_finished" => f(RunEvent::new(
                         elapsed,
                         EventKind::CaseFinished {
-                            result: Box::new(serde_json::from_str(&data)?),
+                            result: Box::new(serde_json::from_str(row.text(6)?.unwrap_or(""))?),
                         },
-                    ))?;
+                    ))?,
+                    // Only the last finish counts (a resume of a finished run finishes again).
+                    "run_finished" => finished_at_ms = Some(elapsed),
+                    _ => {}
                 }
-                // Only the last finish counts (a resume of a finished run finishes again).
-                "run_finished" => finished_at_ms = Some(elapsed),
-                _ => {}
-            }
-        }
+                Ok(())
+            },
+        )?;
         if let (Some(elapsed), Some((summary, finished_at))) = (finished_at_ms, self.summary(run)?)
         {
             f(RunEvent::new(
@@ -784,32 +689,10 @@ impl Store {
         Ok(())
     }
 
-    /// A trial as it was recorded: from its case, or from the trial table while its case was
-    /// unfinished.
-    fn recorded_trial(
-        &self,
-        run: &str,
-        case: &str,
-        trial: u32,
-    ) -> Result<Option<TrialResult>, StoreError> {
-        if let Some(c) = self.case(run, case)? {
-            return Ok(c.trials.into_iter().find(|t| t.trial == trial));
-        }
-        let data: Option<String> = self
-            .conn
-            .query_row(
-                "SELECT data FROM trials WHERE run_id = ?1 AND case_id = ?2 AND trial = ?3",
-                params![run, case, trial],
-                |r| r.get(0),
-            )
-            .optional()?;
-        Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
-    }
-
     /// Replays a run stored before the stream was recorded: the manifest, every warning,
     /// the cases in the order they finished, the summary.
     fn replay_tables(
-        &self,
+        &mut self,
         run: &str,
         manifest: RunManifest,
         mut f: impl FnMut(RunEvent) -> Result<(), StoreError>,
@@ -820,12 +703,11 @@ impl Store {
                 manifest: Box::new(manifest),
             },
         ))?;
-        let mut st = self
-            .conn
-            .prepare("SELECT message FROM warnings WHERE run_id = ?1 ORDER BY seq")?;
-        let warnings: Vec<String> = st
-            .query_map(params![run], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+        let warnings = self.db.all(
+            "SELECT message FROM warnings WHERE run_id = ?1 ORDER BY seq",
+            &[run.into()],
+            |r| r.string(0),
+        )?;
         for w in warnings {
             f(RunEvent::new(0, EventKind::Warning { message: w }))?;
         }
@@ -850,154 +732,158 @@ impl Store {
     }
 
     /// The warnings of a run, in the order they came.
-    pub fn warnings(&self, run: &str) -> Result<Vec<String>, StoreError> {
+    pub fn warnings(&mut self, run: &str) -> Result<Vec<String>, StoreError> {
         // Runs stored before the stream was recorded kept their warnings in a table of
         // their own.
-        let mut st = self.conn.prepare(
+        self.db.all(
             "SELECT message FROM (
                 SELECT 0 AS part, seq AS pos, message FROM warnings WHERE run_id = ?1
                 UNION ALL
-                SELECT 1, ev_seq, message FROM events WHERE run_id = ?1 AND kind = 'warning')
+                SELECT 1, ev_seq, message FROM events WHERE run_id = ?1 AND kind = 'warning') w
              ORDER BY part, pos",
-        )?;
-        let rows = st.query_map(params![run], |r| r.get(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            &[run.into()],
+            |r| r.string(0),
+        )
     }
 
     /// One stored case of a run, by id.
-    pub fn case(&self, run: &str, case: &str) -> Result<Option<CaseResult>, StoreError> {
-        let data: Option<String> = self
-            .conn
-            .prepare_cached("SELECT data FROM cases WHERE run_id = ?1 AND case_id = ?2")?
-            .query_row(params![run, case], |r| r.get(0))
-            .optional()?;
-        Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
+    pub fn case(&mut self, run: &str, case: &str) -> Result<Option<CaseResult>, StoreError> {
+        stored_case(&mut *self.db, run, case)
     }
 
     /// Ids of a run's quarantined cases.
-    pub fn quarantined_cases(&self, run: &str) -> Result<Vec<String>, StoreError> {
-        let mut st = self.conn.prepare(
-            "SELECT case_id FROM cases WHERE run_id = ?1 AND json_extract(data, '$.quarantined') = 1",
-        )?;
-        let rows = st.query_map(params![run], |r| r.get(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+    pub fn quarantined_cases(&mut self, run: &str) -> Result<Vec<String>, StoreError> {
+        let sql = match self.db.dialect() {
+            Dialect::Sqlite => {
+                "SELECT case_id FROM cases WHERE run_id = ?1 AND json_extract(data, '$.quarantined') = 1"
+            }
+            Dialect::Postgres => {
+                "SELECT case_id FROM cases WHERE run_id = ?1 AND CAST(data AS json) ->> 'quarantined' = 'true'"
+            }
+        };
+        self.db.all(sql, &[run.into()], |r| r.string(0))
     }
 
     /// Ids of a run's stored cases, in the order they finished.
-    pub fn case_ids(&self, run: &str) -> Result<Vec<String>, StoreError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT case_id FROM cases WHERE run_id = ?1 ORDER BY seq")?;
-        let rows = st.query_map(params![run], |r| r.get(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+    pub fn case_ids(&mut self, run: &str) -> Result<Vec<String>, StoreError> {
+        self.db.all(
+            "SELECT case_id FROM cases WHERE run_id = ?1 ORDER BY seq",
+            &[run.into()],
+            |r| r.string(0),
+        )
+    }
+
+    /// Removes one run, whole (its baselines stay named; they resolve to nothing).
+    pub fn remove_run(&mut self, run: &str) -> Result<(), StoreError> {
+        self.db.in_transaction(|db| remove(db, run))
     }
 
     /// Removes runs: all but the `keep` newest, and (or) those started before `before`
     /// (RFC 3339). Baselines are kept, and so is an unfinished run started within the last
-    /// hour (it may still be running). The file is compacted afterwards.
+    /// hour (it may still be running). The store is compacted afterwards.
     pub fn prune(
         &mut self,
         keep: Option<usize>,
         before: Option<&str>,
     ) -> Result<PruneReport, StoreError> {
-        let bytes_before = std::fs::metadata(&self.path).map_or(0, |m| m.len());
+        let bytes_before = self.db.size();
         let recent = jiff::Timestamp::now()
             .checked_sub(jiff::SignedDuration::from_hours(1))
             .map(|t| t.to_string())
             .unwrap_or_default();
         let mut doomed: Vec<String> = Vec::new();
-        {
-            let mut st = self.conn.prepare(
-                "SELECT r.run_id, r.started_at, r.finished_at IS NULL,
-                        EXISTS (SELECT 1 FROM baselines b WHERE b.run_id = r.run_id)
-                 FROM runs r ORDER BY r.started_at DESC, r.run_id DESC",
-            )?;
-            let rows = st.query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, bool>(2)?,
-                    r.get::<_, bool>(3)?,
-                ))
-            })?;
-            for (i, row) in rows.enumerate() {
-                let (id, started, unfinished, baseline) = row?;
+        let mut i = 0;
+        self.db.query(
+            "SELECT r.run_id, r.started_at, r.finished_at IS NULL,
+                    EXISTS (SELECT 1 FROM baselines b WHERE b.run_id = r.run_id)
+             FROM runs r ORDER BY r.started_at DESC, r.run_id DESC",
+            &[],
+            &mut |r| {
+                let (id, started, unfinished, baseline) =
+                    (r.string(0)?, r.string(1)?, r.flag(2)?, r.flag(3)?);
+                let position = i;
+                i += 1;
                 if baseline || (unfinished && started.as_str() >= recent.as_str()) {
-                    continue;
+                    return Ok(());
                 }
-                let beyond_keep = keep.is_some_and(|k| i >= k);
+                let beyond_keep = keep.is_some_and(|k| position >= k);
                 let too_old = before.is_some_and(|b| started.as_str() < b);
                 if beyond_keep || too_old {
                     doomed.push(id);
                 }
+                Ok(())
+            },
+        )?;
+        self.db.in_transaction(|db| {
+            for id in &doomed {
+                remove(db, id)?;
             }
-        }
-        let tx = self.conn.transaction()?;
-        for id in &doomed {
-            for table in ["cases", "trials", "warnings", "events", "runs"] {
-                tx.execute(
-                    &format!("DELETE FROM {table} WHERE run_id = ?1"),
-                    params![id],
-                )?;
-            }
-        }
-        tx.commit()?;
+            Ok(())
+        })?;
         if !doomed.is_empty() {
-            patiently(|| self.conn.execute_batch("VACUUM"))?;
+            self.db.compact()?;
         }
         Ok(PruneReport {
             removed: doomed,
             bytes_before,
-            bytes_after: std::fs::metadata(&self.path).map_or(0, |m| m.len()),
+            bytes_after: self.db.size(),
         })
     }
 
     /// Names a run as a baseline (replacing an earlier run under that name).
-    pub fn set_baseline(&self, name: &str, run: &str) -> Result<(), StoreError> {
-        self.conn.execute(
+    pub fn set_baseline(&mut self, name: &str, run: &str) -> Result<(), StoreError> {
+        let now = jiff::Timestamp::now().to_string();
+        self.db.execute(
             "INSERT INTO baselines (name, run_id, set_at) VALUES (?1, ?2, ?3)
              ON CONFLICT (name) DO UPDATE SET run_id = excluded.run_id, set_at = excluded.set_at",
-            params![name, run, jiff::Timestamp::now().to_string()],
+            &[name.into(), run.into(), now.as_str().into()],
         )?;
         Ok(())
     }
 
     /// The run a baseline names.
-    pub fn baseline(&self, name: &str) -> Result<Option<String>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT run_id FROM baselines WHERE name = ?1",
-                params![name],
-                |r| r.get(0),
-            )
-            .optional()?)
+    pub fn baseline(&mut self, name: &str) -> Result<Option<String>, StoreError> {
+        self.db.first(
+            "SELECT run_id FROM baselines WHERE name = ?1",
+            &[name.into()],
+            |r| r.string(0),
+        )
     }
 
     /// Every baseline: (name, run id, set at).
-    pub fn baselines(&self) -> Result<Vec<(String, String, String)>, StoreError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT name, run_id, set_at FROM baselines ORDER BY name")?;
-        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+    pub fn baselines(&mut self) -> Result<Vec<(String, String, String)>, StoreError> {
+        self.db.all(
+            "SELECT name, run_id, set_at FROM baselines ORDER BY name",
+            &[],
+            |r| Ok((r.string(0)?, r.string(1)?, r.string(2)?)),
+        )
     }
 }
 
-/// What `prune` did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PruneReport {
-    /// Runs removed, newest first.
-    pub removed: Vec<String>,
-    /// File size before.
-    pub bytes_before: u64,
-    /// File size after compaction.
-    pub bytes_after: u64,
+/// One stored case of a run.
+fn stored_case(db: &mut dyn Db, run: &str, case: &str) -> Result<Option<CaseResult>, StoreError> {
+    let data = db.first(
+        "SELECT data FROM cases WHERE run_id = ?1 AND case_id = ?2",
+        &[run.into(), case.into()],
+        |r| r.string(0),
+    )?;
+    Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
+}
+
+/// Deletes every row of a run (inside the caller's transaction).
+fn remove(db: &mut dyn Db, run: &str) -> Result<(), StoreError> {
+    for table in RUN_TABLES {
+        db.execute(
+            &format!("DELETE FROM {table} WHERE run_id = ?1"),
+            &[run.into()],
+        )?;
+    }
+    Ok(())
 }
 
 /// Writes a run into the store as its events arrive.
 pub struct StoreReporter {
-    conn: Connection,
+    db: Box<dyn Db>,
     run_id: Option<String>,
     /// Position of the next case row among the run's cases.
     seq: i64,
@@ -1006,143 +892,42 @@ pub struct StoreReporter {
     in_tx: bool,
     /// Trials are written one by one (k > 1) until their case finishes.
     per_trial: bool,
-    /// Copies the WAL into the database in the background.
-    checkpointer: Option<Checkpointer>,
-    /// WAL size (pages) past which a commit is followed by a WAL restart.
-    restart_pages: i64,
-}
-
-/// The background WAL checkpointer of a [`StoreReporter`]: a thread with its own connection,
-/// woken after each commit.
-struct Checkpointer {
-    wake: Option<SyncSender<()>>,
-    thread: Option<JoinHandle<()>>,
-    /// The WAL's size in pages at the last background checkpoint.
-    wal_pages: Arc<AtomicI64>,
-}
-
-impl Checkpointer {
-    fn start(path: &Path, every: Duration) -> Result<Checkpointer, StoreError> {
-        let conn = Connection::open(path)?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        let (wake, rx) = std::sync::mpsc::sync_channel(1);
-        let wal_pages = Arc::new(AtomicI64::new(0));
-        let seen = Arc::clone(&wal_pages);
-        let thread = std::thread::Builder::new()
-            .name("gauntlet-checkpoint".into())
-            .spawn(move || checkpoint_loop(&conn, &rx, every, &seen))
-            .map_err(|source| StoreError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        Ok(Checkpointer {
-            wake: Some(wake),
-            thread: Some(thread),
-            wal_pages,
-        })
-    }
-
-    /// Tells the thread that a commit happened (never waits).
-    fn poke(&self) {
-        if let Some(w) = &self.wake {
-            // Full: a wake-up is already pending, which covers this commit too.
-            let _ = w.try_send(());
-        }
-    }
-}
-
-impl Drop for Checkpointer {
-    fn drop(&mut self) {
-        // Closing the channel stops the thread; what it has not copied yet is copied when
-        // the database's last connection closes.
-        self.wake = None;
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-/// Runs `PRAGMA wal_checkpoint(MODE)`: whether it was blocked, and the WAL's size in pages.
-fn checkpoint(conn: &Connection, mode: &str) -> rusqlite::Result<(bool, i64)> {
-    conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |r| {
-        Ok((r.get::<_, i64>(0)? != 0, r.get(1)?))
-    })
-}
-
-fn checkpoint_loop(conn: &Connection, rx: &Receiver<()>, every: Duration, wal_pages: &AtomicI64) {
-    let mut last: Option<Instant> = None;
-    // A failed checkpoint loses nothing (the pages stay in the WAL, and the next checkpoint
-    // or the last connection's close copies them), so errors are not reported.
-    while rx.recv().is_ok() {
-        // At most one checkpoint per `every`: the commits that arrive meanwhile join it.
-        if let Some(due) = last.map(|t| t + every) {
-            loop {
-                let now = Instant::now();
-                if now >= due {
-                    break;
-                }
-                match rx.recv_timeout(due - now) {
-                    Ok(()) | Err(RecvTimeoutError::Timeout) => {}
-                    Err(RecvTimeoutError::Disconnected) => return,
-                }
-            }
-        }
-        // PASSIVE copies what it can without ever blocking the writer.
-        if let Ok((false, pages)) = checkpoint(conn, "PASSIVE") {
-            wal_pages.store(pages, Ordering::Relaxed);
-        }
-        last = Some(Instant::now());
-    }
+    /// The run is being continued: its row exists and is kept.
+    resume: bool,
 }
 
 impl StoreReporter {
-    fn begin(&mut self) -> Result<(), rusqlite::Error> {
-        if !self.in_tx {
-            // IMMEDIATE takes the write lock now, under the busy handler: a deferred
-            // transaction that read first could be refused at once when it came to write.
-            patiently(|| self.conn.execute_batch("BEGIN IMMEDIATE"))?;
-            self.in_tx = true;
+    fn new(db: Box<dyn Db>, resume: bool) -> StoreReporter {
+        StoreReporter {
+            db,
+            run_id: None,
+            seq: 0,
+            ev_seq: 0,
+            in_tx: false,
+            per_trial: false,
+            resume,
         }
+    }
+
+    fn put_trial(&mut self, t: &TrialResult) -> Result<(), StoreError> {
+        let data = serde_json::to_string(t)?;
+        let run = self.run_id.as_deref().unwrap_or("");
+        self.db.execute(
+            "INSERT INTO trials (run_id, case_id, trial, status, outcome, data)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT (run_id, case_id, trial) DO NOTHING",
+            &[
+                run.into(),
+                (&t.case_id).into(),
+                t.trial.into(),
+                t.status.as_str().into(),
+                t.outcome.as_str().into(),
+                data.as_str().into(),
+            ],
+        )?;
         Ok(())
     }
 
-    fn run(&self) -> &str {
-        self.run_id.as_deref().unwrap_or("")
-    }
-
-    /// Copies the little the background checkpoint has not, and lets the next commit write
-    /// the WAL from its start. A reader in the way (or the background checkpoint itself)
-    /// makes it give up within a few milliseconds; a later commit tries again.
-    fn restart_wal(&self, c: &Checkpointer) -> rusqlite::Result<()> {
-        self.conn.busy_timeout(Duration::from_millis(5))?;
-        let restarted = checkpoint(&self.conn, "RESTART");
-        self.conn.busy_timeout(BUSY_TIMEOUT)?;
-        if let Ok((false, _)) = restarted {
-            c.wal_pages.store(0, Ordering::Relaxed);
-        }
-        Ok(())
-    }
-
-    fn put_trial(&self, t: &TrialResult) -> Result<(), ReportError> {
-        self.conn
-            .prepare_cached(
-                "INSERT INTO trials (run_id, case_id, trial, status, outcome, data)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT (run_id, case_id, trial) DO NOTHING",
-            )?
-            .execute(params![
-                self.run(),
-                t.case_id,
-                t.trial,
-                t.status.as_str(),
-                t.outcome.as_str(),
-                serde_json::to_string(t)?
-            ])?;
-        Ok(())
-    }
-}
-
-impl StoreReporter {
     /// Records an event that is not a case in the stream (a case's place is in its row).
     fn put_event(
         &mut self,
@@ -1150,60 +935,92 @@ impl StoreReporter {
         kind: &str,
         case_trial: Option<(&str, u32)>,
         message: Option<&str>,
-    ) -> Result<(), ReportError> {
-        self.conn
-            .prepare_cached(
-                "INSERT INTO events (run_id, ev_seq, elapsed_ms, kind, case_id, trial, message)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?
-            .execute(params![
-                self.run(),
-                self.ev_seq,
-                ev.elapsed_ms as i64,
-                kind,
-                case_trial.map(|(c, _)| c),
-                case_trial.map(|(_, t)| t),
-                message
-            ])?;
+    ) -> Result<(), StoreError> {
+        let run = self.run_id.as_deref().unwrap_or("");
+        self.db.execute(
+            "INSERT INTO events (run_id, ev_seq, elapsed_ms, kind, case_id, trial, message)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            &[
+                run.into(),
+                self.ev_seq.into(),
+                Value::Int(ev.elapsed_ms as i64),
+                kind.into(),
+                case_trial.map(|(c, _)| c).into(),
+                case_trial.map(|(_, t)| t).into(),
+                message.into(),
+            ],
+        )?;
         self.ev_seq += 1;
+        Ok(())
+    }
+
+    fn start(&mut self, manifest: &RunManifest) -> Result<(), StoreError> {
+        self.run_id = Some(manifest.run_id.clone());
+        self.per_trial = manifest.k > 1;
+        let json = serde_json::to_string(manifest)?;
+        let row = [
+            Value::from(&manifest.run_id),
+            Value::from(&manifest.started_at),
+            Value::from(&manifest.command),
+            Value::from(&manifest.target.label),
+            Value::Int(manifest.planned_cases as i64),
+            Value::from(json.as_str()),
+        ];
+        if self.resume {
+            // A resumed run keeps its row and its cases; its manifest gains the resume notes.
+            self.db.execute(
+                "INSERT INTO runs (run_id, started_at, command, target, planned, manifest)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (run_id) DO UPDATE SET finished_at = NULL, status = NULL, summary = NULL,
+                     manifest = excluded.manifest",
+                &row,
+            )?;
+        } else {
+            // Two writers starting the same run (a shard started twice) meet here: one of
+            // them inserts, the other is told.
+            let n = self.db.execute(
+                "INSERT INTO runs (run_id, started_at, command, target, planned, manifest)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (run_id) DO NOTHING",
+                &row,
+            )?;
+            if n == 0 {
+                return Err(StoreError::RunExists(manifest.run_id.clone()));
+            }
+        }
+        let run = [Value::from(&manifest.run_id)];
+        self.seq = self
+            .db
+            .first(
+                "SELECT COALESCE(MAX(seq) + 1, 0) FROM cases WHERE run_id = ?1",
+                &run,
+                |r| r.count(0),
+            )?
+            .unwrap_or(0);
+        self.ev_seq = self
+            .db
+            .first(
+                "SELECT COALESCE(MAX(s), -1) + 1 FROM (
+                    SELECT MAX(ev_seq) AS s FROM cases WHERE run_id = ?1
+                    UNION ALL
+                    SELECT MAX(ev_seq) FROM events WHERE run_id = ?1) m",
+                &run,
+                |r| r.count(0),
+            )?
+            .unwrap_or(0);
         Ok(())
     }
 }
 
 impl Reporter for StoreReporter {
     fn on_event(&mut self, ev: &RunEvent) -> Result<(), ReportError> {
-        self.begin()?;
+        if !self.in_tx {
+            self.db.begin()?;
+            self.in_tx = true;
+        }
         match &ev.kind {
             EventKind::RunStarted { manifest } => {
-                self.run_id = Some(manifest.run_id.clone());
-                self.per_trial = manifest.k > 1;
-                // A resumed run keeps its row and its cases (its manifest gains the resume
-                // notes); a new one is inserted.
-                self.conn.execute(
-                    "INSERT INTO runs (run_id, started_at, command, target, planned, manifest)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                     ON CONFLICT (run_id) DO UPDATE SET finished_at = NULL, status = NULL, summary = NULL,
-                         manifest = excluded.manifest",
-                    params![
-                        manifest.run_id,
-                        manifest.started_at,
-                        manifest.command,
-                        manifest.target.label,
-                        manifest.planned_cases as i64,
-                        serde_json::to_string(manifest)?
-                    ],
-                )?;
-                self.seq = self.conn.query_row(
-                    "SELECT COALESCE(MAX(seq) + 1, 0) FROM cases WHERE run_id = ?1",
-                    params![manifest.run_id],
-                    |r| r.get(0),
-                )?;
-                self.ev_seq = self.conn.query_row(
-                    "SELECT MAX(COALESCE((SELECT MAX(ev_seq) FROM cases WHERE run_id = ?1), -1),
-                                COALESCE((SELECT MAX(ev_seq) FROM events WHERE run_id = ?1), -1)) + 1",
-                    params![manifest.run_id],
-                    |r| r.get(0),
-                )?;
+                self.start(manifest)?;
                 self.put_event(ev, "run_started", None, None)?;
             }
             EventKind::TrialFinished { trial } => {
@@ -1218,28 +1035,28 @@ impl Reporter for StoreReporter {
             EventKind::CaseFinished { result } => {
                 // Rows already present (a resumed run re-announcing finished cases) keep
                 // their original position.
-                let n = self
-                    .conn
-                    .prepare_cached(
-                        "INSERT INTO cases (run_id, seq, case_id, status, data, ev_seq, elapsed_ms)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                         ON CONFLICT (run_id, case_id) DO NOTHING",
-                    )?
-                    .execute(params![
-                        self.run(),
-                        self.seq,
-                        result.case.id,
-                        result.status.as_str(),
-                        ev.case_json().expect("a case event")?,
-                        self.ev_seq,
-                        ev.elapsed_ms as i64
-                    ])?;
+                let run = self.run_id.as_deref().unwrap_or("");
+                let n = self.db.execute(
+                    "INSERT INTO cases (run_id, seq, case_id, status, data, ev_seq, elapsed_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                     ON CONFLICT (run_id, case_id) DO NOTHING",
+                    &[
+                        run.into(),
+                        self.seq.into(),
+                        (&result.case.id).into(),
+                        result.status.as_str().into(),
+                        ev.case_json().expect("a case event")?.into(),
+                        self.ev_seq.into(),
+                        Value::Int(ev.elapsed_ms as i64),
+                    ],
+                )?;
                 self.seq += n as i64;
                 self.ev_seq += n as i64;
                 if self.per_trial {
-                    self.conn
-                        .prepare_cached("DELETE FROM trials WHERE run_id = ?1 AND case_id = ?2")?
-                        .execute(params![self.run(), result.case.id])?;
+                    self.db.execute(
+                        "DELETE FROM trials WHERE run_id = ?1 AND case_id = ?2",
+                        &[run.into(), (&result.case.id).into()],
+                    )?;
                 }
             }
             EventKind::Warning { message } => {
@@ -1249,13 +1066,15 @@ impl Reporter for StoreReporter {
                 summary,
                 finished_at,
             } => {
-                self.conn.execute(
+                let json = serde_json::to_string(summary)?;
+                let run = self.run_id.as_deref().unwrap_or("");
+                self.db.execute(
                     "UPDATE runs SET finished_at = ?2, status = ?3, summary = ?4 WHERE run_id = ?1",
-                    params![
-                        self.run(),
-                        finished_at,
-                        summary.status.as_str(),
-                        serde_json::to_string(summary)?
+                    &[
+                        run.into(),
+                        finished_at.into(),
+                        summary.status.as_str().into(),
+                        json.as_str().into(),
                     ],
                 )?;
                 self.put_event(ev, "run_finished", None, None)?;
@@ -1266,14 +1085,8 @@ impl Reporter for StoreReporter {
 
     fn flush(&mut self) -> Result<(), ReportError> {
         if self.in_tx {
-            patiently(|| self.conn.execute_batch("COMMIT"))?;
+            self.db.commit()?;
             self.in_tx = false;
-            if let Some(c) = &self.checkpointer {
-                c.poke();
-                if c.wal_pages.load(Ordering::Relaxed) > self.restart_pages {
-                    self.restart_wal(c)?;
-                }
-            }
         }
         Ok(())
     }
@@ -1281,15 +1094,17 @@ impl Reporter for StoreReporter {
 
 impl Drop for StoreReporter {
     fn drop(&mut self) {
-        // Commit whatever arrived after the last batch boundary (normal end of a run), then
-        // stop the checkpointer before this connection closes.
+        // Commit whatever arrived after the last batch boundary (normal end of a run).
         let _ = self.flush();
-        self.checkpointer = None;
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use rusqlite::{Connection, params};
+
     use super::*;
 
     const MANIFEST: &str = r#"{"schema_version": 1, "run_id": "20261130T030632Z-4798", "gauntlet_version": "0.1.0",
@@ -1386,22 +1201,22 @@ mod tests {
             "the WAL grew to {wal_max} bytes (6 MB written, restart past 256 KB)"
         );
         drop(rep);
-        let n: i64 = store
-            .conn
+        let raw = Connection::open(&db).expect("open");
+        let n: i64 = raw
             .query_row("SELECT COUNT(*) FROM cases", [], |r| r.get(0))
             .expect("count");
         assert_eq!(n, 3000, "every case row is stored");
-        let page: i64 = store
-            .conn
+        let page: i64 = raw
             .pragma_query_value(None, "page_size", |r| r.get(0))
             .expect("page size");
-        assert_eq!(page, PAGE_SIZE, "a new store has 16 KB pages");
+        assert_eq!(page, 16 << 10, "a new store has 16 KB pages");
+        drop(store);
     }
 
     #[test]
     fn a_stored_run_replays_as_the_stream_it_was() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let store = Store::open(&dir.path().join("runs.db")).expect("open");
+        let mut store = Store::open(dir.path().join("runs.db")).expect("open");
         let mut manifest: RunManifest = serde_json::from_str(MANIFEST).expect("manifest");
         manifest.k = 2;
         let summary: Summary = serde_json::from_value(serde_json::json!({
@@ -1513,9 +1328,9 @@ mod tests {
             )
             .expect("warning");
         }
-        let store = Store::open(&db).expect("open migrates");
-        let version: i64 = store
-            .conn
+        let mut store = Store::open(&db).expect("open migrates");
+        let version: i64 = Connection::open(&db)
+            .expect("open")
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .expect("version");
         assert_eq!(version, SCHEMA_VERSION);
@@ -1563,13 +1378,12 @@ mod tests {
             rep.on_event(&case_event(i)).expect("case");
         }
         drop(rep);
-        let page: i64 = store
-            .conn
+        let raw = Connection::open(&db).expect("open");
+        let page: i64 = raw
             .pragma_query_value(None, "page_size", |r| r.get(0))
             .expect("page size");
         assert_eq!(page, 4096);
-        let n: i64 = store
-            .conn
+        let n: i64 = raw
             .query_row("SELECT COUNT(*) FROM cases", [], |r| r.get(0))
             .expect("count");
         assert_eq!(n, 10);

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use gauntlet_core::event::{Invocation, REPORT_SCHEMA_VERSION, RunManifest, SuiteRef};
+use gauntlet_core::event::{Invocation, REPORT_SCHEMA_VERSION, RunManifest, ShardOf, SuiteRef};
 use gauntlet_core::plan::{PlannedCase, SuiteContext};
 use gauntlet_core::suite::Case;
 use gauntlet_core::summary::PackRequirements;
@@ -72,13 +72,17 @@ pub struct ManifestFacts {
     pub notes: BTreeMap<String, String>,
     /// How the run was invoked.
     pub invocation: Option<Invocation>,
+    /// The run id the shards of a sharded run share, when it was given one.
+    pub shard_run: Option<String>,
 }
 
 impl Plan {
     /// Plans a run over loaded suites (loaded with the same selection, so that their
     /// `selected` counts hold).
     pub fn new(suites: Vec<LoadedSuite>, selection: Selection, settings: PlanSettings<'_>) -> Plan {
-        let packs = pack_requirements(&suites);
+        let mut packs = pack_requirements(&suites);
+        // A shard holds part of the cases; its packs are checked when the shards merge.
+        packs.deferred = selection.shard.is_some();
         let suites = suites
             .into_iter()
             .map(|mut loaded| {
@@ -244,6 +248,12 @@ impl Plan {
             filters: self.selection.labels(),
             notes: facts.notes,
             invocation: facts.invocation,
+            packs: Some(self.packs.clone()),
+            shard: self.selection.shard.map(|s| ShardOf {
+                index: s.index,
+                total: s.total,
+                run: facts.shard_run,
+            }),
         }
     }
 }

@@ -87,6 +87,7 @@ pub fn audit(args: AuditArgs) -> Result<i32, CliError> {
             judge: None,
             notes: Default::default(),
             invocation: None,
+            shard_run: None,
         });
         let config = RunConfig {
             concurrency: 16,

@@ -64,6 +64,9 @@ pub enum Command {
     Plan(PlanArgs),
     /// Show one case of a run: the case, its trace turn by turn, and each check's verdict.
     Trace(TraceArgs),
+    /// Combine the shards of a sharded run (from the store, or their report.json files) into
+    /// one run: every case once, required packs checked over all of them, one state.
+    Merge(MergeArgs),
     /// Record an unmodified agent's model calls: a proxy for the OpenAI and Anthropic wire
     /// formats that writes one trace per session (JSON lines).
     Proxy(crate::proxycmd::ProxyArgs),
@@ -72,9 +75,16 @@ pub enum Command {
 /// Where the run store is.
 #[derive(Debug, Args, Clone)]
 pub struct StoreOpts {
-    /// The run store (default: `store:` in gauntlet.yaml, else .gauntlet/runs.db).
-    #[arg(long, value_name = "PATH", global = true)]
-    pub store: Option<PathBuf>,
+    /// The run store: an SQLite file, or postgres://USER@HOST:PORT/DATABASE (PG* variables
+    /// fill in the rest) (default: `store:` in gauntlet.yaml, else .gauntlet/runs.db).
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        global = true,
+        env = "GAUNTLET_STORE",
+        hide_env_values = true
+    )]
+    pub store: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -115,6 +125,34 @@ pub enum RunsCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Shard runs in the store: run ids (or prefixes), or the id the shards share (--run-id),
+    /// which stands for all of its shards.
+    #[arg(value_name = "RUN", required_unless_present = "report")]
+    pub runs: Vec<String>,
+    /// A shard's report.json instead (repeatable; not with RUN).
+    #[arg(long, value_name = "FILE", conflicts_with = "runs")]
+    pub report: Vec<PathBuf>,
+    /// The merged run's id (default: the id the shards share, else a new one).
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+    /// Where to write the merged run's reports.
+    #[arg(long, short = 'o', value_name = "DIR", default_value = "gauntlet-out")]
+    pub out: PathBuf,
+    /// Do not write report files.
+    #[arg(long, conflicts_with = "out")]
+    pub no_reports: bool,
+    /// Do not record the merged run in the store (with --report only).
+    #[arg(long, requires = "report")]
+    pub no_store: bool,
+    /// Print no per-case lines.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub store: StoreOpts,
 }
 
 #[derive(Debug, Args)]
@@ -370,12 +408,22 @@ pub struct ExecOpts {
     /// Config file with named targets (default: gauntlet.yaml in the current folder, if any).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// The run store (default: `store:` in gauntlet.yaml, else .gauntlet/runs.db).
-    #[arg(long, value_name = "PATH")]
-    pub store: Option<PathBuf>,
+    /// The run store: an SQLite file, or postgres://USER@HOST:PORT/DATABASE (PG* variables
+    /// fill in the rest) (default: `store:` in gauntlet.yaml, else .gauntlet/runs.db).
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "GAUNTLET_STORE",
+        hide_env_values = true
+    )]
+    pub store: Option<String>,
     /// Do not record the run in the store.
     #[arg(long, conflicts_with = "store")]
     pub no_store: bool,
+    /// The run's id (default: the time and a few random bits). The shards of one sharded
+    /// run share it: each is stored as ID-shardIofN, and `gauntlet merge ID` combines them.
+    #[arg(long, value_name = "ID", env = "GAUNTLET_RUN_ID")]
+    pub run_id: Option<String>,
     /// Quarantine file (default: quarantine.yaml in the current folder, if any).
     #[arg(long, value_name = "FILE")]
     pub quarantine: Option<PathBuf>,
@@ -399,9 +447,15 @@ pub struct ExecOpts {
     /// in one filter: any (`'tag:handoff|pack:regression'`).
     #[arg(long, short = 'f', value_name = "FILTER")]
     pub filter: Vec<String>,
-    /// Run one shard of the cases, i/n (by a stable hash of the case id).
+    /// Run one shard of the cases, i/n (by a stable hash of the case id). Required packs are
+    /// checked when the shards are merged (`gauntlet merge`), and the target's rate limits
+    /// are divided by n unless --whole-rate-limit.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
+    /// With --shard: give this shard the target's whole rate limit instead of its n-th share
+    /// (for limits that are per process, not per account).
+    #[arg(long, requires = "shard")]
+    pub whole_rate_limit: bool,
     /// Trials per case. Blocking cases pass only if every trial passes (pass^k).
     #[arg(long, short = 'k', value_name = "N", default_value_t = 1)]
     pub k: u32,

@@ -14,7 +14,7 @@ use crate::out::Printer;
 use crate::setup::{open_existing_store, open_store, store_err};
 
 pub fn baseline(args: BaselineArgs) -> Result<i32, CliError> {
-    let store = open_store(args.store.store.as_deref(), None)?;
+    let mut store = open_store(args.store.store.as_deref(), None)?;
     let mut out = Printer::stdout();
     match args.command {
         BaselineCommand::Set { run, name } => {
@@ -38,7 +38,7 @@ pub fn baseline(args: BaselineArgs) -> Result<i32, CliError> {
 }
 
 /// Digests of a run's cases, and its summary.
-fn digests(store: &Store, run: &str) -> Result<(Vec<CaseDigest>, Option<Summary>), CliError> {
+fn digests(store: &mut Store, run: &str) -> Result<(Vec<CaseDigest>, Option<Summary>), CliError> {
     let mut out = Vec::new();
     store
         .for_each_case(run, |c| {
@@ -52,7 +52,7 @@ fn digests(store: &Store, run: &str) -> Result<(Vec<CaseDigest>, Option<Summary>
 }
 
 /// Compares two stored runs.
-pub fn comparison(store: &Store, a: &str, b: &str) -> Result<Comparison, CliError> {
+pub fn comparison(store: &mut Store, a: &str, b: &str) -> Result<Comparison, CliError> {
     let (da, sa) = digests(store, a)?;
     let (db, sb) = digests(store, b)?;
     Ok(compare(a, &da, sa.as_ref(), b, &db, sb.as_ref()))
@@ -179,10 +179,10 @@ pub fn render_comparison(c: &Comparison) -> String {
 }
 
 pub fn compare_cmd(args: CompareArgs) -> Result<i32, CliError> {
-    let store = open_existing_store(args.store.store.as_deref())?;
+    let mut store = open_existing_store(args.store.store.as_deref())?;
     let a = store.resolve(&args.run_a).map_err(store_err)?;
     let b = store.resolve(&args.run_b).map_err(store_err)?;
-    let c = comparison(&store, &a, &b)?;
+    let c = comparison(&mut store, &a, &b)?;
     let mut out = Printer::stdout();
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&c).expect("serializes"))?;
@@ -193,7 +193,7 @@ pub fn compare_cmd(args: CompareArgs) -> Result<i32, CliError> {
 }
 
 /// After a run with `--baseline NAME`: prints the comparison with the baseline.
-pub fn print_baseline_comparison(store: &Store, name: &str, run: &str) -> Result<(), CliError> {
+pub fn print_baseline_comparison(store: &mut Store, name: &str, run: &str) -> Result<(), CliError> {
     let base = match store.baseline(name).map_err(store_err)? {
         Some(b) => b,
         None => store.resolve(name).map_err(|_| {

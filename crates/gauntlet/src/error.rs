@@ -2,8 +2,34 @@
 //! printed as `error:` and `hint:` lines, or as the diagnostics of suite files.
 
 use std::io::Write;
+use std::sync::{Mutex, OnceLock};
 
+use gauntlet_core::redact::Redactor;
 use gauntlet_suite::Diagnostic;
+
+/// Secrets of the command's own settings (a store's password), redacted from every error.
+static SECRETS: OnceLock<Mutex<Redactor>> = OnceLock::new();
+
+/// Registers a secret that no printed error may show.
+pub fn redact_secret(name: &str, secret: &str) {
+    SECRETS
+        .get_or_init(|| Mutex::new(Redactor::new()))
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .add(name, secret);
+}
+
+/// Text with the registered secrets redacted.
+pub fn redacted(text: &str) -> String {
+    match SECRETS.get() {
+        Some(r) => r
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .redact(text)
+            .into_owned(),
+        None => text.to_owned(),
+    }
+}
 
 /// An error that ends a command with exit code 2.
 #[derive(Debug)]
@@ -30,9 +56,9 @@ impl CliError {
         let mut err = anstream::stderr();
         match self {
             CliError::Usage(m, h) => {
-                let _ = writeln!(err, "error: {m}");
+                let _ = writeln!(err, "error: {}", redacted(m));
                 if let Some(h) = h {
-                    let _ = writeln!(err, "hint: {h}");
+                    let _ = writeln!(err, "hint: {}", redacted(h));
                 }
             }
             CliError::Diagnostics(ds) => {

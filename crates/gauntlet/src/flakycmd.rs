@@ -13,7 +13,7 @@ use crate::cli::FlakyArgs;
 use crate::error::CliError;
 use crate::printer::Verbosity;
 use crate::runcmd::{Mode, Settings, execute, selection};
-use crate::setup::{load_all, resolve_spec, store_path};
+use crate::setup::{load_all, resolve_spec, store_location};
 
 pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
     let path = args.suite.display().to_string();
@@ -77,10 +77,12 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
         seed: Some(args.seed),
         out: None,
         verbosity: Verbosity::Quiet,
-        store: Some(store_path(
+        store: Some(store_location(
             args.store.store.as_deref(),
             args.config.as_deref(),
         )?),
+        run_id: None,
+        whole_rate_limit: false,
         quarantine: None,
         baseline: None,
         judge,

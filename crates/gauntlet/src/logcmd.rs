@@ -81,7 +81,7 @@ pub fn sample_size(args: SampleSizeArgs) -> Result<i32, CliError> {
 /// (with a root-cause hypothesis per new failure), and the decision.
 pub fn log(args: LogArgs) -> Result<i32, CliError> {
     let kind = ChangeType::from(args.change);
-    let store = open_existing_store(args.store.store.as_deref())?;
+    let mut store = open_existing_store(args.store.store.as_deref())?;
     let run = store.resolve(&args.run).map_err(store_err)?;
     let manifest = store.manifest(&run).map_err(store_err)?;
     let Some((summary, finished_at)) = store.summary(&run).map_err(store_err)? else {
@@ -95,7 +95,7 @@ pub fn log(args: LogArgs) -> Result<i32, CliError> {
         None => store.baseline("default").map_err(store_err)?,
     };
     let cmp = match &against {
-        Some(a) if *a != run => Some(comparison(&store, a, &run)?),
+        Some(a) if *a != run => Some(comparison(&mut store, a, &run)?),
         _ => None,
     };
     let date = finished_at.get(..10).unwrap_or(&finished_at).to_owned();

@@ -11,6 +11,7 @@ mod flakycmd;
 mod initcmd;
 mod judge;
 mod logcmd;
+mod mergecmd;
 mod oraclecmd;
 mod out;
 mod printer;
@@ -56,6 +57,7 @@ fn main() {
         Command::Plan(a) => logcmd::plan(a),
         Command::Proxy(a) => proxycmd::proxy(a),
         Command::Trace(a) => tracecmd::trace(a),
+        Command::Merge(a) => mergecmd::merge(a),
     };
     let code = match result {
         Ok(c) => c,

@@ -7,11 +7,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use gauntlet_core::event::{EvidenceLevel, Invocation, Reporter};
+use gauntlet_core::event::{EvidenceLevel, Invocation, Reporter, ShardOf};
 use gauntlet_core::result::{CaseResult, CaseStatus, Outcome, TrialResult};
 use gauntlet_core::target::TargetConfig;
 use gauntlet_graders::OracleGrader;
 use gauntlet_runner::{PlanItem, RunConfig, Runner, Stop};
+use gauntlet_store::{Store, StoreError, StoreLocation};
 use gauntlet_suite::filter::{CaseFilter, Selection, Shard};
 use gauntlet_suite::load::LoadedSuite;
 use gauntlet_suite::{ManifestFacts, Plan, PlanSettings};
@@ -22,7 +23,8 @@ use crate::out;
 use crate::printer::{TerminalReporter, Verbosity, print_summary};
 use crate::setup::{
     BUILTIN_OWASP, build_judge, current_dir, integrity_check, load_all, new_run_id, open_store,
-    quarantine, resolve_spec, resolve_suite_paths, resolve_target, runtime, store_err, store_path,
+    quarantine, resolve_spec, resolve_suite_paths, resolve_target, runtime, store_err,
+    store_location,
 };
 
 /// gauntlet's version, recorded in every manifest.
@@ -36,7 +38,11 @@ pub struct Settings {
     pub seed: Option<u64>,
     pub out: Option<PathBuf>,
     pub verbosity: Verbosity,
-    pub store: Option<PathBuf>,
+    pub store: Option<StoreLocation>,
+    /// `--run-id` (a shard's own id adds its shard to it).
+    pub run_id: Option<String>,
+    /// `--whole-rate-limit`: a shard keeps the target's whole rate limit.
+    pub whole_rate_limit: bool,
     pub quarantine: Option<PathBuf>,
     pub baseline: Option<String>,
     pub judge: Option<TargetConfig>,
@@ -155,8 +161,13 @@ fn settings(opts: &ExecOpts, invocation: Invocation) -> Result<Settings, CliErro
         store: if opts.no_store {
             None
         } else {
-            Some(store_path(opts.store.as_deref(), opts.config.as_deref())?)
+            Some(store_location(
+                opts.store.as_deref(),
+                opts.config.as_deref(),
+            )?)
         },
+        run_id: opts.run_id.clone(),
+        whole_rate_limit: opts.whole_rate_limit,
         quarantine: opts.quarantine.clone(),
         baseline: opts.baseline.clone(),
         judge: spec(&opts.judge)?,
@@ -173,7 +184,7 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
     let mut mode = Mode::new("run");
     let (paths, base_invocation) = match &args.rerun_failed {
         Some(spec) => {
-            let store = open_store(opts.store.as_deref(), opts.config.as_deref())?;
+            let mut store = open_store(opts.store.as_deref(), opts.config.as_deref())?;
             let run = store.resolve(spec).map_err(store_err)?;
             let manifest = store.manifest(&run).map_err(store_err)?;
             let mut failed = HashSet::new();
@@ -204,7 +215,7 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
                 "run"
             };
             mode.only = Some(failed);
-            (resolve_suite_paths(&inv, store.path())?, Some(inv))
+            (resolve_suite_paths(&inv, store.location())?, Some(inv))
         }
         None => (
             args.suites
@@ -316,7 +327,7 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
 /// Continues an interrupted run with the same id, settings and suites.
 fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
     let mut store = open_store(opts.store.as_deref(), opts.config.as_deref())?;
-    let run = store.resolve(spec).map_err(store_err)?;
+    let run = resolve_resumed(&mut store, spec, opts.shard.as_deref())?;
     let manifest = store.manifest(&run).map_err(store_err)?;
     let finished_run = store.summary(&run).map_err(store_err)?.is_some();
     if finished_run && !has_faulted_trials(&store.trials(&run).map_err(store_err)?) {
@@ -333,7 +344,7 @@ fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
     })?;
     let select = selection(&inv.filters, inv.shard.as_deref(), None)?;
     let suites = load_all(
-        &resolve_suite_paths(&inv, store.path())?,
+        &resolve_suite_paths(&inv, store.location())?,
         inv.canary.as_deref(),
         inv.system_prompt_file.as_deref(),
         Some(&select),
@@ -378,12 +389,102 @@ fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
     }
     mode.resume = Some((run, finished));
     mode.started_at = Some(manifest.started_at.clone());
+    // A shard keeps the id it shares with the other shards.
+    s.run_id = manifest.shard.as_ref().and_then(|sh| sh.run.clone());
     execute(suites, select, s, mode)
 }
 
 /// The folders a recorded run let its suites read from.
 fn allowed_paths(inv: &Invocation) -> Vec<PathBuf> {
     inv.allow_paths.iter().map(PathBuf::from).collect()
+}
+
+/// The id of a new run: `--run-id` (with its shard, for one shard of a sharded run), which
+/// must be free in the store, else a fresh one.
+fn chosen_run_id(
+    given: Option<&str>,
+    shard: Option<Shard>,
+    store: Option<&mut Store>,
+) -> Result<String, CliError> {
+    let Some(given) = given else {
+        return Ok(new_run_id());
+    };
+    let valid = !given.is_empty()
+        && given.len() <= 100
+        && given
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'));
+    if !valid || given == "latest" {
+        return Err(CliError::usage(
+            format!("`{given}` is not a usable run id"),
+            "use up to 100 letters, digits and - _ . : (e.g. --run-id ci-${CI_PIPELINE_ID}), and not `latest`",
+        ));
+    }
+    let id = match shard {
+        Some(sh) => ShardOf::run_id(given, sh.index, sh.total),
+        None => given.to_owned(),
+    };
+    if let Some(store) = store
+        && store.exists(&id).map_err(store_err)?
+    {
+        return Err(CliError::usage(
+            format!("run {id} is already in the store"),
+            format!(
+                "continue it with `gauntlet run --resume {id}`, or pick another --run-id{}",
+                if shard.is_some() {
+                    " (a shard is stored once per sharded run)"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    Ok(id)
+}
+
+/// The run a `--resume RUN` means. RUN may also be the id the shards of a sharded run share:
+/// with `--shard i/n` it is that shard; without, the one shard of it that did not finish.
+fn resolve_resumed(store: &mut Store, spec: &str, shard: Option<&str>) -> Result<String, CliError> {
+    if let Some(sh) = shard {
+        let sh =
+            Shard::parse(sh).map_err(|e| CliError::usage(e.to_string(), "e.g. --shard 2/4"))?;
+        let id = ShardOf::run_id(spec, sh.index, sh.total);
+        if store.exists(&id).map_err(store_err)? {
+            return Ok(id);
+        }
+    }
+    match store.resolve(spec) {
+        Ok(id) => Ok(id),
+        Err(e @ (StoreError::Ambiguous(..) | StoreError::NoSuchRun(_))) => {
+            let shards = store
+                .runs_starting_with(&format!("{spec}-shard"))
+                .map_err(store_err)?;
+            if shards.is_empty() {
+                return Err(store_err(e));
+            }
+            let mut open = Vec::new();
+            for id in shards {
+                if store.summary(&id).map_err(store_err)?.is_none() {
+                    open.push(id);
+                }
+            }
+            match open.len() {
+                1 => Ok(open.remove(0)),
+                0 => Err(CliError::usage(
+                    format!("every shard of run {spec} finished"),
+                    "resume one shard with --shard i/n (to re-run its faulted trials), or merge them: gauntlet merge RUN",
+                )),
+                _ => Err(CliError::usage(
+                    format!(
+                        "several shards of run {spec} did not finish: {}",
+                        open.join(", ")
+                    ),
+                    "resume them one at a time: gauntlet run --resume RUN --shard i/n",
+                )),
+            }
+        }
+        Err(e) => Err(store_err(e)),
+    }
 }
 
 /// Whether any stored trial ended in `error` or `timeout`: the trials a resume re-runs.
@@ -409,7 +510,36 @@ pub fn execute(
         ));
     }
     let mut redactor = gauntlet_core::redact::Redactor::new();
-    let target = gauntlet_targets::build_target(&inv.target, &mut redactor).map_err(|e| {
+    for (name, secret) in s.store.iter().flat_map(StoreLocation::secrets) {
+        redactor.add(&name, &secret);
+    }
+    // Rate limits are per target, whichever process calls it: each shard takes its share.
+    let mut target_cfg = inv.target.clone();
+    let mut rate_note = None;
+    if let Some(sh) = select
+        .shard
+        .filter(|sh| sh.total > 1 && !s.whole_rate_limit)
+        && let Some(rl) = &mut target_cfg.rate_limit
+    {
+        let share = |v: &mut Option<u32>, unit: &str| {
+            v.map(|whole| {
+                let part = (whole / sh.total).max(1);
+                *v = Some(part);
+                format!("{part} of {whole} {unit}")
+            })
+        };
+        let parts: Vec<String> = [
+            share(&mut rl.requests_per_minute, "requests/min"),
+            share(&mut rl.tokens_per_minute, "tokens/min"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !parts.is_empty() {
+            rate_note = Some(format!("{} (shard {sh})", parts.join(", ")));
+        }
+    }
+    let target = gauntlet_targets::build_target(&target_cfg, &mut redactor).map_err(|e| {
         CliError::usage(
             e.to_string(),
             e.hint()
@@ -458,11 +588,22 @@ pub fn execute(
             "the canary does not appear in {file}: leak checks cannot fire unless the prompt holds it"
         ));
     }
+    let shard = plan.selection().shard;
     if plan.planned() == 0 {
-        return Err(CliError::usage(
-            "no case to run: the filters and shard left nothing",
-            "check --filter and --shard (keys: id, pack, owasp, technique, tag, kind)",
-        ));
+        // A shard may hold none of a small suite's cases: that is its whole share of the
+        // run, recorded (so that the merge finds every shard) and nothing to fail on.
+        match shard {
+            Some(sh) => out::note(&format!(
+                "shard {sh} holds none of the {} case(s): its empty result is recorded for `gauntlet merge`",
+                plan.suite_refs().iter().map(|r| r.cases).sum::<usize>()
+            )),
+            None => {
+                return Err(CliError::usage(
+                    "no case to run: the filters left nothing",
+                    "check --filter (keys: id, pack, owasp, technique, tag, kind)",
+                ));
+            }
+        }
     }
 
     let mut notes = mode.notes.clone();
@@ -473,9 +614,20 @@ pub fn execute(
     if !quarantined.is_empty() {
         notes.insert("quarantined".into(), quarantined.len().to_string());
     }
+    if let Some(n) = rate_note {
+        notes.insert("rate_limit_share".into(), n);
+    }
+    let mut store = match &s.store {
+        Some(loc) => Some(Store::open(loc).map_err(store_err)?),
+        None => None,
+    };
+    let resuming = mode.resume.is_some();
     let (run_id, finished) = match mode.resume {
         Some((id, f)) => (id, f),
-        None => (new_run_id(), HashMap::new()),
+        None => (
+            chosen_run_id(s.run_id.as_deref(), shard, store.as_mut())?,
+            HashMap::new(),
+        ),
     };
     let mut info = target.info();
     if let Some(level) = inv.evidence {
@@ -506,18 +658,22 @@ pub fn execute(
         judge: judge_label,
         notes,
         invocation: Some(inv.clone()),
+        shard_run: s.run_id.clone().filter(|_| shard.is_some()),
     });
 
     let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(TerminalReporter::new(s.verbosity))];
     if let Some(dir) = &s.out {
         reporters.extend(report_writers(dir)?);
     }
-    let store = match &s.store {
-        Some(p) => Some(gauntlet_store::Store::open(p).map_err(store_err)?),
-        None => None,
-    };
     if let Some(st) = &store {
-        reporters.push(Box::new(st.reporter().map_err(store_err)?));
+        reporters.push(Box::new(
+            if resuming {
+                st.resume_reporter()
+            } else {
+                st.reporter()
+            }
+            .map_err(store_err)?,
+        ));
     }
     if let Some(c) = &mode.capture {
         reporters.push(Box::new(Capture(Arc::clone(c))));
@@ -579,7 +735,7 @@ pub fn execute(
             "interrupted: the reports cover the cases that finished; continue with `gauntlet run --resume {run_id}`"
         ));
     }
-    if let (Some(name), Some(st)) = (&s.baseline, &store) {
+    if let (Some(name), Some(st)) = (&s.baseline, store.as_mut()) {
         crate::comparecmd::print_baseline_comparison(st, name, &run_id)?;
     }
     Ok(outcome.summary.status.exit_code())
@@ -588,7 +744,14 @@ pub fn execute(
 /// The files this run writes itself (the reports, their temporary names, the store), which
 /// the integrity check does not count as changes to the suite folder.
 fn written_by_us(s: &Settings) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = s.store.iter().cloned().collect();
+    let mut out: Vec<PathBuf> = s
+        .store
+        .iter()
+        .filter_map(|l| match l {
+            gauntlet_store::StoreLocation::Sqlite(p) => Some(p.clone()),
+            gauntlet_store::StoreLocation::Postgres(_) => None,
+        })
+        .collect();
     if let Some(dir) = &s.out {
         for f in gauntlet_report::Format::ALL {
             out.push(dir.join(f.file_name()));

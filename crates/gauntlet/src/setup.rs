@@ -10,7 +10,7 @@ use std::sync::Arc;
 use gauntlet_core::plan::CANARY_PLACEHOLDER;
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::TargetConfig;
-use gauntlet_store::Store;
+use gauntlet_store::{Store, StoreLocation};
 use gauntlet_suite::filter::Selection;
 use gauntlet_suite::load::{LoadOptions, LoadedSuite};
 
@@ -105,14 +105,14 @@ pub fn current_dir() -> Option<String> {
 
 /// The suite files of a recorded invocation, found again from wherever gauntlet runs now: a
 /// relative path is tried against the folder the run started in, then the current folder,
-/// then the project folder that holds the store (`PROJECT/.gauntlet/runs.db`).
+/// then the project folder that holds an SQLite store (`PROJECT/.gauntlet/runs.db`).
 pub fn resolve_suite_paths(
     inv: &gauntlet_core::event::Invocation,
-    store: &Path,
+    store: &StoreLocation,
 ) -> Result<Vec<String>, CliError> {
     let store_root = store
-        .canonicalize()
-        .ok()
+        .path()
+        .and_then(|p| p.canonicalize().ok())
         .and_then(|p| p.parent()?.parent().map(Path::to_path_buf));
     inv.suites
         .iter()
@@ -150,39 +150,55 @@ pub fn resolve_suite_paths(
         .collect()
 }
 
-/// Where the store is: the flag, else `store:` in the config file, else the default.
-pub fn store_path(flag: Option<&Path>, config: Option<&Path>) -> Result<PathBuf, CliError> {
-    if let Some(p) = flag {
-        return Ok(p.to_path_buf());
-    }
-    let cfg_path = config
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("gauntlet.yaml"));
-    if cfg_path.exists() {
-        let cfg = gauntlet_suite::load::load_config(&cfg_path).map_err(CliError::Diagnostics)?;
-        if let Some(s) = cfg.store {
-            return Ok(PathBuf::from(s));
+/// Where the store is: the flag (or `GAUNTLET_STORE`), else `store:` in the config file,
+/// else the default. A location's secrets (a PostgreSQL password) are redacted from every
+/// error printed from here on.
+pub fn store_location(
+    flag: Option<&str>,
+    config: Option<&Path>,
+) -> Result<StoreLocation, CliError> {
+    let spec = match flag {
+        Some(s) => s.to_owned(),
+        None => {
+            let cfg_path = config
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from("gauntlet.yaml"));
+            let configured = if cfg_path.exists() {
+                gauntlet_suite::load::load_config(&cfg_path)
+                    .map_err(CliError::Diagnostics)?
+                    .store
+            } else {
+                None
+            };
+            configured.unwrap_or_else(|| gauntlet_store::DEFAULT_STORE.to_owned())
         }
+    };
+    let location = StoreLocation::parse(&spec).map_err(|e| {
+        // The spec may hold a password: it is not repeated.
+        CliError::usage(e.to_string(), e.hint())
+    })?;
+    for (name, secret) in location.secrets() {
+        crate::error::redact_secret(&name, &secret);
     }
-    Ok(PathBuf::from(gauntlet_store::DEFAULT_STORE))
+    Ok(location)
 }
 
 /// Opens (or creates) the store a run writes to.
-pub fn open_store(flag: Option<&Path>, config: Option<&Path>) -> Result<Store, CliError> {
-    let path = store_path(flag, config)?;
-    Store::open(&path).map_err(store_err)
+pub fn open_store(flag: Option<&str>, config: Option<&Path>) -> Result<Store, CliError> {
+    let location = store_location(flag, config)?;
+    Store::open(location).map_err(store_err)
 }
 
 /// Opens a store that must exist already (commands that read runs).
-pub fn open_existing_store(flag: Option<&Path>) -> Result<Store, CliError> {
-    let path = store_path(flag, None)?;
-    if !path.exists() {
+pub fn open_existing_store(flag: Option<&str>) -> Result<Store, CliError> {
+    let location = store_location(flag, None)?;
+    if !location.exists() {
         return Err(CliError::usage(
-            format!("no run store at `{}`", path.display()),
+            format!("no run store at `{location}`"),
             "runs are stored by `gauntlet run`/`redteam` in .gauntlet/runs.db; pass --store to look elsewhere",
         ));
     }
-    Store::open(&path).map_err(store_err)
+    Store::open(location).map_err(store_err)
 }
 
 /// A store error as a usage error with a hint.

@@ -11,7 +11,7 @@ use gauntlet_core::result::CaseStatus;
 use gauntlet_graders::OracleGrader;
 use gauntlet_report::text::failure_reason;
 use gauntlet_runner::{CaseJob, Delivery, PlanItem, RunConfig, Runner};
-use gauntlet_store::Store;
+use gauntlet_store::{Store, StoreLocation};
 use gauntlet_suite::filter::Selection;
 use gauntlet_suite::{Plan, PlanSettings};
 
@@ -28,7 +28,7 @@ pub fn runs(args: RunsArgs) -> Result<i32, CliError> {
     if let RunsCommand::Check = args.command {
         return check(&args);
     }
-    let store = open_existing_store(args.store.store.as_deref())?;
+    let mut store = open_existing_store(args.store.store.as_deref())?;
     let mut out = Printer::stdout();
     match args.command {
         RunsCommand::List { limit, json } => {
@@ -63,7 +63,7 @@ pub fn runs(args: RunsArgs) -> Result<i32, CliError> {
                 )?;
             }
         }
-        RunsCommand::Show { run, json } => show(&store, &run, json, &mut out)?,
+        RunsCommand::Show { run, json } => show(&mut store, &run, json, &mut out)?,
         RunsCommand::Check => unreachable!("handled above"),
         RunsCommand::Prune { keep, older_than } => {
             let before = older_than
@@ -74,7 +74,6 @@ pub fn runs(args: RunsArgs) -> Result<i32, CliError> {
                         .map_err(|e| CliError::plain(format!("--older-than {days}: {e}")))
                 })
                 .transpose()?;
-            let mut store = store;
             let r = store.prune(keep, before.as_deref()).map_err(store_err)?;
             writeln!(
                 out,
@@ -89,33 +88,33 @@ pub fn runs(args: RunsArgs) -> Result<i32, CliError> {
     Ok(0)
 }
 
-/// `runs check`: the whole file, every problem listed.
+/// `runs check`: the whole store, every problem listed.
 fn check(args: &RunsArgs) -> Result<i32, CliError> {
-    let path = crate::setup::store_path(args.store.store.as_deref(), None)?;
-    if !path.exists() {
+    let location = crate::setup::store_location(args.store.store.as_deref(), None)?;
+    if !location.exists() {
         return Err(CliError::usage(
-            format!("no run store at `{}`", path.display()),
+            format!("no run store at `{location}`"),
             "pass --store to check another file",
         ));
     }
-    let store = Store::open_unchecked(&path).map_err(store_err)?;
+    let mut store = Store::open_unchecked(&location).map_err(store_err)?;
     let problems = store.check().map_err(store_err)?;
     if !problems.is_empty() {
         let e = gauntlet_store::StoreError::Damaged {
-            path: path.clone(),
+            path: location.to_string(),
             detail: problems.join("; "),
         };
         return Err(CliError::usage(e.to_string(), e.hint()));
     }
-    writeln!(
-        Printer::stdout(),
-        "ok: {} (every page and index checked)",
-        path.display()
-    )?;
+    let what = match location {
+        StoreLocation::Sqlite(_) => "every page and index, and every run's manifest and summary",
+        StoreLocation::Postgres(_) => "the tables, and every run's manifest and summary",
+    };
+    writeln!(Printer::stdout(), "ok: {location} ({what} checked)")?;
     Ok(0)
 }
 
-fn show(store: &Store, run: &str, json: bool, out: &mut Printer) -> Result<(), CliError> {
+fn show(store: &mut Store, run: &str, json: bool, out: &mut Printer) -> Result<(), CliError> {
     let id = store.resolve(run).map_err(store_err)?;
     let manifest = store.manifest(&id).map_err(store_err)?;
     let summary = store.summary(&id).map_err(store_err)?;
@@ -197,7 +196,7 @@ fn show(store: &Store, run: &str, json: bool, out: &mut Printer) -> Result<(), C
 
 /// Replays a stored run's event stream into the report writers.
 pub fn report(args: ReportArgs) -> Result<i32, CliError> {
-    let store = open_existing_store(args.store.store.as_deref())?;
+    let mut store = open_existing_store(args.store.store.as_deref())?;
     let id = store.resolve(&args.run).map_err(store_err)?;
     let mut delivery = Delivery::start(report_writers(&args.out)?);
     let mut status = None;
@@ -239,7 +238,7 @@ pub fn report(args: ReportArgs) -> Result<i32, CliError> {
 /// Grades a stored run's traces again with the suites as they are now, as a new run: the
 /// runner's dispatcher in its re-grade mode, fed by the store instead of a target.
 pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
-    let store = open_existing_store(args.store.store.as_deref())?;
+    let mut store = open_existing_store(args.store.store.as_deref())?;
     let from = store.resolve(&args.run).map_err(store_err)?;
     let old = store.manifest(&from).map_err(store_err)?;
     let inv = old.invocation.clone().ok_or_else(|| {
@@ -249,7 +248,7 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
         )
     })?;
     let suites = load_all(
-        &crate::setup::resolve_suite_paths(&inv, store.path())?,
+        &crate::setup::resolve_suite_paths(&inv, store.location())?,
         inv.canary.as_deref(),
         inv.system_prompt_file.as_deref(),
         None,
@@ -307,7 +306,7 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
         .collect();
     let read_errors = Arc::new(Mutex::new(Vec::new()));
     let items = stored_items(
-        Store::open(store.path()).map_err(store_err)?,
+        store.reopen().map_err(store_err)?,
         &from,
         plan.all_cases(),
         Arc::clone(&read_errors),
@@ -321,7 +320,11 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
         k: manifest.k,
         quarantined,
         redactor,
-        packs: plan.packs().clone(),
+        // A shard stays a shard: its packs are checked when it is merged.
+        packs: gauntlet_core::summary::PackRequirements {
+            deferred: old.shard.is_some(),
+            ..plan.packs().clone()
+        },
         warnings,
         notes: vec![format!("regraded from run {from} (no target calls)")],
         ..RunConfig::default()
@@ -359,25 +362,46 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
 /// with its recorded trials (looked up one at a time, so memory stays flat), then the
 /// stored cases the suites no longer have, kept as they were. A case that cannot be read
 /// is recorded in `errors`, never dropped silently.
+///
+/// The lookups run on a thread of their own that owns the store's connection: the plan is
+/// pulled from inside the runner's async loop, where a blocking client must not run.
 fn stored_items(
-    store: Store,
+    mut store: Store,
     run: &str,
     cases: impl Iterator<Item = gauntlet_core::plan::PlannedCase> + Send,
     errors: Arc<Mutex<Vec<String>>>,
 ) -> Result<impl Iterator<Item = PlanItem> + Send, CliError> {
+    type Reply = std::sync::mpsc::SyncSender<Option<gauntlet_core::result::CaseResult>>;
     let ids = store.case_ids(run).map_err(store_err)?;
+    let (ask, asked) = std::sync::mpsc::channel::<(String, Reply)>();
+    let run_id = run.to_owned();
+    std::thread::Builder::new()
+        .name("gauntlet-store-read".into())
+        .spawn(move || {
+            for (id, reply) in asked {
+                let found = match store.case(&run_id, &id) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        errors.lock().expect("lock").push(format!("`{id}`: {e}"));
+                        None
+                    }
+                };
+                let _ = reply.send(found);
+            }
+        })
+        .map_err(|e| CliError::plain(format!("failed to start the store reader: {e}")))?;
+    let ask = Mutex::new(ask);
+    let lookup = Arc::new(move |id: &str| {
+        let (reply, answer) = std::sync::mpsc::sync_channel(1);
+        ask.lock()
+            .expect("lock")
+            .send((id.to_owned(), reply))
+            .ok()?;
+        answer.recv().ok().flatten()
+    });
     // Stored cases not met in the suites yet; what is left at the end is kept.
     let left: Arc<Mutex<HashSet<String>>> = Arc::new(Mutex::new(ids.iter().cloned().collect()));
-    let store = Arc::new(Mutex::new(store));
-    let run = run.to_owned();
-    let lookup = move |id: &str| match store.lock().expect("store lock").case(&run, id) {
-        Ok(c) => c,
-        Err(e) => {
-            errors.lock().expect("lock").push(format!("`{id}`: {e}"));
-            None
-        }
-    };
-    let lookup_kept = lookup.clone();
+    let lookup_kept = Arc::clone(&lookup);
     let left_kept = Arc::clone(&left);
     let regraded = cases.filter_map(move |planned| {
         if !left.lock().expect("lock").remove(&planned.case.id) {

@@ -44,7 +44,7 @@ fn from_report(path: &Path, want: &str) -> Result<(Option<CaseResult>, Vec<Strin
 }
 
 fn from_store(args: &TraceArgs, want: &str) -> Result<(Option<CaseResult>, Vec<String>), CliError> {
-    let store = crate::setup::open_existing_store(args.store.store.as_deref())?;
+    let mut store = crate::setup::open_existing_store(args.store.store.as_deref())?;
     let run = store.resolve(&args.run).map_err(crate::setup::store_err)?;
     let mut found = None;
     let mut ids = Vec::new();

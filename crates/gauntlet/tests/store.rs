@@ -147,7 +147,7 @@ fn a_run_killed_with_sigkill_resumes_without_repeating_or_duplicating_trials() {
     let mut stored_now = 0;
     for _ in 0..200 {
         std::thread::sleep(Duration::from_millis(25));
-        if let Ok(store) = gauntlet_store::Store::open(&db)
+        if let Ok(mut store) = gauntlet_store::Store::open(&db)
             && let Ok(id) = store.resolve("latest")
         {
             stored_now = store
@@ -163,7 +163,7 @@ fn a_run_killed_with_sigkill_resumes_without_repeating_or_duplicating_trials() {
     child.kill().unwrap();
     child.wait().unwrap();
     let before_resume = count.load(Ordering::SeqCst);
-    let store = gauntlet_store::Store::open(&db).unwrap();
+    let mut store = gauntlet_store::Store::open(&db).unwrap();
     let id = store.resolve("latest").unwrap();
     let stored: usize = store.trials(&id).unwrap().values().map(Vec::len).sum();
     assert!(
@@ -258,7 +258,7 @@ fn a_server_killed_mid_run_gives_errors_and_resume_reruns_only_those() {
     let o = run(&["run", "--resume", &id, "--out", "resumed"], t.path());
     assert_eq!(code(&o), 0, "{}", text(&o));
     assert_eq!(count.load(Ordering::SeqCst) - served_before, 6);
-    let store = gauntlet_store::Store::open(&t.path().join(".gauntlet/runs.db")).unwrap();
+    let mut store = gauntlet_store::Store::open(t.path().join(".gauntlet/runs.db")).unwrap();
     let trials = store.trials(&id).unwrap();
     assert_eq!(trials.len(), 5);
     for (case, ts) in &trials {
@@ -606,7 +606,7 @@ fn a_held_write_lock_never_stops_a_reader_and_a_writer_waits_it_out() {
     let o = run(&["run", "s.yaml", "-q", "--no-reports"], t.path());
     assert_eq!(code(&o), 1, "{}", text(&o));
     // Another run's writer holds the write lock (its transaction is open, not committed).
-    let store = gauntlet_store::Store::open(&t.path().join(".gauntlet/runs.db")).unwrap();
+    let store = gauntlet_store::Store::open(t.path().join(".gauntlet/runs.db")).unwrap();
     let mut holder = store.reporter().unwrap();
     let manifest: RunManifest = serde_json::from_value(serde_json::json!({
         "schema_version": 1, "run_id": "holder", "gauntlet_version": "0", "started_at": "t",
