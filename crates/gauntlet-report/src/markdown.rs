@@ -333,6 +333,7 @@ mod tests {
             security: false,
             name: id.into(),
             description: None,
+            tags: Vec::new(),
         };
         CaseResult::combine(meta, Vec::new())
     }
