@@ -138,19 +138,36 @@ impl Drop for Browser {
 }
 
 fn http_get(port: u16, path: &str) -> String {
-    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
+    let Ok(s) = TcpStream::connect(("127.0.0.1", port)) else {
         return String::new();
     };
     let _ = s.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut r = BufReader::new(s);
     let req = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
-    if s.write_all(req.as_bytes()).is_err() {
+    if r.get_mut().write_all(req.as_bytes()).is_err() {
         return String::new();
     }
-    let mut out = String::new();
-    let _ = s.read_to_string(&mut out);
-    out.split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default()
+    // DevTools keeps the connection open: read the headers, then exactly the body.
+    let mut len = 0usize;
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line).unwrap_or(0) == 0 {
+            return String::new();
+        }
+        if line == "\r\n" {
+            break;
+        }
+        if let Some((k, v)) = line.split_once(':')
+            && k.eq_ignore_ascii_case("content-length")
+        {
+            len = v.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0u8; len];
+    if r.read_exact(&mut body).is_err() {
+        return String::new();
+    }
+    String::from_utf8(body).unwrap_or_default()
 }
 
 /// A websocket to one tab, and everything it has reported.
@@ -353,7 +370,7 @@ impl Page {
         if full_page {
             params["captureBeyondViewport"] = json!(true);
             let h = self
-                .eval("Math.min(document.documentElement.scrollHeight, 4000)")
+                .eval("Math.min(document.documentElement.scrollHeight, 2400)")
                 .as_f64()
                 .unwrap_or(900.0);
             params["clip"] = json!({"x": 0, "y": 0, "width": 1280, "height": h, "scale": 1});

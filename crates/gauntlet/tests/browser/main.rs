@@ -317,12 +317,18 @@ fn the_support_agent_report_shows_trials_side_by_side_tool_calls_and_marked_evid
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let suite =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/support-agent/suite.yaml");
+    // Copied, so that the page (and its screenshot) names the suite by a relative path.
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/support-agent");
+    std::fs::create_dir_all(tmp.path().join("support-agent")).unwrap();
+    std::fs::copy(
+        example.join("suite.yaml"),
+        tmp.path().join("support-agent/suite.yaml"),
+    )
+    .unwrap();
     let o = gauntlet(
         &[
             "run",
-            suite.to_str().unwrap(),
+            "support-agent/suite.yaml",
             "--target",
             "fake:vulnerable",
             "-k",
