@@ -310,6 +310,9 @@ pub struct CaseMeta {
     /// The description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The case's tags (reports group and filter by them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
 
 impl CaseMeta {
@@ -327,6 +330,7 @@ impl CaseMeta {
             blocked_is_defended: ctx.blocked_is_defended,
             name: case.display_name(),
             description: case.description.clone(),
+            tags: case.tags.clone(),
         }
     }
 }

@@ -327,6 +327,7 @@ mod tests {
             blocked_is_defended: false,
             name: id.into(),
             description: None,
+            tags: Vec::new(),
         };
         CaseResult::combine(meta, Vec::new())
     }

@@ -46,7 +46,8 @@ pub enum Command {
     ServeFake(ServeFakeArgs),
     /// Stored runs: list them, or show one.
     Runs(RunsArgs),
-    /// Re-render report.json, junit.xml and summary.md of a stored run (no target calls).
+    /// Re-render report.json, junit.xml, summary.md and report.html of a stored run (no
+    /// target calls).
     Report(ReportArgs),
     /// Re-grade a stored run's traces with the current graders (no target calls), as a new run.
     Regrade(RegradeArgs),
@@ -54,6 +55,9 @@ pub enum Command {
     Baseline(BaselineArgs),
     /// Compare two stored runs: per-case changes, averages, McNemar test, Wilson intervals.
     Compare(CompareArgs),
+    /// Browse the run store in a browser, read-only, on 127.0.0.1: runs, reports,
+    /// comparisons, and labelling outputs for judge calibration.
+    View(crate::viewcmd::ViewArgs),
     /// Pairs needed for a paired (McNemar) comparison to detect an effect.
     SampleSize(SampleSizeArgs),
     /// Re-run one case alone k times with pinned inputs and classify the flake.
@@ -182,6 +186,9 @@ pub struct ReportArgs {
     /// Output folder.
     #[arg(long, short = 'o', value_name = "DIR")]
     pub out: PathBuf,
+    /// Compare with this baseline (or run) in report.html, as `run --baseline` did.
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
     #[command(flatten)]
     pub store: StoreOpts,
 }
@@ -234,6 +241,9 @@ pub struct CompareArgs {
     /// One JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Also write the comparison as a self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreOpts,
 }
@@ -427,7 +437,8 @@ pub struct ExecOpts {
     /// Quarantine file (default: quarantine.yaml in the current folder, if any).
     #[arg(long, value_name = "FILE")]
     pub quarantine: Option<PathBuf>,
-    /// After the run, compare it with this baseline (or run) and print the changes.
+    /// After the run, compare it with this baseline (or run) and print the changes; report.html
+    /// shows them too.
     #[arg(long, value_name = "NAME")]
     pub baseline: Option<String>,
     /// A judge model for `judge` checks (triage only: judges never change the state).
@@ -436,7 +447,7 @@ pub struct ExecOpts {
     /// A model that plays the user in cases with `simulated_user` (e.g. fake:user, openai:MODEL).
     #[arg(long, value_name = "SPEC")]
     pub user_model: Option<String>,
-    /// Where to write report.json, junit.xml and summary.md.
+    /// Where to write report.json, junit.xml, summary.md and report.html.
     #[arg(long, short = 'o', value_name = "DIR", default_value = "gauntlet-out")]
     pub out: PathBuf,
     /// Do not write report files.

@@ -1,10 +1,13 @@
 //! Comparing runs: `baseline set|list`, `compare A B` (per-case changes, McNemar, Wilson
-//! intervals) and the comparison printed after a run with `--baseline`.
+//! intervals; `--html FILE` writes the comparison page) and the comparison printed after a
+//! run with `--baseline`.
 
 use std::io::Write;
 
 use gauntlet_core::compare::{CaseDigest, Comparison, compare};
 use gauntlet_core::summary::Summary;
+use gauntlet_report::html::HtmlBaseline;
+use gauntlet_report::html::compare::{CaseLinks, CompareInput, RunSide, render_compare};
 use gauntlet_report::text::{failure_reason, trim_num};
 use gauntlet_store::Store;
 
@@ -38,7 +41,10 @@ pub fn baseline(args: BaselineArgs) -> Result<i32, CliError> {
 }
 
 /// Digests of a run's cases, and its summary.
-fn digests(store: &mut Store, run: &str) -> Result<(Vec<CaseDigest>, Option<Summary>), CliError> {
+pub fn digests(
+    store: &mut Store,
+    run: &str,
+) -> Result<(Vec<CaseDigest>, Option<Summary>), CliError> {
     let mut out = Vec::new();
     store
         .for_each_case(run, |c| {
@@ -182,7 +188,28 @@ pub fn compare_cmd(args: CompareArgs) -> Result<i32, CliError> {
     let mut store = open_existing_store(args.store.store.as_deref())?;
     let a = store.resolve(&args.run_a).map_err(store_err)?;
     let b = store.resolve(&args.run_b).map_err(store_err)?;
-    let c = comparison(&mut store, &a, &b)?;
+    let (da, sa) = digests(&mut store, &a)?;
+    let (db, sb) = digests(&mut store, &b)?;
+    let c = compare(&a, &da, sa.as_ref(), &b, &db, sb.as_ref());
+    if let Some(path) = &args.html {
+        let (ma, mb) = (
+            store.manifest(&a).map_err(store_err)?,
+            store.manifest(&b).map_err(store_err)?,
+        );
+        let page = compare_page(
+            &c,
+            (&ma, sa.as_ref()),
+            (&mb, sb.as_ref()),
+            &da,
+            CaseLinks::default(),
+        )?;
+        write_file(path, &page).map_err(|e| {
+            CliError::usage(
+                format!("failed to write `{}`: {e}", path.display()),
+                "pass --html with a file in a writable folder",
+            )
+        })?;
+    }
     let mut out = Printer::stdout();
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&c).expect("serializes"))?;
@@ -192,17 +219,79 @@ pub fn compare_cmd(args: CompareArgs) -> Result<i32, CliError> {
     Ok(0)
 }
 
-/// After a run with `--baseline NAME`: prints the comparison with the baseline.
-pub fn print_baseline_comparison(store: &mut Store, name: &str, run: &str) -> Result<(), CliError> {
-    let base = match store.baseline(name).map_err(store_err)? {
-        Some(b) => b,
+/// Writes a whole file under a temporary name, then renames it into place.
+fn write_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| std::io::Error::other("not a file name"))?;
+    let mut f = gauntlet_report::text::AtomicFile::create(dir, name)?;
+    f.out.write_all(bytes)?;
+    f.commit()
+}
+
+/// The comparison page of two runs, as bytes.
+pub fn compare_page(
+    c: &Comparison,
+    a: (&gauntlet_core::event::RunManifest, Option<&Summary>),
+    b: (&gauntlet_core::event::RunManifest, Option<&Summary>),
+    a_cases: &[CaseDigest],
+    links: CaseLinks,
+) -> Result<Vec<u8>, CliError> {
+    let mut page = Vec::new();
+    render_compare(
+        &CompareInput {
+            comparison: c,
+            a: RunSide {
+                manifest: Some(a.0),
+                summary: a.1,
+            },
+            b: RunSide {
+                manifest: Some(b.0),
+                summary: b.1,
+            },
+            a_cases,
+            links,
+        },
+        None,
+        &mut page,
+    )
+    .map_err(|e| CliError::plain(format!("failed to render the comparison page: {e}")))?;
+    Ok(page)
+}
+
+/// The run a `--baseline NAME` names: a baseline, else any run reference.
+pub fn resolve_baseline(store: &mut Store, name: &str) -> Result<String, CliError> {
+    match store.baseline(name).map_err(store_err)? {
+        Some(b) => Ok(b),
         None => store.resolve(name).map_err(|_| {
             CliError::usage(
                 format!("no baseline named `{name}`"),
                 "set one with `gauntlet baseline set RUN --name NAME`",
             )
-        })?,
-    };
+        }),
+    }
+}
+
+/// The baseline `report.html` compares a run with.
+pub fn html_baseline(store: &mut Store, name: &str) -> Result<HtmlBaseline, CliError> {
+    let run_id = resolve_baseline(store, name)?;
+    let (cases, summary) = digests(store, &run_id)?;
+    Ok(HtmlBaseline {
+        name: name.to_owned(),
+        run_id,
+        summary,
+        cases,
+    })
+}
+
+/// After a run with `--baseline NAME`: prints the comparison with the baseline.
+pub fn print_baseline_comparison(store: &mut Store, name: &str, run: &str) -> Result<(), CliError> {
+    let base = resolve_baseline(store, name)?;
     let c = comparison(store, &base, run)?;
     let mut out = Printer::stdout();
     write!(out, "\n{}", render_comparison(&c))?;

@@ -10,6 +10,7 @@ mod error;
 mod flakycmd;
 mod initcmd;
 mod judge;
+mod labels;
 mod logcmd;
 mod mergecmd;
 mod oraclecmd;
@@ -23,6 +24,7 @@ mod setup;
 mod storecmd;
 mod suitecmd;
 mod tracecmd;
+mod viewcmd;
 
 use clap::Parser;
 use gauntlet_core::score::EXIT_USAGE;
@@ -51,6 +53,7 @@ fn main() {
         Command::Regrade(a) => storecmd::regrade(a),
         Command::Baseline(a) => comparecmd::baseline(a),
         Command::Compare(a) => comparecmd::compare_cmd(a),
+        Command::View(a) => viewcmd::view(a),
         Command::SampleSize(a) => logcmd::sample_size(a),
         Command::Flaky(a) => flakycmd::flaky(a),
         Command::Log(a) => logcmd::log(a),

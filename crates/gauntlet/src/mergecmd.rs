@@ -112,7 +112,7 @@ pub fn merge(args: MergeArgs) -> Result<i32, CliError> {
     };
     let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(TerminalReporter::new(verbosity))];
     if !args.no_reports {
-        reporters.extend(report_writers(&args.out)?);
+        reporters.extend(report_writers(&args.out, None)?);
     }
     if let Some(st) = &store {
         reporters.push(Box::new(st.reporter().map_err(store_err)?));

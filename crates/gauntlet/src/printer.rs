@@ -234,7 +234,7 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
         if let Some(d) = reports_dir {
             writeln!(
                 o,
-                "{:>12} {d}/report.json, junit.xml, summary.md",
+                "{:>12} {d}/report.json, junit.xml, summary.md, report.html",
                 "Reports"
             )?;
         }

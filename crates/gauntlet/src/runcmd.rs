@@ -663,7 +663,12 @@ pub fn execute(
 
     let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(TerminalReporter::new(s.verbosity))];
     if let Some(dir) = &s.out {
-        reporters.extend(report_writers(dir)?);
+        // An unknown baseline is reported after the run, where the comparison is printed.
+        let html_baseline = match (&s.baseline, &mut store) {
+            (Some(name), Some(st)) => crate::comparecmd::html_baseline(st, name).ok(),
+            _ => None,
+        };
+        reporters.extend(report_writers(dir, html_baseline)?);
     }
     if let Some(st) = &store {
         reporters.push(Box::new(
@@ -761,9 +766,13 @@ fn written_by_us(s: &Settings) -> Vec<PathBuf> {
     out
 }
 
-/// The report writers for an output folder.
-pub fn report_writers(dir: &std::path::Path) -> Result<Vec<Box<dyn Reporter>>, CliError> {
-    gauntlet_report::writers(dir, &gauntlet_report::Format::ALL).map_err(|e| {
+/// The report writers for an output folder; with a baseline, report.html compares with it.
+pub fn report_writers(
+    dir: &std::path::Path,
+    baseline: Option<gauntlet_report::html::HtmlBaseline>,
+) -> Result<Vec<Box<dyn Reporter>>, CliError> {
+    use gauntlet_report::{Format, html::HtmlReport};
+    let err = |e: std::io::Error| {
         CliError::usage(
             format!(
                 "failed to create the report folder `{}`: {e}",
@@ -771,5 +780,17 @@ pub fn report_writers(dir: &std::path::Path) -> Result<Vec<Box<dyn Reporter>>, C
             ),
             "pass --out with a writable folder",
         )
-    })
+    };
+    let Some(b) = baseline else {
+        return gauntlet_report::writers(dir, &Format::ALL).map_err(err);
+    };
+    let plain: Vec<Format> = Format::ALL
+        .into_iter()
+        .filter(|f| *f != Format::Html)
+        .collect();
+    let mut out = gauntlet_report::writers(dir, &plain).map_err(err)?;
+    out.push(Box::new(
+        HtmlReport::create(dir).map_err(err)?.with_baseline(b),
+    ));
+    Ok(out)
 }

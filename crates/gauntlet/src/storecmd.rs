@@ -1,5 +1,5 @@
 //! Commands that read stored runs: `runs list|show`, `report RUN` (the stored stream
-//! replayed into the report writers) and `regrade RUN` (the stored traces graded again by
+//! replayed into the report writers, report.html included) and `regrade RUN` (the stored traces graded again by
 //! the runner, with no target call, as a new run).
 
 use std::collections::HashSet;
@@ -198,7 +198,11 @@ fn show(store: &mut Store, run: &str, json: bool, out: &mut Printer) -> Result<(
 pub fn report(args: ReportArgs) -> Result<i32, CliError> {
     let mut store = open_existing_store(args.store.store.as_deref())?;
     let id = store.resolve(&args.run).map_err(store_err)?;
-    let mut delivery = Delivery::start(report_writers(&args.out)?);
+    let baseline = match &args.baseline {
+        Some(name) => Some(crate::comparecmd::html_baseline(&mut store, name)?),
+        None => None,
+    };
+    let mut delivery = Delivery::start(report_writers(&args.out, baseline)?);
     let mut status = None;
     let replayed = store.replay(&id, |ev| {
         if let EventKind::RunFinished { summary, .. } = &ev.kind {
@@ -220,7 +224,7 @@ pub fn report(args: ReportArgs) -> Result<i32, CliError> {
         Some(s) => {
             writeln!(
                 out,
-                "wrote {0}/report.json, {0}/junit.xml, {0}/summary.md for run {id} ({s})",
+                "wrote {0}/report.json, {0}/junit.xml, {0}/summary.md, {0}/report.html for run {id} ({s})",
                 args.out.display()
             )?;
             Ok(s.exit_code())
@@ -296,7 +300,7 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
         Verbosity::Normal
     };
     let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(TerminalReporter::new(verbosity))];
-    reporters.extend(report_writers(&args.out)?);
+    reporters.extend(report_writers(&args.out, None)?);
     reporters.push(Box::new(store.reporter().map_err(store_err)?));
 
     let quarantined: HashSet<String> = store
