@@ -140,6 +140,9 @@ pub struct SuiteRef {
     pub sha256: String,
     /// Cases it contributed.
     pub cases: usize,
+    /// The public data set it was imported from (source, licence, revision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<crate::suite::DatasetSource>,
 }
 
 /// Facts about a run, recorded before the first trial.
@@ -219,6 +222,12 @@ pub struct Invocation {
     /// Stop after this many failed cases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_fail: Option<usize>,
+    /// The run's converter chain (`--converters`), applied after each case's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub converters: Vec<String>,
+    /// A stratified sample of this many cases (`--sample`), drawn with the run seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<usize>,
 }
 
 /// An error from a reporter.

@@ -10,6 +10,7 @@
 
 pub mod compare;
 pub mod config;
+pub mod context;
 mod de;
 pub mod event;
 pub mod expect;
@@ -25,6 +26,7 @@ pub mod stats;
 pub mod suite;
 pub mod summary;
 pub mod target;
+pub mod technique;
 pub mod tools;
 pub mod trace;
 pub mod verdict;

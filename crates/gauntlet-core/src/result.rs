@@ -262,6 +262,12 @@ pub struct CaseMeta {
     /// The description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The converter chain that produced the prompts as sent (the trace holds them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub converters: Vec<String>,
+    /// Where the case is written, when the loader knew.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<crate::suite::CaseSource>,
 }
 
 impl CaseMeta {
@@ -278,6 +284,8 @@ impl CaseMeta {
             security: case.is_security(),
             name: case.display_name(),
             description: case.description.clone(),
+            converters: case.converters.clone(),
+            source: case.source.clone(),
         }
     }
 }

@@ -2,13 +2,15 @@
 //!
 //! [`json::JsonReport`] writes `report.json` (everything needed to re-render the others),
 //! [`junit::JunitReport`] writes `junit.xml`, [`markdown::MarkdownReport`] writes
-//! `summary.md`. Each streams: cases are written as they finish and only counters and a
+//! `summary.md`, [`sarif::SarifReport`] writes `results.sarif` (the successful attacks, for
+//! code scanning). Each streams: cases are written as they finish and only counters and a
 //! bounded list of findings stay in memory. Files are written under a temporary name and
 //! renamed when the run finishes, so a crash never leaves a half report that looks whole.
 
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod sarif;
 pub mod text;
 pub mod trace;
 
@@ -25,11 +27,13 @@ pub enum Format {
     Junit,
     /// `summary.md`.
     Markdown,
+    /// `results.sarif` (SARIF 2.1.0).
+    Sarif,
 }
 
 impl Format {
     /// Every file format, in the order they are written.
-    pub const ALL: [Format; 3] = [Format::Json, Format::Junit, Format::Markdown];
+    pub const ALL: [Format; 4] = [Format::Json, Format::Junit, Format::Markdown, Format::Sarif];
 
     /// The file name in the output folder.
     pub fn file_name(self) -> &'static str {
@@ -37,6 +41,7 @@ impl Format {
             Format::Json => "report.json",
             Format::Junit => "junit.xml",
             Format::Markdown => "summary.md",
+            Format::Sarif => "results.sarif",
         }
     }
 }
@@ -50,6 +55,7 @@ pub fn writers(dir: &Path, formats: &[Format]) -> std::io::Result<Vec<Box<dyn Re
             Format::Json => Box::new(json::JsonReport::create(dir)?),
             Format::Junit => Box::new(junit::JunitReport::create(dir)?),
             Format::Markdown => Box::new(markdown::MarkdownReport::create(dir)?),
+            Format::Sarif => Box::new(sarif::SarifReport::create(dir)?),
         });
     }
     Ok(out)

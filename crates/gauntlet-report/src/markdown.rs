@@ -333,6 +333,8 @@ mod tests {
             security: false,
             name: id.into(),
             description: None,
+            converters: Vec::new(),
+            source: None,
         };
         CaseResult::combine(meta, Vec::new())
     }

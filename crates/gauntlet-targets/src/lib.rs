@@ -15,6 +15,7 @@ pub mod http_app;
 pub mod openai;
 pub mod persona;
 pub mod proxy;
+pub mod reading;
 pub mod serve;
 
 use std::sync::Arc;

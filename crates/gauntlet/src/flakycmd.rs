@@ -69,6 +69,7 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
             timeout_ms: None,
             concurrency: 1,
             max_fail: None,
+            ..Invocation::default()
         },
         k: args.k,
         seed: Some(args.seed),

@@ -7,6 +7,7 @@ mod cli;
 mod comparecmd;
 mod error;
 mod flakycmd;
+mod importcmd;
 mod initcmd;
 mod judge;
 mod logcmd;
@@ -53,6 +54,7 @@ fn main() {
         Command::Log(a) => logcmd::log(a),
         Command::Plan(a) => logcmd::plan(a),
         Command::Proxy(a) => proxycmd::proxy(a),
+        Command::Import(a) => importcmd::import(a),
         Command::Trace(a) => tracecmd::trace(a),
     };
     let code = match result {

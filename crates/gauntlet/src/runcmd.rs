@@ -238,9 +238,33 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
         timeout_ms: opts.timeout_ms,
         concurrency: opts.concurrency.unwrap_or(0),
         max_fail: opts.max_fail,
+        converters: converters(opts, base_invocation.as_ref())?,
+        sample: opts.sample,
     };
     let s = settings(opts, invocation)?;
     execute(suites, select, s, mode)
+}
+
+/// The run's converter chain: `--converters`, else the chain of the run being re-run.
+fn converters(opts: &ExecOpts, base: Option<&Invocation>) -> Result<Vec<String>, CliError> {
+    if opts.converters.is_empty()
+        && let Some(inv) = base
+    {
+        return Ok(inv.converters.clone());
+    }
+    gauntlet_suite::converters::parse_list(&opts.converters).map_err(|e| {
+        CliError::usage(
+            e,
+            format!(
+                "converters: {}",
+                gauntlet_suite::converters::CONVERTERS
+                    .iter()
+                    .map(|c| c.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    })
 }
 
 fn default_redteam() -> TargetConfig {
@@ -255,7 +279,7 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         if gauntlet_core::suite::owasp_title(&c).is_none() {
             return Err(CliError::usage(
                 format!("unknown OWASP category `{c}`"),
-                "the corpus covers LLM01, LLM02, LLM05, LLM06 and LLM07 (2025 numbering)",
+                "the corpus covers LLM01, LLM02, LLM05, LLM06, LLM07, LLM09, LLM10 (2025) and ASI01, ASI02, ASI03, ASI05, ASI06, ASI07, ASI09 (2026)",
             ));
         }
         filters.push(format!("owasp:{c}"));
@@ -283,6 +307,8 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         timeout_ms: args.exec.timeout_ms,
         concurrency: args.exec.concurrency.unwrap_or(0),
         max_fail: args.exec.max_fail,
+        converters: converters(&args.exec, None)?,
+        sample: args.exec.sample,
     };
     let s = settings(&args.exec, invocation)?;
     execute(suites, select, s, Mode::new("redteam"))
@@ -405,12 +431,20 @@ pub fn execute(
         None => None,
     };
 
+    let (mut suites, mut select) = (suites, select);
+    if let Some(n) = inv.sample {
+        gauntlet_suite::sample::apply(&mut suites, &mut select, n, s.seed.unwrap_or(0)).map_err(
+            |e| CliError::usage(format!("failed to read the cases to sample: {e}"), "check the included files"),
+        )?;
+    }
     let plan = Plan::new(
         suites,
         select,
         PlanSettings {
             canary: inv.canary.as_deref(),
             timeout_ms: inv.timeout_ms,
+            converters: &inv.converters,
+            seed: s.seed.unwrap_or(0),
         },
     );
     if let (Some(file), Some(c)) = (&inv.system_prompt_file, &inv.canary)

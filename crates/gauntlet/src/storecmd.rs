@@ -269,6 +269,8 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
         PlanSettings {
             canary: inv.canary.as_deref(),
             timeout_ms: inv.timeout_ms,
+            converters: &inv.converters,
+            seed: old.seed,
         },
     );
     let mut redactor = gauntlet_core::redact::Redactor::new();
