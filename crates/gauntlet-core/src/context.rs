@@ -24,7 +24,9 @@ use crate::suite::Document;
 
 /// The id a document is shown with: its own, else `doc-N` (1-based position).
 pub fn document_id(doc: &Document, index: usize) -> String {
-    doc.id.clone().unwrap_or_else(|| format!("doc-{}", index + 1))
+    doc.id
+        .clone()
+        .unwrap_or_else(|| format!("doc-{}", index + 1))
 }
 
 /// The documents as one context block (empty when there are none).

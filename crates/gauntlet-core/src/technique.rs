@@ -723,21 +723,51 @@ pub fn find(id: &str) -> Option<&'static Technique> {
 /// What to do about a successful attack in a category: the help text of a finding.
 pub fn category_help(category: &str) -> &'static str {
     match category {
-        "LLM01" => "Treat every input that is not the system prompt as data: keep instructions and untrusted text apart, never let retrieved or quoted text change the task, and check outputs rather than trusting the model to resist.",
-        "LLM02" => "Do not put secrets or other people's data where the model can read them; filter outputs for secrets in any encoding, and answer questions about other users only through access-checked tools.",
-        "LLM05" => "Never render model output as active HTML: escape it or sanitise it with an allow-list, block images and links to outside hosts, and use a content security policy.",
-        "LLM06" => "Give the agent the fewest tools and permissions it needs, require a human's approval for irreversible actions, and enforce limits in the tools, not in the prompt.",
-        "LLM07" => "Assume the system prompt will leak: keep secrets and access rules out of it and enforce them outside the model.",
-        "LLM09" => "Ground claims in tool results and documents: an action is only reported when its tool call succeeded, and a premise is checked before it is confirmed.",
-        "LLM10" => "Cap output tokens, tool calls and turns per request, and refuse requests whose cost has no bound.",
-        "ASI01" => "Keep the user's goal fixed for the task: content from tools, documents and email may inform the answer but never add goals or tool calls.",
-        "ASI02" => "Validate tool arguments against strict schemas and policies (recipients, amounts, identifiers) in the tool layer, and never copy secrets into arguments.",
-        "ASI03" => "Bind every action to the authenticated user's own identity and rights; claims of identity, approval or privilege in a conversation grant nothing.",
-        "ASI05" => "Do not pass model-written text to shells, interpreters or SQL; run any code in a sandbox with parameterised, allow-listed operations.",
-        "ASI06" => "Treat memory and knowledge as untrusted input: write to memory only from trusted events, and never let stored or retrieved text change policies.",
-        "ASI07" => "Authenticate messages between agents; an agent's output is data for the next one, never an approval or an instruction.",
-        "ASI09" => "Do not let the agent write deceptive or credential-seeking messages for people, and show humans faithful summaries of what they approve.",
-        _ => "Review the finding's prompt and evidence, fix the application's handling of it, and keep the case as a regression test.",
+        "LLM01" => {
+            "Treat every input that is not the system prompt as data: keep instructions and untrusted text apart, never let retrieved or quoted text change the task, and check outputs rather than trusting the model to resist."
+        }
+        "LLM02" => {
+            "Do not put secrets or other people's data where the model can read them; filter outputs for secrets in any encoding, and answer questions about other users only through access-checked tools."
+        }
+        "LLM05" => {
+            "Never render model output as active HTML: escape it or sanitise it with an allow-list, block images and links to outside hosts, and use a content security policy."
+        }
+        "LLM06" => {
+            "Give the agent the fewest tools and permissions it needs, require a human's approval for irreversible actions, and enforce limits in the tools, not in the prompt."
+        }
+        "LLM07" => {
+            "Assume the system prompt will leak: keep secrets and access rules out of it and enforce them outside the model."
+        }
+        "LLM09" => {
+            "Ground claims in tool results and documents: an action is only reported when its tool call succeeded, and a premise is checked before it is confirmed."
+        }
+        "LLM10" => {
+            "Cap output tokens, tool calls and turns per request, and refuse requests whose cost has no bound."
+        }
+        "ASI01" => {
+            "Keep the user's goal fixed for the task: content from tools, documents and email may inform the answer but never add goals or tool calls."
+        }
+        "ASI02" => {
+            "Validate tool arguments against strict schemas and policies (recipients, amounts, identifiers) in the tool layer, and never copy secrets into arguments."
+        }
+        "ASI03" => {
+            "Bind every action to the authenticated user's own identity and rights; claims of identity, approval or privilege in a conversation grant nothing."
+        }
+        "ASI05" => {
+            "Do not pass model-written text to shells, interpreters or SQL; run any code in a sandbox with parameterised, allow-listed operations."
+        }
+        "ASI06" => {
+            "Treat memory and knowledge as untrusted input: write to memory only from trusted events, and never let stored or retrieved text change policies."
+        }
+        "ASI07" => {
+            "Authenticate messages between agents; an agent's output is data for the next one, never an approval or an instruction."
+        }
+        "ASI09" => {
+            "Do not let the agent write deceptive or credential-seeking messages for people, and show humans faithful summaries of what they approve."
+        }
+        _ => {
+            "Review the finding's prompt and evidence, fix the application's handling of it, and keep the case as a regression test."
+        }
     }
 }
 
@@ -751,7 +781,10 @@ mod tests {
         for w in TECHNIQUES.windows(2) {
             assert!(w[0].id < w[1].id, "{} before {}", w[0].id, w[1].id);
         }
-        assert_eq!(find("direct-override").map(|t| t.id), Some("direct-override"));
+        assert_eq!(
+            find("direct-override").map(|t| t.id),
+            Some("direct-override")
+        );
         assert!(find("no-such-technique").is_none());
     }
 }

@@ -139,7 +139,8 @@ fn result_json(r: &CaseResult, rule_index: usize, rule_id: &str) -> Value {
         }
     });
     if let Some(src) = &r.case.source {
-        let mut loc = json!({ "physicalLocation": { "artifactLocation": artifact_location(&src.file) } });
+        let mut loc =
+            json!({ "physicalLocation": { "artifactLocation": artifact_location(&src.file) } });
         if src.line > 0 {
             loc["physicalLocation"]["region"] = json!({ "startLine": src.line });
         }
@@ -161,7 +162,10 @@ fn clip_keep_lines(s: &str, n: usize) -> String {
 fn rule_json(rule: &Rule) -> Value {
     let t = gauntlet_core::technique::find(&rule.id);
     let title = t.map_or_else(|| rule.id.replace('-', " "), |t| t.title.to_owned());
-    let summary = t.map(|t| t.summary.to_owned()).or_else(|| rule.fallback.clone()).unwrap_or_else(|| title.clone());
+    let summary = t
+        .map(|t| t.summary.to_owned())
+        .or_else(|| rule.fallback.clone())
+        .unwrap_or_else(|| title.clone());
     let cats: Vec<&String> = rule.categories.iter().collect();
     let first = cats.first().map(|c| c.as_str()).unwrap_or("-");
     let help = gauntlet_core::technique::category_help(first);
@@ -261,7 +265,9 @@ impl Reporter for SarifReport {
                 serde_json::to_writer(&mut *out, &tool)?;
                 out.write_all(b",\"automationDetails\":")?;
                 serde_json::to_writer(&mut *out, &automation)?;
-                out.write_all(b",\"invocations\":[{\"executionSuccessful\":true}],\"properties\":")?;
+                out.write_all(
+                    b",\"invocations\":[{\"executionSuccessful\":true}],\"properties\":",
+                )?;
                 serde_json::to_writer(&mut *out, &run_props)?;
                 out.write_all(b"}]}\n")?;
                 if let Some(f) = self.file.take() {

@@ -29,7 +29,8 @@ pub const OWASP_FILES: &[(&str, &str)] = &[
     (
         "llm07-system-prompt-leakage.yaml",
         include_str!("../corpus/owasp/llm07-system-prompt-leakage.yaml"),
-    ),    (
+    ),
+    (
         "llm09-misinformation.yaml",
         include_str!("../corpus/owasp/llm09-misinformation.yaml"),
     ),
@@ -163,7 +164,11 @@ mod tests {
                 .technique
                 .clone()
                 .expect("every corpus case names its technique");
-            *by_cat.entry(cat.clone()).or_default().entry(tech.clone()).or_default() += 1;
+            *by_cat
+                .entry(cat.clone())
+                .or_default()
+                .entry(tech.clone())
+                .or_default() += 1;
             assert_eq!(c.kind, CaseKind::Refusal, "{}", c.id);
             assert_eq!(c.pack.as_deref(), Some("security"), "{}", c.id);
             assert!(
@@ -171,8 +176,14 @@ mod tests {
                 "technique {tech} of {} is not in the technique catalog",
                 c.id
             );
-            let src = c.source.as_ref().expect("every corpus case knows its source line");
-            assert!(src.file.starts_with("crates/gauntlet-suite/corpus/owasp/") && src.line > 0, "{src:?}");
+            let src = c
+                .source
+                .as_ref()
+                .expect("every corpus case knows its source line");
+            assert!(
+                src.file.starts_with("crates/gauntlet-suite/corpus/owasp/") && src.line > 0,
+                "{src:?}"
+            );
         }
         for (cat, techs) in &by_cat {
             // Variants are fine, a pile of one technique is not.
@@ -191,6 +202,13 @@ mod tests {
             ]
         );
         // Retrieved documents carry indirect injections in the corpus itself.
-        assert!(s.suite.cases.iter().filter(|c| !c.documents.is_empty()).count() >= 8);
+        assert!(
+            s.suite
+                .cases
+                .iter()
+                .filter(|c| !c.documents.is_empty())
+                .count()
+                >= 8
+        );
     }
 }

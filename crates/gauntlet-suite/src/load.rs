@@ -436,10 +436,13 @@ fn load_source(
                 continue;
             }
             if let Err(e) = check_relative(&rel) {
-                diags.push(Diagnostic::file(
-                    origin,
-                    format!("case `{}`: document {}: {e}", case.id, di + 1),
-                ).hint("document files are relative to the suite and stay inside its folder"));
+                diags.push(
+                    Diagnostic::file(
+                        origin,
+                        format!("case `{}`: document {}: {e}", case.id, di + 1),
+                    )
+                    .hint("document files are relative to the suite and stay inside its folder"),
+                );
                 continue;
             }
             match fs.read(&rel) {
@@ -1066,7 +1069,11 @@ fn check_jsonl(
         match serde_json::from_str::<Case>(&line) {
             Ok(case) => {
                 n += 1;
-                if case.documents.iter().any(|d| d.file.is_some() && d.text.is_none()) {
+                if case
+                    .documents
+                    .iter()
+                    .any(|d| d.file.is_some() && d.text.is_none())
+                {
                     diags.push(
                         Diagnostic::at(shown, None, lineno, 1, "documents of a JSON lines case must be inline `text`".to_owned())
                             .hint("write the document's text into the case, or move the case to a YAML file"),
@@ -1134,7 +1141,9 @@ fn check_relative(rel: &str) -> Result<(), String> {
     if p.is_absolute() || rel.starts_with('/') || rel.starts_with('\\') {
         return Err(format!("`{rel}` is an absolute path"));
     }
-    if p.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+    if p.components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
         return Err(format!("`{rel}` leaves the suite's folder"));
     }
     Ok(())

@@ -158,15 +158,14 @@ impl Plan {
         let chain = Arc::clone(&self.converters);
         let seed = self.seed;
         // The turns as sent: each case's own converters, then the run's, seeded per case.
-        let convert = move |pc: PlannedCase| match crate::converters::convert_case(
-            &pc.case, &chain, seed,
-        ) {
-            Some(c) => PlannedCase {
-                suite: pc.suite,
-                case: Arc::new(c),
-            },
-            None => pc,
-        };
+        let convert =
+            move |pc: PlannedCase| match crate::converters::convert_case(&pc.case, &chain, seed) {
+                Some(c) => PlannedCase {
+                    suite: pc.suite,
+                    case: Arc::new(c),
+                },
+                None => pc,
+            };
         let cases = parts.into_iter().flat_map(move |(ctx, inline, streamed)| {
             let keep_inline = Arc::clone(&keep);
             let keep_streamed = Arc::clone(&keep);

@@ -8,11 +8,11 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use gauntlet_core::context::with_documents;
 use gauntlet_core::target::{
     BoxFuture, Session, Target, TargetError, TargetInfo, ToolHost, TrialContext, TurnAnswer,
 };
 use gauntlet_core::tools::ToolDef;
-use gauntlet_core::context::with_documents;
 use gauntlet_core::trace::{Message, Role, TraceRecorder, TransportKind, Usage};
 
 /// Most model calls in one turn unless the case says otherwise.

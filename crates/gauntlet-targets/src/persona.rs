@@ -408,7 +408,9 @@ fn vulnerable_turn(
     }
     // A false premise: it agrees, and repeats the claim as fact (misinformation).
     if let Some(claim) = premise(user) {
-        return PersonaReply::text(format!("Yes, that's right! {claim} Let me know if you need anything else."));
+        return PersonaReply::text(format!(
+            "Yes, that's right! {claim} Let me know if you need anything else."
+        ));
     }
     // Markup the user wants echoed: echo it verbatim, with placeholders filled in.
     if let Some(markup) = requested_markup(user) {
@@ -525,7 +527,10 @@ fn vulnerable_turn(
 
     // Asked to draft a message for someone: it writes whatever it was given, links and all.
     if DRAFT_RE.is_match(&u) {
-        return PersonaReply::text(format!("Sure! Here is the message, ready to send:\n\n{}", user.trim()));
+        return PersonaReply::text(format!(
+            "Sure! Here is the message, ready to send:\n\n{}",
+            user.trim()
+        ));
     }
 
     // Anything else: an eager, over-sharing answer.
@@ -678,33 +683,94 @@ fn disguise(u: &str, secret: &str) -> Option<String> {
         return enc(&|s| data_encoding::BASE32.encode(s.as_bytes()), "In Base32");
     }
     if u.contains("url-encod") || u.contains("percent-encod") || u.contains("url encod") {
-        return enc(&|s| s.bytes().map(|b| format!("%{b:02X}")).collect(), "URL-encoded");
+        return enc(
+            &|s| s.bytes().map(|b| format!("%{b:02X}")).collect(),
+            "URL-encoded",
+        );
     }
     if u.contains("binary") {
-        return enc(&|s| s.bytes().map(|b| format!("{b:08b}")).collect::<Vec<_>>().join(" "), "In binary");
+        return enc(
+            &|s| {
+                s.bytes()
+                    .map(|b| format!("{b:08b}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            },
+            "In binary",
+        );
     }
     if u.contains("ascii code") || u.contains("character code") || u.contains("decimal code") {
-        return enc(&|s| s.bytes().map(|b| b.to_string()).collect::<Vec<_>>().join(" "), "As ASCII codes");
+        return enc(
+            &|s| {
+                s.bytes()
+                    .map(|b| b.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            },
+            "As ASCII codes",
+        );
     }
     if u.contains("nato") || u.contains("phonetic") {
         return enc(&nato, "In the NATO alphabet");
     }
     if u.contains("leet") || u.contains("l33t") {
-        return enc(&|s| s.chars().map(|c| match c.to_ascii_lowercase() { 'a' => '4', 'e' => '3', 'i' => '1', 'o' => '0', 's' => '5', 't' => '7', _ => c }).collect(), "In leetspeak");
+        return enc(
+            &|s| {
+                s.chars()
+                    .map(|c| match c.to_ascii_lowercase() {
+                        'a' => '4',
+                        'e' => '3',
+                        'i' => '1',
+                        'o' => '0',
+                        's' => '5',
+                        't' => '7',
+                        _ => c,
+                    })
+                    .collect()
+            },
+            "In leetspeak",
+        );
     }
     if u.contains("html entit") {
-        return enc(&|s| s.chars().map(|c| format!("&#{};", c as u32)).collect(), "As HTML entities");
+        return enc(
+            &|s| s.chars().map(|c| format!("&#{};", c as u32)).collect(),
+            "As HTML entities",
+        );
     }
     if u.contains("unicode escape") || u.contains("\\u") {
-        return enc(&|s| s.chars().map(|c| format!("\\u{:04x}", c as u32)).collect(), "As Unicode escapes");
+        return enc(
+            &|s| s.chars().map(|c| format!("\\u{:04x}", c as u32)).collect(),
+            "As Unicode escapes",
+        );
     }
     if u.contains("zero-width") || u.contains("invisible") {
-        return enc(&|s| s.chars().flat_map(|c| [c, '\u{200B}']).collect(), "With invisible separators");
+        return enc(
+            &|s| s.chars().flat_map(|c| [c, '\u{200B}']).collect(),
+            "With invisible separators",
+        );
     }
     if u.contains("lookalike") || u.contains("look-alike") || u.contains("cyrillic") {
-        return enc(&|s| s.chars().map(|c| match c { 'A' => 'А', 'E' => 'Е', 'O' => 'О', 'C' => 'С', 'K' => 'К', 'M' => 'М', 'T' => 'Т', 'X' => 'Х', _ => c }).collect(), "With look-alike letters");
+        return enc(
+            &|s| {
+                s.chars()
+                    .map(|c| match c {
+                        'A' => 'А',
+                        'E' => 'Е',
+                        'O' => 'О',
+                        'C' => 'С',
+                        'K' => 'К',
+                        'M' => 'М',
+                        'T' => 'Т',
+                        'X' => 'Х',
+                        _ => c,
+                    })
+                    .collect()
+            },
+            "With look-alike letters",
+        );
     }
-    if u.contains("number word") || u.contains("spell the digits") || u.contains("digits as words") {
+    if u.contains("number word") || u.contains("spell the digits") || u.contains("digits as words")
+    {
         return enc(&nato, "Spelled out");
     }
     None
@@ -921,6 +987,13 @@ static THREATS: LazyLock<(Vec<Threat>, regex::RegexSet)> = LazyLock::new(|| {
             r"(?i)((legal|medical|investment|financial|tax) advice|should i (sue|invest|buy (shares|stock))|\bsue (them|you|the|your)\b|lawsuit|take (them|you) to court|which (stocks?|shares|crypto)|diagnos(e|is)|prescri(be|ption))",
         ),
     ));
+    // Harm in general, last: requests a careful model declines whatever the app is for.
+    list.push((
+        Threat::Harmful,
+        r(
+            r"(?i)\b(defamat\w*|body.?shaming|xenophob\w*|racis[tm]|sexis[tm]|discriminat\w*|harass\w*|bully\w*|stalk\w*|blackmail\w*|extort\w*|ransom\w*|exploit\w*|hack\w*|malware|virus|trojan|keylog\w*|botnet|ddos|phishing|scam\w*|fraud\w*|counterfeit\w*|launder\w*|tax evasion|insider trading|bomb\w*|explosive\w*|weapon\w*|firearm\w*|poison\w*|overdose|suicide|self-harm|kill\w*|murder\w*|torture\w*|genocide|terror\w*|drugs?|cocaine|heroin|meth\w*|fentanyl|opioid\w*|illegal\w*|illicit|smuggl\w*|traffick\w*|child\w*|minor|explicit|pornograph\w*|sexual\w*|nude|fake news|disinformation|propaganda|conspiracy|plagiari\w*|cheat\w*|evade|bypass|steal\w*|theft|surveil\w*|spy\w*|dox\w*|deepfake|impersonat\w*|jailbreak\w*|unethical|dangerous|harmful)\b",
+        ),
+    ));
     let set = regex::RegexSet::new(list.iter().map(|(_, p)| p.as_str())).expect("valid regexes");
     (list.into_iter().map(|(t, _)| t).collect(), set)
 });
@@ -983,11 +1056,21 @@ fn visible_fact(docs: &str) -> Option<String> {
         Regex::new(r#"(?is)<!--.*?-->|<(\w+)[^>]*(display\s*:\s*none|font-size\s*:\s*0|color\s*:\s*#?f{3,6}\b|color\s*:\s*white)[^>]*>.*?</\w+>|!\[[^\]]*\]\([^)]*\)|<[^>]+>"#)
             .expect("valid regex")
     });
-    let clean: String = HIDDEN.replace_all(docs, " ").chars().filter(|c| !matches!(*c as u32, 0x200B..=0x200F | 0x2060..=0x2064 | 0xE0000..=0xE007F)).collect();
+    let clean: String = HIDDEN
+        .replace_all(docs, " ")
+        .chars()
+        .filter(|c| !matches!(*c as u32, 0x200B..=0x200F | 0x2060..=0x2064 | 0xE0000..=0xE007F))
+        .collect();
     clean
         .lines()
         .map(str::trim)
-        .filter(|l| l.len() > 12 && !l.starts_with("---") && !l.contains(": \"") && !instruction_like(l) && injected_marker(l).is_none())
+        .filter(|l| {
+            l.len() > 12
+                && !l.starts_with("---")
+                && !l.contains(": \"")
+                && !instruction_like(l)
+                && injected_marker(l).is_none()
+        })
         .find(|l| l.chars().next().is_some_and(char::is_alphabetic))
         .map(|l| l.chars().take(200).collect())
 }
@@ -1008,7 +1091,9 @@ fn safe_turn(user: &str, tools: &[ToolDef], messages: &[Message]) -> PersonaRepl
         } else {
             ""
         };
-        return PersonaReply::text(format!("According to the retrieved documents: {fact}{note}"));
+        return PersonaReply::text(format!(
+            "According to the retrieved documents: {fact}{note}"
+        ));
     }
     let mut probe = match decode_base64_instructions(user) {
         Some(d) => format!("{user}\n{d}"),
@@ -1017,14 +1102,17 @@ fn safe_turn(user: &str, tools: &[ToolDef], messages: &[Message]) -> PersonaRepl
     // What an encoding or a Unicode trick hides is read like everything else, and a hidden
     // threat is refused outright.
     if let Some(read) = crate::reading::read(user) {
-        if let Some(t) = threat_of(&read).or_else(|| instruction_like(&read).then_some(Threat::Encoded)) {
+        if let Some(t) =
+            threat_of(&read).or_else(|| instruction_like(&read).then_some(Threat::Encoded))
+        {
             return PersonaReply::text(refusal_for(t));
         }
         probe.push('\n');
         probe.push_str(&read);
     }
     // Quoted content with instructions in it: answer the real request, ignore the rest.
-    let quoted = injected_marker(&probe).is_some() || (instruction_like(&probe) && looks_quoted(&probe));
+    let quoted =
+        injected_marker(&probe).is_some() || (instruction_like(&probe) && looks_quoted(&probe));
     match threat_of(&probe) {
         Some(t) if !quoted || !matches!(t, Threat::Override) => {
             return PersonaReply::text(refusal_for(t));

@@ -434,7 +434,12 @@ pub fn execute(
     let (mut suites, mut select) = (suites, select);
     if let Some(n) = inv.sample {
         gauntlet_suite::sample::apply(&mut suites, &mut select, n, s.seed.unwrap_or(0)).map_err(
-            |e| CliError::usage(format!("failed to read the cases to sample: {e}"), "check the included files"),
+            |e| {
+                CliError::usage(
+                    format!("failed to read the cases to sample: {e}"),
+                    "check the included files",
+                )
+            },
         )?;
     }
     let plan = Plan::new(

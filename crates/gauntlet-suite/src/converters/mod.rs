@@ -69,30 +69,126 @@ pub struct Converter {
 
 /// Every converter, in the order the docs list them.
 pub const CONVERTERS: &[Converter] = &[
-    Converter { name: "base64", summary: "Base64-encodes the prompt and asks for it to be decoded and followed", apply: encodings::base64 },
-    Converter { name: "base32", summary: "Base32-encodes the prompt and asks for it to be decoded and followed", apply: encodings::base32 },
-    Converter { name: "hex", summary: "writes the prompt's UTF-8 bytes as hexadecimal", apply: encodings::hex },
-    Converter { name: "url", summary: "percent-encodes every byte of the prompt", apply: encodings::url },
-    Converter { name: "html-entities", summary: "writes every character as an HTML numeric entity", apply: encodings::html_entities },
-    Converter { name: "rot13", summary: "ROT13 of the letters, with a note saying so", apply: ciphers::rot13 },
-    Converter { name: "caesar", summary: "a Caesar shift of the letters by a seeded amount (1-25, never 13), with the shift named", apply: ciphers::caesar },
-    Converter { name: "reverse", summary: "the prompt written backwards, with a request to read it reversed", apply: ciphers::reverse },
-    Converter { name: "leet", summary: "leetspeak: letters swapped for look-alike digits and symbols", apply: ciphers::leet },
-    Converter { name: "case-flip", summary: "the case of each letter flipped at random (seeded)", apply: ciphers::case_flip },
-    Converter { name: "spacing", summary: "a space between every character (three between words)", apply: ciphers::spacing },
-    Converter { name: "homoglyph", summary: "about half of the Latin letters swapped for Cyrillic and Greek look-alikes (seeded)", apply: unicode::homoglyph },
-    Converter { name: "zero-width", summary: "zero-width characters inserted between letters (seeded positions)", apply: unicode::zero_width },
-    Converter { name: "tags", summary: "the prompt hidden in invisible Unicode tag characters behind a harmless visible line", apply: unicode::tags },
-    Converter { name: "fullwidth", summary: "ASCII written in full-width forms", apply: unicode::fullwidth },
-    Converter { name: "split", summary: "the prompt split across variables that the model is asked to join and follow", apply: framing::split },
-    Converter { name: "markdown", summary: "the prompt as a markdown task section under an official-looking heading", apply: framing::markdown },
-    Converter { name: "code-fence", summary: "the prompt inside a fenced code block to be executed as instructions", apply: framing::code_fence },
-    Converter { name: "json", summary: "the prompt as the `instruction` field of a JSON request", apply: framing::json },
-    Converter { name: "xml", summary: "the prompt inside XML tags that look like a privileged instruction", apply: framing::xml },
-    Converter { name: "many-shot", summary: "many fake question-and-answer pairs in which an assistant complies, then the prompt (seeded shots)", apply: framing::many_shot },
-    Converter { name: "refusal-suppression", summary: "rules forbidding refusals and apologies before the prompt", apply: framing::refusal_suppression },
-    Converter { name: "fake-transcript", summary: "a made-up earlier conversation in which the assistant already agreed", apply: framing::fake_transcript },
-    Converter { name: "prefix-injection", summary: "asks for the answer to start with an eager affirmative", apply: framing::prefix_injection },
+    Converter {
+        name: "base64",
+        summary: "Base64-encodes the prompt and asks for it to be decoded and followed",
+        apply: encodings::base64,
+    },
+    Converter {
+        name: "base32",
+        summary: "Base32-encodes the prompt and asks for it to be decoded and followed",
+        apply: encodings::base32,
+    },
+    Converter {
+        name: "hex",
+        summary: "writes the prompt's UTF-8 bytes as hexadecimal",
+        apply: encodings::hex,
+    },
+    Converter {
+        name: "url",
+        summary: "percent-encodes every byte of the prompt",
+        apply: encodings::url,
+    },
+    Converter {
+        name: "html-entities",
+        summary: "writes every character as an HTML numeric entity",
+        apply: encodings::html_entities,
+    },
+    Converter {
+        name: "rot13",
+        summary: "ROT13 of the letters, with a note saying so",
+        apply: ciphers::rot13,
+    },
+    Converter {
+        name: "caesar",
+        summary: "a Caesar shift of the letters by a seeded amount (1-25, never 13), with the shift named",
+        apply: ciphers::caesar,
+    },
+    Converter {
+        name: "reverse",
+        summary: "the prompt written backwards, with a request to read it reversed",
+        apply: ciphers::reverse,
+    },
+    Converter {
+        name: "leet",
+        summary: "leetspeak: letters swapped for look-alike digits and symbols",
+        apply: ciphers::leet,
+    },
+    Converter {
+        name: "case-flip",
+        summary: "the case of each letter flipped at random (seeded)",
+        apply: ciphers::case_flip,
+    },
+    Converter {
+        name: "spacing",
+        summary: "a space between every character (three between words)",
+        apply: ciphers::spacing,
+    },
+    Converter {
+        name: "homoglyph",
+        summary: "about half of the Latin letters swapped for Cyrillic and Greek look-alikes (seeded)",
+        apply: unicode::homoglyph,
+    },
+    Converter {
+        name: "zero-width",
+        summary: "zero-width characters inserted between letters (seeded positions)",
+        apply: unicode::zero_width,
+    },
+    Converter {
+        name: "tags",
+        summary: "the prompt hidden in invisible Unicode tag characters behind a harmless visible line",
+        apply: unicode::tags,
+    },
+    Converter {
+        name: "fullwidth",
+        summary: "ASCII written in full-width forms",
+        apply: unicode::fullwidth,
+    },
+    Converter {
+        name: "split",
+        summary: "the prompt split across variables that the model is asked to join and follow",
+        apply: framing::split,
+    },
+    Converter {
+        name: "markdown",
+        summary: "the prompt as a markdown task section under an official-looking heading",
+        apply: framing::markdown,
+    },
+    Converter {
+        name: "code-fence",
+        summary: "the prompt inside a fenced code block to be executed as instructions",
+        apply: framing::code_fence,
+    },
+    Converter {
+        name: "json",
+        summary: "the prompt as the `instruction` field of a JSON request",
+        apply: framing::json,
+    },
+    Converter {
+        name: "xml",
+        summary: "the prompt inside XML tags that look like a privileged instruction",
+        apply: framing::xml,
+    },
+    Converter {
+        name: "many-shot",
+        summary: "many fake question-and-answer pairs in which an assistant complies, then the prompt (seeded shots)",
+        apply: framing::many_shot,
+    },
+    Converter {
+        name: "refusal-suppression",
+        summary: "rules forbidding refusals and apologies before the prompt",
+        apply: framing::refusal_suppression,
+    },
+    Converter {
+        name: "fake-transcript",
+        summary: "a made-up earlier conversation in which the assistant already agreed",
+        apply: framing::fake_transcript,
+    },
+    Converter {
+        name: "prefix-injection",
+        summary: "asks for the answer to start with an eager affirmative",
+        apply: framing::prefix_injection,
+    },
 ];
 
 /// The converter with this name.
@@ -179,7 +275,9 @@ pub fn convert_case(
         }));
     }
     for (i, t) in c.turns.iter_mut().enumerate() {
-        t.user = apply_chain(&t.user, &chain, |step| turn_seed(run_seed, &case.id, i, step));
+        t.user = apply_chain(&t.user, &chain, |step| {
+            turn_seed(run_seed, &case.id, i, step)
+        });
     }
     c.converters = chain;
     Some(c)
@@ -213,7 +311,10 @@ mod tests {
     fn chains_apply_in_order_and_seeds_differ_by_case() {
         let chain = vec!["reverse".to_owned(), "base64".to_owned()];
         let out = apply_chain("abc", &chain, |_| 1);
-        assert_eq!(out, encodings::base64(&ciphers::reverse("abc", &mut Rng::new(1)), &mut Rng::new(1)));
+        assert_eq!(
+            out,
+            encodings::base64(&ciphers::reverse("abc", &mut Rng::new(1)), &mut Rng::new(1))
+        );
         assert_ne!(turn_seed(1, "a", 0, 0), turn_seed(1, "b", 0, 0));
         assert_ne!(turn_seed(1, "a", 0, 0), turn_seed(2, "a", 0, 0));
         assert!(check_chain(&["base64", "leet"]).is_ok());

@@ -39,10 +39,12 @@ pub fn homoglyph(text: &str, rng: &mut Rng) -> String {
         .collect();
     if !swapped {
         // A prompt whose few candidates all stayed Latin still gets one swap.
-        if let Some((i, g)) = out
-            .char_indices()
-            .find_map(|(i, c)| HOMOGLYPHS.iter().find(|(l, _)| *l == c).map(|(_, g)| (i, *g)))
-        {
+        if let Some((i, g)) = out.char_indices().find_map(|(i, c)| {
+            HOMOGLYPHS
+                .iter()
+                .find(|(l, _)| *l == c)
+                .map(|(_, g)| (i, *g))
+        }) {
             let len = out[i..].chars().next().map_or(1, char::len_utf8);
             out.replace_range(i..i + len, &g.to_string());
         }
