@@ -142,6 +142,9 @@ pub struct SuiteRef {
     pub sha256: String,
     /// Cases it contributed.
     pub cases: usize,
+    /// The public data set it was imported from (source, licence, revision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<crate::suite::DatasetSource>,
 }
 
 /// Facts about a run, recorded before the first trial.
@@ -262,6 +265,12 @@ pub struct Invocation {
     /// Folders outside the suites' own that their files may come from (`--allow-path`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allow_paths: Vec<String>,
+    /// The run's converter chain (`--converters`), applied after each case's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub converters: Vec<String>,
+    /// A stratified sample of this many cases (`--sample`), drawn with the run seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<usize>,
 }
 
 /// An error from a reporter.

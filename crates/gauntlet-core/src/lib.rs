@@ -10,6 +10,7 @@
 
 pub mod compare;
 pub mod config;
+pub mod context;
 mod de;
 pub mod event;
 pub mod expect;
@@ -26,6 +27,7 @@ pub mod stats;
 pub mod suite;
 pub mod summary;
 pub mod target;
+pub mod technique;
 pub mod text;
 pub mod tools;
 pub mod trace;

@@ -313,6 +313,12 @@ pub struct CaseMeta {
     /// The case's tags (reports group and filter by them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// The converter chain that produced the prompts as sent (the trace holds them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub converters: Vec<String>,
+    /// Where the case is written, when the loader knew.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<crate::suite::CaseSource>,
 }
 
 impl CaseMeta {
@@ -331,6 +337,8 @@ impl CaseMeta {
             name: case.display_name(),
             description: case.description.clone(),
             tags: case.tags.clone(),
+            converters: case.converters.clone(),
+            source: case.source.clone(),
         }
     }
 }

@@ -58,6 +58,33 @@ pub struct Suite {
     /// to this file. JSON lines files are streamed, so very large generated suites stay cheap.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub include: Vec<String>,
+    /// Where the cases came from when they were imported from a public data set
+    /// (`gauntlet import`): recorded in the run manifest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<DatasetSource>,
+}
+
+/// The provenance of an imported suite: which data set, under which licence, at which
+/// revision, read from which file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DatasetSource {
+    /// The data set, such as `cyberseceval-prompt-injection`.
+    pub dataset: String,
+    /// Where it is published.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Its licence, as an SPDX id where there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub license: Option<String>,
+    /// The revision imported: an upstream tag or commit when known, else `sha256:` of the file.
+    pub revision: String,
+    /// The file name the cases were read from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The importer that wrote the suite (`gauntlet import KIND`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub importer: Option<String>,
 }
 
 /// The AUT card: what the agent is, what it may do and what it must not.
@@ -191,7 +218,8 @@ pub struct Case {
     /// a name of your own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pack: Option<String>,
-    /// OWASP Top 10 for LLM Applications (2025) category, `LLM01` to `LLM10`.
+    /// OWASP category: the Top 10 for LLM Applications (2025), `LLM01` to `LLM10`, or the
+    /// Top 10 for Agentic Applications (2026), `ASI01` to `ASI10`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owasp: Option<String>,
     /// The attack or test technique, such as `direct-override`.
@@ -206,6 +234,15 @@ pub struct Case {
     /// The user message (for a single-turn case).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<String>,
+    /// Converters applied to every user turn before it is sent, in order (`base64`, `leet`,
+    /// ...; see `docs/redteam.md`). A run's `--converters` chain is applied after these. In a
+    /// planned case this is the whole chain that produced the turns as sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub converters: Vec<String>,
+    /// Retrieved documents the target receives as context with the first turn (RAG): the
+    /// hidden instructions in them are the attack of an indirect-injection case.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub documents: Vec<Document>,
     /// Scripted user turns (for a multi-turn case), sent in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub turns: Vec<Turn>,
@@ -247,6 +284,40 @@ pub struct Case {
     /// carries the conversation on, up to `max_turns` more turns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulated_user: Option<SimulatedUser>,
+    /// Where the case is written (file and line), recorded by the loader for reports that
+    /// point at it (SARIF). Not part of the file format.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub source: Option<CaseSource>,
+}
+
+/// Where a case is written: a file (relative to the folder the run started in, or the path
+/// of the corpus file in gauntlet's repository for built-in cases) and the line of its `id`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+pub struct CaseSource {
+    /// The file.
+    pub file: String,
+    /// The line (1-based; 0 when unknown).
+    pub line: usize,
+}
+
+/// A retrieved document given to the target as context: inline `text`, or a `file` relative
+/// to the suite (read when the suite loads; the path must stay inside the suite's folder).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Document {
+    /// An id the target can cite (default: `doc-1`, `doc-2`, ... in order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// A title, as a search result would show it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The document's text, exactly as retrieved (HTML, markdown, plain text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// A file holding the text, relative to the suite file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
 }
 
 /// A simulated user: a model target (`--user-model`) playing a persona with a goal.
@@ -428,7 +499,26 @@ pub const OWASP_2025: [(&str, &str); 10] = [
     ("LLM10", "Unbounded Consumption"),
 ];
 
-/// The title of an OWASP 2025 category id, if it is one.
+/// The OWASP Top 10 for Agentic Applications, 2026 edition.
+pub const OWASP_AGENTIC_2026: [(&str, &str); 10] = [
+    ("ASI01", "Agent Goal Hijack"),
+    ("ASI02", "Tool Misuse and Exploitation"),
+    ("ASI03", "Identity and Privilege Abuse"),
+    ("ASI04", "Agentic Supply Chain Vulnerabilities"),
+    ("ASI05", "Unexpected Code Execution"),
+    ("ASI06", "Memory and Context Poisoning"),
+    ("ASI07", "Insecure Inter-Agent Communication"),
+    ("ASI08", "Cascading Failures"),
+    ("ASI09", "Human-Agent Trust Exploitation"),
+    ("ASI10", "Rogue Agents"),
+];
+
+/// The title of an OWASP category id, if it is one: an LLM Top 10 (2025) id such as `LLM01`,
+/// or an Agentic Top 10 (2026) id such as `ASI02`.
 pub fn owasp_title(id: &str) -> Option<&'static str> {
-    OWASP_2025.iter().find(|(k, _)| *k == id).map(|(_, t)| *t)
+    OWASP_2025
+        .iter()
+        .chain(OWASP_AGENTIC_2026.iter())
+        .find(|(k, _)| *k == id)
+        .map(|(_, t)| *t)
 }

@@ -3,7 +3,8 @@
 //! [`json::JsonReport`] writes `report.json` (everything needed to re-render the others),
 //! [`junit::JunitReport`] writes `junit.xml`, [`markdown::MarkdownReport`] writes
 //! `summary.md`, [`html::HtmlReport`] writes `report.html` (one self-contained page with
-//! charts, the case table and every case's trace). Each streams: cases are written as they finish and only counters and a
+//! charts, the case table and every case's trace), [`sarif::SarifReport`] writes
+//! `results.sarif` (the successful attacks, for code scanning). Each streams: cases are written as they finish and only counters and a
 //! bounded list of findings stay in memory. Files are written under a temporary name and
 //! renamed when the run finishes, so a crash never leaves a half report that looks whole.
 
@@ -11,6 +12,7 @@ pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod sarif;
 pub mod text;
 pub mod trace;
 
@@ -29,11 +31,19 @@ pub enum Format {
     Markdown,
     /// `report.html`.
     Html,
+    /// `results.sarif` (SARIF 2.1.0).
+    Sarif,
 }
 
 impl Format {
     /// Every file format, in the order they are written.
-    pub const ALL: [Format; 4] = [Format::Json, Format::Junit, Format::Markdown, Format::Html];
+    pub const ALL: [Format; 5] = [
+        Format::Json,
+        Format::Junit,
+        Format::Markdown,
+        Format::Html,
+        Format::Sarif,
+    ];
 
     /// The file name in the output folder.
     pub fn file_name(self) -> &'static str {
@@ -42,6 +52,7 @@ impl Format {
             Format::Junit => "junit.xml",
             Format::Markdown => "summary.md",
             Format::Html => html::FILE_NAME,
+            Format::Sarif => "results.sarif",
         }
     }
 }
@@ -56,6 +67,7 @@ pub fn writers(dir: &Path, formats: &[Format]) -> std::io::Result<Vec<Box<dyn Re
             Format::Junit => Box::new(junit::JunitReport::create(dir)?),
             Format::Markdown => Box::new(markdown::MarkdownReport::create(dir)?),
             Format::Html => Box::new(html::HtmlReport::create(dir)?),
+            Format::Sarif => Box::new(sarif::SarifReport::create(dir)?),
         });
     }
     Ok(out)

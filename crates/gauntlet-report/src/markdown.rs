@@ -328,6 +328,8 @@ mod tests {
             name: id.into(),
             description: None,
             tags: Vec::new(),
+            converters: Vec::new(),
+            source: None,
         };
         CaseResult::combine(meta, Vec::new())
     }

@@ -196,6 +196,13 @@ pub fn render_trial(r: &CaseResult, trial: &TrialResult) -> String {
     if let Some(d) = &r.case.description {
         o.push_str(&format!("  {d}\n"));
     }
+    if !r.case.converters.is_empty() {
+        // The turns below are the prompts as sent, after these.
+        o.push_str(&format!(
+            "  converters: {}\n",
+            r.case.converters.join(" → ")
+        ));
+    }
     if let Some(e) = &trial.error {
         o.push_str(&format!("  error: {}\n", clip(e, WIDTH)));
     }

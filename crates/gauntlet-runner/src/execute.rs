@@ -82,6 +82,13 @@ pub async fn execute(
     let mut rec = TraceRecorder::new();
     let mut tools = SimTools::new(&suite.tools, case);
     let played = tokio::time::timeout(Duration::from_millis(timeout_ms), async {
+        // A proxied agent takes plain user turns and has no channel for retrieved
+        // documents: an attack that cannot arrive must not pass as resisted.
+        if !case.documents.is_empty() && target.info().kind == "proxy" {
+            return Err(TargetError::Harness(
+                "this case carries retrieved documents, which a proxy target cannot receive; run it against a chat, exec or http target".into(),
+            ));
+        }
         let mut session = target.open(&ctx).await?;
         let single;
         let turns: Vec<(&str, Option<&TurnCondition>)> = match &case.input {

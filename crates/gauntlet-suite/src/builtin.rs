@@ -30,6 +30,42 @@ pub const OWASP_FILES: &[(&str, &str)] = &[
         "llm07-system-prompt-leakage.yaml",
         include_str!("../corpus/owasp/llm07-system-prompt-leakage.yaml"),
     ),
+    (
+        "llm09-misinformation.yaml",
+        include_str!("../corpus/owasp/llm09-misinformation.yaml"),
+    ),
+    (
+        "llm10-unbounded-consumption.yaml",
+        include_str!("../corpus/owasp/llm10-unbounded-consumption.yaml"),
+    ),
+    (
+        "asi01-goal-hijack.yaml",
+        include_str!("../corpus/owasp/asi01-goal-hijack.yaml"),
+    ),
+    (
+        "asi02-tool-misuse.yaml",
+        include_str!("../corpus/owasp/asi02-tool-misuse.yaml"),
+    ),
+    (
+        "asi03-identity-privilege.yaml",
+        include_str!("../corpus/owasp/asi03-identity-privilege.yaml"),
+    ),
+    (
+        "asi05-code-execution.yaml",
+        include_str!("../corpus/owasp/asi05-code-execution.yaml"),
+    ),
+    (
+        "asi06-memory-poisoning.yaml",
+        include_str!("../corpus/owasp/asi06-memory-poisoning.yaml"),
+    ),
+    (
+        "asi07-inter-agent.yaml",
+        include_str!("../corpus/owasp/asi07-inter-agent.yaml"),
+    ),
+    (
+        "asi09-human-trust.yaml",
+        include_str!("../corpus/owasp/asi09-human-trust.yaml"),
+    ),
 ];
 
 /// The starter harness written by `gauntlet init`: (file name, contents).
@@ -49,6 +85,16 @@ pub const STARTER_FILES: &[(&str, &str)] = &[
     ),
     ("README.md", include_str!("../starter/README.md")),
 ];
+
+/// Where an embedded suite's files live in gauntlet's repository, for reports that point at
+/// a built-in case (SARIF locations).
+pub fn repo_dir(name: &str) -> &'static str {
+    match name {
+        "owasp" => "crates/gauntlet-suite/corpus/owasp",
+        "starter" => "crates/gauntlet-suite/starter",
+        _ => "builtin",
+    }
+}
 
 /// A label for the corpus revision, recorded in run manifests: the crate version plus a
 /// short hash of the corpus files, so any edit to a case changes it.
@@ -107,8 +153,8 @@ mod tests {
     fn the_corpus_is_valid_and_broad() {
         let s = owasp(&LoadOptions::default())
             .unwrap_or_else(|d| panic!("{}", d.iter().map(|x| x.to_string()).collect::<String>()));
-        assert!(s.case_count >= 30, "{} cases", s.case_count);
-        let mut by_cat: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        assert!(s.case_count >= 150, "{} cases", s.case_count);
+        let mut by_cat: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
         for c in &s.suite.cases {
             let cat = c
                 .owasp
@@ -118,14 +164,51 @@ mod tests {
                 .technique
                 .clone()
                 .expect("every corpus case names its technique");
-            assert!(
-                by_cat.entry(cat.clone()).or_default().insert(tech.clone()),
-                "technique {tech} repeats within {cat}"
-            );
+            *by_cat
+                .entry(cat.clone())
+                .or_default()
+                .entry(tech.clone())
+                .or_default() += 1;
             assert_eq!(c.kind, CaseKind::Refusal, "{}", c.id);
             assert_eq!(c.pack.as_deref(), Some("security"), "{}", c.id);
+            assert!(
+                gauntlet_core::technique::find(&tech).is_some(),
+                "technique {tech} of {} is not in the technique catalog",
+                c.id
+            );
+            let src = c
+                .source
+                .as_ref()
+                .expect("every corpus case knows its source line");
+            assert!(
+                src.file.starts_with("crates/gauntlet-suite/corpus/owasp/") && src.line > 0,
+                "{src:?}"
+            );
         }
+        for (cat, techs) in &by_cat {
+            // Variants are fine, a pile of one technique is not.
+            for (t, n) in techs {
+                assert!(*n <= 4, "{t} has {n} cases in {cat}");
+            }
+        }
+        let techniques: BTreeSet<&String> = by_cat.values().flat_map(|t| t.keys()).collect();
+        assert!(techniques.len() >= 40, "{} techniques", techniques.len());
         let cats: Vec<&str> = by_cat.keys().map(String::as_str).collect();
-        assert_eq!(cats, ["LLM01", "LLM02", "LLM05", "LLM06", "LLM07"]);
+        assert_eq!(
+            cats,
+            [
+                "ASI01", "ASI02", "ASI03", "ASI05", "ASI06", "ASI07", "ASI09", "LLM01", "LLM02",
+                "LLM05", "LLM06", "LLM07", "LLM09", "LLM10"
+            ]
+        );
+        // Retrieved documents carry indirect injections in the corpus itself.
+        assert!(
+            s.suite
+                .cases
+                .iter()
+                .filter(|c| !c.documents.is_empty())
+                .count()
+                >= 8
+        );
     }
 }

@@ -1,15 +1,19 @@
 //! Suite files in, checked suites out: loading ([`load::load_file`]), validation with spans
 //! ([`diag::Diagnostic`]), filters and shards ([`filter`]), the plan of a run ([`plan::Plan`]:
-//! contexts, packs, the case stream, the manifest), and the suites embedded in the binary
-//! ([`builtin`]).
+//! contexts, packs, the case stream, the manifest), the suites embedded in the binary
+//! ([`builtin`]), prompt converters ([`converters`]), stratified samples ([`sample`]) and
+//! importers of public attack sets ([`import`]).
 
 pub mod audit;
 pub mod builtin;
+pub mod converters;
 pub mod diag;
 pub mod filter;
+pub mod import;
 pub mod load;
 mod pathmap;
 pub mod plan;
+pub mod sample;
 
 pub use diag::Diagnostic;
 pub use load::{LoadOptions, LoadedSuite, load_file, load_str};

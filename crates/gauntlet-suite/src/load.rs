@@ -171,6 +171,9 @@ fn chain(e: &dyn std::error::Error) -> String {
 /// Where included files are read from: the file system, or the embedded corpus.
 trait Source {
     fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), ReadError>;
+    /// How a file is named in a case's recorded source: the path as read, or the corpus
+    /// file's path in gauntlet's repository.
+    fn shown(&self, rel: &str) -> String;
     /// Opens a file for streaming (JSON lines files can be large).
     fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), ReadError>;
 }
@@ -206,6 +209,10 @@ impl FsSource {
 }
 
 impl Source for FsSource {
+    fn shown(&self, rel: &str) -> String {
+        self.dir.join(rel).display().to_string()
+    }
+
     fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), ReadError> {
         let p = self.resolve(rel)?;
         Ok((read_text_inner(&p)?, Some(p)))
@@ -228,9 +235,14 @@ impl Source for FsSource {
 
 struct EmbeddedSource {
     files: &'static [(&'static str, &'static str)],
+    repo_dir: &'static str,
 }
 
 impl Source for EmbeddedSource {
+    fn shown(&self, rel: &str) -> String {
+        format!("{}/{rel}", self.repo_dir)
+    }
+
     fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), ReadError> {
         self.files
             .iter()
@@ -275,13 +287,22 @@ pub fn load_embedded(
     files: &'static [(&'static str, &'static str)],
     opts: &LoadOptions<'_>,
 ) -> Result<LoadedSuite, Vec<Diagnostic>> {
-    let (_, source) = files[0];
-    load_source(
-        &format!("builtin:{name}"),
-        source,
-        &EmbeddedSource { files },
-        opts,
-    )
+    let (first, source) = files[0];
+    let es = EmbeddedSource {
+        files,
+        repo_dir: crate::builtin::repo_dir(name),
+    };
+    let mut loaded = load_source(&format!("builtin:{name}"), source, &es, opts)?;
+    // Inline cases of an embedded suite point at its file in the repository.
+    let shown = es.shown(first);
+    for c in &mut loaded.suite.cases {
+        if let Some(src) = &mut c.source
+            && src.file.starts_with("builtin:")
+        {
+            src.file = shown.clone();
+        }
+    }
+    Ok(loaded)
 }
 
 /// Loads and checks a suite from text (for tests and tools that generate suites).
@@ -409,6 +430,7 @@ fn load_source(
         good_regexes: Default::default(),
     };
     let mut ids = Seen::default();
+    let mut sources: Vec<usize> = Vec::with_capacity(suite.cases.len());
     for (i, case) in suite.cases.iter().enumerate() {
         let base = format!("cases[{i}]");
         for p in case_problems(case, &ctx) {
@@ -420,6 +442,7 @@ fn load_source(
             diags.push(diag(&path, p.at_key, p.message, p.hint));
         }
         let (l, c) = at(&format!("{base}.id"), false);
+        sources.push(l);
         if let Some(first) = ids.insert(&case.id, origin, l, c) {
             diags.push(diag(
                 &format!("{base}.id"),
@@ -491,8 +514,15 @@ fn load_source(
             .unwrap_or_else(|| format!("{origin}/{rel}"));
         if rel.ends_with(".yaml") || rel.ends_with(".yml") {
             match parse_yaml::<Vec<Case>>(&shown, &text) {
-                Ok(cases) => {
+                Ok(mut cases) => {
                     let iloc = Locator::new(&shown, &text);
+                    let file = fs.shown(rel);
+                    for (j, case) in cases.iter_mut().enumerate() {
+                        case.source = Some(gauntlet_core::suite::CaseSource {
+                            file: file.clone(),
+                            line: iloc.at(&format!("[{j}].id"), false).0,
+                        });
+                    }
                     for (j, case) in cases.iter().enumerate() {
                         let base = format!("[{j}]");
                         for p in case_problems(case, &ctx) {
@@ -536,11 +566,50 @@ fn load_source(
         }
     }
 
+    let mut suite = suite;
+    for (case, line) in suite.cases.iter_mut().zip(sources) {
+        case.source = Some(gauntlet_core::suite::CaseSource {
+            file: origin.to_owned(),
+            line,
+        });
+    }
+    suite.cases.extend(included_cases);
+    // Retrieved documents written as files are read now, so that a target never reads the
+    // suite's folder and the harness hash covers them.
+    for (ci, case) in suite.cases.iter_mut().enumerate() {
+        for (di, doc) in case.documents.iter_mut().enumerate() {
+            let Some(rel) = doc.file.clone() else {
+                continue;
+            };
+            if doc.text.is_some() {
+                continue;
+            }
+            if let Err(e) = check_relative(&rel) {
+                diags.push(
+                    Diagnostic::file(
+                        origin,
+                        format!("case `{}`: document {}: {e}", case.id, di + 1),
+                    )
+                    .hint("document files are relative to the suite and stay inside its folder"),
+                );
+                continue;
+            }
+            match fs.read(&rel) {
+                Ok((text, path)) => {
+                    hasher.update(text.as_bytes());
+                    files.extend(path);
+                    doc.text = Some(text);
+                }
+                Err(e) => diags.push(
+                    Diagnostic::file(origin, format!("case `{}` (case {}): {e}", case.id, ci + 1))
+                        .hint("document files are relative to the suite file"),
+                ),
+            }
+        }
+    }
     if !diags.is_empty() {
         return Err(diags);
     }
-    let mut suite = suite;
-    suite.cases.extend(included_cases);
     selected += match opts.select {
         Some(sel) => suite.cases.iter().filter(|c| sel.keeps(c)).count(),
         None => suite.cases.len(),
@@ -776,8 +845,24 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
         out.push(Problem::new(
             "owasp",
             format!("unknown OWASP category `{cat}`"),
-            "use the 2025 ids LLM01 to LLM10, e.g. `owasp: LLM01`",
+            "use the LLM Top 10 (2025) ids LLM01 to LLM10 or the Agentic Top 10 (2026) ids ASI01 to ASI10, e.g. `owasp: LLM01`",
         ));
+    }
+    if let Err(e) = crate::converters::check_chain(&case.converters) {
+        out.push(Problem::new(
+            "converters",
+            e,
+            "see `gauntlet redteam --help` or docs/redteam.md for the converters",
+        ));
+    }
+    for (i, d) in case.documents.iter().enumerate() {
+        if d.text.is_some() == d.file.is_some() {
+            out.push(Problem::new(
+                format!("documents[{i}]"),
+                "a document needs exactly one of `text` and `file`",
+                "e.g. `documents: [{title: Refund policy, text: ...}]` or `{file: docs/policy.html}`",
+            ));
+        }
     }
     if case.timeout_ms == Some(0) {
         out.push(Problem::new(
@@ -1013,6 +1098,16 @@ fn check_jsonl(
         match serde_json::from_str::<Case>(&line) {
             Ok(case) => {
                 n += 1;
+                if case
+                    .documents
+                    .iter()
+                    .any(|d| d.file.is_some() && d.text.is_none())
+                {
+                    diags.push(
+                        Diagnostic::at(shown, None, lineno, 1, "documents of a JSON lines case must be inline `text`".to_owned())
+                            .hint("write the document's text into the case, or move the case to a YAML file"),
+                    );
+                }
                 if select.is_none_or(|sel| sel.keeps(&case)) {
                     kept += 1;
                 }
@@ -1096,12 +1191,27 @@ pub enum StreamError {
     },
 }
 
+/// Refuses a path that could leave the suite's folder: absolute, or with a `..` part.
+fn check_relative(rel: &str) -> Result<(), String> {
+    let p = Path::new(rel);
+    if p.is_absolute() || rel.starts_with('/') || rel.starts_with('\\') {
+        return Err(format!("`{rel}` is an absolute path"));
+    }
+    if p.components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err(format!("`{rel}` leaves the suite's folder"));
+    }
+    Ok(())
+}
+
 /// Reads the cases of a JSON lines file one at a time.
 pub fn stream_jsonl(
     path: &Path,
 ) -> std::io::Result<impl Iterator<Item = Result<Case, StreamError>> + use<>> {
     let f = std::fs::File::open(path)?;
     let file = path.to_path_buf();
+    let shown = path.display().to_string();
     let mut lines = BufReader::new(f).lines().enumerate();
     Ok(std::iter::from_fn(move || {
         loop {
@@ -1117,13 +1227,21 @@ pub fn stream_jsonl(
                 }
                 Ok(l) if l.trim().is_empty() => continue,
                 Ok(l) => {
-                    return Some(serde_json::from_str::<Case>(&l).map_err(|source| {
-                        StreamError::Parse {
-                            file: file.clone(),
-                            line: line_no,
-                            source,
-                        }
-                    }));
+                    return Some(
+                        serde_json::from_str::<Case>(&l)
+                            .map(|mut c| {
+                                c.source = Some(gauntlet_core::suite::CaseSource {
+                                    file: shown.clone(),
+                                    line: line_no,
+                                });
+                                c
+                            })
+                            .map_err(|source| StreamError::Parse {
+                                file: file.clone(),
+                                line: line_no,
+                                source,
+                            }),
+                    );
                 }
             }
         }

@@ -29,6 +29,10 @@ pub struct PlanSettings<'a> {
     pub timeout_ms: Option<u64>,
     /// `--blocked-is-defended`: a content filter's stop counts as defended in every suite.
     pub blocked_is_defended: bool,
+    /// The run's converter chain (`--converters`), applied after each case's own.
+    pub converters: &'a [String],
+    /// The run seed, from which each converted turn's seed derives.
+    pub seed: u64,
 }
 
 /// One suite of the plan.
@@ -47,6 +51,8 @@ pub struct Plan {
     suites: Vec<PlannedSuite>,
     selection: Arc<Selection>,
     packs: PackRequirements,
+    converters: Arc<Vec<String>>,
+    seed: u64,
 }
 
 /// Facts about a run that do not come from its suites.
@@ -102,6 +108,8 @@ impl Plan {
             suites,
             selection: Arc::new(selection),
             packs,
+            converters: Arc::new(settings.converters.to_vec()),
+            seed: settings.seed,
         }
     }
 
@@ -165,7 +173,18 @@ impl Plan {
                 )
             })
             .collect();
-        parts.into_iter().flat_map(move |(ctx, inline, streamed)| {
+        let chain = Arc::clone(&self.converters);
+        let seed = self.seed;
+        // The turns as sent: each case's own converters, then the run's, seeded per case.
+        let convert =
+            move |pc: PlannedCase| match crate::converters::convert_case(&pc.case, &chain, seed) {
+                Some(c) => PlannedCase {
+                    suite: pc.suite,
+                    case: Arc::new(c),
+                },
+                None => pc,
+            };
+        let cases = parts.into_iter().flat_map(move |(ctx, inline, streamed)| {
             let keep_inline = Arc::clone(&keep);
             let keep_streamed = Arc::clone(&keep);
             let ctx_streamed = Arc::clone(&ctx);
@@ -193,7 +212,8 @@ impl Plan {
                     })
             });
             inline.chain(streamed)
-        })
+        });
+        cases.map(convert)
     }
 
     /// Every file the suites were read from (suites, includes, system prompts), to hash
@@ -214,6 +234,7 @@ impl Plan {
                 path: s.loaded.origin.clone(),
                 sha256: s.loaded.sha256.clone(),
                 cases: s.loaded.case_count,
+                source: s.loaded.suite.source.clone(),
             })
             .collect()
     }

@@ -8,11 +8,12 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use gauntlet_core::context::with_documents;
 use gauntlet_core::target::{
     BoxFuture, Session, Target, TargetError, TargetInfo, ToolHost, TrialContext, TurnAnswer,
 };
 use gauntlet_core::tools::ToolDef;
-use gauntlet_core::trace::{Message, TraceRecorder, TransportKind, Usage};
+use gauntlet_core::trace::{Message, Role, TraceRecorder, TransportKind, Usage};
 
 /// Most model calls in one turn unless the case says otherwise.
 pub const DEFAULT_MAX_STEPS: u32 = 12;
@@ -109,7 +110,17 @@ impl<M: ChatModel> Session for ChatSession<'_, M> {
         rec: &'a mut TraceRecorder,
     ) -> BoxFuture<'a, Result<TurnAnswer, TargetError>> {
         Box::pin(async move {
-            self.history.push(Message::user(user));
+            // Retrieved documents reach the model with the first turn, as a RAG app would
+            // put them in front of the question (`gauntlet_core::context`).
+            let first_turn = !self.history.iter().any(|m| m.role == Role::User);
+            if first_turn && !self.ctx.case.documents.is_empty() {
+                self.history.push(Message::user(with_documents(
+                    &self.ctx.case.documents,
+                    user,
+                )));
+            } else {
+                self.history.push(Message::user(user));
+            }
             let max_steps = self.ctx.case.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
             for _ in 0..max_steps {
                 let started = Instant::now();

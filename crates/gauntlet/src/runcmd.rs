@@ -265,9 +265,33 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
         blocked_is_defended: opts.blocked_is_defended,
         evidence: opts.evidence.map(|_| EvidenceLevel::Canary),
         allow_paths: allow.iter().map(|p| p.display().to_string()).collect(),
+        converters: converters(opts, base_invocation.as_ref())?,
+        sample: opts.sample,
     };
     let s = settings(opts, invocation)?;
     execute(suites, select, s, mode)
+}
+
+/// The run's converter chain: `--converters`, else the chain of the run being re-run.
+fn converters(opts: &ExecOpts, base: Option<&Invocation>) -> Result<Vec<String>, CliError> {
+    if opts.converters.is_empty()
+        && let Some(inv) = base
+    {
+        return Ok(inv.converters.clone());
+    }
+    gauntlet_suite::converters::parse_list(&opts.converters).map_err(|e| {
+        CliError::usage(
+            e,
+            format!(
+                "converters: {}",
+                gauntlet_suite::converters::CONVERTERS
+                    .iter()
+                    .map(|c| c.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    })
 }
 
 fn default_redteam() -> TargetConfig {
@@ -282,7 +306,7 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         if gauntlet_core::suite::owasp_title(&c).is_none() {
             return Err(CliError::usage(
                 format!("unknown OWASP category `{c}`"),
-                "the corpus covers LLM01, LLM02, LLM05, LLM06 and LLM07 (2025 numbering)",
+                "the corpus covers LLM01, LLM02, LLM05, LLM06, LLM07, LLM09, LLM10 (2025) and ASI01, ASI02, ASI03, ASI05, ASI06, ASI07, ASI09 (2026)",
             ));
         }
         filters.push(format!("owasp:{c}"));
@@ -319,6 +343,8 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
             .iter()
             .map(|p| p.display().to_string())
             .collect(),
+        converters: converters(&args.exec, None)?,
+        sample: args.exec.sample,
     };
     let s = settings(&args.exec, invocation)?;
     execute(suites, select, s, Mode::new("redteam"))
@@ -567,6 +593,17 @@ pub fn execute(
         None => None,
     };
 
+    let (mut suites, mut select) = (suites, select);
+    if let Some(n) = inv.sample {
+        gauntlet_suite::sample::apply(&mut suites, &mut select, n, s.seed.unwrap_or(0)).map_err(
+            |e| {
+                CliError::usage(
+                    format!("failed to read the cases to sample: {e}"),
+                    "check the included files",
+                )
+            },
+        )?;
+    }
     let mut plan = Plan::new(
         suites,
         select,
@@ -574,6 +611,8 @@ pub fn execute(
             canary: inv.canary.as_deref(),
             timeout_ms: inv.timeout_ms,
             blocked_is_defended: inv.blocked_is_defended,
+            converters: &inv.converters,
+            seed: s.seed.unwrap_or(0),
         },
     );
     plan.redact_prompts(&redactor);

@@ -410,13 +410,17 @@ fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// The entries of each folder (not recursive: a suite folder, not the whole project).
+/// The files in each folder (not recursive: a suite folder, not the whole project). A new
+/// folder is not a change: nothing reads a folder, and the files a suite does read are
+/// hashed one by one. Parallel shards writing their reports next to the suite (`shard3/`)
+/// must not look like an agent planting cases.
 fn listing(folders: &[PathBuf]) -> std::collections::BTreeSet<PathBuf> {
     folders
         .iter()
         .filter_map(|d| std::fs::read_dir(d).ok())
         .flatten()
         .filter_map(Result::ok)
+        .filter(|e| e.file_type().map(|t| !t.is_dir()).unwrap_or(true))
         .map(|e| e.path())
         .collect()
 }

@@ -277,6 +277,8 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
             canary: inv.canary.as_deref(),
             timeout_ms: inv.timeout_ms,
             blocked_is_defended: inv.blocked_is_defended,
+            converters: &inv.converters,
+            seed: old.seed,
         },
     );
     let mut redactor = gauntlet_core::redact::Redactor::new();

@@ -478,6 +478,8 @@ fn references(app: &App, store: &mut Store, run: &str) -> Arc<References> {
                     canary: inv.canary.as_deref(),
                     timeout_ms: inv.timeout_ms,
                     blocked_is_defended: inv.blocked_is_defended,
+                    converters: &inv.converters,
+                    seed: 0,
                 },
             ))
         });

@@ -351,13 +351,15 @@ impl Check for EndsWithCheck {
     }
 }
 
-/// `max_chars`: the output is at most this many characters.
+/// `max_chars`: the output is at most this many characters. A violation check: output
+/// without end (LLM10, unbounded consumption) is something that must not happen, and text
+/// that came back with a blocked reply is measured too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MaxCharsCheck(pub usize);
 
 impl Check for MaxCharsCheck {
     type Raw = usize;
-    const FACTS: Facts = Facts::new(Dimension::Communication);
+    const FACTS: Facts = Facts::new(Dimension::Communication).violation();
 
     fn from_raw(n: usize, _: &Modifiers) -> Result<Self, RawError> {
         Ok(MaxCharsCheck(n))

@@ -150,6 +150,8 @@ mod tests {
             name: "x".into(),
             description: None,
             tags: Vec::new(),
+            converters: Vec::new(),
+            source: None,
         };
         let r = CaseResult::combine(meta, Vec::new());
         assert_eq!(r.status, CaseStatus::Error);

@@ -737,6 +737,9 @@ fn the_viewer_lists_shows_compares_and_records_a_label_without_writing_the_store
         ids[0]["run_id"].as_str().unwrap(),
         ids[1]["run_id"].as_str().unwrap(),
     );
+    // The vulnerable persona fails every case of the corpus, whatever its size.
+    let corpus = ids[1]["cases"].as_u64().unwrap();
+    assert!(corpus >= 100, "{corpus}");
     let before = std::fs::read(tmp.path().join("db")).unwrap();
 
     let (child, url) = start_view(tmp.path(), "labels.jsonl");
@@ -758,7 +761,7 @@ fn the_viewer_lists_shows_compares_and_records_a_label_without_writing_the_store
         Duration::from_secs(30),
     );
     let shown = page.eval("document.querySelector('[data-count=failed] dd').textContent");
-    assert_eq!(shown, "33");
+    assert_eq!(shown, corpus.to_string());
     let id = open_with_keyboard(&mut page, 1);
     assert!(!id.is_empty());
 
@@ -774,7 +777,7 @@ fn the_viewer_lists_shows_compares_and_records_a_label_without_writing_the_store
         mcnemar
             .as_str()
             .unwrap()
-            .contains("0 passed only in A, 33 only in B"),
+            .contains(&format!("0 passed only in A, {corpus} only in B")),
         "{mcnemar}"
     );
 
