@@ -28,7 +28,7 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 pub const RETRY_AFTER_CEILING: Duration = Duration::from_secs(300);
 
 /// How much of a response body is kept in errors and traces.
-const BODY_CLIP: usize = 2048;
+pub(crate) const BODY_CLIP: usize = 2048;
 
 static CRYPTO: Once = Once::new();
 
@@ -314,21 +314,17 @@ impl ApiClient {
     }
 }
 
-/// A response body for an error message or a trace: at most [`BODY_CLIP`] bytes (cut on a
-/// character boundary, with the whole size noted), secrets redacted. Shared with the
-/// recording proxy, so that a body reads alike in both traces.
+/// A response body for an error message or a trace: secrets redacted, then at most
+/// [`BODY_CLIP`] bytes (cut on a character boundary, with the whole size noted). Redacting
+/// first matters: a key straddling the cut would otherwise be kept minus its last
+/// characters, which no later redaction recognises. Shared with the recording proxy, so
+/// that a body reads alike in both traces.
 pub(crate) fn clip_body(body: &[u8], redactor: &Redactor) -> String {
     let text = String::from_utf8_lossy(body);
-    let clipped = if text.len() > BODY_CLIP {
-        format!(
-            "{}… ({} bytes)",
-            &text[..text.floor_char_boundary(BODY_CLIP)],
-            text.len()
-        )
-    } else {
-        text.into_owned()
-    };
-    redactor.redact(&clipped).into_owned()
+    match redactor.clip(&text, BODY_CLIP, false) {
+        (head, true) => format!("{head}… ({} bytes)", text.len()),
+        (whole, false) => whole,
+    }
 }
 
 /// The error and its sources on one line (reqwest hides the useful part in `source()`).

@@ -56,10 +56,10 @@ pub(crate) const EXIT_WAIT: Duration = Duration::from_secs(2);
 pub(crate) const MAX_STDOUT_LINE: usize = 16 << 20;
 
 /// What is kept of stderr for error messages: the last lines, up to this many bytes, each
-/// line clipped.
+/// line clipped (after redaction: see [`collect_stderr`]).
 const STDERR_LINES: usize = 20;
 const STDERR_BYTES: usize = 4096;
-const STDERR_LINE_BYTES: usize = 1024;
+pub(crate) const STDERR_LINE_BYTES: usize = 1024;
 
 /// How much of an offending stdout line an error message quotes.
 pub(crate) const QUOTE_BYTES: usize = 200;
@@ -455,17 +455,26 @@ pub(crate) async fn collect_stderr<R: AsyncRead + Unpin>(
     tail: Arc<Mutex<StderrTail>>,
     redactor: Arc<Redactor>,
 ) {
-    let mut reader = LineReader::new(stderr, STDERR_LINE_BYTES);
+    // The reader keeps a secret's length more than a line may show, so that a secret
+    // straddling the line limit is still whole when it is redacted; only then is the line
+    // cut (a head of a secret the reader itself cut off is redacted at the end).
+    let mut reader = LineReader::new(stderr, STDERR_LINE_BYTES + redactor.longest());
     while let Ok(Some(line)) = reader.next_line().await {
-        let text = String::from_utf8_lossy(&line.bytes);
-        let mut text = redactor.redact(&text).into_owned();
-        if line.overlong {
-            text.push('…');
-        }
         if let Ok(mut t) = tail.lock() {
-            t.push(text);
+            t.push(stderr_line(&redactor, &line));
         }
     }
+}
+
+/// One stderr line as kept for error messages: redacted, then clipped to
+/// [`STDERR_LINE_BYTES`], `…` marking a cut.
+pub(crate) fn stderr_line(redactor: &Redactor, line: &Line) -> String {
+    let text = String::from_utf8_lossy(&line.bytes);
+    let (mut text, cut) = redactor.clip(&text, STDERR_LINE_BYTES, line.overlong);
+    if cut {
+        text.push('…');
+    }
+    text
 }
 
 /// The running agent of one trial and its working directory (an exec agent, or an
@@ -690,17 +699,11 @@ fn tool_arguments(arguments: Value) -> (Value, bool) {
     }
 }
 
-/// The text with secrets replaced, cut to `max` bytes.
+/// The text with secrets replaced, then cut to `max` bytes (see [`Redactor::clip`]).
 pub(crate) fn quote(redactor: &Redactor, text: &str, max: usize) -> String {
-    let text = redactor.redact(text);
-    if text.len() <= max {
-        text.into_owned()
-    } else {
-        format!(
-            "{}… ({} bytes)",
-            &text[..text.floor_char_boundary(max)],
-            text.len()
-        )
+    match redactor.clip(text, max, false) {
+        (head, true) => format!("{head}… ({} bytes)", redactor.redact(text).len()),
+        (whole, false) => whole,
     }
 }
 

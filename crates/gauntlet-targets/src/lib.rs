@@ -20,6 +20,9 @@ pub mod proxy;
 pub mod reading;
 pub mod serve;
 
+#[cfg(test)]
+mod clip_tests;
+
 pub use error::{AgentError, BuildError, WireError};
 
 use std::sync::Arc;
