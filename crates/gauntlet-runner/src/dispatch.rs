@@ -452,6 +452,7 @@ impl Runner {
             let played = match (&source, recorded) {
                 (Source::Target(target), _) => {
                     CatchPanic(Box::pin(execute(
+                        &redactor,
                         &**target,
                         &*grader,
                         &planned,
@@ -771,5 +772,78 @@ mod tests {
             out.summary.reasons[0],
             "harness files changed during the run: suite.yaml"
         );
+    }
+
+    /// Quotes the answer in its evidence cut to 40 characters, as oracles do.
+    struct QuotesTheAnswer;
+
+    impl Grader for QuotesTheAnswer {
+        fn grade<'a>(&'a self, ctx: GradeContext<'a>) -> BoxFuture<'a, Vec<Verdict>> {
+            Box::pin(async move {
+                let said = gauntlet_core::text::clip(ctx.trace.final_answer(), 40);
+                vec![Verdict::fail(
+                    "contains",
+                    "x".into(),
+                    Dimension::Outcome,
+                    0,
+                    said,
+                )]
+            })
+        }
+    }
+
+    /// Keeps every finished case, serialized.
+    struct Keeps(Arc<Mutex<String>>);
+
+    impl Reporter for Keeps {
+        fn on_event(&mut self, ev: &RunEvent) -> Result<(), ReportError> {
+            if let EventKind::CaseFinished { result } = &ev.kind {
+                let text = serde_json::to_string(result).expect("serializes");
+                self.0.lock().expect("lock").push_str(&text);
+            }
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_secret_the_graders_cut_in_their_evidence_is_redacted_first() {
+        const KEY: &str = "sk-live-0123456789abcdefghij";
+        let mut redactor = Redactor::new();
+        redactor.add("API_KEY", KEY);
+        // The echoed answer puts the key across the grader's 40-character cut, for every
+        // offset of the cut inside the key.
+        for pad in 40 - KEY.len() + 1..40 {
+            let input: &'static str =
+                Box::leak(format!("{}{KEY} and the rest", "a".repeat(pad)).into_boxed_str());
+            let kept = Arc::new(Mutex::new(String::new()));
+            let runner = Runner::new(
+                Arc::new(Echo),
+                Arc::new(QuotesTheAnswer),
+                RunConfig {
+                    redactor: redactor.clone(),
+                    ..RunConfig::default()
+                },
+            );
+            tokio::time::timeout(
+                TEST_LIMIT,
+                runner.run(
+                    manifest(1),
+                    plan(1, input),
+                    vec![Box::new(Keeps(Arc::clone(&kept)))],
+                ),
+            )
+            .await
+            .expect("the run finishes");
+            let kept = kept.lock().expect("lock");
+            assert!(kept.contains("[REDACTED:API_KEY]"), "{kept}");
+            let k: Vec<char> = KEY.chars().collect();
+            for w in k.windows(8) {
+                let part: String = w.iter().collect();
+                assert!(
+                    !kept.contains(&part),
+                    "{part:?} survived at pad {pad}: {kept}"
+                );
+            }
+        }
     }
 }

@@ -53,8 +53,12 @@ fn condition_holds(c: &TurnCondition, previous: &str, probe: Option<&RefusalProb
     true
 }
 
-/// Runs one trial against a target: open a session, play the turns, grade.
+/// Runs one trial against a target: open a session, play the turns, grade. The trace and
+/// the error are redacted before grading: graders quote the answer in their evidence, cut
+/// to fit, and a secret cut in two is no longer recognisable when the result is redacted.
+#[allow(clippy::too_many_arguments)]
 pub async fn execute(
+    redactor: &Redactor,
     target: &dyn Target,
     grader: &dyn Grader,
     pc: &PlannedCase,
@@ -155,11 +159,13 @@ pub async fn execute(
             (outcome, Some(e.to_string()))
         }
     };
+    let mut trace = rec.finish();
+    redact_value(redactor, &mut trace);
     let played = Played {
         trial,
         outcome,
-        trace: rec.finish(),
-        error,
+        trace,
+        error: error.map(|e| redactor.redact(&e).into_owned()),
         duration_ms: 0,
     };
     let mut result = grade_trial(grader, pc, played).await;
@@ -223,6 +229,11 @@ pub async fn regrade(grader: &dyn Grader, pc: &PlannedCase, recorded: TrialResul
 
 /// Redacts secrets anywhere in a trial result. Cheap when there is nothing to redact.
 pub fn redact_trial(redactor: &Redactor, r: &mut TrialResult) {
+    redact_value(redactor, r);
+}
+
+/// Redacts every string of a serializable value (a trial result, a trace), in place.
+fn redact_value<T: serde::Serialize + serde::de::DeserializeOwned>(redactor: &Redactor, r: &mut T) {
     if redactor.is_empty() {
         return;
     }
