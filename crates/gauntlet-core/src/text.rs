@@ -1,7 +1,13 @@
-//! Text shortening shared by the graders and the report writers: [`clip`].
+//! Text shortening and escaping shared by the graders, the report writers and the terminal:
+//! [`clip`] and [`escape_controls`].
 //!
 //! Evidence and reasons quote model output, which can be any length; every crate that quotes
 //! it cuts it the same way, so a reason reads alike in a verdict, the terminal and a report.
+//! Model output is also untrusted: shown raw on a terminal, its escape sequences would clear
+//! the screen, retitle the window or plant hyperlinks, so every plain-text view shows control
+//! characters as visible escapes instead.
+
+use std::borrow::Cow;
 
 /// `s` cut to its first `n` characters with `…` appended when it is longer; unchanged
 /// otherwise.
@@ -15,9 +21,60 @@ pub fn clip(s: &str, n: usize) -> String {
     }
 }
 
+/// Whether a character is shown as an escape by [`escape_controls`]: C0 controls but line
+/// feed and tab, DEL, C1 controls (U+0080 to U+009F; U+009B starts a sequence on some
+/// terminals as ESC [ does), and the bidirectional overrides and isolates, which reorder
+/// what follows them on screen.
+pub fn is_hidden_control(c: char) -> bool {
+    match c {
+        '\n' | '\t' => false,
+        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' => true,
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => true,
+        _ => false,
+    }
+}
+
+/// `s` with every control character that could act on a terminal (see
+/// [`is_hidden_control`]) written as a visible escape: `\x1b` for ESC, `\r` for a carriage
+/// return, `\u{202e}` for a right-to-left override. Line feeds and tabs stay, since layouts
+/// need them. Borrowed when there is nothing to escape.
+pub fn escape_controls(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_hidden_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if !is_hidden_control(c) {
+            out.push(c);
+        } else if c == '\r' {
+            out.push_str("\\r");
+        } else if (c as u32) < 0x80 {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        }
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escapes_what_a_terminal_would_act_on_and_keeps_layout() {
+        let hostile = "clear\x1b[2J\x1b[H title\x1b]0;pwned\x07 link\x1b]8;;https://evil.example\x1b\\here\x1b]8;;\x1b\\ nul\0 cr\r over \u{9b}31m rtl\u{202e}txt\nnext\tcol";
+        let shown = escape_controls(hostile);
+        assert_eq!(
+            shown,
+            "clear\\x1b[2J\\x1b[H title\\x1b]0;pwned\\x07 link\\x1b]8;;https://evil.example\\x1b\\here\\x1b]8;;\\x1b\\ nul\\x00 cr\\r over \\u{9b}31m rtl\\u{202e}txt\nnext\tcol"
+        );
+        assert!(!shown.chars().any(is_hidden_control));
+        assert!(matches!(
+            escape_controls("plain é text\n"),
+            Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn clips_by_characters_and_marks_the_cut() {

@@ -5,10 +5,14 @@
 //! The timeline reads the trace's spans in order. A model call whose last user message is
 //! the next turn's message starts that turn, so tool calls and answers sit under the user
 //! message that caused them. Arguments, outputs and answers are clipped to one line each;
-//! report.json keeps them whole.
+//! report.json keeps them whole. Both views are text for a terminal and for summary.md, and
+//! they quote the model: control characters come out as visible escapes
+//! ([`escape_controls`]), never raw.
 
 use gauntlet_core::result::{CaseResult, TrialResult};
 use gauntlet_core::trace::{Approval, Disposition, Role, Span, Trace};
+
+use gauntlet_core::text::escape_controls;
 
 use crate::text::{clip, score_text};
 
@@ -178,7 +182,7 @@ pub fn render_trace(t: &Trace) -> String {
     if o.is_empty() {
         o.push_str("(empty trace: the agent was never reached)\n");
     }
-    o
+    escape_controls(&o).into_owned()
 }
 
 /// One trial of a case: what the case is, the trace, and each check's verdict.
@@ -232,7 +236,7 @@ pub fn render_trial(r: &CaseResult, trial: &TrialResult) -> String {
             clip(&v.evidence, WIDTH * 2)
         ));
     }
-    o
+    escape_controls(&o).into_owned()
 }
 
 #[cfg(test)]
@@ -290,6 +294,24 @@ mod tests {
         assert!(at("answer: Done!") < at("turn 2 · user: status?"));
         assert!(at("turn 2 · user: status?") < at("#3 model m"));
         assert!(at("#3 model m") < at("answer: Shipped."));
+    }
+
+    #[test]
+    fn model_escape_sequences_are_shown_not_sent() {
+        let mut rec = TraceRecorder::new();
+        // Clear the screen, retitle the window, plant a hyperlink, ring the bell, and hide a
+        // NUL and a carriage return that would overwrite the line.
+        let answer = "\x1b[2J\x1b[3J\x1b[H\x1b]0;gauntlet: PASS\x07All good \x1b]8;;https://evil.example/x\x1b\\click\x1b]8;;\x1b\\\0\rPASS";
+        rec.turn("hi\x1b[31m".into(), answer.into(), false);
+        let text = render_trace(&rec.finish());
+        assert!(
+            !text.chars().any(gauntlet_core::text::is_hidden_control),
+            "{text:?}"
+        );
+        assert!(text.contains("\\x1b[2J"), "{text}");
+        assert!(text.contains("\\x1b]8;;https://evil.example/x"), "{text}");
+        assert!(text.contains("\\x00\\rPASS"), "{text}");
+        assert!(text.contains("user: hi\\x1b[31m"), "{text}");
     }
 
     #[test]

@@ -7,6 +7,8 @@ use std::sync::{Mutex, OnceLock};
 use gauntlet_core::redact::Redactor;
 use gauntlet_suite::Diagnostic;
 
+use crate::out::shown;
+
 /// Secrets of the command's own settings (a store's password), redacted from every error.
 static SECRETS: OnceLock<Mutex<Redactor>> = OnceLock::new();
 
@@ -56,14 +58,15 @@ impl CliError {
         let mut err = anstream::stderr();
         match self {
             CliError::Usage(m, h) => {
-                let _ = writeln!(err, "error: {}", redacted(m));
+                // Messages quote bodies, agents' stderr and suite text: shown, never obeyed.
+                let _ = writeln!(err, "error: {}", shown(&redacted(m)));
                 if let Some(h) = h {
-                    let _ = writeln!(err, "hint: {}", redacted(h));
+                    let _ = writeln!(err, "hint: {}", shown(&redacted(h)));
                 }
             }
             CliError::Diagnostics(ds) => {
                 for d in ds {
-                    let _ = write!(err, "{d}");
+                    let _ = write!(err, "{}", shown(&d.to_string()));
                 }
                 let _ = writeln!(
                     err,

@@ -2,7 +2,9 @@
 //! [`print_summary`] the table by category and the summary once the run is recorded, to
 //! stdout; a progress bar goes to stderr on a TTY only. Colour follows
 //! `anstream` (off when stdout is not a terminal, off with `NO_COLOR`), and never carries
-//! meaning alone: every coloured word is also spelled out.
+//! meaning alone: every coloured word is also spelled out. Names, reasons and evidence quote
+//! suites and models, so they are printed through [`shown`]: a model's own colour or
+//! cursor sequences come out as visible escapes.
 
 use std::io::Write;
 
@@ -13,6 +15,8 @@ use gauntlet_core::score::Status;
 use gauntlet_core::summary::Summary;
 use gauntlet_report::text::{clip, failure_reason, score_text, trim_num};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::out::shown;
 
 /// Which case lines to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,7 +96,7 @@ impl TerminalReporter {
         let mut text = format!(
             "{st}{:>12}{st:#} {DIM}[{secs:>8.3}s]{DIM:#} {:<w$} {score:>9}",
             r.status.as_str(),
-            r.case.name,
+            shown(&r.case.name),
             w = self.name_width
         );
         if r.trials.len() > 1 {
@@ -104,7 +108,11 @@ impl TerminalReporter {
         }
         if r.status != CaseStatus::Pass && self.verbosity != Verbosity::Verbose {
             for why in reasons(r, 3) {
-                text.push_str(&format!("\n{:>14}{DIM}{}{DIM:#}", "", clip(&why, 160)));
+                text.push_str(&format!(
+                    "\n{:>14}{DIM}{}{DIM:#}",
+                    "",
+                    shown(&clip(&why, 160))
+                ));
             }
         }
         if self.verbosity == Verbosity::Verbose {
@@ -114,12 +122,12 @@ impl TerminalReporter {
                     text.push_str(&format!(
                         "\n{:>14}{mark} {} [{} {}/3{}{}] {}",
                         "",
-                        v.label,
+                        shown(&v.label),
                         v.dimension,
                         v.score,
                         if v.hard_fail { " hard" } else { "" },
                         if v.gating { "" } else { " triage" },
-                        clip(&v.evidence, 140)
+                        shown(&clip(&v.evidence, 140))
                     ));
                 }
             }
@@ -156,7 +164,7 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
                 writeln!(
                     o,
                     "{:<44} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}",
-                    clip(&name, 44),
+                    shown(&clip(&name, 44)),
                     c.total,
                     c.passed,
                     c.failed,
@@ -229,7 +237,7 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
             s.status.exit_code()
         )?;
         for r in &s.reasons {
-            writeln!(o, "{:>14}{r}", "- ")?;
+            writeln!(o, "{:>14}{}", "- ", shown(r))?;
         }
         if let Some(d) = reports_dir {
             writeln!(
@@ -313,8 +321,8 @@ impl Reporter for TerminalReporter {
                     "Starting",
                     manifest.planned_cases,
                     if manifest.planned_cases == 1 { "" } else { "s" },
-                    suites.join(", "),
-                    manifest.target.label,
+                    shown(&suites.join(", ")),
+                    shown(&manifest.target.label),
                     manifest.k,
                     if manifest.filters.is_empty() {
                         String::new()
@@ -346,7 +354,7 @@ impl Reporter for TerminalReporter {
                 }
             }
             EventKind::Warning { message } => {
-                let text = format!("{YELLOW}{:>12}{YELLOW:#} {message}\n", "warning");
+                let text = format!("{YELLOW}{:>12}{YELLOW:#} {}\n", "warning", shown(message));
                 let out = &mut self.out;
                 match &self.bar {
                     Some(b) => b.suspend(|| out.write_all(text.as_bytes()))?,

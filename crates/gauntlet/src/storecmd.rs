@@ -17,7 +17,7 @@ use gauntlet_suite::{Plan, PlanSettings};
 
 use crate::cli::{RegradeArgs, ReportArgs, RunsArgs, RunsCommand};
 use crate::error::CliError;
-use crate::out::Printer;
+use crate::out::{Printer, shown};
 use crate::printer::{TerminalReporter, Verbosity, print_summary};
 use crate::runcmd::report_writers;
 use crate::setup::{
@@ -59,7 +59,7 @@ pub fn runs(args: RunsArgs) -> Result<i32, CliError> {
                     status,
                     r.cases,
                     r.planned,
-                    r.target
+                    shown(&r.target)
                 )?;
             }
         }
@@ -131,13 +131,13 @@ fn show(store: &mut Store, run: &str, json: bool, out: &mut Printer) -> Result<(
     writeln!(out, "run        {id}")?;
     writeln!(out, "command    {}", manifest.command)?;
     writeln!(out, "started    {}", manifest.started_at)?;
-    writeln!(out, "target     {}", manifest.target.label)?;
+    writeln!(out, "target     {}", shown(&manifest.target.label))?;
     let suites: Vec<String> = manifest
         .suites
         .iter()
         .map(|s| format!("{} ({})", s.name, s.path))
         .collect();
-    writeln!(out, "suites     {}", suites.join(", "))?;
+    writeln!(out, "suites     {}", shown(&suites.join(", ")))?;
     writeln!(out, "k, seed    {}, {}", manifest.k, manifest.seed)?;
     writeln!(
         out,
@@ -145,10 +145,10 @@ fn show(store: &mut Store, run: &str, json: bool, out: &mut Printer) -> Result<(
         manifest.evidence_level, manifest.side_effects
     )?;
     if let Some(j) = &manifest.judge {
-        writeln!(out, "judge      {j}")?;
+        writeln!(out, "judge      {}", shown(j))?;
     }
     for (k, v) in &manifest.notes {
-        writeln!(out, "note       {k} = {v}")?;
+        writeln!(out, "note       {} = {}", shown(k), shown(v))?;
     }
     match &summary {
         Some((s, at)) => {
@@ -159,7 +159,7 @@ fn show(store: &mut Store, run: &str, json: bool, out: &mut Printer) -> Result<(
                 s.status, s.cases, s.passed, s.failed, s.conditional, s.errors, s.blocked
             )?;
             for r in &s.reasons {
-                writeln!(out, "           - {r}")?;
+                writeln!(out, "           - {}", shown(r))?;
             }
         }
         None => {
@@ -169,18 +169,18 @@ fn show(store: &mut Store, run: &str, json: bool, out: &mut Printer) -> Result<(
             )?;
         }
     }
-    let mut shown = 0;
+    let mut listed = 0;
     let mut failed_write = None;
     store
         .for_each_case(&id, |c| {
-            if c.status != CaseStatus::Pass && shown < 50 && failed_write.is_none() {
-                shown += 1;
+            if c.status != CaseStatus::Pass && listed < 50 && failed_write.is_none() {
+                listed += 1;
                 if let Err(e) = writeln!(
                     out,
                     "  {:>11} {}  {}",
                     c.status.as_str(),
-                    c.case.name,
-                    failure_reason(&c)
+                    shown(&c.case.name),
+                    shown(&failure_reason(&c))
                 ) {
                     failed_write = Some(e);
                 }
