@@ -1,6 +1,10 @@
 //! `summary.md`: [`MarkdownReport`], a summary that fits a pull-request comment or a CI step
 //! summary: the state and why, counts, the table by category, the findings (bounded), and
 //! for the first few findings the failing trial's trace and verdicts in a folded block.
+//!
+//! The page quotes suite and model text where Markdown is live; every such text goes
+//! through [`crate::md`], so it renders as the words it is: no mentions, images, links or
+//! raw control bytes.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -10,6 +14,7 @@ use gauntlet_core::result::{CaseResult, CaseStatus};
 use gauntlet_core::score::Status;
 use gauntlet_core::summary::Summary;
 
+use crate::md;
 use crate::text::{AtomicFile, failure_reason, score_text, trim_num};
 
 /// How many non-passing cases are listed; the rest are counted.
@@ -119,15 +124,10 @@ impl MarkdownReport {
     }
 }
 
-/// Escapes text for a Markdown table cell.
+/// Text for a Markdown table cell (or inline prose): on one line, clipped, inert.
 fn cell(s: &str) -> String {
     let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    gauntlet_core::text::clip(&one_line, 160)
-        .replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('`', "'")
+    md::text(&gauntlet_core::text::clip(&one_line, 160))
 }
 
 fn icon(s: Status) -> &'static str {
@@ -151,19 +151,19 @@ pub fn render(
     if let Some(m) = m {
         let suites: Vec<&str> = m.suites.iter().map(|x| x.name.as_str()).collect();
         o.push_str(&format!(
-            "Target `{}` · suite{} {} · {} case{} · k={} · gauntlet {} · run `{}`\n\n",
-            m.target.label,
+            "Target {} · suite{} {} · {} case{} · k={} · gauntlet {} · run {}\n\n",
+            md::code(&m.target.label),
             if suites.len() == 1 { "" } else { "s" },
             suites
                 .iter()
-                .map(|x| format!("`{x}`"))
+                .map(|x| md::code(x))
                 .collect::<Vec<_>>()
                 .join(", "),
             s.cases,
             if s.cases == 1 { "" } else { "s" },
             s.k,
             m.gauntlet_version,
-            m.run_id
+            md::code(&m.run_id)
         ));
         if !m.notes.is_empty() {
             let notes: Vec<String> = m
@@ -175,7 +175,7 @@ pub fn render(
         }
     }
     for r in &s.reasons {
-        o.push_str(&format!("- {r}\n"));
+        o.push_str(&format!("- {}\n", md::text(r)));
     }
     o.push('\n');
     o.push_str("| passed | failed | conditional | errors | blocked | hard fails |\n|---:|---:|---:|---:|---:|---:|\n");
@@ -241,9 +241,9 @@ pub fn render(
         o.push_str("### Findings\n\n| case | status | score | why |\n|---|---|---|---|\n");
         for f in findings {
             o.push_str(&format!(
-                "| `{}` | {} | {} | {} |\n",
-                cell(&f.name),
-                f.status,
+                "| {} | {} | {} | {} |\n",
+                md::code_cell(&f.name),
+                cell(&f.status),
                 cell(&f.score),
                 cell(&f.why)
             ));
@@ -259,11 +259,11 @@ pub fn render(
         {
             if let Some(t) = &f.trace {
                 // A fenced block inside <details>: raw text, so nothing in it renders as
-                // markup, and backtick fences in the text cannot close the block early.
+                // markup, and its fence is longer than any the text holds.
                 o.push_str(&format!(
-                    "<details><summary>trace of <code>{}</code></summary>\n\n~~~~text\n{}\n~~~~\n\n</details>\n\n",
-                    cell(&f.name),
-                    t.replace("~~~~", "~~~")
+                    "<details><summary>trace of <code>{}</code></summary>\n\n{}\n\n</details>\n\n",
+                    md::html(&f.name),
+                    md::fenced(t, "text")
                 ));
             }
         }

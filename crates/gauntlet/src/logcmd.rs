@@ -172,8 +172,8 @@ pub fn log(args: LogArgs) -> Result<i32, CliError> {
         packs.join(", ")
     ));
     md.push_str(&format!(
-        "- Run: `{run}` against `{}`{}; k = {}, seed = {}; evidence {:?}, side effects {:?}\n",
-        manifest.target.label,
+        "- Run: `{run}` against {}{}; k = {}, seed = {}; evidence {:?}, side effects {:?}\n",
+        gauntlet_report::md::code(&manifest.target.label),
         against
             .as_ref()
             .map_or(String::new(), |a| format!(", compared with `{a}`")),
@@ -217,12 +217,14 @@ pub fn log(args: LogArgs) -> Result<i32, CliError> {
         if !c.new_failures.is_empty() {
             md.push_str("\n| case | previous | current | root-cause hypothesis | class |\n|---|---|---|---|---|\n");
             for r in &regressions {
+                // The hypothesis quotes the failure's reason, model text included: inert,
+                // as in summary.md.
                 md.push_str(&format!(
-                    "| `{}` | {} | {} | {} | {} |\n",
-                    r["case"].as_str().unwrap_or(""),
+                    "| {} | {} | {} | {} | {} |\n",
+                    gauntlet_report::md::code_cell(r["case"].as_str().unwrap_or("")),
                     r["previous"].as_str().unwrap_or(""),
                     r["current"].as_str().unwrap_or(""),
-                    r["hypothesis"].as_str().unwrap_or("").replace('|', "\\|"),
+                    gauntlet_report::md::text(r["hypothesis"].as_str().unwrap_or("")),
                     r["class"].as_str().unwrap_or("")
                 ));
             }
