@@ -261,10 +261,16 @@ impl Source for EmbeddedSource {
 pub fn load_file(path: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSuite, Vec<Diagnostic>> {
     let display = path.display().to_string();
     let source = read_text_inner(path).map_err(|e| {
-        vec![
-            Diagnostic::file(&display, format!("failed to read the suite: {}", chain(&e)))
-                .hint(e.hint("check the path; suites are YAML files")),
-        ]
+        let message = format!("failed to read the suite: {}", chain(&e));
+        // Bytes that are not UTF-8 have a position: the diagnostic carries it, so that an
+        // editor (or CI's annotations) can jump there like to any other error.
+        let d = match &e {
+            ReadError::NotUtf8 { line, column, .. } => {
+                Diagnostic::at(&display, None, *line, *column, message)
+            }
+            _ => Diagnostic::file(&display, message),
+        };
+        vec![d.hint(e.hint("check the path; suites are YAML files"))]
     })?;
     let dir = path
         .parent()

@@ -214,3 +214,16 @@ fn starts_with_ends_with_and_word_count_errors_point_at_the_check() {
         assert!(d[0].message.contains(message), "{entry}: {}", d[0]);
     }
 }
+
+#[test]
+fn a_suite_that_is_not_utf8_points_at_the_first_bad_byte() {
+    let t = tempfile::tempdir().unwrap();
+    let mut bytes = b"suite: s\ncases:\n  - id: a\n    input: ab".to_vec();
+    bytes.push(0xff);
+    bytes.extend_from_slice(b"\n    expect: [{contains: y}]\n");
+    std::fs::write(t.path().join("suite.yaml"), bytes).unwrap();
+    let ds = errors(t.path(), "suite.yaml");
+    assert_eq!(ds.len(), 1, "{ds:?}");
+    assert_eq!((ds[0].line, ds[0].column), (4, 14), "{ds:?}");
+    assert!(ds[0].message.contains("not UTF-8"), "{ds:?}");
+}
