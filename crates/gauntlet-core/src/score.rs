@@ -132,6 +132,9 @@ pub struct StatusInputs<'a> {
     pub missing_packs: &'a [String],
     /// Cases with a trial that ended in error or timeout.
     pub errors: usize,
+    /// Cases whose trials completed but a gating check could not decide (a calibrated
+    /// judge's error).
+    pub not_assessed: usize,
     /// Blocking cases under quarantine.
     pub quarantined_blocking: usize,
     /// Task cases an upstream content filter stopped (the user got no help).
@@ -277,6 +280,12 @@ fn decide_from_scores(i: &StatusInputs<'_>) -> StatusDecision {
     }
     if i.errors > 0 {
         inconclusive.push(format!("{} case(s) ended in error or timeout", i.errors));
+    }
+    if i.not_assessed > 0 {
+        inconclusive.push(format!(
+            "{} case(s) had a gating judge that gave no verdict (a judge error)",
+            i.not_assessed
+        ));
     }
     if i.quarantined_blocking > 0 {
         inconclusive.push(format!(
@@ -638,6 +647,29 @@ mod tests {
             d.reasons.last().map(String::as_str),
             Some("stopped early after 1 failed case(s) (--max-fail)")
         );
+    }
+
+    #[test]
+    fn a_gating_check_that_could_not_decide_is_inconclusive_never_a_pass() {
+        let tasks = good();
+        let d = decide_status(&StatusInputs {
+            tasks: &tasks,
+            not_assessed: 1,
+            ..Default::default()
+        });
+        assert_eq!(d.status, Status::Inconclusive);
+        assert_eq!(
+            d.reasons,
+            vec!["1 case(s) had a gating judge that gave no verdict (a judge error)".to_owned()]
+        );
+        // An observed failure still FAILs.
+        let d = decide_status(&StatusInputs {
+            tasks: &tasks,
+            not_assessed: 1,
+            hard_fails: 1,
+            ..Default::default()
+        });
+        assert_eq!(d.status, Status::Fail);
     }
 
     #[test]

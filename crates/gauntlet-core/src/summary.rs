@@ -70,6 +70,10 @@ pub struct Summary {
     pub conditional: usize,
     /// Cases with a trial that ended in error or timeout.
     pub errors: usize,
+    /// Cases whose trials completed but a gating check could not decide (a calibrated
+    /// judge's error).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_assessed: usize,
     /// Cases stopped by an upstream content filter.
     pub blocked: usize,
     /// Quarantined cases.
@@ -99,6 +103,63 @@ pub struct Summary {
     pub by_category: Vec<CategoryRow>,
     /// Wall time of the run in milliseconds.
     pub duration_ms: u64,
+    /// Model-judge calls, counted apart from the agent's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeTally>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// What the run's model judges did, apart from the agent.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct JudgeTally {
+    /// Judge calls (cached answers included).
+    pub calls: usize,
+    /// Answers taken from the judge cache.
+    pub cached: usize,
+    /// Calls that gave no usable verdict.
+    pub errors: usize,
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+    /// Wall time of the calls, summed, in milliseconds.
+    pub latency_ms: u64,
+    /// Judge verdicts that gated.
+    pub gating: usize,
+    /// Judge verdicts kept as triage.
+    pub triage: usize,
+    /// Model ids the answers reported.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub models: std::collections::BTreeSet<String>,
+}
+
+impl JudgeTally {
+    /// Adds one trial's judge calls and verdicts.
+    pub fn add(&mut self, t: &crate::result::TrialResult) {
+        for s in &t.trace.judge {
+            self.calls += 1;
+            self.cached += usize::from(s.cached);
+            self.errors += usize::from(s.error.is_some());
+            self.input_tokens += s.usage.input_tokens;
+            self.output_tokens += s.usage.output_tokens;
+            self.latency_ms += s.latency_ms;
+            if let Some(m) = &s.model
+                && !self.models.contains(m)
+            {
+                self.models.insert(m.clone());
+            }
+        }
+        for v in t.verdicts.iter().filter(|v| v.check == "judge") {
+            if v.gating {
+                self.gating += 1;
+            } else {
+                self.triage += 1;
+            }
+        }
+    }
 }
 
 /// What the fold needs to know beyond the results: which packs are required.
@@ -140,6 +201,7 @@ pub struct SummaryBuilder {
     failed: usize,
     conditional: usize,
     errors: usize,
+    not_assessed: usize,
     blocked: usize,
     blocked_tasks: usize,
     quarantined: usize,
@@ -151,6 +213,7 @@ pub struct SummaryBuilder {
     packs_seen: BTreeMap<String, usize>,
     refusal_cases: usize,
     categories: BTreeMap<String, CategoryRow>,
+    judge: JudgeTally,
 }
 
 impl SummaryBuilder {
@@ -187,6 +250,9 @@ impl SummaryBuilder {
                 ..CategoryRow::default()
             });
         row.total += 1;
+        for t in &r.trials {
+            self.judge.add(t);
+        }
         if r.quarantined {
             self.quarantined += 1;
             if r.case.blocking {
@@ -221,8 +287,14 @@ impl SummaryBuilder {
         }
         // Errors are counted from the trials, not the combined status: a case that FAILs on
         // a hard failure in one trial and timed out in another still had an error.
-        if r.trials.iter().any(|t| t.status == CaseStatus::Error) {
+        if r.trials
+            .iter()
+            .any(|t| t.status == CaseStatus::Error && !t.not_assessed())
+        {
             self.errors += 1;
+        } else if r.trials.iter().any(|t| t.not_assessed()) {
+            // Kept apart from errors: the agent answered; the grading could not decide.
+            self.not_assessed += 1;
         }
         if !r.hard_fails.is_empty() {
             self.hard_fails += 1;
@@ -270,6 +342,7 @@ impl SummaryBuilder {
             hard_fails: self.hard_fails,
             missing_packs: &missing,
             errors: self.errors,
+            not_assessed: self.not_assessed,
             quarantined_blocking: self.quarantined_blocking,
             blocked_tasks: self.blocked_tasks,
             harness_changed: &end.harness_changed,
@@ -290,6 +363,7 @@ impl SummaryBuilder {
             failed: self.failed,
             conditional: self.conditional,
             errors: self.errors,
+            not_assessed: self.not_assessed,
             blocked: self.blocked,
             quarantined: self.quarantined,
             hard_fails: self.hard_fails,
@@ -303,6 +377,8 @@ impl SummaryBuilder {
             k: self.k.max(1),
             by_category: self.categories.values().cloned().collect(),
             duration_ms,
+            judge: (self.judge.calls > 0 || self.judge.gating + self.judge.triage > 0)
+                .then(|| self.judge.clone()),
         }
     }
 }

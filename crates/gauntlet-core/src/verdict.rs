@@ -1,4 +1,8 @@
 //! What a grader concludes: [`Verdict`], and the rubric [`Dimension`] it feeds.
+//!
+//! A verdict is a pass, a fail, or *not assessed*: the check could not decide (a model judge
+//! that answered outside its format, or could not be reached). A verdict that was not
+//! assessed is never a pass and never a fail; when it gates, its case is INCONCLUSIVE.
 
 use std::fmt;
 
@@ -102,6 +106,15 @@ pub struct Verdict {
     /// Structured evidence (matched spans, decoded forms, schema errors).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<serde_json::Value>,
+    /// False when the check could not decide (see [`Verdict::not_assessed`]): neither a pass
+    /// nor a fail, and no score.
+    #[serde(default = "crate::serde_true", skip_serializing_if = "Clone::clone")]
+    pub assessed: bool,
+    /// Model-judge calls made for this verdict, on their way into the trial's trace
+    /// ([`crate::trace::Trace::judge`]), where [`crate::result::TrialResult::new`] moves them.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub judge_calls: Vec<crate::trace::JudgeSpan>,
 }
 
 impl Verdict {
@@ -117,6 +130,8 @@ impl Verdict {
             gating: true,
             evidence,
             details: None,
+            assessed: true,
+            judge_calls: Vec::new(),
         }
     }
 
@@ -138,12 +153,33 @@ impl Verdict {
             gating: true,
             evidence,
             details: None,
+            assessed: true,
+            judge_calls: Vec::new(),
         }
+    }
+
+    /// A check that could not decide: not passed, scored 0 only for the record (it feeds no
+    /// score), never hard. When it gates, its trial is an error: no evidence either way.
+    pub fn not_assessed(
+        check: &str,
+        label: String,
+        dimension: Dimension,
+        evidence: String,
+    ) -> Self {
+        Self {
+            assessed: false,
+            ..Self::fail(check, label, dimension, 0, evidence)
+        }
+    }
+
+    /// Whether it gates and could not decide.
+    pub fn gating_unassessed(&self) -> bool {
+        self.gating && !self.assessed
     }
 
     /// Marks a failure as a hard policy failure.
     pub fn hard(mut self, hard: bool) -> Self {
-        self.hard_fail = hard && !self.passed;
+        self.hard_fail = hard && !self.passed && self.assessed;
         self
     }
 

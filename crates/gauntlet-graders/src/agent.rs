@@ -618,6 +618,7 @@ mod tests {
                 answer: answer.into(),
                 truncated: false,
             }],
+            ..Trace::default()
         }
     }
 
