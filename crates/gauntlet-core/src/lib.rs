@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod calibration;
 pub mod compare;
 pub mod config;
 mod de;
@@ -15,6 +16,7 @@ pub mod event;
 pub mod expect;
 pub mod flake;
 pub mod grader;
+pub mod judges;
 pub mod plan;
 pub mod quarantine;
 pub mod redact;
