@@ -55,7 +55,30 @@ fn digests(store: &Store, run: &str) -> Result<(Vec<CaseDigest>, Option<Summary>
 pub fn comparison(store: &Store, a: &str, b: &str) -> Result<Comparison, CliError> {
     let (da, sa) = digests(store, a)?;
     let (db, sb) = digests(store, b)?;
-    Ok(compare(a, &da, sa.as_ref(), b, &db, sb.as_ref()))
+    let mut c = compare(a, &da, sa.as_ref(), b, &db, sb.as_ref());
+    let ma = store.manifest(a).map_err(store_err)?;
+    let mb = store.manifest(b).map_err(store_err)?;
+    let models = |s: &Option<Summary>| {
+        s.as_ref()
+            .and_then(|s| s.judge.as_ref())
+            .map(|j| j.models.clone())
+            .unwrap_or_default()
+    };
+    c.judge_changes = gauntlet_core::calibration::judge_changes(
+        &ma.judges,
+        &mb.judges,
+        &models(&sa),
+        &models(&sb),
+    );
+    if c.judge_changes.is_empty() && ma.judges.is_empty() && ma.judge != mb.judge {
+        // Runs from before judges were recorded one by one: the manifest's line is all there is.
+        c.judge_changes.push(format!(
+            "judge {} -> {}",
+            ma.judge.as_deref().unwrap_or("none"),
+            mb.judge.as_deref().unwrap_or("none")
+        ));
+    }
+    Ok(c)
 }
 
 fn opt(v: Option<f64>) -> String {
@@ -73,6 +96,13 @@ fn delta(a: Option<f64>, b: Option<f64>) -> String {
 pub fn render_comparison(c: &Comparison) -> String {
     let mut o = String::new();
     o.push_str(&format!("compare {} (A) -> {} (B)\n\n", c.run_a, c.run_b));
+    if !c.judge_changes.is_empty() {
+        o.push_str("judge changed between the runs: a score that moved may be the judge's, not the agent's\n");
+        for ch in &c.judge_changes {
+            o.push_str(&format!("  {ch}\n"));
+        }
+        o.push('\n');
+    }
     o.push_str(&format!(
         "{:<22} {:>14} {:>14} {:>10}\n",
         "", "A", "B", "change"

@@ -9,6 +9,7 @@ mod error;
 mod flakycmd;
 mod initcmd;
 mod judge;
+mod judgecmd;
 mod logcmd;
 mod oraclecmd;
 mod out;
@@ -54,6 +55,7 @@ fn main() {
         Command::Plan(a) => logcmd::plan(a),
         Command::Proxy(a) => proxycmd::proxy(a),
         Command::Trace(a) => tracecmd::trace(a),
+        Command::Judge(a) => judgecmd::judge(a),
     };
     let code = match result {
         Ok(c) => c,
