@@ -39,11 +39,16 @@ impl TargetJudge {
     /// Builds the judge from a target config; secrets it reads go to `redactor`.
     pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<TargetJudge, String> {
         let target = gauntlet_targets::build_target(cfg, redactor)?;
-        let info = target.info();
-        Ok(TargetJudge {
-            identity: identity_of(&info),
-            target,
-        })
+        let mut identity = identity_of(&target.info());
+        // Server-specific fields change answers too (a grammar that forces the JSON shape,
+        // say), so two judges that differ only there must not share records or cache.
+        if let Some(extra) = &cfg.extra_body {
+            if !identity.params.is_empty() {
+                identity.params.push(',');
+            }
+            identity.params.push_str(&format!("extra_body={extra}"));
+        }
+        Ok(TargetJudge { identity, target })
     }
 }
 

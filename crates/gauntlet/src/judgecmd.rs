@@ -21,7 +21,6 @@ use crate::cli::{
 use crate::error::CliError;
 use crate::judge::{judge_model, judge_panel, open_cache, read_record, record_path};
 use crate::out::{self, Printer};
-use crate::runcmd::VERSION;
 use crate::setup::{load_all, open_existing_store, runtime, store_err};
 
 pub fn judge(args: JudgeArgs) -> Result<i32, CliError> {
@@ -146,7 +145,7 @@ fn calibrate_cmd(args: CalibrateArgs) -> Result<i32, CliError> {
         &RecordFacts {
             suite: &suite.suite.suite,
             created: jiff::Timestamp::now().to_string(),
-            gauntlet_version: VERSION,
+            gauntlet_version: env!("CARGO_PKG_VERSION"),
             labels_file: &file_name,
             labels_sha256: gauntlet_graders::judge::template::hex(&Sha256::digest(&bytes)),
             min_kappa: suite.suite.judges.min_kappa(),
@@ -278,42 +277,48 @@ pub fn render_record(rec: &CalibrationRecord, written: Option<&Path>) -> String 
         "  n                 {} answered of {} ({} judge error(s))\n",
         m.n, m.items, m.judge_errors
     ));
-    o.push_str(&format!(
-        "  base rate         {} of the items people labelled failing; the judge says failing for {}\n",
-        f3(m.base_rate),
-        f3(m.judge_rate)
-    ));
-    o.push_str(&format!("  accuracy          {}\n", f3(m.accuracy)));
-    let kind = match m.weights {
-        gauntlet_core::stats::KappaWeights::Unweighted => "Cohen's kappa",
-        gauntlet_core::stats::KappaWeights::Quadratic => "weighted kappa (quadratic)",
-    };
-    match (m.kappa, m.interval) {
-        (Some(k), Some(i)) => o.push_str(&format!(
-            "  {kind:<17} {}  95% interval {}..{} (bootstrap, {} resamples, seed {})\n",
-            f3(k),
-            f3(i.low),
-            f3(i.high),
-            i.resamples,
-            i.seed
-        )),
-        (Some(k), None) => o.push_str(&format!("  {kind:<17} {}\n", f3(k))),
-        _ => o.push_str(&format!("  {kind:<17} undefined (one category only)\n")),
+    if m.n == 0 {
+        o.push_str("  figures           none: the judge answered no item in the format\n");
+    } else {
+        o.push_str(&format!(
+            "  base rate         {} of the items people labelled failing; the judge says failing for {}\n",
+            f3(m.base_rate),
+            f3(m.judge_rate)
+        ));
+        o.push_str(&format!("  accuracy          {}\n", f3(m.accuracy)));
     }
-    o.push_str("  confusion         rows: the judge; columns: the people\n");
-    o.push_str(&format!("  {:>18}", ""));
-    for c in &m.categories {
-        o.push_str(&format!("{c:>7}"));
-    }
-    o.push('\n');
-    for (c, row) in m.categories.iter().zip(&m.confusion) {
-        o.push_str(&format!("  {c:>18}"));
-        for v in row {
-            o.push_str(&format!("{v:>7}"));
+    if m.n > 0 {
+        let kind = match m.weights {
+            gauntlet_core::stats::KappaWeights::Unweighted => "Cohen's kappa",
+            gauntlet_core::stats::KappaWeights::Quadratic => "weighted kappa (quadratic)",
+        };
+        match (m.kappa, m.interval) {
+            (Some(k), Some(i)) => o.push_str(&format!(
+                "  {kind:<17} {}  95% interval {}..{} (bootstrap, {} resamples, seed {})\n",
+                f3(k),
+                f3(i.low),
+                f3(i.high),
+                i.resamples,
+                i.seed
+            )),
+            (Some(k), None) => o.push_str(&format!("  {kind:<17} {}\n", f3(k))),
+            _ => o.push_str(&format!("  {kind:<17} undefined (one category only)\n")),
+        }
+        o.push_str("  confusion         rows: the judge; columns: the people\n");
+        o.push_str(&format!("  {:>18}", ""));
+        for c in &m.categories {
+            o.push_str(&format!("{c:>7}"));
         }
         o.push('\n');
+        for (c, row) in m.categories.iter().zip(&m.confusion) {
+            o.push_str(&format!("  {c:>18}"));
+            for v in row {
+                o.push_str(&format!("{v:>7}"));
+            }
+            o.push('\n');
+        }
     }
-    if let Some(a) = m.self_consistency {
+    if let Some(a) = m.self_consistency.filter(|a| a.n > 0) {
         o.push_str(&format!(
             "  self-consistency  {}/{} asked twice agreed ({})\n",
             a.agreed,
@@ -321,7 +326,7 @@ pub fn render_record(rec: &CalibrationRecord, written: Option<&Path>) -> String 
             f3(a.rate)
         ));
     }
-    if let Some(a) = m.order_swap {
+    if let Some(a) = m.order_swap.filter(|a| a.n > 0) {
         o.push_str(&format!(
             "  order swap        {}/{} kept their verdict with A and B swapped ({})\n",
             a.agreed,
