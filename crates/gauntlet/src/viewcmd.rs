@@ -364,7 +364,8 @@ async fn compare_page(State(app): State<Arc<App>>, Query(q): Query<CompareQuery>
         let (db, sb) = crate::comparecmd::digests(&mut store, &b).map_err(cli)?;
         let ma = store.manifest(&a).map_err(store_failure)?;
         let mb = store.manifest(&b).map_err(store_failure)?;
-        let c = gauntlet_core::compare::compare(&a, &da, sa.as_ref(), &b, &db, sb.as_ref());
+        let mut c = gauntlet_core::compare::compare(&a, &da, sa.as_ref(), &b, &db, sb.as_ref());
+        crate::comparecmd::note_judge_changes(&mut c, (&ma, sa.as_ref()), (&mb, sb.as_ref()));
         let links = CaseLinks {
             a: Some(format!("/runs/{}", fragment_value(&a))),
             b: Some(format!("/runs/{}", fragment_value(&b))),
@@ -487,7 +488,10 @@ fn references(app: &App, store: &mut Store, run: &str) -> Arc<References> {
         for planned in plan.all_cases() {
             for e in &planned.case.expect {
                 let text = match &e.oracle {
-                    Oracle::Judge(j) => j.rubric.clone(),
+                    Oracle::Judge(j) => j
+                        .rubric
+                        .clone()
+                        .unwrap_or_else(|| serde_json::to_string(e).unwrap_or_default()),
                     _ => serde_json::to_string(e).unwrap_or_default(),
                 };
                 refs.insert((planned.case.id.clone(), e.label()), text);
