@@ -20,6 +20,21 @@ Exit codes:
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Colour: `auto` (a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), `always`
+    /// or `never`.
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    pub color: ColorWhen,
+}
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// On a terminal, unless `NO_COLOR` is set (`FORCE_COLOR` forces it on).
+    Auto,
+    /// Always, even into a pipe or a file.
+    Always,
+    /// Never.
+    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -33,8 +48,10 @@ pub enum Command {
     /// Check that a suite's checks can fail: run it against agents that know nothing and
     /// flag every case one of them passes, plus checklist items a program can check.
     Audit(AuditArgs),
-    /// Print the JSON Schema of the suite format (or of report.json).
+    /// Print the JSON Schema of the suite format (or of report.json, or of gauntlet.yaml).
     Schema(SchemaArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(CompletionsArgs),
     /// Scaffold a starter harness: an agent card, 10 tasks, 5 refusals, a scoring sheet
     /// and a regression log.
     Init(InitArgs),
@@ -608,8 +625,18 @@ pub struct AuditArgs {
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
     /// Print the schema of report.json instead of the suite format.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "config")]
     pub report: bool,
+    /// Print the schema of the project config file (gauntlet.yaml) instead.
+    #[arg(long)]
+    pub config: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
