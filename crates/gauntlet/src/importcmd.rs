@@ -59,12 +59,7 @@ pub fn import(args: ImportArgs) -> Result<i32, CliError> {
         context: args.context,
         limit: args.limit,
     })
-    .map_err(|e| {
-        CliError::usage(
-            e,
-            "check the file and the kind (see `gauntlet import --help`)",
-        )
-    })?;
+    .map_err(|e| CliError::usage(e.to_string(), e.hint()))?;
     imported.write_to(&args.out).map_err(|e| {
         CliError::usage(
             format!(

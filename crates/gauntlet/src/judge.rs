@@ -219,7 +219,7 @@ pub fn judge_panel(
                 records.push(p);
             }
             let judge = Judge::new(id, def.clone(), model, panel.cache())
-                .map_err(|e| CliError::usage(e, "see docs/judges.md for the templates"))?
+                .map_err(|e| CliError::usage(e.to_string(), e.hint()))?
                 .with_record(
                     record,
                     s.suite.judges.min_kappa(),

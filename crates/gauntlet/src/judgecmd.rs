@@ -69,7 +69,7 @@ fn calibrate_cmd(args: CalibrateArgs) -> Result<i32, CliError> {
     let model = judge_model(spec, args.config.as_deref(), &mut redactor)?;
     let cache = open_cache(args.judge_cache.as_deref(), false)?;
     let judge = Judge::new(&args.check, def.clone(), Some(model), cache)
-        .map_err(|e| CliError::usage(e, "see docs/judges.md for the templates"))?;
+        .map_err(|e| CliError::usage(e.to_string(), e.hint()))?;
 
     let bytes = std::fs::read(&args.labels).map_err(|e| {
         CliError::usage(

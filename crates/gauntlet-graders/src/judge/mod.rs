@@ -176,6 +176,41 @@ pub struct Judge {
     pub gate: Result<(), Triage>,
 }
 
+/// Why a suite's judge could not be set up: a configuration error, found before any call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JudgeSetupError {
+    /// The judge names a template that does not exist.
+    #[error("judge `{check}` names no template this gauntlet has ({template})")]
+    UnknownTemplate {
+        /// The judge's check id.
+        check: String,
+        /// The template it names.
+        template: String,
+    },
+    /// The template does not render with the judge's own settings.
+    #[error("judge `{check}`: {message}")]
+    Render {
+        /// The judge's check id.
+        check: String,
+        /// What the template engine said.
+        message: String,
+    },
+}
+
+impl JudgeSetupError {
+    /// What the suite's author can do about it.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            JudgeSetupError::UnknownTemplate { .. } => {
+                "name a built-in template (pointwise, reference, pairwise, trace, attack-success, semantic-leak) or a template_file; see docs/judges.md"
+            }
+            JudgeSetupError::Render { .. } => {
+                "use only the variables docs/judges.md lists for templates"
+            }
+        }
+    }
+}
+
 impl Judge {
     /// A suite judge with its model (`None` when no model is configured). It starts
     /// uncalibrated; [`Judge::with_record`] decides its gate.
@@ -184,15 +219,15 @@ impl Judge {
         def: JudgeDef,
         model: Option<Arc<dyn JudgeModel>>,
         cache: Arc<JudgeCache>,
-    ) -> Result<Judge, String> {
-        let template = Template::of(&def).ok_or_else(|| {
-            format!(
-                "judge `{check}` names no template this gauntlet has ({})",
-                def.template_file
-                    .as_deref()
-                    .or(def.template.as_deref())
-                    .unwrap_or("pointwise")
-            )
+    ) -> Result<Judge, JudgeSetupError> {
+        let template = Template::of(&def).ok_or_else(|| JudgeSetupError::UnknownTemplate {
+            check: check.to_owned(),
+            template: def
+                .template_file
+                .as_deref()
+                .or(def.template.as_deref())
+                .unwrap_or("pointwise")
+                .to_owned(),
         })?;
         // A template that does not render is a configuration error now, not a run of judge
         // errors later.
@@ -207,7 +242,10 @@ impl Judge {
                 reference: Some(""),
                 answers: Some(("", "")),
             })
-            .map_err(|e| format!("judge `{check}`: {e}"))?;
+            .map_err(|message| JudgeSetupError::Render {
+                check: check.to_owned(),
+                message,
+            })?;
         Ok(Judge {
             check: check.to_owned(),
             rubric_sha256: rubric_sha256(&def),
