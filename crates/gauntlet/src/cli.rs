@@ -2,7 +2,11 @@
 
 use std::path::PathBuf;
 
+use std::net::SocketAddr;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+pub use crate::out::ColorWhen;
 
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
@@ -24,17 +28,6 @@ pub struct Cli {
     /// or `never`.
     #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
     pub color: ColorWhen,
-}
-
-/// When to colour output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorWhen {
-    /// On a terminal, unless `NO_COLOR` is set (`FORCE_COLOR` forces it on).
-    Auto,
-    /// Always, even into a pipe or a file.
-    Always,
-    /// Never.
-    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -74,7 +67,7 @@ pub enum Command {
     Compare(CompareArgs),
     /// Browse the run store in a browser, read-only, on 127.0.0.1: runs, reports,
     /// comparisons, and labelling outputs for judge calibration.
-    View(crate::viewcmd::ViewArgs),
+    View(ViewArgs),
     /// Pairs needed for a paired (McNemar) comparison to detect an effect.
     SampleSize(SampleSizeArgs),
     /// Re-run one case alone k times with pinned inputs and classify the flake.
@@ -90,10 +83,10 @@ pub enum Command {
     Merge(MergeArgs),
     /// Record an unmodified agent's model calls: a proxy for the OpenAI and Anthropic wire
     /// formats that writes one trace per session (JSON lines).
-    Proxy(crate::proxycmd::ProxyArgs),
+    Proxy(ProxyArgs),
     /// Turn a public attack data set into a suite (garak, CyberSecEval, BIPIA, AgentDojo,
     /// JailbreakBench / HarmBench / AdvBench CSVs, text, JSON lines). Reads only local files.
-    Import(crate::importcmd::ImportArgs),
+    Import(ImportArgs),
     /// Model judges: calibrate one against people's labels, export judged items to label,
     /// show which judges gate.
     Judge(JudgeArgs),
@@ -810,4 +803,64 @@ pub struct JudgeStatusArgs {
     /// Config file with named targets.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The format: garak, cyberseceval, bipia, agentdojo, behaviors, text, jsonl.
+    pub kind: String,
+    /// The file to read.
+    pub file: PathBuf,
+    /// The folder to write suite.yaml and cases.jsonl into.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: PathBuf,
+    /// The suite's name (default: from the data set and the file).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// The licence to record (default: the data set's own, or a LICENSE file next to FILE).
+    #[arg(long, value_name = "SPDX")]
+    pub license: Option<String>,
+    /// The upstream revision to record, such as a tag or commit (default: sha256 of FILE).
+    #[arg(long, value_name = "REV")]
+    pub revision: Option<String>,
+    /// BIPIA: the context file (email, table or code test.jsonl) the attacks ride in.
+    #[arg(long, value_name = "FILE")]
+    pub context: Option<PathBuf>,
+    /// Write at most N cases.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+/// Record an agent's model calls: point its model base URL at this proxy.
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// Base URL of the real model API: OpenAI requests go to URL/chat/completions, Anthropic
+    /// requests to URL/v1/messages (a trailing /v1 is tolerated), such as
+    /// https://api.openai.com/v1 or http://127.0.0.1:8089/v1.
+    #[arg(long, value_name = "URL")]
+    pub upstream: String,
+    /// Address to listen on (port 0 picks a free one and prints it).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8090")]
+    pub listen: SocketAddr,
+    /// Write the traces to this file, one JSON line per session (default: stdout).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Seconds without a request after which a session is finished and written.
+    #[arg(long, value_name = "SECS", default_value_t = 5)]
+    pub idle_secs: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// Port on 127.0.0.1 (0, the default, picks a free one; the URL is printed).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// The labels file the labelling mode appends to: JSON lines, or CSV if it ends in .csv.
+    #[arg(long, value_name = "FILE", default_value = "labels.jsonl")]
+    pub labels: PathBuf,
+    /// Runs listed on the first page.
+    #[arg(long, default_value_t = 200)]
+    pub limit: usize,
+    #[command(flatten)]
+    pub store: StoreOpts,
 }

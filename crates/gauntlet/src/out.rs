@@ -8,11 +8,21 @@
 
 use std::io::{self, Write};
 
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    /// On a terminal, unless `NO_COLOR` is set (`FORCE_COLOR` forces it on).
+    Auto,
+    /// Always, even into a pipe or a file.
+    Always,
+    /// Never.
+    Never,
+}
+
 /// Sets colour for every stream of the process, once, before anything is written. An
 /// explicit `--color` wins; at `auto`, `NO_COLOR` turns colour off and a `FORCE_COLOR` other
 /// than empty or `0` turns it on (CI logs render colour, but are not terminals).
-pub fn set_color(when: crate::cli::ColorWhen) {
-    use crate::cli::ColorWhen;
+pub fn set_color(when: ColorWhen) {
     let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
     let choice = match when {
         ColorWhen::Always => anstream::ColorChoice::Always,

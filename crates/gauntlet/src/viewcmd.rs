@@ -21,7 +21,6 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
-use clap::Args;
 use gauntlet_core::expect::Oracle;
 use gauntlet_core::result::{CaseResult, Outcome};
 use gauntlet_report::html::HtmlReport;
@@ -33,26 +32,11 @@ use gauntlet_report::html::view::{
 use gauntlet_store::Store;
 use serde::Deserialize;
 
-use crate::cli::StoreOpts;
+use crate::cli::ViewArgs;
 use crate::error::CliError;
 use crate::labels::{Label, LabelRecord};
 use crate::out::Printer;
 use crate::setup::{open_existing_store, runtime};
-
-#[derive(Debug, Args)]
-pub struct ViewArgs {
-    /// Port on 127.0.0.1 (0, the default, picks a free one; the URL is printed).
-    #[arg(long, default_value_t = 0)]
-    pub port: u16,
-    /// The labels file the labelling mode appends to: JSON lines, or CSV if it ends in .csv.
-    #[arg(long, value_name = "FILE", default_value = "labels.jsonl")]
-    pub labels: PathBuf,
-    /// Runs listed on the first page.
-    #[arg(long, default_value_t = 200)]
-    pub limit: usize,
-    #[command(flatten)]
-    pub store: StoreOpts,
-}
 
 /// Report pages kept rendered (a run's page is the same until the run changes).
 const CACHED_PAGES: usize = 4;
