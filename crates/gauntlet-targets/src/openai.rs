@@ -32,6 +32,7 @@ pub struct OpenAiModel {
     headers: HeaderMap,
     cfg: TargetConfig,
     info: TargetInfo,
+    key_source: KeySource,
 }
 
 /// Reads `${env:NAME}` references in a header value, registering secrets with the redactor.
@@ -58,17 +59,90 @@ pub fn resolve_env_refs(value: &str, redactor: &mut Redactor) -> Result<String, 
     Ok(out)
 }
 
-/// Reads the API key named by `api_key_env`, registering it with the redactor.
-pub fn api_key(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<Option<String>, BuildError> {
+/// The variable an OpenAI-compatible target reads its key from when the config names none.
+pub const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
+/// The same for an Azure OpenAI target (one with an `azure:` section).
+pub const AZURE_KEY_ENV: &str = "AZURE_OPENAI_API_KEY";
+/// The variable an OpenAI-compatible target reads its base URL from when the config gives none.
+pub const OPENAI_BASE_URL_ENV: &str = "OPENAI_BASE_URL";
+
+/// Where a model's API key came from: said in the error of a request the server refused
+/// with 401 or 403, so that a missing or wrong key is found at once.
+#[derive(Debug, Clone)]
+pub struct KeySource {
+    var: String,
+    read: bool,
+}
+
+impl KeySource {
+    /// The note added to a 401 or 403: which variable was read, or which one was not set.
+    pub fn note(&self) -> String {
+        if self.read {
+            format!("the API key was read from `{}`", self.var)
+        } else {
+            format!(
+                "no API key was sent: `{}` is not set (export it, or name the variable that holds the key with --api-key-env or `api_key_env`)",
+                self.var
+            )
+        }
+    }
+
+    /// Adds the note to the error of a refused request (401 or 403); other errors pass.
+    pub fn explain(&self, status: u16, err: TargetError) -> TargetError {
+        match err {
+            TargetError::Transport(d) if status == 401 || status == 403 => {
+                TargetError::Transport(format!("{d}; {}", self.note()))
+            }
+            e => e,
+        }
+    }
+}
+
+/// Reads the API key: from the variable `api_key_env` names (which must be set), else from
+/// the conventional `default_env` when it is set and not empty (the way the vendors' own
+/// SDKs read it). Either way the key is registered with the redactor.
+pub fn api_key(
+    cfg: &TargetConfig,
+    redactor: &mut Redactor,
+    default_env: &str,
+) -> Result<(Option<String>, KeySource), BuildError> {
     match &cfg.api_key_env {
-        None => Ok(None),
         Some(name) => {
             let v =
                 std::env::var(name).map_err(|_| BuildError::ApiKeyUnset { name: name.clone() })?;
             redactor.add(name, &v);
-            Ok(Some(v))
+            Ok((
+                Some(v),
+                KeySource {
+                    var: name.clone(),
+                    read: true,
+                },
+            ))
+        }
+        None => {
+            let v = std::env::var(default_env).ok().filter(|v| !v.is_empty());
+            if let Some(v) = &v {
+                redactor.add(default_env, v);
+            }
+            let read = v.is_some();
+            Ok((
+                v,
+                KeySource {
+                    var: default_env.to_owned(),
+                    read,
+                },
+            ))
         }
     }
+}
+
+/// The base URL: the config's, else the variable `env` when it is set and not empty, else
+/// `default`.
+pub fn base_url(cfg: &TargetConfig, env: &str, default: &str) -> String {
+    cfg.base_url
+        .clone()
+        .or_else(|| std::env::var(env).ok().filter(|v| !v.trim().is_empty()))
+        .unwrap_or_else(|| default.to_owned())
 }
 
 /// Extra headers from the config, with `${env:...}` resolved.
@@ -119,13 +193,21 @@ pub fn settings_of(cfg: &TargetConfig) -> BTreeMap<String, String> {
 impl OpenAiModel {
     /// Builds the model from a config, reading the API key from the environment.
     pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<OpenAiModel, BuildError> {
-        let key = api_key(cfg, redactor)?;
+        let key_env = if cfg.azure.is_some() {
+            AZURE_KEY_ENV
+        } else {
+            OPENAI_KEY_ENV
+        };
+        let (key, key_source) = api_key(cfg, redactor, key_env)?;
         let mut headers = extra_headers(cfg, redactor)?;
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        let base = cfg
-            .base_url
-            .clone()
-            .unwrap_or_else(|| OPENAI_BASE_URL.to_owned());
+        let base = if cfg.azure.is_some() {
+            cfg.base_url
+                .clone()
+                .unwrap_or_else(|| OPENAI_BASE_URL.to_owned())
+        } else {
+            base_url(cfg, OPENAI_BASE_URL_ENV, OPENAI_BASE_URL)
+        };
         let base = base.trim_end_matches('/');
         let (url, model) = match &cfg.azure {
             Some(az) => {
@@ -180,6 +262,7 @@ impl OpenAiModel {
             headers,
             cfg: cfg.clone(),
             info,
+            key_source,
         })
     }
 
@@ -506,9 +589,10 @@ impl ChatModel for OpenAiModel {
                 )
                 .await?;
             if resp.status != 200 {
-                return Err(self
+                let err = self
                     .client
-                    .reject_status(&resp, rec, Some(is_content_filter_error)));
+                    .reject_status(&resp, rec, Some(is_content_filter_error));
+                return Err(self.key_source.explain(resp.status, err));
             }
             // Typed fast path; servers that bend the format fall back to the tolerant reader,
             // which also words the error when the body is not a completion at all.
