@@ -272,11 +272,14 @@ pub fn load_file(path: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSuite, Vec
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or_else(|| PathBuf::from("."));
     let fs = FsSource {
-        dir,
+        dir: dir.clone(),
         roots: opts.allow_paths.to_vec(),
     };
     let mut loaded = load_source(&display, &source, &fs, opts)?;
     loaded.files.insert(0, path.to_path_buf());
+    if let Some(t) = &mut loaded.suite.target {
+        set_base_dir(t, &dir);
+    }
     Ok(loaded)
 }
 
@@ -1298,6 +1301,15 @@ pub fn stream_jsonl(
     }))
 }
 
+/// Relative paths in an `exec` or `proxy` command name files next to the file that declares
+/// the target, wherever gauntlet runs; other kinds have no paths to resolve (and stay equal
+/// across folders).
+fn set_base_dir(t: &mut TargetConfig, dir: &Path) {
+    if matches!(t.kind, Some(TargetKind::Exec | TargetKind::Proxy)) {
+        t.base_dir = Some(dir.to_path_buf());
+    }
+}
+
 /// Loads the project config file (`gauntlet.yaml`), checking every named target.
 pub fn load_config(path: &Path) -> Result<gauntlet_core::config::Config, Vec<Diagnostic>> {
     let display = path.display().to_string();
@@ -1307,7 +1319,14 @@ pub fn load_config(path: &Path) -> Result<gauntlet_core::config::Config, Vec<Dia
             format!("failed to read the config file: {e}"),
         )]
     })?;
-    let cfg: gauntlet_core::config::Config = parse_yaml(&display, &source)?;
+    let mut cfg: gauntlet_core::config::Config = parse_yaml(&display, &source)?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    for t in cfg.targets.values_mut() {
+        set_base_dir(t, dir);
+    }
     let loc = Locator::new(&display, &source);
     let mut diags = Vec::new();
     for (name, t) in &cfg.targets {
