@@ -651,6 +651,12 @@ pub fn execute(
                 "shard {sh} holds none of the {} case(s): its empty result is recorded for `gauntlet merge`",
                 plan.suite_refs().iter().map(|r| r.cases).sum::<usize>()
             )),
+            None if plan.suite_refs().iter().all(|r| r.cases == 0) => {
+                return Err(CliError::usage(
+                    "no case to run: the suite has no cases",
+                    "add at least one case under `cases:` (or `include:` a file of cases)",
+                ));
+            }
             None => {
                 return Err(CliError::usage(
                     "no case to run: the filters left nothing",
