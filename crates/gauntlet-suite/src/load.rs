@@ -689,11 +689,56 @@ fn parse_yaml<T: serde::de::DeserializeOwned>(
             .unwrap_or((0, 0));
         let plain = e.without_snippet().to_string();
         let message = strip_position_suffix(&plain).to_owned();
-        let hint = hint_for_serde(&message);
+        let (message, hint) = match reword(&message, source, line, col) {
+            Some((m, h)) => (m, Some(h)),
+            None => {
+                let hint = hint_for_serde(&message);
+                (message, hint)
+            }
+        };
         let mut d = Diagnostic::at(origin, Some(source), line, col, message);
         d.hint = hint;
         vec![d]
     })
+}
+
+/// Our words for the YAML reader's terse or library-facing messages: a value of the wrong
+/// type (`invalid u64`) names the key and what it takes; a duplicate key drops the reader's
+/// advice to its own programmer (`set DuplicateKeyPolicy in Options`).
+fn reword(message: &str, source: &str, line: usize, col: usize) -> Option<(String, String)> {
+    if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
+        let key = rest.split(',').next().unwrap_or(rest).trim();
+        return Some((
+            format!("the key `{key}` appears twice in the same map"),
+            "keep one of the two (a later one would silently replace the first)".into(),
+        ));
+    }
+    let ty = message.strip_prefix("invalid ")?;
+    let takes = match ty {
+        "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number, 0 or more",
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number",
+        "f32" | "f64" => "a number",
+        "bool" => "`true` or `false`",
+        _ => return None,
+    };
+    // The key and the value as written on the line the reader points at (`key: value`).
+    let text = source.lines().nth(line.checked_sub(1)?)?;
+    let value_at = col.saturating_sub(1).min(text.len());
+    let (before, value) = text.split_at(value_at);
+    // The last word before the colon, also in flow maps (`{max: lots}`) and list items.
+    let key = before
+        .trim_end()
+        .strip_suffix(':')
+        .and_then(|k| k.rsplit(['{', ',', ' ']).next());
+    let value = value.split([',', '}', ']']).next().unwrap_or("").trim();
+    let what = match key {
+        Some(k) if !k.is_empty() => format!("`{k}` takes {takes}"),
+        _ => format!("this value must be {takes}"),
+    };
+    Some((
+        format!("{what}, not `{value}`"),
+        format!("write {takes} here, without quotes"),
+    ))
 }
 
 /// serde-saphyr appends " at line L, column C"; the diagnostic shows the position itself.
