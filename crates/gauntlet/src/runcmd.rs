@@ -310,14 +310,12 @@ fn default_redteam() -> TargetConfig {
 pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
     let spf = args.system_prompt.as_ref().map(|p| p.display().to_string());
     let mut filters = args.exec.filter.clone();
-    for c in &args.category {
-        let c = c.trim().to_ascii_uppercase();
-        if gauntlet_core::suite::owasp_title(&c).is_none() {
-            return Err(CliError::usage(
-                format!("unknown OWASP category `{c}`"),
-                "the corpus covers LLM01, LLM02, LLM05, LLM06, LLM07, LLM09, LLM10 (2025) and ASI01, ASI02, ASI03, ASI05, ASI06, ASI07, ASI09 (2026)",
-            ));
-        }
+    let categories: Vec<String> = args
+        .category
+        .iter()
+        .map(|c| c.trim().to_ascii_uppercase())
+        .collect();
+    for c in &categories {
         filters.push(format!("owasp:{c}"));
     }
     let select = selection(&filters, args.exec.shard.as_deref(), None)?;
@@ -328,6 +326,25 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         Some(&select),
         &args.exec.allow_path,
     )?;
+    // A category must have cases in the corpus; say which ones do (read from the corpus,
+    // so the list never goes stale).
+    let present: std::collections::BTreeSet<&str> = suites
+        .iter()
+        .flat_map(|s| s.suite.cases.iter().filter_map(|c| c.owasp.as_deref()))
+        .collect();
+    if let Some(c) = categories.iter().find(|c| !present.contains(c.as_str())) {
+        let what = match gauntlet_core::suite::owasp_title(c) {
+            Some(title) => format!("the corpus has no case in OWASP category `{c}` ({title})"),
+            None => format!("unknown OWASP category `{c}`"),
+        };
+        return Err(CliError::usage(
+            what,
+            format!(
+                "categories with cases: {}",
+                present.iter().copied().collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
     let canary = args
         .canary
         .clone()
@@ -651,6 +668,12 @@ pub fn execute(
                 "shard {sh} holds none of the {} case(s): its empty result is recorded for `gauntlet merge`",
                 plan.suite_refs().iter().map(|r| r.cases).sum::<usize>()
             )),
+            None if plan.suite_refs().iter().all(|r| r.cases == 0) => {
+                return Err(CliError::usage(
+                    "no case to run: the suite has no cases",
+                    "add at least one case under `cases:` (or `include:` a file of cases)",
+                ));
+            }
             None => {
                 return Err(CliError::usage(
                     "no case to run: the filters left nothing",

@@ -22,6 +22,14 @@ pub fn validate(args: ValidateArgs) -> Result<i32, CliError> {
         }
     }
     diags.extend(gauntlet_suite::load::check_unique_ids(&ok));
+    // A suite with no case is valid YAML but tests nothing; `run` would refuse it anyway.
+    for s in ok.iter().filter(|s| s.case_count == 0) {
+        diags.push(
+            gauntlet_suite::Diagnostic::file(&s.origin, "the suite has no cases").hint(
+                "add at least one case under `cases:` (or `include:` a file of cases); `gauntlet init` writes a starter suite",
+            ),
+        );
+    }
     if !diags.is_empty() {
         return Err(CliError::Diagnostics(diags));
     }
