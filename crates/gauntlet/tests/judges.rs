@@ -6,35 +6,11 @@
 //! judge change; and the JBB figures come out of the command as out of the library.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gauntlet"));
-    c.env("NO_COLOR", "1");
-    c
-}
-
-fn run(args: &[&str], dir: &Path) -> Output {
-    bin()
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run gauntlet")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exit code")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::{code, run, text};
 
 /// A suite with a judge `tone` answered by a fake that reads each case's `v`: one case the
 /// judge passes, one it fails. Both pass their objective check.
