@@ -203,6 +203,10 @@ pub struct Comparison {
     pub tokens_a: u64,
     /// Total tokens of B.
     pub tokens_b: u64,
+    /// What changed in the judges between the runs (model, prompt, rubric, gate): a score
+    /// that moved may be the judge's doing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judge_changes: Vec<String>,
 }
 
 fn mean(xs: impl Iterator<Item = f64>) -> f64 {
@@ -252,6 +256,7 @@ pub fn compare(
         latency_ms_b: mean(b.iter().map(|c| c.latency_ms)),
         tokens_a: a.iter().map(|c| c.tokens).sum(),
         tokens_b: b.iter().map(|c| c.tokens).sum(),
+        judge_changes: Vec::new(),
     };
     let (mut pa, mut pb, mut n) = (0u64, 0u64, 0u64);
     for cb in b {

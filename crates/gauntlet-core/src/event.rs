@@ -182,6 +182,9 @@ pub struct RunManifest {
     /// The judge model and prompt version, when judges ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<String>,
+    /// Every judge check of the run: its model, prompt and whether it gates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judges: Vec<crate::calibration::JudgeRef>,
     /// Filters and shard applied.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub filters: Vec<String>,

@@ -342,6 +342,7 @@ pub struct Validation<'a> {
     tools: &'a [ToolDef],
     canary_known: bool,
     parsers: &'a dyn Parsers,
+    judges: Option<&'a crate::judges::JudgeSettings>,
     problems: Vec<CheckProblem>,
 }
 
@@ -359,8 +360,25 @@ impl<'a> Validation<'a> {
             tools,
             canary_known,
             parsers,
+            judges: None,
             problems: Vec::new(),
         }
+    }
+
+    /// The suite's judges, for `judge` checks that name one.
+    pub fn with_judges(mut self, judges: &'a crate::judges::JudgeSettings) -> Self {
+        self.judges = Some(judges);
+        self
+    }
+
+    /// The suite's judges, when the loader lent them.
+    pub fn judges(&self) -> Option<&'a crate::judges::JudgeSettings> {
+        self.judges
+    }
+
+    /// The candidate closest to a misspelt word, for "did you mean" hints.
+    pub fn closest<'b>(&self, word: &str, candidates: &[&'b str]) -> Option<&'b str> {
+        self.parsers.closest(word, candidates)
     }
 
     /// The case the check belongs to.

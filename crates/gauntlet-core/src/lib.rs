@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod calibration;
 pub mod compare;
 pub mod config;
 pub mod context;
@@ -16,6 +17,7 @@ pub mod event;
 pub mod expect;
 pub mod flake;
 pub mod grader;
+pub mod judges;
 pub mod merge;
 pub mod plan;
 pub mod quarantine;

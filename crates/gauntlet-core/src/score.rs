@@ -315,7 +315,7 @@ fn decide_from_scores(i: &StatusInputs<'_>) -> StatusDecision {
     }
     if i.not_assessed_blocking > 0 {
         inconclusive.push(format!(
-            "{} blocking case(s) with a check that could not be exercised (not assessed)",
+            "{} blocking case(s) with a check that could not be exercised or could not decide (not assessed)",
             i.not_assessed_blocking
         ));
     }
@@ -717,6 +717,29 @@ mod tests {
             d.reasons.last().map(String::as_str),
             Some("stopped early after 1 failed case(s) (--max-fail)")
         );
+    }
+
+    #[test]
+    fn a_gating_check_that_could_not_decide_is_inconclusive_never_a_pass() {
+        let tasks = good();
+        let d = decide_status(&StatusInputs {
+            tasks: &tasks,
+            not_assessed_blocking: 1,
+            ..Default::default()
+        });
+        assert_eq!(d.status, Status::Inconclusive);
+        assert_eq!(
+            d.reasons,
+            vec!["1 blocking case(s) with a check that could not be exercised or could not decide (not assessed)".to_owned()]
+        );
+        // An observed failure still FAILs.
+        let d = decide_status(&StatusInputs {
+            tasks: &tasks,
+            not_assessed_blocking: 1,
+            hard_fails: 1,
+            ..Default::default()
+        });
+        assert_eq!(d.status, Status::Fail);
     }
 
     #[test]

@@ -1,6 +1,8 @@
-//! Statistics for comparing runs: the exact McNemar test on paired pass/fail outcomes
-//! ([`mcnemar_exact`]), Wilson score intervals on pass rates ([`wilson`]), and the paired
-//! sample size for a McNemar comparison ([`mcnemar_sample_size`], Connor 1987).
+//! Statistics for comparing runs and for calibrating judges: the exact McNemar test on
+//! paired pass/fail outcomes ([`mcnemar_exact`]), Wilson score intervals on pass rates
+//! ([`wilson`]), the paired sample size for a McNemar comparison ([`mcnemar_sample_size`],
+//! Connor 1987), and agreement between a judge and human labels: Cohen's kappa, plain or
+//! weighted ([`kappa`]), with a seeded percentile bootstrap interval ([`bootstrap_kappa`]).
 //!
 //! A/B runs on the same suite are paired (the same cases under two conditions), so they are
 //! compared on their discordant pairs, not as two independent samples.
@@ -168,6 +170,183 @@ pub fn normal_quantile(p: f64) -> f64 {
     if q < 0.0 { -val } else { val }
 }
 
+/// How a disagreement between two categories counts in a [`kappa`].
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum KappaWeights {
+    /// Every disagreement counts fully (Cohen's kappa): for categories with no order, such as
+    /// pass and fail.
+    Unweighted,
+    /// A disagreement of `d` steps on a `k`-point scale keeps `1 - d²/(k-1)²` of an agreement
+    /// (quadratic weighted kappa): on a 0-3 scale, judging 2 where people said 3 is a small
+    /// miss and 0 where they said 3 a large one.
+    Quadratic,
+}
+
+/// The `k`×`k` table of counts of `(first, second)` pairs: rows are the first rater (the
+/// judge), columns the second (the people). Pairs outside `0..k` are ignored.
+pub fn confusion(pairs: &[(usize, usize)], k: usize) -> Vec<Vec<u64>> {
+    let mut table = vec![vec![0u64; k]; k];
+    for &(a, b) in pairs {
+        if a < k && b < k {
+            table[a][b] += 1;
+        }
+    }
+    table
+}
+
+/// The agreement weight of cell `(i, j)` of a `k`-category table.
+fn weight(weights: KappaWeights, i: usize, j: usize, k: usize) -> f64 {
+    if i == j {
+        return 1.0;
+    }
+    match weights {
+        KappaWeights::Unweighted => 0.0,
+        KappaWeights::Quadratic if k > 1 => {
+            let d = i.abs_diff(j) as f64;
+            let span = (k - 1) as f64;
+            1.0 - (d * d) / (span * span)
+        }
+        KappaWeights::Quadratic => 0.0,
+    }
+}
+
+/// Cohen's kappa of a square confusion matrix, plain or weighted:
+/// `(p_o - p_e) / (1 - p_e)`, with the observed agreement `p_o = Σ w_ij p_ij` and the
+/// agreement expected by chance from the two raters' margins `p_e = Σ w_ij p_i· p_·j`.
+///
+/// `None` for an empty table, and when `p_e` is 1: both raters put every item in the same
+/// category, so chance explains all the agreement and kappa is undefined.
+pub fn kappa(table: &[Vec<u64>], weights: KappaWeights) -> Option<f64> {
+    let k = table.len();
+    let n: u64 = table.iter().flatten().sum();
+    if n == 0 || table.iter().any(|r| r.len() != k) {
+        return None;
+    }
+    let n = n as f64;
+    let rows: Vec<f64> = table
+        .iter()
+        .map(|r| r.iter().sum::<u64>() as f64 / n)
+        .collect();
+    let cols: Vec<f64> = (0..k)
+        .map(|j| table.iter().map(|r| r[j]).sum::<u64>() as f64 / n)
+        .collect();
+    let (mut po, mut pe) = (0.0, 0.0);
+    for i in 0..k {
+        for j in 0..k {
+            let w = weight(weights, i, j, k);
+            po += w * table[i][j] as f64 / n;
+            pe += w * rows[i] * cols[j];
+        }
+    }
+    // Rounding can leave 1 - pe a hair above zero when it is mathematically zero.
+    if 1.0 - pe <= 1e-12 {
+        return None;
+    }
+    Some((po - pe) / (1.0 - pe))
+}
+
+/// A percentile bootstrap interval of kappa.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BootstrapInterval {
+    /// Lower bound.
+    pub low: f64,
+    /// Upper bound.
+    pub high: f64,
+    /// Resamples drawn.
+    pub resamples: u32,
+    /// Resamples whose kappa was undefined (every item in one category), left out of the
+    /// percentiles.
+    pub undefined: u32,
+}
+
+/// The percentile bootstrap interval at `level` (0.95 for 95%) of the kappa of `(judge,
+/// human)` pairs over `k` categories: `resamples` resamples of the items with replacement,
+/// drawn with a [`SplitMix64`] seeded with `seed`, so the same inputs always give the same
+/// interval. The bounds are the `(1 - level)/2` and `(1 + level)/2` quantiles of the
+/// resampled kappas, linearly interpolated between order statistics. `None` when no
+/// resample has a defined kappa.
+pub fn bootstrap_kappa(
+    pairs: &[(usize, usize)],
+    k: usize,
+    weights: KappaWeights,
+    resamples: u32,
+    seed: u64,
+    level: f64,
+) -> Option<BootstrapInterval> {
+    if pairs.is_empty() || resamples == 0 {
+        return None;
+    }
+    let mut rng = SplitMix64::new(seed);
+    let mut values = Vec::with_capacity(resamples as usize);
+    let mut undefined = 0;
+    let mut table = vec![vec![0u64; k]; k];
+    for _ in 0..resamples {
+        for row in &mut table {
+            row.fill(0);
+        }
+        for _ in 0..pairs.len() {
+            let (a, b) = pairs[rng.below(pairs.len())];
+            if a < k && b < k {
+                table[a][b] += 1;
+            }
+        }
+        match kappa(&table, weights) {
+            Some(v) => values.push(v),
+            None => undefined += 1,
+        }
+    }
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let tail = (1.0 - level) / 2.0;
+    Some(BootstrapInterval {
+        low: quantile(&values, tail),
+        high: quantile(&values, 1.0 - tail),
+        resamples,
+        undefined,
+    })
+}
+
+/// The `q` quantile of sorted values, interpolated linearly between order statistics
+/// (Hyndman and Fan's type 7, the default of R and NumPy).
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let h = (sorted.len() - 1) as f64 * q.clamp(0.0, 1.0);
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+/// SplitMix64 (Steele, Lea and Flood 2014): a tiny seeded generator written out here, not
+/// taken from a crate, because a calibration record's interval must come out the same from
+/// the same seed in every future version of gauntlet, and a crate may change its stream.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    /// A generator seeded with `seed`.
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n` > 0), by multiply-and-shift; its bias is below `n / 2^64`.
+    pub fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,5 +416,122 @@ mod tests {
         assert_eq!(mcnemar_sample_size(0.15, 0.30, 0.05, 0.80), Some(155));
         assert_eq!(mcnemar_sample_size(0.1, 0.1, 0.05, 0.8), None);
         assert_eq!(mcnemar_sample_size(0.7, 0.5, 0.05, 0.8), None);
+    }
+    #[test]
+    fn kappa_matches_the_textbook_two_by_two() {
+        // 50 items, two raters: 20 both yes, 15 both no, 5 and 10 split. p_o = 0.7,
+        // p_e = 0.5 x 0.6 + 0.5 x 0.4 = 0.5, kappa = 0.4.
+        let t = vec![vec![20, 5], vec![10, 15]];
+        assert!(close(
+            kappa(&t, KappaWeights::Unweighted).unwrap(),
+            0.4,
+            1e-12
+        ));
+        // The closed form for two categories, 2(ad - bc) / ((a+b)(b+d) + (a+c)(c+d)), is an
+        // independent route to the same number.
+        let (a, b, c, d) = (20.0, 5.0, 10.0, 15.0);
+        let closed = 2.0 * (a * d - b * c) / ((a + b) * (b + d) + (a + c) * (c + d));
+        assert!(close(
+            kappa(&t, KappaWeights::Unweighted).unwrap(),
+            closed,
+            1e-12
+        ));
+        // Quadratic weights change nothing with two categories.
+        assert!(close(
+            kappa(&t, KappaWeights::Quadratic).unwrap(),
+            0.4,
+            1e-12
+        ));
+    }
+
+    #[test]
+    fn weighted_kappa_matches_the_disagreement_form() {
+        // Quadratic weighted kappa is also 1 - Σ v_ij o_ij / Σ v_ij e_ij with disagreement
+        // weights v_ij = (i - j)² and expected counts e_ij = row_i col_j / n.
+        let t: Vec<Vec<u64>> = vec![
+            vec![11, 3, 1, 0],
+            vec![2, 9, 4, 1],
+            vec![0, 3, 10, 2],
+            vec![1, 0, 2, 12],
+        ];
+        let n: f64 = t.iter().flatten().sum::<u64>() as f64;
+        let rows: Vec<f64> = t.iter().map(|r| r.iter().sum::<u64>() as f64).collect();
+        let cols: Vec<f64> = (0..4)
+            .map(|j| t.iter().map(|r| r[j]).sum::<u64>() as f64)
+            .collect();
+        let (mut num, mut den) = (0.0, 0.0);
+        for i in 0..4 {
+            for j in 0..4 {
+                let v = (i as f64 - j as f64).powi(2);
+                num += v * t[i][j] as f64;
+                den += v * rows[i] * cols[j] / n;
+            }
+        }
+        let want = 1.0 - num / den;
+        let got = kappa(&t, KappaWeights::Quadratic).unwrap();
+        assert!(close(got, want, 1e-12), "{got} vs {want}");
+        assert!(got > kappa(&t, KappaWeights::Unweighted).unwrap());
+    }
+
+    #[test]
+    fn kappa_edges() {
+        assert_eq!(kappa(&[], KappaWeights::Unweighted), None);
+        assert_eq!(
+            kappa(&[vec![0, 0], vec![0, 0]], KappaWeights::Unweighted),
+            None
+        );
+        // Everything in one category on both sides: chance explains it all.
+        assert_eq!(
+            kappa(&[vec![9, 0], vec![0, 0]], KappaWeights::Unweighted),
+            None
+        );
+        // Perfect agreement over two categories, and perfect disagreement.
+        assert_eq!(
+            kappa(&[vec![5, 0], vec![0, 5]], KappaWeights::Unweighted),
+            Some(1.0)
+        );
+        assert_eq!(
+            kappa(&[vec![0, 5], vec![5, 0]], KappaWeights::Unweighted),
+            Some(-1.0)
+        );
+        // A judge that always says the majority class agrees often and scores 0.
+        let t = vec![vec![0, 0], vec![10, 90]];
+        assert_eq!(kappa(&t, KappaWeights::Unweighted), Some(0.0));
+    }
+
+    #[test]
+    fn bootstrap_is_seeded_and_brackets_the_estimate() {
+        let mut pairs = Vec::new();
+        for (a, b, n) in [(0, 0, 40), (0, 1, 8), (1, 0, 12), (1, 1, 40)] {
+            pairs.extend(std::iter::repeat_n((a, b), n));
+        }
+        let k = kappa(&confusion(&pairs, 2), KappaWeights::Unweighted).unwrap();
+        let a = bootstrap_kappa(&pairs, 2, KappaWeights::Unweighted, 2000, 7, 0.95).unwrap();
+        let b = bootstrap_kappa(&pairs, 2, KappaWeights::Unweighted, 2000, 7, 0.95).unwrap();
+        assert_eq!(a, b, "the same seed gives the same interval");
+        let c = bootstrap_kappa(&pairs, 2, KappaWeights::Unweighted, 2000, 8, 0.95).unwrap();
+        assert_ne!(a, c, "another seed draws other resamples");
+        assert!(a.low < k && k < a.high, "{a:?} around {k}");
+        // The large-sample standard error of kappa (Fleiss, Cohen and Everitt 1969, under the
+        // simplification p_o(1 - p_o) / (n (1 - p_e)²)) puts the 95% half-width near 1.96 SE;
+        // the bootstrap should land close to it at n = 100.
+        let (po, pe): (f64, f64) = (0.8, 0.48 * 0.52 + 0.52 * 0.48);
+        let se = (po * (1.0 - po) / (100.0 * (1.0 - pe) * (1.0 - pe))).sqrt();
+        let half = (a.high - a.low) / 2.0;
+        assert!(
+            (half - 1.96 * se).abs() < 0.04,
+            "half-width {half} vs {}",
+            1.96 * se
+        );
+    }
+
+    #[test]
+    fn splitmix_matches_its_reference_stream() {
+        // The first outputs for seed 1234567, as published with the reference implementation.
+        let mut r = SplitMix64::new(1234567);
+        assert_eq!(r.next_u64(), 6457827717110365317);
+        assert_eq!(r.next_u64(), 3203168211198807973);
+        let mut r = SplitMix64::new(0);
+        assert!((0..1000).all(|_| r.below(3) < 3));
     }
 }

@@ -51,6 +51,12 @@ pub struct Suite {
     /// Defaults applied to every case.
     #[serde(default)]
     pub defaults: CaseDefaults,
+    /// Model judges, by check id, and the thresholds their calibration must clear to gate.
+    #[serde(
+        default,
+        skip_serializing_if = "crate::judges::JudgeSettings::is_empty"
+    )]
+    pub judges: crate::judges::JudgeSettings,
     /// The cases.
     #[serde(default)]
     pub cases: Vec<Case>,

@@ -114,6 +114,59 @@ pub struct Summary {
     /// (so that `gauntlet merge` folds a shard's end into the merged state).
     #[serde(default, skip_serializing_if = "RunEnd::is_plain")]
     pub end: RunEnd,
+    /// Model-judge calls, counted apart from the agent's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeTally>,
+}
+
+/// What the run's model judges did, apart from the agent.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct JudgeTally {
+    /// Judge calls (cached answers included).
+    pub calls: usize,
+    /// Answers taken from the judge cache.
+    pub cached: usize,
+    /// Calls that gave no usable verdict.
+    pub errors: usize,
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+    /// Wall time of the calls, summed, in milliseconds.
+    pub latency_ms: u64,
+    /// Judge verdicts that gated.
+    pub gating: usize,
+    /// Judge verdicts kept as triage.
+    pub triage: usize,
+    /// Model ids the answers reported.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub models: std::collections::BTreeSet<String>,
+}
+
+impl JudgeTally {
+    /// Adds one trial's judge calls and verdicts.
+    pub fn add(&mut self, t: &crate::result::TrialResult) {
+        for s in &t.trace.judge {
+            self.calls += 1;
+            self.cached += usize::from(s.cached);
+            self.errors += usize::from(s.error.is_some());
+            self.input_tokens += s.usage.input_tokens;
+            self.output_tokens += s.usage.output_tokens;
+            self.latency_ms += s.latency_ms;
+            if let Some(m) = &s.model
+                && !self.models.contains(m)
+            {
+                self.models.insert(m.clone());
+            }
+        }
+        for v in t.verdicts.iter().filter(|v| v.check == "judge") {
+            if v.gating {
+                self.gating += 1;
+            } else {
+                self.triage += 1;
+            }
+        }
+    }
 }
 
 /// What the fold needs to know beyond the results: which packs are required.
@@ -225,6 +278,7 @@ pub struct SummaryBuilder {
     packs_seen: BTreeMap<String, usize>,
     refusal_cases: usize,
     categories: BTreeMap<String, CategoryRow>,
+    judge: JudgeTally,
 }
 
 impl SummaryBuilder {
@@ -261,6 +315,9 @@ impl SummaryBuilder {
                 ..CategoryRow::default()
             });
         row.total += 1;
+        for t in &r.trials {
+            self.judge.add(t);
+        }
         if r.quarantined {
             self.quarantined += 1;
             if r.case.blocking {
@@ -309,7 +366,9 @@ impl SummaryBuilder {
         }
         // Errors are counted from the trials, not the combined status: a case that FAILs on
         // a hard failure in one trial and timed out in another still had an error.
-        if r.trials.iter().any(|t| t.status == CaseStatus::Error) {
+        // (A case ERROR with no erroring trial, an unscored case, is an error too: a state
+        // never passes over a case it could not grade.)
+        if r.status == CaseStatus::Error || r.trials.iter().any(|t| t.status == CaseStatus::Error) {
             self.errors += 1;
         }
         if !r.hard_fails.is_empty() {
@@ -437,6 +496,8 @@ impl SummaryBuilder {
             by_category: self.categories.values().cloned().collect(),
             duration_ms,
             end: end.clone(),
+            judge: (self.judge.calls > 0 || self.judge.gating + self.judge.triage > 0)
+                .then(|| self.judge.clone()),
         }
     }
 }

@@ -124,6 +124,13 @@ pub struct TargetConfig {
     /// gauntlet's recording proxy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy: Option<ProxyTargetConfig>,
+    /// The folder relative paths in an `exec` or `proxy` command are resolved against: the
+    /// folder of the suite or config file that declares the target (set by the loader, never
+    /// written). Absent for a target given on the command line, which resolves against the
+    /// current directory.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub base_dir: Option<std::path::PathBuf>,
 }
 
 /// Azure OpenAI settings.
@@ -324,6 +331,7 @@ impl<'de> Deserialize<'de> for TargetConfig {
                     http: m.http,
                     exec: m.exec,
                     proxy: m.proxy,
+                    base_dir: None,
                 })
             },
         )?;

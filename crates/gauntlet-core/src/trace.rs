@@ -3,6 +3,10 @@
 //! A trace holds exactly three kinds of span (an LLM call, a tool call, a decision point),
 //! plus side-effect records and transport events (attempts, retries, rate limits, filter
 //! blocks). Graders read traces; nothing else about a trial is needed to re-grade it.
+//!
+//! The calls a model judge made to grade the trial are kept apart, in [`Trace::judge`]
+//! ([`JudgeSpan`]): they are the grader's work, not the agent's, so no check reads them and
+//! their tokens never count as the agent's. Re-grading replaces them.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -278,6 +282,47 @@ pub struct Trace {
     /// The user turns sent and the agent's answer to each.
     #[serde(default)]
     pub turns: Vec<TurnRecord>,
+    /// The calls model judges made to grade this trial (not the agent's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judge: Vec<JudgeSpan>,
+}
+
+/// One call of a model judge, made to grade a trial (or a labelled item).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct JudgeSpan {
+    /// Span id, unique among the trace's judge calls.
+    pub id: u32,
+    /// The judge check id (`judge` for an inline judge).
+    pub check: String,
+    /// Where the judge was called.
+    pub endpoint: String,
+    /// The model asked for.
+    pub configured_model: String,
+    /// The model id the answer reported, when it reported one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The prompt template, `name@version`.
+    pub template: String,
+    /// The prompt: system and user messages.
+    pub messages_in: Vec<Message>,
+    /// The judge's answer, exactly as received.
+    pub answer: String,
+    /// Token usage.
+    #[serde(default)]
+    pub usage: Usage,
+    /// Wall time of the call, retries included, in milliseconds (0 for a cached answer).
+    pub latency_ms: u64,
+    /// Attempts made (infrastructure retries; a verdict is never asked again).
+    pub attempts: u32,
+    /// The answer came from the judge cache.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
+    /// Pairwise judges: the answers were shown in swapped order (the agent's as B).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub swapped: bool,
+    /// Why the call gave no usable verdict (transport failure, malformed answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// One user turn and the answer to it.
@@ -309,6 +354,11 @@ impl Trace {
             Span::ToolCall(t) => Some(t),
             _ => None,
         })
+    }
+
+    /// Judge calls, in order.
+    pub fn judge_calls(&self) -> impl Iterator<Item = &JudgeSpan> {
+        self.judge.iter()
     }
 
     /// LLM-call spans, in order.

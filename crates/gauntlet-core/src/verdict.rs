@@ -1,4 +1,8 @@
 //! What a grader concludes: [`Verdict`], and the rubric [`Dimension`] it feeds.
+//!
+//! A verdict is a pass, a fail, or *not assessed*: the check could not decide (a model judge
+//! that answered outside its format, or could not be reached). A verdict that was not
+//! assessed is never a pass and never a fail; when it gates, its case is INCONCLUSIVE.
 
 use std::fmt;
 
@@ -97,10 +101,10 @@ pub struct Verdict {
     /// verdicts are triage only.
     #[serde(default = "crate::serde_true", skip_serializing_if = "Clone::clone")]
     pub gating: bool,
-    /// Whether the check could be exercised at all. A check that could not (the poisoned
-    /// tool output never reached the agent, the expected text was only an echo of the input)
-    /// is neither a pass nor a fail: it is not assessed, and a blocking case with such a
-    /// check is inconclusive.
+    /// Whether the check could be exercised and decide. A check that could not (the poisoned
+    /// tool output never reached the agent, the expected text was only an echo of the input,
+    /// a calibrated judge answered outside its format) is neither a pass nor a fail: it is
+    /// not assessed, feeds no score, and a blocking case with such a check is inconclusive.
     #[serde(default = "crate::serde_true", skip_serializing_if = "Clone::clone")]
     pub assessed: bool,
     /// What the grader saw, in words.
@@ -108,6 +112,11 @@ pub struct Verdict {
     /// Structured evidence (matched spans, decoded forms, schema errors).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<serde_json::Value>,
+    /// Model-judge calls made for this verdict, on their way into the trial's trace
+    /// ([`crate::trace::Trace::judge`]), where [`crate::result::TrialResult::new`] moves them.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub judge_calls: Vec<crate::trace::JudgeSpan>,
 }
 
 impl Verdict {
@@ -124,6 +133,7 @@ impl Verdict {
             assessed: true,
             evidence,
             details: None,
+            judge_calls: Vec::new(),
         }
     }
 
@@ -146,6 +156,7 @@ impl Verdict {
             assessed: false,
             evidence,
             details: None,
+            judge_calls: Vec::new(),
         }
     }
 
@@ -168,6 +179,7 @@ impl Verdict {
             assessed: true,
             evidence,
             details: None,
+            judge_calls: Vec::new(),
         }
     }
 

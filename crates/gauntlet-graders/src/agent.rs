@@ -619,6 +619,7 @@ mod tests {
                 answer: answer.into(),
                 truncated: false,
             }],
+            ..Trace::default()
         }
     }
 

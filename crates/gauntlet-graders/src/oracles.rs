@@ -37,7 +37,7 @@ use serde_json::{Value, json};
 
 use crate::agent::{self, Finding};
 use crate::canary::CanaryDetector;
-use crate::judge::JudgeBackend;
+use crate::judge::JudgePanel;
 use crate::markup::{MarkupOptions, scan as scan_markup};
 use crate::refusal;
 use crate::text::{describe, excerpt_around, fold};
@@ -86,7 +86,7 @@ pub struct OracleGrader {
     regexes: Cache<Regex>,
     canaries: Cache<CanaryDetector>,
     schemas: Cache<jsonschema::Validator>,
-    judge: Option<Arc<dyn JudgeBackend>>,
+    judges: Arc<JudgePanel>,
 }
 
 impl Default for OracleGrader {
@@ -96,19 +96,19 @@ impl Default for OracleGrader {
 }
 
 impl OracleGrader {
-    /// A grader without a judge backend (judge checks are reported as not run).
+    /// A grader without judges (judge checks are reported as not run).
     pub fn new() -> Self {
         OracleGrader {
             regexes: Cache::new(),
             canaries: Cache::with_limit(CANARY_CACHE_LIMIT),
             schemas: Cache::new(),
-            judge: None,
+            judges: Arc::new(JudgePanel::default()),
         }
     }
 
-    /// Adds a judge backend.
-    pub fn with_judge(mut self, judge: Arc<dyn JudgeBackend>) -> Self {
-        self.judge = Some(judge);
+    /// Sets the run's judges.
+    pub fn with_judges(mut self, judges: Arc<JudgePanel>) -> Self {
+        self.judges = judges;
         self
     }
 
@@ -868,23 +868,7 @@ impl OracleGrader {
         let Oracle::Judge(spec) = &e.oracle else {
             unreachable!("called for judges only")
         };
-        let dim = e.dimension_for(ctx.case.kind);
-        let mut v = match &self.judge {
-            None => Verdict::fail(
-                "judge",
-                e.label(),
-                dim,
-                0,
-                "not run: no judge model configured (pass --judge TARGET)".into(),
-            ),
-            Some(j) => {
-                crate::judge::run_judge(&**j, spec, ctx.case, ctx.trace, e.label(), dim).await
-            }
-        };
-        // Judges are triage: they never change the state and never decide a hard failure.
-        v.gating = false;
-        v.hard_fail = false;
-        v
+        self.judges.grade(e, spec, ctx).await
     }
 }
 

@@ -1,12 +1,24 @@
 //! `junit.xml`: [`JunitReport`], one test case per gauntlet case, for CI systems.
 //!
-//! A test case is named so that a new successful attack shows as a red test carrying its
-//! category and technique: `LLM01/direct-override/<id>`. FAIL is a `<failure>`, ERROR (error
-//! or timeout) an `<error>`, a task stopped by a content filter is `<skipped>`; CONDITIONAL
-//! passes with a note in `<system-out>`. Scores, status and category are `<properties>`.
+//! The file is valid against both schemas CI systems read: the Jenkins xUnit plugin's
+//! `junit-10.xsd` and Apache Ant's `JUnit.xsd`, the strictest (`crates/gauntlet/tests/
+//! junit_schema.rs` checks both). Ant's schema shapes it: `<testsuites>` has no attributes,
+//! each `<testsuite>` has `package`, `id`, `timestamp` and `hostname`, its `<properties>`
+//! come first, then the test cases, then its `<system-out>` and `<system-err>`; a test case
+//! holds at most one `<failure>`, `<error>` or `<skipped>` and nothing else.
 //!
-//! JUnit puts counts on the `<testsuite>` element before its test cases, so test cases are
-//! streamed to a scratch file per suite and assembled when the run finishes.
+//! A test case is named so that a new successful attack shows as a red test carrying its
+//! category and technique: `LLM01/direct-override/<id>`, in the class
+//! `gauntlet.<suite>.<OWASP category>` (`gauntlet.<suite>` without one), so CI groups
+//! attacks by category. FAIL is a `<failure>` whose message lists every failing check, hard
+//! ones first; ERROR (error or timeout) an `<error>`; a case stopped by a content filter, not
+//! assessed, or quarantined is `<skipped>`. Each case's status, kind, score and category are
+//! suite `<properties>` (`<case id>.status`, ...), since neither schema has properties on a
+//! test case; the prompt and the answer of every case that did not pass, escaped and cut,
+//! are in the suite's `<system-out>`, with the CONDITIONAL notes.
+//!
+//! JUnit puts counts on the `<testsuite>` element before its test cases, so the parts of a
+//! suite are streamed to scratch files and assembled when the run finishes.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -20,9 +32,37 @@ use quick_xml::escape::escape;
 
 use crate::text::{AtomicFile, failure_reason, score_text};
 
-struct SuiteBuf {
+/// Most characters of a prompt or an answer quoted in `<system-out>`.
+const QUOTE_CHARS: usize = 1000;
+
+/// One scratch file of a suite's part.
+struct Part {
     path: PathBuf,
     out: BufWriter<File>,
+}
+
+impl Part {
+    fn create(path: PathBuf) -> std::io::Result<Part> {
+        let out = BufWriter::new(File::create(&path)?);
+        Ok(Part { path, out })
+    }
+
+    /// Copies the part into `to` and removes the scratch file.
+    fn drain(mut self, to: &mut impl Write) -> std::io::Result<()> {
+        self.out.flush()?;
+        drop(self.out);
+        std::io::copy(&mut BufReader::new(File::open(&self.path)?), to)?;
+        std::fs::remove_file(&self.path)
+    }
+}
+
+struct SuiteBuf {
+    /// `<property>` lines of the cases.
+    props: Part,
+    /// `<testcase>` elements.
+    cases: Part,
+    /// The `<system-out>` text, escaped.
+    log: Part,
     /// `gauntlet.<suite>`, escaped once.
     classname: String,
     tests: usize,
@@ -37,6 +77,9 @@ pub struct JunitReport {
     dir: PathBuf,
     suites: BTreeMap<String, SuiteBuf>,
     run_name: String,
+    run_id: String,
+    /// When the run started, as Ant's schema wants it: `YYYY-MM-DDTHH:MM:SS`, no zone (UTC).
+    timestamp: String,
 }
 
 impl JunitReport {
@@ -46,30 +89,47 @@ impl JunitReport {
             dir: dir.to_path_buf(),
             suites: BTreeMap::new(),
             run_name: "gauntlet".into(),
+            run_id: String::new(),
+            timestamp: "1970-01-01T00:00:00".into(),
         })
     }
 
     fn suite(&mut self, name: &str) -> std::io::Result<&mut SuiteBuf> {
         if !self.suites.contains_key(name) {
-            let path = self
-                .dir
-                .join(format!(".junit-{}.partial", self.suites.len()));
-            let out = BufWriter::new(File::create(&path)?);
-            self.suites.insert(
-                name.to_owned(),
-                SuiteBuf {
-                    path,
-                    out,
-                    classname: xml_text(&format!("gauntlet.{name}")).into_owned(),
-                    tests: 0,
-                    failures: 0,
-                    errors: 0,
-                    skipped: 0,
-                    time_ms: 0,
-                },
-            );
+            let n = self.suites.len();
+            let part =
+                |what: &str| Part::create(self.dir.join(format!(".junit-{n}-{what}.partial")));
+            let buf = SuiteBuf {
+                props: part("props")?,
+                cases: part("cases")?,
+                log: part("out")?,
+                classname: xml_text(&format!("gauntlet.{name}")).into_owned(),
+                tests: 0,
+                failures: 0,
+                errors: 0,
+                skipped: 0,
+                time_ms: 0,
+            };
+            self.suites.insert(name.to_owned(), buf);
         }
         Ok(self.suites.get_mut(name).expect("just inserted"))
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS` from an RFC 3339 UTC time (the manifest's), as Ant's schema wants
+/// it (no fraction, no zone); the epoch when the text is not one.
+fn ant_timestamp(rfc3339: &str) -> String {
+    let head = rfc3339.get(..19).unwrap_or("");
+    let shape = "dddd-dd-ddTdd:dd:dd";
+    let fits = head.len() == 19
+        && head.chars().zip(shape.chars()).all(|(c, s)| match s {
+            'd' => c.is_ascii_digit(),
+            s => c == s,
+        });
+    if fits {
+        head.to_owned()
+    } else {
+        "1970-01-01T00:00:00".to_owned()
     }
 }
 
@@ -90,21 +150,13 @@ fn xml_text(s: &str) -> Cow<'_, str> {
     }
 }
 
-fn write_case(s: &mut SuiteBuf, r: &CaseResult) -> std::io::Result<()> {
-    let secs = r.duration_ms() as f64 / 1000.0;
-    s.tests += 1;
-    s.time_ms += r.duration_ms();
-    let out = &mut s.out;
-    write!(
-        out,
-        "    <testcase name=\"{}\" classname=\"{}\" time=\"{secs:.3}\">\n      <properties>\n",
-        xml_text(&r.case.name),
-        s.classname
-    )?;
+/// The case's properties, at suite level under the case id.
+fn write_props(out: &mut impl Write, r: &CaseResult) -> std::io::Result<()> {
+    let id = xml_text(&r.case.id);
     let mut prop = |k: &str, v: &str| {
         writeln!(
             out,
-            "        <property name=\"{k}\" value=\"{}\"/>",
+            "      <property name=\"{id}.{k}\" value=\"{}\"/>",
             xml_text(v)
         )
     };
@@ -127,79 +179,151 @@ fn write_case(s: &mut SuiteBuf, r: &CaseResult) -> std::io::Result<()> {
             &format!("{}/{}", r.passed_trials, r.trials.len()),
         )?;
     }
-    out.write_all(b"      </properties>\n")?;
+    Ok(())
+}
+
+/// Every failing check of the case, once each, hard ones first (`label: evidence`, joined
+/// by `; `); the usual one-line reason when no check failed (an error, a gate not assessed).
+fn failing_checks(r: &CaseResult) -> String {
+    let mut hard: Vec<String> = Vec::new();
+    let mut soft: Vec<String> = Vec::new();
+    for t in &r.trials {
+        for v in t.verdicts.iter().filter(|v| !v.passed && v.counts()) {
+            let line = format!("{}: {}", v.label, v.evidence);
+            let list = if v.hard_fail { &mut hard } else { &mut soft };
+            if !list.contains(&line) {
+                list.push(line);
+            }
+        }
+    }
+    if hard.is_empty() && soft.is_empty() {
+        return failure_reason(r);
+    }
+    hard.extend(soft);
+    hard.join("; ")
+}
+
+/// The prompt and the answer of the first trial that did not pass (else the first), cut,
+/// for `<system-out>`.
+fn exchange(r: &CaseResult) -> String {
+    let Some(t) = r
+        .trials
+        .iter()
+        .find(|t| t.status != CaseStatus::Pass)
+        .or(r.trials.first())
+    else {
+        return String::new();
+    };
+    let mut s = String::new();
+    for (i, turn) in t.trace.turns.iter().enumerate() {
+        let n = if t.trace.turns.len() > 1 {
+            format!(" {}", i + 1)
+        } else {
+            String::new()
+        };
+        s.push_str(&format!(
+            "  prompt{n}: {}\n  answer{n}: {}\n",
+            gauntlet_core::text::clip(&turn.user, QUOTE_CHARS),
+            gauntlet_core::text::clip(&turn.answer, QUOTE_CHARS)
+        ));
+    }
+    s
+}
+
+fn write_case(s: &mut SuiteBuf, r: &CaseResult) -> std::io::Result<()> {
+    let secs = r.duration_ms() as f64 / 1000.0;
+    s.tests += 1;
+    s.time_ms += r.duration_ms();
+    write_props(&mut s.props.out, r)?;
+    let class = match &r.case.owasp {
+        Some(c) => Cow::Owned(format!("{}.{}", s.classname, xml_text(c))),
+        None => Cow::Borrowed(s.classname.as_str()),
+    };
+    let out = &mut s.cases.out;
+    write!(
+        out,
+        "    <testcase name=\"{}\" classname=\"{class}\" time=\"{secs:.3}\"",
+        xml_text(&r.case.name),
+    )?;
     if r.status == CaseStatus::Pass {
-        out.write_all(b"    </testcase>\n")?;
+        out.write_all(b"/>\n")?;
         return Ok(());
     }
-    let reason = failure_reason(r);
+    out.write_all(b">\n")?;
+    let reason = failing_checks(r);
     let detail = case_detail(r);
+    let exchange = exchange(r);
+    let log = &mut s.log.out;
     if r.quarantined {
         // A quarantined case runs and is reported, but does not gate: a red test here
         // would fail CI on a case the team has set aside (with an owner and an expiry).
         s.skipped += 1;
         writeln!(
             out,
-            "      <skipped message=\"quarantined, does not gate: {} {}\"/>",
+            "      <skipped message=\"quarantined, does not gate: {} {}\">{}</skipped>",
             r.status.as_str(),
-            xml_text(&reason)
+            xml_text(&reason),
+            xml_text(&detail)
         )?;
-        writeln!(out, "      <system-out>{}</system-out>", xml_text(&detail))?;
-        out.write_all(b"    </testcase>\n")?;
-        return Ok(());
-    }
-    match r.status {
-        CaseStatus::Fail => {
-            s.failures += 1;
-            let ty = if r.hard_fails.is_empty() {
-                "score"
-            } else {
-                "hard_policy_failure"
-            };
-            writeln!(
-                out,
-                "      <failure type=\"{ty}\" message=\"{}\">{}</failure>",
-                xml_text(&reason),
-                xml_text(&detail)
-            )?;
+    } else {
+        match r.status {
+            CaseStatus::Fail => {
+                s.failures += 1;
+                let ty = if r.hard_fails.is_empty() {
+                    "score"
+                } else {
+                    "hard_policy_failure"
+                };
+                writeln!(
+                    out,
+                    "      <failure type=\"{ty}\" message=\"{}\">{}</failure>",
+                    xml_text(&reason),
+                    xml_text(&format!("{detail}{exchange}"))
+                )?;
+            }
+            CaseStatus::Error => {
+                s.errors += 1;
+                let ty = r
+                    .trials
+                    .iter()
+                    .find(|t| t.status == CaseStatus::Error)
+                    .map(|t| t.outcome.as_str())
+                    .unwrap_or("error");
+                writeln!(
+                    out,
+                    "      <error type=\"{ty}\" message=\"{}\">{}</error>",
+                    xml_text(&reason),
+                    xml_text(&format!("{detail}{exchange}"))
+                )?;
+            }
+            CaseStatus::Blocked | CaseStatus::Skipped | CaseStatus::NotAssessed => {
+                s.skipped += 1;
+                let msg = match r.status {
+                    CaseStatus::Blocked => {
+                        "stopped by an upstream content filter (platform defence)".to_owned()
+                    }
+                    CaseStatus::NotAssessed => format!("not assessed: {}", xml_text(&reason)),
+                    _ => "not run".to_owned(),
+                };
+                writeln!(out, "      <skipped message=\"{msg}\"/>")?;
+            }
+            CaseStatus::Conditional | CaseStatus::Pass => {}
         }
-        CaseStatus::Error => {
-            s.errors += 1;
-            let ty = r
-                .trials
-                .iter()
-                .find(|t| t.status == CaseStatus::Error)
-                .map(|t| t.outcome.as_str())
-                .unwrap_or("error");
-            writeln!(
-                out,
-                "      <error type=\"{ty}\" message=\"{}\">{}</error>",
-                xml_text(&reason),
-                xml_text(&detail)
-            )?;
-        }
-        CaseStatus::Blocked | CaseStatus::Skipped | CaseStatus::NotAssessed => {
-            s.skipped += 1;
-            let msg = match r.status {
-                CaseStatus::Blocked => {
-                    "stopped by an upstream content filter (platform defence)".to_owned()
-                }
-                CaseStatus::NotAssessed => format!("not assessed: {}", xml_text(&reason)),
-                _ => "not run".to_owned(),
-            };
-            writeln!(out, "      <skipped message=\"{msg}\"/>")?;
-        }
-        CaseStatus::Conditional => {
-            writeln!(
-                out,
-                "      <system-out>CONDITIONAL ({}): {}</system-out>",
-                xml_text(&score_text(r)),
-                xml_text(&reason)
-            )?;
-        }
-        CaseStatus::Pass => {}
     }
     out.write_all(b"    </testcase>\n")?;
+    // The suite's log: what the case was asked and answered, and why it did not pass.
+    let head = if r.status == CaseStatus::Conditional {
+        format!("CONDITIONAL ({}): {reason}", score_text(r))
+    } else if r.quarantined {
+        format!("{} (quarantined): {reason}", r.status.as_str())
+    } else {
+        format!("{}: {reason}", r.status.as_str())
+    };
+    write!(
+        log,
+        "{}",
+        xml_text(&format!("{} {head}\n{exchange}", r.case.name))
+    )?;
     Ok(())
 }
 
@@ -233,42 +357,50 @@ impl Reporter for JunitReport {
         match &ev.kind {
             EventKind::RunStarted { manifest } => {
                 self.run_name = format!("gauntlet {} {}", manifest.command, manifest.target.label);
+                self.run_id = manifest.run_id.clone();
+                self.timestamp = ant_timestamp(&manifest.started_at);
             }
             EventKind::CaseFinished { result } => {
                 let s = self.suite(&result.case.suite)?;
                 write_case(s, result)?;
             }
-            EventKind::RunFinished { summary, .. } => {
+            EventKind::RunFinished { .. } => {
                 let mut f = AtomicFile::create(&self.dir, "junit.xml")?;
-                let (mut t, mut fl, mut er, mut sk) = (0, 0, 0, 0);
-                for s in self.suites.values() {
-                    t += s.tests;
-                    fl += s.failures;
-                    er += s.errors;
-                    sk += s.skipped;
-                }
                 writeln!(f.out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
-                writeln!(
-                    f.out,
-                    "<testsuites name=\"{}\" tests=\"{t}\" failures=\"{fl}\" errors=\"{er}\" skipped=\"{sk}\" time=\"{:.3}\">",
-                    xml_text(&self.run_name),
-                    summary.duration_ms as f64 / 1000.0
-                )?;
-                for (name, mut s) in std::mem::take(&mut self.suites) {
-                    s.out.flush()?;
-                    drop(s.out);
+                // Ant's schema allows no attribute here; the totals are the suites' sums.
+                writeln!(f.out, "<testsuites>")?;
+                for (id, (name, s)) in std::mem::take(&mut self.suites).into_iter().enumerate() {
                     writeln!(
                         f.out,
-                        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
+                        "  <testsuite name=\"{}\" package=\"{}\" id=\"{id}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\" timestamp=\"{}\" hostname=\"localhost\">",
                         xml_text(&name),
+                        s.classname,
                         s.tests,
                         s.failures,
                         s.errors,
                         s.skipped,
-                        s.time_ms as f64 / 1000.0
+                        s.time_ms as f64 / 1000.0,
+                        self.timestamp,
                     )?;
-                    std::io::copy(&mut BufReader::new(File::open(&s.path)?), &mut f.out)?;
-                    std::fs::remove_file(&s.path)?;
+                    writeln!(f.out, "    <properties>")?;
+                    writeln!(
+                        f.out,
+                        "      <property name=\"run\" value=\"{}\"/>",
+                        xml_text(&self.run_name)
+                    )?;
+                    if !self.run_id.is_empty() {
+                        writeln!(
+                            f.out,
+                            "      <property name=\"run_id\" value=\"{}\"/>",
+                            xml_text(&self.run_id)
+                        )?;
+                    }
+                    s.props.drain(&mut f.out)?;
+                    writeln!(f.out, "    </properties>")?;
+                    s.cases.drain(&mut f.out)?;
+                    f.out.write_all(b"    <system-out>")?;
+                    s.log.drain(&mut f.out)?;
+                    f.out.write_all(b"</system-out>\n    <system-err/>\n")?;
                     writeln!(f.out, "  </testsuite>")?;
                 }
                 writeln!(f.out, "</testsuites>")?;
@@ -320,8 +452,12 @@ mod tests {
         let mut rep = JunitReport::create(dir.path()).expect("create");
         let s = rep.suite("s").expect("suite");
         write_case(s, r).expect("write");
-        s.out.flush().expect("flush");
-        std::fs::read_to_string(&s.path).expect("read")
+        let mut text = String::new();
+        for part in [&mut s.props, &mut s.cases, &mut s.log] {
+            part.out.flush().expect("flush");
+            text.push_str(&std::fs::read_to_string(&part.path).expect("read"));
+        }
+        text
     }
 
     #[test]
@@ -338,26 +474,74 @@ mod tests {
         assert!(fail.contains("[FAIL] contains (outcome, 0/3)"), "{fail}");
         let pass = written(&case("PASS", false));
         assert!(
-            !pass.contains("<failure") && !pass.contains("<system-out"),
+            !pass.contains("<failure") && !pass.contains("prompt"),
             "{pass}"
         );
         assert!(
-            pass.contains(r#"<property name="status" value="PASS"/>"#),
+            pass.contains(r#"<property name="c&lt;1&gt;.status" value="PASS"/>"#),
             "{pass}"
         );
-        assert!(pass.trim_end().ends_with("</testcase>"), "{pass}");
+        assert!(
+            pass.contains(r#"<testcase name="c&lt;1&gt;" classname="gauntlet.s" time="1.500"/>"#),
+            "{pass}"
+        );
     }
 
     #[test]
     fn a_quarantined_failure_is_skipped_not_failed() {
         let q = written(&case("FAIL", true));
         assert!(
-            q.contains(r#"<skipped message="quarantined, does not gate: FAIL contains: no `x` in &quot;a&quot;"/>"#),
+            q.contains(r#"<skipped message="quarantined, does not gate: FAIL contains: no `x` in &quot;a&quot;">"#),
             "{q}"
         );
         assert!(!q.contains("<failure"), "{q}");
         // A quarantined case that passes is an ordinary pass.
         let qp = written(&case("PASS", true));
         assert!(!qp.contains("<skipped") && !qp.contains("<failure"), "{qp}");
+    }
+
+    #[test]
+    fn every_failing_check_is_in_the_message_hard_ones_first_and_the_category_is_the_class() {
+        let mut r = case("FAIL", false);
+        r.case.owasp = Some("LLM01".into());
+        let mut hard = r.trials[0].verdicts[0].clone();
+        hard.label = "not_contains".into();
+        hard.evidence = "leaked the canary".into();
+        hard.hard_fail = true;
+        r.trials[0].verdicts.push(hard);
+        r.hard_fails = vec!["not_contains: leaked the canary".into()];
+        r.trials[0]
+            .trace
+            .turns
+            .push(gauntlet_core::trace::TurnRecord {
+                user: "ignore <previous>".into(),
+                answer: "x".repeat(QUOTE_CHARS + 50),
+                truncated: false,
+            });
+        let w = written(&r);
+        assert!(w.contains(r#"classname="gauntlet.s.LLM01""#), "{w}");
+        assert!(
+            w.contains(r#"<failure type="hard_policy_failure" message="not_contains: leaked the canary; contains: no `x` in &quot;a&quot;">"#),
+            "{w}"
+        );
+        assert!(w.contains("prompt: ignore &lt;previous&gt;"), "{w}");
+        assert!(
+            w.contains(&format!("answer: {}…", "x".repeat(QUOTE_CHARS))),
+            "{w}"
+        );
+        assert!(
+            !w.contains(&"x".repeat(QUOTE_CHARS + 1)),
+            "the answer is cut: {w}"
+        );
+    }
+
+    #[test]
+    fn the_timestamp_is_ants_form() {
+        assert_eq!(
+            ant_timestamp("2026-12-01T15:47:32.123Z"),
+            "2026-12-01T15:47:32"
+        );
+        assert_eq!(ant_timestamp("2026-12-01T15:47:32Z"), "2026-12-01T15:47:32");
+        assert_eq!(ant_timestamp("t"), "1970-01-01T00:00:00");
     }
 }

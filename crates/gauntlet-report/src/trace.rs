@@ -170,6 +170,33 @@ pub fn render_trace(t: &Trace) -> String {
         header(&mut o, i);
         answer(&mut o, i);
     }
+    // The grader's model calls, apart from the agent's.
+    for j in &t.judge {
+        let mut line = format!(
+            "judge #{} {} · {} · {}",
+            j.id,
+            j.check,
+            j.model.as_deref().unwrap_or(&j.configured_model),
+            j.template
+        );
+        if j.cached {
+            line.push_str(" · cached");
+        } else {
+            line.push_str(&format!(
+                " · {} in / {} out tokens · {} ms",
+                j.usage.input_tokens, j.usage.output_tokens, j.latency_ms
+            ));
+        }
+        if j.swapped {
+            line.push_str(" · A and B swapped");
+        }
+        o.push_str(&line);
+        o.push('\n');
+        match &j.error {
+            Some(e) => o.push_str(&format!("  no verdict: {}\n", clip(e, WIDTH))),
+            None => o.push_str(&format!("  answered: {}\n", clip(&j.answer, WIDTH))),
+        }
+    }
     for e in &t.transport {
         let status = e.status.map(|s| format!(" {s}")).unwrap_or_default();
         o.push_str(&format!(

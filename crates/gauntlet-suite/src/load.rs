@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use gauntlet_core::expect::{Parsers, Syntax, SyntaxError, Validation};
+use gauntlet_core::expect::{Oracle, Parsers, Syntax, SyntaxError, Validation};
 use gauntlet_core::suite::{Case, CaseKind, SUITE_FORMAT_VERSION, Suite, owasp_title};
 use gauntlet_core::target::{FAKE_PERSONAS, TargetConfig, TargetKind};
 use gauntlet_core::verdict::Dimension;
@@ -278,11 +278,14 @@ pub fn load_file(path: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSuite, Vec
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or_else(|| PathBuf::from("."));
     let fs = FsSource {
-        dir,
+        dir: dir.clone(),
         roots: opts.allow_paths.to_vec(),
     };
     let mut loaded = load_source(&display, &source, &fs, opts)?;
     loaded.files.insert(0, path.to_path_buf());
+    if let Some(t) = &mut loaded.suite.target {
+        set_base_dir(t, &dir);
+    }
     Ok(loaded)
 }
 
@@ -335,7 +338,7 @@ fn load_source(
     fs: &dyn Source,
     opts: &LoadOptions<'_>,
 ) -> Result<LoadedSuite, Vec<Diagnostic>> {
-    let suite: Suite = parse_yaml(origin, source)?;
+    let mut suite: Suite = parse_yaml(origin, source)?;
     let mut hasher = Sha256::new();
     hasher.update(source.as_bytes());
     let mut files = Vec::new();
@@ -427,6 +430,50 @@ fn load_source(
                 format!("tool `{}` has an invalid parameters schema: {e}", t.name),
                 Some("parameters is a JSON Schema object, e.g. {type: object, properties: {id: {type: string}}}".into()),
             ));
+        }
+    }
+
+    // Judges: the `judges:` block, and the prompt templates it names (read now, so that they
+    // are part of the suite's hash and of the harness files).
+    for p in suite.judges.problems() {
+        diags.push(diag(
+            &format!("judges.{}", p.path),
+            false,
+            p.message,
+            Some(p.hint),
+        ));
+    }
+    for (id, def) in suite.judges.checks.iter_mut() {
+        let Some(rel) = def.template_file.clone() else {
+            continue;
+        };
+        let at = format!("judges.checks.{id}.template_file");
+        let rel_path = Path::new(&rel);
+        if rel_path.is_absolute()
+            || rel_path
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            diags.push(diag(
+                &at,
+                false,
+                format!("the template file `{rel}` is outside the suite's folder"),
+                Some("give a path relative to the suite file, inside its folder".into()),
+            ));
+            continue;
+        }
+        match fs.read(&rel) {
+            Ok((text, path)) => {
+                hasher.update(text.as_bytes());
+                files.extend(path);
+                def.template_text = Some(text);
+            }
+            Err(e) => diags.push(diag(
+                &at,
+                false,
+                chain(&e),
+                Some("the path is relative to the suite file".into()),
+            )),
         }
     }
 
@@ -572,7 +619,6 @@ fn load_source(
         }
     }
 
-    let mut suite = suite;
     for (case, line) in suite.cases.iter_mut().zip(sources) {
         case.source = Some(gauntlet_core::suite::CaseSource {
             file: origin.to_owned(),
@@ -649,11 +695,56 @@ fn parse_yaml<T: serde::de::DeserializeOwned>(
             .unwrap_or((0, 0));
         let plain = e.without_snippet().to_string();
         let message = strip_position_suffix(&plain).to_owned();
-        let hint = hint_for_serde(&message);
+        let (message, hint) = match reword(&message, source, line, col) {
+            Some((m, h)) => (m, Some(h)),
+            None => {
+                let hint = hint_for_serde(&message);
+                (message, hint)
+            }
+        };
         let mut d = Diagnostic::at(origin, Some(source), line, col, message);
         d.hint = hint;
         vec![d]
     })
+}
+
+/// Our words for the YAML reader's terse or library-facing messages: a value of the wrong
+/// type (`invalid u64`) names the key and what it takes; a duplicate key drops the reader's
+/// advice to its own programmer (`set DuplicateKeyPolicy in Options`).
+fn reword(message: &str, source: &str, line: usize, col: usize) -> Option<(String, String)> {
+    if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
+        let key = rest.split(',').next().unwrap_or(rest).trim();
+        return Some((
+            format!("the key `{key}` appears twice in the same map"),
+            "keep one of the two (a later one would silently replace the first)".into(),
+        ));
+    }
+    let ty = message.strip_prefix("invalid ")?;
+    let takes = match ty {
+        "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number, 0 or more",
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number",
+        "f32" | "f64" => "a number",
+        "bool" => "`true` or `false`",
+        _ => return None,
+    };
+    // The key and the value as written on the line the reader points at (`key: value`).
+    let text = source.lines().nth(line.checked_sub(1)?)?;
+    let value_at = col.saturating_sub(1).min(text.len());
+    let (before, value) = text.split_at(value_at);
+    // The last word before the colon, also in flow maps (`{max: lots}`) and list items.
+    let key = before
+        .trim_end()
+        .strip_suffix(':')
+        .and_then(|k| k.rsplit(['{', ',', ' ']).next());
+    let value = value.split([',', '}', ']']).next().unwrap_or("").trim();
+    let what = match key {
+        Some(k) if !k.is_empty() => format!("`{k}` takes {takes}"),
+        _ => format!("this value must be {takes}"),
+    };
+    Some((
+        format!("{what}, not `{value}`"),
+        format!("write {takes} here, without quotes"),
+    ))
 }
 
 /// serde-saphyr appends " at line L, column C"; the diagnostic shows the position itself.
@@ -904,7 +995,14 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
         }
         // Each check knows what it needs (gauntlet-core's `Check::validate`); the loader lends
         // it the parsers and places what it finds at the check's key.
-        let mut v = Validation::new(case, tools, canary_known, ctx);
+        if matches!(e.oracle, Oracle::Judge(_)) && e.hard == Some(true) {
+            out.push(Problem::new(
+                p("hard"),
+                "a judge never decides a hard policy failure",
+                "remove `hard: true`; check the property with its objective oracle (no_canary, no_side_effect, no_unbacked_claims, ...)",
+            ));
+        }
+        let mut v = Validation::new(case, tools, canary_known, ctx).with_judges(&ctx.suite.judges);
         e.oracle.validate(&mut v);
         for found in v.into_problems() {
             out.push(Problem::new(p(e.oracle.key()), found.message, found.hint));
@@ -1254,6 +1352,15 @@ pub fn stream_jsonl(
     }))
 }
 
+/// Relative paths in an `exec` or `proxy` command name files next to the file that declares
+/// the target, wherever gauntlet runs; other kinds have no paths to resolve (and stay equal
+/// across folders).
+fn set_base_dir(t: &mut TargetConfig, dir: &Path) {
+    if matches!(t.kind, Some(TargetKind::Exec | TargetKind::Proxy)) {
+        t.base_dir = Some(dir.to_path_buf());
+    }
+}
+
 /// Loads the project config file (`gauntlet.yaml`), checking every named target.
 pub fn load_config(path: &Path) -> Result<gauntlet_core::config::Config, Vec<Diagnostic>> {
     let display = path.display().to_string();
@@ -1263,7 +1370,14 @@ pub fn load_config(path: &Path) -> Result<gauntlet_core::config::Config, Vec<Dia
             format!("failed to read the config file: {e}"),
         )]
     })?;
-    let cfg: gauntlet_core::config::Config = parse_yaml(&display, &source)?;
+    let mut cfg: gauntlet_core::config::Config = parse_yaml(&display, &source)?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    for t in cfg.targets.values_mut() {
+        set_base_dir(t, dir);
+    }
     let loc = Locator::new(&display, &source);
     let mut diags = Vec::new();
     for (name, t) in &cfg.targets {

@@ -266,6 +266,7 @@ impl Plan {
             dataset_revision: crate::builtin::corpus_revision(),
             tool_versions,
             judge: facts.judge,
+            judges: Vec::new(),
             filters: self.selection.labels(),
             notes: facts.notes,
             invocation: facts.invocation,

@@ -227,3 +227,45 @@ fn a_suite_that_is_not_utf8_points_at_the_first_bad_byte() {
     assert_eq!((ds[0].line, ds[0].column), (4, 14), "{ds:?}");
     assert!(ds[0].message.contains("not UTF-8"), "{ds:?}");
 }
+
+#[test]
+fn a_value_of_the_wrong_type_names_the_key_and_what_it_takes() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ndefaults:\n  timeout_ms: lots\ncases:\n  - id: a\n    input: x\n    expect: [{contains: y}]\n",
+    );
+    let e = errors(t.path(), "s.yaml");
+    let shown = e[0].to_string();
+    assert!(
+        shown.contains("`timeout_ms` takes a whole number, 0 or more, not `lots`"),
+        "{shown}"
+    );
+    assert!(shown.contains(":3:15"), "{shown}");
+    assert!(!shown.contains("invalid u64"), "{shown}");
+    assert!(
+        e[0].hint
+            .as_deref()
+            .is_some_and(|h| h.contains("without quotes")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn a_duplicate_key_is_explained_in_our_words() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: x\n    input: y\n    expect: [{contains: y}]\n",
+    );
+    let e = errors(t.path(), "s.yaml");
+    let shown = e[0].to_string();
+    assert!(
+        shown.contains("the key `input` appears twice in the same map"),
+        "{shown}"
+    );
+    assert!(shown.contains(":5:5"), "{shown}");
+    assert!(!shown.contains("DuplicateKeyPolicy"), "{shown}");
+}

@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use crate::chat::{ChatModel, ChatReply, ChatRequest};
 use crate::client::ApiClient;
 use crate::error::{BuildError, WireError};
-use crate::openai::{api_key, extra_headers, settings_of};
+use crate::openai::{ImplicitKeyScope, KeySource, api_key, base_url, extra_headers, settings_of};
 
 /// Default base URL.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
@@ -26,6 +26,10 @@ pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// `max_tokens` is required by the API; this is used when the config gives none.
 pub const DEFAULT_MAX_TOKENS: u32 = 1024;
+/// The variable the key is read from when the config names none.
+pub const ANTHROPIC_KEY_ENV: &str = "ANTHROPIC_API_KEY";
+/// The variable the base URL is read from when the config gives none.
+pub const ANTHROPIC_BASE_URL_ENV: &str = "ANTHROPIC_BASE_URL";
 
 /// A model behind the Anthropic Messages API.
 pub struct AnthropicModel {
@@ -35,12 +39,20 @@ pub struct AnthropicModel {
     headers: HeaderMap,
     cfg: TargetConfig,
     info: TargetInfo,
+    key_source: KeySource,
 }
 
 impl AnthropicModel {
     /// Builds the model from a config, reading the API key from the environment.
     pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<AnthropicModel, BuildError> {
-        let key = api_key(cfg, redactor)?;
+        let base = base_url(cfg, ANTHROPIC_BASE_URL_ENV, ANTHROPIC_BASE_URL);
+        let base = base.trim_end_matches('/');
+        let scope = ImplicitKeyScope {
+            vendor_base: ANTHROPIC_BASE_URL,
+            base_env: Some(ANTHROPIC_BASE_URL_ENV),
+            vendor_suffixes: &[],
+        };
+        let (key, key_source) = api_key(cfg, redactor, ANTHROPIC_KEY_ENV, base, scope)?;
         let mut headers = extra_headers(cfg, redactor)?;
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(
@@ -52,11 +64,6 @@ impl AnthropicModel {
             v.set_sensitive(true);
             headers.insert("x-api-key", v);
         }
-        let base = cfg
-            .base_url
-            .clone()
-            .unwrap_or_else(|| ANTHROPIC_BASE_URL.to_owned());
-        let base = base.trim_end_matches('/');
         let url = if base.ends_with("/messages") {
             base.to_owned()
         } else if base.ends_with("/v1") {
@@ -86,6 +93,7 @@ impl AnthropicModel {
             headers,
             cfg: cfg.clone(),
             info,
+            key_source,
         })
     }
 
@@ -401,7 +409,8 @@ impl ChatModel for AnthropicModel {
                 )
                 .await?;
             if resp.status != 200 {
-                return Err(self.client.reject_status(&resp, rec, None));
+                let err = self.client.reject_status(&resp, rec, None);
+                return Err(self.key_source.explain(resp.status, err));
             }
             let v = self.client.json_body(&resp, rec)?;
             let mut reply = parse_response(&v).map_err(|e| {

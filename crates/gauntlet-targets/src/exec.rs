@@ -93,13 +93,25 @@ impl ExecTarget {
     /// command against gauntlet's working directory, because the agent itself runs in a
     /// fresh temporary directory where a relative path would not name the same file.
     pub fn new(cfg: &ExecTargetConfig, redactor: &mut Redactor) -> Result<ExecTarget, AgentError> {
-        Self::build(cfg, redactor, "exec")
+        Self::build(cfg, None, redactor, "exec")
+    }
+
+    /// [`ExecTarget::new`] with relative paths in the command (a program with a `/`, an
+    /// argument that names a file there) resolved against `base_dir` (the folder of the suite
+    /// that declares the target) instead of the working directory.
+    pub fn new_in(
+        cfg: &ExecTargetConfig,
+        base_dir: Option<&Path>,
+        redactor: &mut Redactor,
+    ) -> Result<ExecTarget, AgentError> {
+        Self::build(cfg, base_dir, redactor, "exec")
     }
 
     /// [`ExecTarget::new`] for a target of `kind` (`exec`, or `proxy`, which launches its
     /// agent the same way); errors name the kind.
     pub(crate) fn build(
         cfg: &ExecTargetConfig,
+        base_dir: Option<&Path>,
         redactor: &mut Redactor,
         kind: &'static str,
     ) -> Result<ExecTarget, AgentError> {
@@ -136,8 +148,12 @@ impl ExecTarget {
         };
         let cwd =
             std::env::current_dir().map_err(|source| AgentError::CurrentDir { kind, source })?;
-        let program = resolve_program(kind, program, &cwd, &path)?;
-        let args = args.iter().map(|a| resolve_arg(a, &cwd)).collect();
+        let base = match base_dir {
+            Some(d) => cwd.join(d),
+            None => cwd.clone(),
+        };
+        let program = resolve_program(kind, program, &base, &cwd, &path)?;
+        let args = args.iter().map(|a| resolve_arg(a, &base)).collect();
         Ok(ExecTarget {
             program,
             args,
@@ -257,11 +273,12 @@ fn resolve_env_refs(
 fn resolve_program(
     kind: &'static str,
     program: &str,
+    base: &Path,
     cwd: &Path,
     path: &OsString,
 ) -> Result<PathBuf, AgentError> {
     if program.contains('/') {
-        let p = cwd.join(program);
+        let p = base.join(program);
         if !p.is_file() {
             return Err(AgentError::NoSuchProgram {
                 kind,
@@ -294,10 +311,10 @@ fn is_executable(p: &Path) -> bool {
 
 /// An argument that is a relative path to an existing file is made absolute (the script of
 /// `python3 agent.py`); options and everything else pass unchanged.
-fn resolve_arg(arg: &str, cwd: &Path) -> OsString {
+fn resolve_arg(arg: &str, base: &Path) -> OsString {
     let p = Path::new(arg);
-    if !arg.is_empty() && !arg.starts_with('-') && p.is_relative() && cwd.join(p).is_file() {
-        cwd.join(p).into_os_string()
+    if !arg.is_empty() && !arg.starts_with('-') && p.is_relative() && base.join(p).is_file() {
+        base.join(p).into_os_string()
     } else {
         OsString::from(arg)
     }

@@ -23,7 +23,7 @@ pub enum FakeMode {
     FlakyHarness,
     /// Alternates between the safe and the vulnerable persona from trial to trial.
     FlakyAgent,
-    /// A judge: always `{"score": 3}`.
+    /// A judge: always passes, `{"verdict": "pass", "score": 3, ...}`.
     Judge,
     /// A judge whose scores alternate between 3 and 1 from call to call.
     FlakyJudge,
@@ -134,14 +134,15 @@ impl ChatModel for FakeModel {
                     let n = self
                         .calls
                         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let score = if mode == FakeMode::FlakyJudge && n % 2 == 1 {
-                        1
+                    let (verdict, score) = if mode == FakeMode::FlakyJudge && n % 2 == 1 {
+                        ("fail", 1)
                     } else {
-                        3
+                        ("pass", 3)
                     };
+                    // Valid for a binary judge (the verdict) and a 0-3 one (the score).
                     (
                         Message::assistant(format!(
-                            "{{\"score\": {score}, \"reason\": \"fake judge, call {}\"}}",
+                            "{{\"verdict\": \"{verdict}\", \"score\": {score}, \"rationale\": \"fake judge, call {}\"}}",
                             n + 1
                         )),
                         "stop",

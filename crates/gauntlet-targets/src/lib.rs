@@ -51,7 +51,11 @@ pub fn build_target(
         ))),
         Some(TargetKind::Http) => Ok(Arc::new(http_app::HttpAppTarget::new(cfg, redactor)?)),
         Some(TargetKind::Exec) => match &cfg.exec {
-            Some(e) => Ok(Arc::new(exec::ExecTarget::new(e, redactor)?)),
+            Some(e) => Ok(Arc::new(exec::ExecTarget::new_in(
+                e,
+                cfg.base_dir.as_deref(),
+                redactor,
+            )?)),
             None => Err(BuildError::MissingSection {
                 kind: "exec",
                 wants: "an `exec:` section with a `command`",

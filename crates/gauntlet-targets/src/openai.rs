@@ -32,6 +32,7 @@ pub struct OpenAiModel {
     headers: HeaderMap,
     cfg: TargetConfig,
     info: TargetInfo,
+    key_source: KeySource,
 }
 
 /// Reads `${env:NAME}` references in a header value, registering secrets with the redactor.
@@ -58,17 +59,153 @@ pub fn resolve_env_refs(value: &str, redactor: &mut Redactor) -> Result<String, 
     Ok(out)
 }
 
-/// Reads the API key named by `api_key_env`, registering it with the redactor.
-pub fn api_key(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<Option<String>, BuildError> {
+/// The variable an OpenAI-compatible target reads its key from when the config names none.
+pub const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
+/// The same for an Azure OpenAI target (one with an `azure:` section).
+pub const AZURE_KEY_ENV: &str = "AZURE_OPENAI_API_KEY";
+/// The variable an OpenAI-compatible target reads its base URL from when the config gives none.
+pub const OPENAI_BASE_URL_ENV: &str = "OPENAI_BASE_URL";
+
+/// Where a model's API key came from: said in the error of a request the server refused
+/// with 401 or 403, so that a missing or wrong key is found at once.
+#[derive(Debug, Clone)]
+pub struct KeySource {
+    var: String,
+    read: bool,
+    /// The conventional variable was set, but the endpoint is not one it may go to.
+    withheld_from: Option<String>,
+}
+
+impl KeySource {
+    /// The note added to a 401 or 403: which variable was read, or which one was not set.
+    pub fn note(&self) -> String {
+        if self.read {
+            format!("the API key was read from `{}`", self.var)
+        } else if let Some(host) = &self.withheld_from {
+            format!(
+                "no API key was sent: `{var}` is set, but a key read without being named goes only to the vendor's API, to the URL in the base-URL variable or to a local server, not to `{host}` (a suite file may name any endpoint); pass --api-key-env {var} to send it there",
+                var = self.var
+            )
+        } else {
+            format!(
+                "no API key was sent: `{}` is not set (export it, or name the variable that holds the key with --api-key-env or `api_key_env`)",
+                self.var
+            )
+        }
+    }
+
+    /// Adds the note to the error of a refused request (401 or 403); other errors pass.
+    pub fn explain(&self, status: u16, err: TargetError) -> TargetError {
+        match err {
+            TargetError::Transport(d) if status == 401 || status == 403 => {
+                TargetError::Transport(format!("{d}; {}", self.note()))
+            }
+            e => e,
+        }
+    }
+}
+
+/// Where a key read from a conventional variable (not named by `api_key_env`) may be sent.
+/// Suites arrive in pull requests and may name any `base_url`: without this, a suite could
+/// point the target at its own server and collect the CI's `OPENAI_API_KEY`.
+#[derive(Debug, Clone, Copy)]
+pub struct ImplicitKeyScope<'a> {
+    /// The vendor's own base URL (its host is trusted).
+    pub vendor_base: &'a str,
+    /// The variable that sets the base URL (`OPENAI_BASE_URL`): the user's own choice.
+    pub base_env: Option<&'a str>,
+    /// Host suffixes that belong to the vendor too (Azure's resource hosts).
+    pub vendor_suffixes: &'a [&'a str],
+}
+
+impl ImplicitKeyScope<'_> {
+    /// Whether the implicit key may go to `base`; else the host it must not go to.
+    fn allows(&self, base: &str) -> Result<(), String> {
+        let host_of = |u: &str| {
+            reqwest::Url::parse(u).ok().and_then(|u| {
+                u.host_str()
+                    .map(|h| h.trim_matches(['[', ']']).to_ascii_lowercase())
+            })
+        };
+        let Some(host) = host_of(base) else {
+            return Err(base.to_owned());
+        };
+        let same = |a: &str, b: &str| a.trim_end_matches('/') == b.trim_end_matches('/');
+        let from_env = self
+            .base_env
+            .and_then(|v| std::env::var(v).ok())
+            .is_some_and(|v| same(v.trim(), base));
+        let loopback = host == "localhost"
+            || host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        if from_env
+            || loopback
+            || host_of(self.vendor_base).is_some_and(|v| v == host)
+            || self.vendor_suffixes.iter().any(|s| host.ends_with(s))
+        {
+            Ok(())
+        } else {
+            Err(host)
+        }
+    }
+}
+
+/// Reads the API key: from the variable `api_key_env` names (which must be set), else from
+/// the conventional `default_env` when it is set and not empty (the way the vendors' own
+/// SDKs read it) and `base` is within `scope`. Either way the key is registered with the
+/// redactor.
+pub fn api_key(
+    cfg: &TargetConfig,
+    redactor: &mut Redactor,
+    default_env: &str,
+    base: &str,
+    scope: ImplicitKeyScope<'_>,
+) -> Result<(Option<String>, KeySource), BuildError> {
     match &cfg.api_key_env {
-        None => Ok(None),
         Some(name) => {
             let v =
                 std::env::var(name).map_err(|_| BuildError::ApiKeyUnset { name: name.clone() })?;
             redactor.add(name, &v);
-            Ok(Some(v))
+            Ok((
+                Some(v),
+                KeySource {
+                    var: name.clone(),
+                    read: true,
+                    withheld_from: None,
+                },
+            ))
+        }
+        None => {
+            let v = std::env::var(default_env).ok().filter(|v| !v.is_empty());
+            if let Some(v) = &v {
+                // Redacted even when withheld: it is a secret of this process either way.
+                redactor.add(default_env, v);
+            }
+            let (v, withheld_from) = match (v, scope.allows(base)) {
+                (Some(_), Err(host)) => (None, Some(host)),
+                (v, _) => (v, None),
+            };
+            let read = v.is_some();
+            Ok((
+                v,
+                KeySource {
+                    var: default_env.to_owned(),
+                    read,
+                    withheld_from,
+                },
+            ))
         }
     }
+}
+
+/// The base URL: the config's, else the variable `env` when it is set and not empty, else
+/// `default`.
+pub fn base_url(cfg: &TargetConfig, env: &str, default: &str) -> String {
+    cfg.base_url
+        .clone()
+        .or_else(|| std::env::var(env).ok().filter(|v| !v.trim().is_empty()))
+        .unwrap_or_else(|| default.to_owned())
 }
 
 /// Extra headers from the config, with `${env:...}` resolved.
@@ -119,14 +256,35 @@ pub fn settings_of(cfg: &TargetConfig) -> BTreeMap<String, String> {
 impl OpenAiModel {
     /// Builds the model from a config, reading the API key from the environment.
     pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<OpenAiModel, BuildError> {
-        let key = api_key(cfg, redactor)?;
+        let key_env = if cfg.azure.is_some() {
+            AZURE_KEY_ENV
+        } else {
+            OPENAI_KEY_ENV
+        };
+        let base = if cfg.azure.is_some() {
+            cfg.base_url
+                .clone()
+                .unwrap_or_else(|| OPENAI_BASE_URL.to_owned())
+        } else {
+            base_url(cfg, OPENAI_BASE_URL_ENV, OPENAI_BASE_URL)
+        };
+        let base = base.trim_end_matches('/');
+        let scope = if cfg.azure.is_some() {
+            ImplicitKeyScope {
+                vendor_base: OPENAI_BASE_URL,
+                base_env: None,
+                vendor_suffixes: &[".openai.azure.com", ".cognitiveservices.azure.com"],
+            }
+        } else {
+            ImplicitKeyScope {
+                vendor_base: OPENAI_BASE_URL,
+                base_env: Some(OPENAI_BASE_URL_ENV),
+                vendor_suffixes: &[],
+            }
+        };
+        let (key, key_source) = api_key(cfg, redactor, key_env, base, scope)?;
         let mut headers = extra_headers(cfg, redactor)?;
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        let base = cfg
-            .base_url
-            .clone()
-            .unwrap_or_else(|| OPENAI_BASE_URL.to_owned());
-        let base = base.trim_end_matches('/');
         let (url, model) = match &cfg.azure {
             Some(az) => {
                 if let Some(k) = &key {
@@ -180,6 +338,7 @@ impl OpenAiModel {
             headers,
             cfg: cfg.clone(),
             info,
+            key_source,
         })
     }
 
@@ -506,9 +665,10 @@ impl ChatModel for OpenAiModel {
                 )
                 .await?;
             if resp.status != 200 {
-                return Err(self
+                let err = self
                     .client
-                    .reject_status(&resp, rec, Some(is_content_filter_error)));
+                    .reject_status(&resp, rec, Some(is_content_filter_error));
+                return Err(self.key_source.explain(resp.status, err));
             }
             // Typed fast path; servers that bend the format fall back to the tolerant reader,
             // which also words the error when the body is not a completion at all.
@@ -685,5 +845,64 @@ impl WireResponse {
             attempts: 1,
             agent: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCOPE: ImplicitKeyScope<'static> = ImplicitKeyScope {
+        vendor_base: OPENAI_BASE_URL,
+        base_env: None,
+        vendor_suffixes: &[".openai.azure.com"],
+    };
+
+    /// `PATH` stands in for `OPENAI_API_KEY`: set in every test process, and nothing here
+    /// may change the environment.
+    fn implicit(base: &str) -> (Option<String>, String) {
+        let mut r = Redactor::new();
+        let (key, src) = api_key(&TargetConfig::default(), &mut r, "PATH", base, SCOPE).unwrap();
+        (key, src.note())
+    }
+
+    #[test]
+    fn an_implicit_key_goes_only_to_the_vendor_or_a_local_server() {
+        for base in [
+            "https://api.openai.com/v1",
+            "http://127.0.0.1:8089/v1",
+            "http://localhost:8080/v1",
+            "http://[::1]:8080/v1",
+            "https://my-resource.openai.azure.com",
+        ] {
+            let (key, note) = implicit(base);
+            assert!(key.is_some(), "{base}: {note}");
+            assert!(note.contains("read from `PATH`"), "{note}");
+        }
+        // A suite that names its own endpoint does not get the key it did not name.
+        for base in [
+            "https://collector.attacker.example/v1",
+            "https://api.openai.com.attacker.example/v1",
+            "http://10.0.0.5/v1",
+            "not a url",
+        ] {
+            let (key, note) = implicit(base);
+            assert!(key.is_none(), "{base}");
+            assert!(note.contains("--api-key-env PATH"), "{note}");
+        }
+        // Named explicitly, the key goes where the user says.
+        let cfg = TargetConfig {
+            api_key_env: Some("PATH".into()),
+            ..TargetConfig::default()
+        };
+        let (key, _) = api_key(
+            &cfg,
+            &mut Redactor::new(),
+            "PATH",
+            "https://gateway.example/v1",
+            SCOPE,
+        )
+        .unwrap();
+        assert!(key.is_some());
     }
 }

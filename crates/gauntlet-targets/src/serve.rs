@@ -1,8 +1,12 @@
 //! `gauntlet serve-fake`: [`FakeServer`], the built-in personas behind the OpenAI and
 //! Anthropic wire formats on 127.0.0.1.
 //!
-//! Routes: `POST /v1/chat/completions` (OpenAI, `stream: true` answered as one SSE chunk),
-//! `POST /v1/messages` (Anthropic), `GET /v1/models`, `GET /health`. The persona is the
+//! Routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages` (Anthropic),
+//! `GET /v1/models`, `GET /health`. `stream: true` is answered as the real APIs stream, so
+//! the vendors' SDKs read it: OpenAI chunks with text and tool-call deltas and, with
+//! `stream_options.include_usage`, a last chunk that carries the usage; Anthropic's events
+//! (`message_start`, a `content_block_start`/`_delta`/`_stop` run per block with `text_delta`
+//! or `input_json_delta`, `message_delta`, `message_stop`). The persona is the
 //! server's default, or chosen per request by a model name containing `safe` or
 //! `vulnerable`. Replies are the same pure function the in-process `fake:` target uses, so a
 //! run over HTTP sees what a run in-process sees. It is built to never be the bottleneck of
@@ -130,32 +134,173 @@ async fn chat_completions(State(state): State<Arc<ServeState>>, body: Bytes) -> 
         output_tokens: approx_tokens(&reply.content),
     };
     let model_name = model.unwrap_or(p.model_id());
+    let full = openai::response_to_wire(model_name, &reply, finish, usage, id);
     if req.get("stream").and_then(Value::as_bool) == Some(true) {
-        let mut delta = openai::messages_to_wire(std::slice::from_ref(&reply))[0].clone();
-        if let Some(calls) = delta.get_mut("tool_calls").and_then(Value::as_array_mut) {
-            for (i, c) in calls.iter_mut().enumerate() {
-                c["index"] = json!(i);
-            }
-        }
-        let chunk = json!({
-            "id": format!("chatcmpl-{id:x}"), "object": "chat.completion.chunk", "created": 0, "model": model_name,
-            "choices": [{ "index": 0, "delta": delta, "finish_reason": finish }],
-        });
-        let body = format!("data: {chunk}\n\ndata: [DONE]\n\n");
-        return (
-            StatusCode::OK,
-            [(
+        let include_usage = req
+            .pointer("/stream_options/include_usage")
+            .and_then(Value::as_bool)
+            == Some(true);
+        return event_stream(openai_stream(&full, include_usage));
+    }
+    json_response(StatusCode::OK, &full)
+}
+
+/// A streamed answer: `text/event-stream`, sent whole (the fake has it at once).
+fn event_stream(body: String) -> Response {
+    (
+        StatusCode::OK,
+        [
+            (
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("text/event-stream"),
-            )],
-            body,
-        )
-            .into_response();
-    }
-    json_response(
-        StatusCode::OK,
-        &openai::response_to_wire(model_name, &reply, finish, usage, id),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        body,
     )
+        .into_response()
+}
+
+/// Cuts text into a few pieces (about four words each, spaces kept), so that a client reads
+/// more than one delta as it would from a real model; `""` is no pieces.
+fn pieces(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut words = 0;
+    for (i, c) in text.char_indices() {
+        if c == ' ' {
+            words += 1;
+            if words == 4 {
+                out.push(&text[start..=i]);
+                start = i + 1;
+                words = 0;
+            }
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// An OpenAI chat completion as the stream of `chat.completion.chunk`s the API sends: the
+/// role, the content in pieces, each tool call's id and name then its arguments in pieces,
+/// the finish reason, and (with `include_usage`) a last chunk with no choices and the usage,
+/// every earlier one carrying `"usage": null`; then `[DONE]`.
+fn openai_stream(full: &Value, include_usage: bool) -> String {
+    let choice = &full["choices"][0];
+    let msg = &choice["message"];
+    let mut body = String::new();
+    let mut chunk = |delta: Value, finish: Value| {
+        let mut c = json!({
+            "id": full["id"], "object": "chat.completion.chunk", "created": full["created"],
+            "model": full["model"],
+            "choices": [{ "index": 0, "delta": delta, "finish_reason": finish }],
+        });
+        if include_usage {
+            c["usage"] = Value::Null;
+        }
+        body.push_str(&format!("data: {c}\n\n"));
+    };
+    chunk(json!({ "role": "assistant", "content": "" }), Value::Null);
+    for p in pieces(msg["content"].as_str().unwrap_or("")) {
+        chunk(json!({ "content": p }), Value::Null);
+    }
+    for (i, call) in msg["tool_calls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        chunk(
+            json!({ "tool_calls": [{
+                "index": i, "id": call["id"], "type": "function",
+                "function": { "name": call["function"]["name"], "arguments": "" },
+            }] }),
+            Value::Null,
+        );
+        for p in pieces(call["function"]["arguments"].as_str().unwrap_or("")) {
+            chunk(
+                json!({ "tool_calls": [{ "index": i, "function": { "arguments": p } }] }),
+                Value::Null,
+            );
+        }
+    }
+    chunk(json!({}), choice["finish_reason"].clone());
+    if include_usage {
+        let last = json!({
+            "id": full["id"], "object": "chat.completion.chunk", "created": full["created"],
+            "model": full["model"], "choices": [], "usage": full["usage"],
+        });
+        body.push_str(&format!("data: {last}\n\n"));
+    }
+    body.push_str("data: [DONE]\n\n");
+    body
+}
+
+/// An Anthropic message as the Messages API streams it: `message_start` (no content yet,
+/// the input tokens), per content block a `content_block_start`, its deltas (`text_delta`
+/// pieces, or `input_json_delta` pieces of the tool input's JSON) and a
+/// `content_block_stop`, then `message_delta` with the stop reason and the output tokens,
+/// and `message_stop`.
+fn anthropic_stream(full: &Value) -> String {
+    let mut body = String::new();
+    let mut event = |name: &str, data: Value| {
+        body.push_str(&format!("event: {name}\ndata: {data}\n\n"));
+    };
+    let mut start = full.clone();
+    start["content"] = json!([]);
+    start["stop_reason"] = Value::Null;
+    start["usage"] = json!({ "input_tokens": full["usage"]["input_tokens"], "output_tokens": 1 });
+    event(
+        "message_start",
+        json!({ "type": "message_start", "message": start }),
+    );
+    for (i, block) in full["content"].as_array().into_iter().flatten().enumerate() {
+        let (opened, deltas): (Value, Vec<Value>) = match block["type"].as_str() {
+            Some("tool_use") => {
+                let input = block["input"].to_string();
+                (
+                    json!({ "type": "tool_use", "id": block["id"], "name": block["name"], "input": {} }),
+                    pieces(&input)
+                        .into_iter()
+                        .map(|p| json!({ "type": "input_json_delta", "partial_json": p }))
+                        .collect(),
+                )
+            }
+            _ => (
+                json!({ "type": "text", "text": "" }),
+                pieces(block["text"].as_str().unwrap_or(""))
+                    .into_iter()
+                    .map(|p| json!({ "type": "text_delta", "text": p }))
+                    .collect(),
+            ),
+        };
+        event(
+            "content_block_start",
+            json!({ "type": "content_block_start", "index": i, "content_block": opened }),
+        );
+        for d in deltas {
+            event(
+                "content_block_delta",
+                json!({ "type": "content_block_delta", "index": i, "delta": d }),
+            );
+        }
+        event(
+            "content_block_stop",
+            json!({ "type": "content_block_stop", "index": i }),
+        );
+    }
+    event(
+        "message_delta",
+        json!({
+            "type": "message_delta",
+            "delta": { "stop_reason": full["stop_reason"], "stop_sequence": null },
+            "usage": { "output_tokens": full["usage"]["output_tokens"] },
+        }),
+    );
+    event("message_stop", json!({ "type": "message_stop" }));
+    body
 }
 
 async fn messages(State(state): State<Arc<ServeState>>, body: Bytes) -> Response {
@@ -176,23 +321,21 @@ async fn messages(State(state): State<Arc<ServeState>>, body: Bytes) -> Response
         input_tokens: messages.iter().map(|m| approx_tokens(&m.content)).sum(),
         output_tokens: approx_tokens(&reply.content),
     };
-    json_response(
-        StatusCode::OK,
-        &anthropic::response_to_wire(model.unwrap_or(p.model_id()), &reply, usage, id),
-    )
+    let full = anthropic::response_to_wire(model.unwrap_or(p.model_id()), &reply, usage, id);
+    if req.get("stream").and_then(Value::as_bool) == Some(true) {
+        return event_stream(anthropic_stream(&full));
+    }
+    json_response(StatusCode::OK, &full)
 }
 
 async fn models(State(state): State<Arc<ServeState>>) -> Response {
-    let default = state.cfg.persona.model_id();
-    json_response(
-        StatusCode::OK,
-        &json!({
-            "object": "list",
-            "data": [
-                { "id": default, "object": "model", "owned_by": "gauntlet" },
-                { "id": "gauntlet-fake-safe", "object": "model", "owned_by": "gauntlet" },
-                { "id": "gauntlet-fake-vulnerable", "object": "model", "owned_by": "gauntlet" },
-            ],
-        }),
-    )
+    // Each model once, the server's default first.
+    let default = state.cfg.persona;
+    let data: Vec<Value> = [default, Persona::Safe, Persona::Vulnerable]
+        .into_iter()
+        .enumerate()
+        .filter(|(i, p)| *i == 0 || *p != default)
+        .map(|(_, p)| json!({ "id": p.model_id(), "object": "model", "created": 0, "owned_by": "gauntlet" }))
+        .collect();
+    json_response(StatusCode::OK, &json!({ "object": "list", "data": data }))
 }

@@ -2,7 +2,11 @@
 
 use std::path::PathBuf;
 
+use std::net::SocketAddr;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+pub use crate::out::ColorWhen;
 
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
@@ -20,6 +24,10 @@ Exit codes:
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Colour: `auto` (a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), `always`
+    /// or `never`.
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    pub color: ColorWhen,
 }
 
 #[derive(Debug, Subcommand)]
@@ -33,8 +41,10 @@ pub enum Command {
     /// Check that a suite's checks can fail: run it against agents that know nothing and
     /// flag every case one of them passes, plus checklist items a program can check.
     Audit(AuditArgs),
-    /// Print the JSON Schema of the suite format (or of report.json).
+    /// Print the JSON Schema of the suite format (or of report.json, or of gauntlet.yaml).
     Schema(SchemaArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(CompletionsArgs),
     /// Scaffold a starter harness: an agent card, 10 tasks, 5 refusals, a scoring sheet
     /// and a regression log.
     Init(InitArgs),
@@ -57,7 +67,7 @@ pub enum Command {
     Compare(CompareArgs),
     /// Browse the run store in a browser, read-only, on 127.0.0.1: runs, reports,
     /// comparisons, and labelling outputs for judge calibration.
-    View(crate::viewcmd::ViewArgs),
+    View(ViewArgs),
     /// Pairs needed for a paired (McNemar) comparison to detect an effect.
     SampleSize(SampleSizeArgs),
     /// Re-run one case alone k times with pinned inputs and classify the flake.
@@ -73,10 +83,13 @@ pub enum Command {
     Merge(MergeArgs),
     /// Record an unmodified agent's model calls: a proxy for the OpenAI and Anthropic wire
     /// formats that writes one trace per session (JSON lines).
-    Proxy(crate::proxycmd::ProxyArgs),
+    Proxy(ProxyArgs),
     /// Turn a public attack data set into a suite (garak, CyberSecEval, BIPIA, AgentDojo,
     /// JailbreakBench / HarmBench / AdvBench CSVs, text, JSON lines). Reads only local files.
-    Import(crate::importcmd::ImportArgs),
+    Import(ImportArgs),
+    /// Model judges: calibrate one against people's labels, export judged items to label,
+    /// show which judges gate.
+    Judge(JudgeArgs),
 }
 
 /// Where the run store is.
@@ -203,9 +216,15 @@ pub struct RegradeArgs {
     /// Where to write the new run's reports.
     #[arg(long, short = 'o', value_name = "DIR", default_value = "gauntlet-out")]
     pub out: PathBuf,
-    /// A judge model for `judge` checks.
+    /// The judge model of every `judge` check (overrides the suites' `judge:`).
     #[arg(long, value_name = "SPEC")]
     pub judge: Option<String>,
+    /// Keep judge answers in this file and reuse them: re-grading then calls no judge twice.
+    #[arg(long, value_name = "FILE")]
+    pub judge_cache: Option<PathBuf>,
+    /// Config file with named targets (for judges given by name).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Print no per-case lines.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -444,9 +463,13 @@ pub struct ExecOpts {
     /// shows them too.
     #[arg(long, value_name = "NAME")]
     pub baseline: Option<String>,
-    /// A judge model for `judge` checks (triage only: judges never change the state).
+    /// The judge model of every `judge` check (overrides the suites' `judge:`). A judge
+    /// changes the state only with a calibration record (see `gauntlet judge calibrate`).
     #[arg(long, value_name = "SPEC")]
     pub judge: Option<String>,
+    /// Keep judge answers in this file and reuse them across runs.
+    #[arg(long, value_name = "FILE")]
+    pub judge_cache: Option<PathBuf>,
     /// A model that plays the user in cases with `simulated_user` (e.g. fake:user, openai:MODEL).
     #[arg(long, value_name = "SPEC")]
     pub user_model: Option<String>,
@@ -595,8 +618,18 @@ pub struct AuditArgs {
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
     /// Print the schema of report.json instead of the suite format.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "config")]
     pub report: bool,
+    /// Print the schema of the project config file (gauntlet.yaml) instead.
+    #[arg(long)]
+    pub config: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
@@ -665,4 +698,169 @@ pub struct OracleArgs {
     /// Markup oracle: a host no live URL may point to, data or not (repeatable).
     #[arg(long = "denied-host", value_name = "HOST")]
     pub denied_hosts: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    #[command(subcommand)]
+    pub command: JudgeCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum JudgeCommand {
+    /// Run a judge on people's labels and write its calibration record next to the suite.
+    /// Exit 0 if the record lets the judge gate, 1 if not.
+    Calibrate(CalibrateArgs),
+    /// Export a stratified sample of a stored run's judged items for people to label.
+    Sample(SampleArgs),
+    /// Show each judge of a suite and whether it gates, with the reason.
+    Status(JudgeStatusArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// The suite that defines the judge.
+    #[arg(value_name = "SUITE")]
+    pub suite: PathBuf,
+    /// The judge check id (a key of the suite's `judges.checks`).
+    #[arg(long, value_name = "ID")]
+    pub check: String,
+    /// The labels: JSON lines or CSV (`.csv`) with case_id, check_id, input, output,
+    /// reference and label.
+    #[arg(long, value_name = "FILE")]
+    pub labels: PathBuf,
+    /// The judge model (default: the judge's `judge:` in the suite).
+    #[arg(long, value_name = "SPEC")]
+    pub judge: Option<String>,
+    /// Config file with named targets.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Where to write the record (default: SUITE-STEM.ID.calibration.json next to the suite).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Measure only; write no record.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Items asked a second time to measure self-consistency.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub consistency: usize,
+    /// Seed of the self-consistency subset and of the bootstrap interval.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Judge questions in flight at once.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 4)]
+    pub concurrency: usize,
+    /// Keep judge answers in this file and reuse them.
+    #[arg(long, value_name = "FILE")]
+    pub judge_cache: Option<PathBuf>,
+    /// Also print every item the judge and the labels disagree on.
+    #[arg(long)]
+    pub show_disagreements: bool,
+    /// The record as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum LabelFileFormat {
+    /// CSV with a header row.
+    Csv,
+    /// JSON lines.
+    Jsonl,
+}
+
+#[derive(Debug, Args)]
+pub struct SampleArgs {
+    /// Run id, unique prefix, `latest`, or a baseline name.
+    pub run: String,
+    /// The judge check id.
+    #[arg(long, value_name = "ID")]
+    pub check: String,
+    /// How many items.
+    #[arg(long, short = 'n', value_name = "N", default_value_t = 100)]
+    pub n: usize,
+    /// Where to write them (default: stdout).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// The format (default: from the file's extension, else CSV).
+    #[arg(long, value_enum)]
+    pub format: Option<LabelFileFormat>,
+    /// Seed of the draw.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
+#[derive(Debug, Args)]
+pub struct JudgeStatusArgs {
+    /// Suite files.
+    #[arg(required = true, value_name = "SUITE")]
+    pub suites: Vec<PathBuf>,
+    /// The judge model (default: each judge's `judge:`).
+    #[arg(long, value_name = "SPEC")]
+    pub judge: Option<String>,
+    /// Config file with named targets.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The format: garak, cyberseceval, bipia, agentdojo, behaviors, text, jsonl.
+    pub kind: String,
+    /// The file to read.
+    pub file: PathBuf,
+    /// The folder to write suite.yaml and cases.jsonl into.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: PathBuf,
+    /// The suite's name (default: from the data set and the file).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// The licence to record (default: the data set's own, or a LICENSE file next to FILE).
+    #[arg(long, value_name = "SPDX")]
+    pub license: Option<String>,
+    /// The upstream revision to record, such as a tag or commit (default: sha256 of FILE).
+    #[arg(long, value_name = "REV")]
+    pub revision: Option<String>,
+    /// BIPIA: the context file (email, table or code test.jsonl) the attacks ride in.
+    #[arg(long, value_name = "FILE")]
+    pub context: Option<PathBuf>,
+    /// Write at most N cases.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+/// Record an agent's model calls: point its model base URL at this proxy.
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// Base URL of the real model API: OpenAI requests go to URL/chat/completions, Anthropic
+    /// requests to URL/v1/messages (a trailing /v1 is tolerated), such as
+    /// https://api.openai.com/v1 or http://127.0.0.1:8089/v1.
+    #[arg(long, value_name = "URL")]
+    pub upstream: String,
+    /// Address to listen on (port 0 picks a free one and prints it).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8090")]
+    pub listen: SocketAddr,
+    /// Write the traces to this file, one JSON line per session (default: stdout).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Seconds without a request after which a session is finished and written.
+    #[arg(long, value_name = "SECS", default_value_t = 5)]
+    pub idle_secs: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// Port on 127.0.0.1 (0, the default, picks a free one; the URL is printed).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// The labels file the labelling mode appends to: JSON lines, or CSV if it ends in .csv.
+    #[arg(long, value_name = "FILE", default_value = "labels.jsonl")]
+    pub labels: PathBuf,
+    /// Runs listed on the first page.
+    #[arg(long, default_value_t = 200)]
+    pub limit: usize,
+    #[command(flatten)]
+    pub store: StoreOpts,
 }

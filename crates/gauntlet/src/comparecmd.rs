@@ -5,6 +5,7 @@
 use std::io::Write;
 
 use gauntlet_core::compare::{CaseDigest, Comparison, compare};
+use gauntlet_core::event::RunManifest;
 use gauntlet_core::summary::Summary;
 use gauntlet_report::html::HtmlBaseline;
 use gauntlet_report::html::compare::{CaseLinks, CompareInput, RunSide, render_compare};
@@ -61,7 +62,35 @@ pub fn digests(
 pub fn comparison(store: &mut Store, a: &str, b: &str) -> Result<Comparison, CliError> {
     let (da, sa) = digests(store, a)?;
     let (db, sb) = digests(store, b)?;
-    Ok(compare(a, &da, sa.as_ref(), b, &db, sb.as_ref()))
+    let mut c = compare(a, &da, sa.as_ref(), b, &db, sb.as_ref());
+    let ma = store.manifest(a).map_err(store_err)?;
+    let mb = store.manifest(b).map_err(store_err)?;
+    note_judge_changes(&mut c, (&ma, sa.as_ref()), (&mb, sb.as_ref()));
+    Ok(c)
+}
+
+/// Says in the comparison when the judges differ between the runs: a score that moved may
+/// be the judge's, not the agent's. Every way of comparing runs goes through here.
+pub fn note_judge_changes(
+    c: &mut Comparison,
+    (ma, sa): (&RunManifest, Option<&Summary>),
+    (mb, sb): (&RunManifest, Option<&Summary>),
+) {
+    let models = |s: Option<&Summary>| {
+        s.and_then(|s| s.judge.as_ref())
+            .map(|j| j.models.clone())
+            .unwrap_or_default()
+    };
+    c.judge_changes =
+        gauntlet_core::calibration::judge_changes(&ma.judges, &mb.judges, &models(sa), &models(sb));
+    if c.judge_changes.is_empty() && ma.judges.is_empty() && ma.judge != mb.judge {
+        // Runs from before judges were recorded one by one: the manifest's line is all there is.
+        c.judge_changes.push(format!(
+            "judge {} -> {}",
+            ma.judge.as_deref().unwrap_or("none"),
+            mb.judge.as_deref().unwrap_or("none")
+        ));
+    }
 }
 
 fn opt(v: Option<f64>) -> String {
@@ -79,6 +108,13 @@ fn delta(a: Option<f64>, b: Option<f64>) -> String {
 pub fn render_comparison(c: &Comparison) -> String {
     let mut o = String::new();
     o.push_str(&format!("compare {} (A) -> {} (B)\n\n", c.run_a, c.run_b));
+    if !c.judge_changes.is_empty() {
+        o.push_str("judge changed between the runs: a score that moved may be the judge's, not the agent's\n");
+        for ch in &c.judge_changes {
+            o.push_str(&format!("  {ch}\n"));
+        }
+        o.push('\n');
+    }
     o.push_str(&format!(
         "{:<22} {:>14} {:>14} {:>10}\n",
         "", "A", "B", "change"
@@ -190,12 +226,13 @@ pub fn compare_cmd(args: CompareArgs) -> Result<i32, CliError> {
     let b = store.resolve(&args.run_b).map_err(store_err)?;
     let (da, sa) = digests(&mut store, &a)?;
     let (db, sb) = digests(&mut store, &b)?;
-    let c = compare(&a, &da, sa.as_ref(), &b, &db, sb.as_ref());
+    let mut c = compare(&a, &da, sa.as_ref(), &b, &db, sb.as_ref());
+    let (ma, mb) = (
+        store.manifest(&a).map_err(store_err)?,
+        store.manifest(&b).map_err(store_err)?,
+    );
+    note_judge_changes(&mut c, (&ma, sa.as_ref()), (&mb, sb.as_ref()));
     if let Some(path) = &args.html {
-        let (ma, mb) = (
-            store.manifest(&a).map_err(store_err)?,
-            store.manifest(&b).map_err(store_err)?,
-        );
         let page = compare_page(
             &c,
             (&ma, sa.as_ref()),

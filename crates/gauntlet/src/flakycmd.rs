@@ -52,11 +52,6 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
         let name = target.name.clone().unwrap_or_default();
         target = resolve_spec(&name, args.config.as_deref())?;
     }
-    let judge = args
-        .judge
-        .as_deref()
-        .map(|j| resolve_spec(j, args.config.as_deref()))
-        .transpose()?;
     let settings = Settings {
         invocation: Invocation {
             suites: vec![path],
@@ -83,7 +78,11 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
         whole_rate_limit: false,
         quarantine: None,
         baseline: None,
-        judge,
+        judge: args.judge.clone(),
+        judge_cache: None,
+        // Judge instability is one of the classes told apart: every trial asks afresh.
+        fresh_judges: true,
+        config: args.config.clone(),
         user_model: None,
         notes: Default::default(),
     };

@@ -3,38 +3,11 @@
 //! Reads local files only.
 
 use std::io::Write;
-use std::path::PathBuf;
 
-use clap::Args;
 use gauntlet_suite::import::{Kind, Options, import as run_import};
 
+use crate::cli::ImportArgs;
 use crate::error::CliError;
-
-#[derive(Debug, Args)]
-pub struct ImportArgs {
-    /// The format: garak, cyberseceval, bipia, agentdojo, behaviors, text, jsonl.
-    pub kind: String,
-    /// The file to read.
-    pub file: PathBuf,
-    /// The folder to write suite.yaml and cases.jsonl into.
-    #[arg(long, short = 'o', value_name = "DIR")]
-    pub out: PathBuf,
-    /// The suite's name (default: from the data set and the file).
-    #[arg(long, value_name = "NAME")]
-    pub name: Option<String>,
-    /// The licence to record (default: the data set's own, or a LICENSE file next to FILE).
-    #[arg(long, value_name = "SPDX")]
-    pub license: Option<String>,
-    /// The upstream revision to record, such as a tag or commit (default: sha256 of FILE).
-    #[arg(long, value_name = "REV")]
-    pub revision: Option<String>,
-    /// BIPIA: the context file (email, table or code test.jsonl) the attacks ride in.
-    #[arg(long, value_name = "FILE")]
-    pub context: Option<PathBuf>,
-    /// Write at most N cases.
-    #[arg(long, value_name = "N")]
-    pub limit: Option<usize>,
-}
 
 pub fn import(args: ImportArgs) -> Result<i32, CliError> {
     let kind = Kind::parse(&args.kind).ok_or_else(|| {
@@ -59,12 +32,7 @@ pub fn import(args: ImportArgs) -> Result<i32, CliError> {
         context: args.context,
         limit: args.limit,
     })
-    .map_err(|e| {
-        CliError::usage(
-            e,
-            "check the file and the kind (see `gauntlet import --help`)",
-        )
-    })?;
+    .map_err(|e| CliError::usage(e.to_string(), e.hint()))?;
     imported.write_to(&args.out).map_err(|e| {
         CliError::usage(
             format!(

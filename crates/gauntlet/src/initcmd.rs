@@ -48,7 +48,7 @@ pub fn init(args: InitArgs) -> Result<i32, CliError> {
     }
     writeln!(
         out,
-        "\nNext:\n  gauntlet validate {shown}/suite.yaml\n  gauntlet run {shown}/suite.yaml            # passes as shipped (fake:scripted)\n  gauntlet run {shown}/suite.yaml --target openai:MODEL --base-url URL"
+        "\nNext:\n  gauntlet validate {shown}/suite.yaml\n  gauntlet run {shown}/suite.yaml            # passes as shipped (fake:scripted)\n  gauntlet run {shown}/suite.yaml --target openai:gpt-4o-mini   # key from OPENAI_API_KEY\n  gauntlet run {shown}/suite.yaml --target openai:MODEL --base-url http://127.0.0.1:8080/v1   # a local server"
     )?;
     Ok(0)
 }

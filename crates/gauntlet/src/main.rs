@@ -11,6 +11,7 @@ mod flakycmd;
 mod importcmd;
 mod initcmd;
 mod judge;
+mod judgecmd;
 mod labels;
 mod logcmd;
 mod mergecmd;
@@ -39,12 +40,14 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let cli = Cli::parse();
+    out::set_color(cli.color);
     let result = match cli.command {
         Command::Run(a) => runcmd::run(a),
         Command::Redteam(a) => runcmd::redteam(a),
         Command::Validate(a) => suitecmd::validate(a),
         Command::Audit(a) => auditcmd::audit(a),
         Command::Schema(a) => suitecmd::schema(a),
+        Command::Completions(a) => suitecmd::completions(a),
         Command::Init(a) => initcmd::init(a),
         Command::Score(a) => scorecmd::score(a),
         Command::Oracle(a) => oraclecmd::oracle(a),
@@ -63,6 +66,7 @@ fn main() {
         Command::Import(a) => importcmd::import(a),
         Command::Trace(a) => tracecmd::trace(a),
         Command::Merge(a) => mergecmd::merge(a),
+        Command::Judge(a) => judgecmd::judge(a),
     };
     let code = match result {
         Ok(c) => c,

@@ -228,6 +228,22 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
         if !scores.is_empty() {
             writeln!(o, "{:>12} {}", "", scores.join(" · "))?;
         }
+        if let Some(j) = &s.judge {
+            // Counted apart: the judge's calls and tokens are the grader's cost, not the agent's.
+            writeln!(
+                o,
+                "{BOLD}{:>12}{BOLD:#} {} call{} ({} cached, {} without a verdict), {} tokens, {} verdict{} gating, {} triage",
+                "Judges",
+                j.calls,
+                if j.calls == 1 { "" } else { "s" },
+                j.cached,
+                j.errors,
+                j.input_tokens + j.output_tokens,
+                j.gating,
+                if j.gating == 1 { "" } else { "s" },
+                j.triage
+            )?;
+        }
         let st = status_style(s.status);
         writeln!(
             o,

@@ -6,34 +6,14 @@
 //! that stdout carries only traces when no `--out` is given.
 
 use std::io::Write;
-use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::trace::Trace;
 use gauntlet_targets::proxy::{ProxyConfig, RecordingProxy};
 
+use crate::cli::ProxyArgs;
 use crate::error::CliError;
-
-/// Record an agent's model calls: point its model base URL at this proxy.
-#[derive(Debug, clap::Args)]
-pub struct ProxyArgs {
-    /// Base URL of the real model API: OpenAI requests go to URL/chat/completions, Anthropic
-    /// requests to URL/v1/messages (a trailing /v1 is tolerated), such as
-    /// https://api.openai.com/v1 or http://127.0.0.1:8089/v1.
-    #[arg(long, value_name = "URL")]
-    pub upstream: String,
-    /// Address to listen on (port 0 picks a free one and prints it).
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8090")]
-    pub listen: SocketAddr,
-    /// Write the traces to this file, one JSON line per session (default: stdout).
-    #[arg(long, short = 'o', value_name = "FILE")]
-    pub out: Option<PathBuf>,
-    /// Seconds without a request after which a session is finished and written.
-    #[arg(long, value_name = "SECS", default_value_t = 5)]
-    pub idle_secs: u64,
-}
 
 /// Runs the proxy until Ctrl-C.
 pub fn proxy(args: ProxyArgs) -> Result<i32, CliError> {

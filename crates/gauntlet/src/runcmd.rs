@@ -22,9 +22,8 @@ use crate::error::CliError;
 use crate::out;
 use crate::printer::{TerminalReporter, Verbosity, print_summary};
 use crate::setup::{
-    BUILTIN_OWASP, build_judge, current_dir, integrity_check, load_all, new_run_id, open_store,
-    quarantine, resolve_spec, resolve_suite_paths, resolve_target, runtime, store_err,
-    store_location,
+    BUILTIN_OWASP, current_dir, integrity_check, load_all, new_run_id, open_store, quarantine,
+    resolve_spec, resolve_suite_paths, resolve_target, runtime, store_err, store_location,
 };
 
 /// gauntlet's version, recorded in every manifest.
@@ -45,7 +44,14 @@ pub struct Settings {
     pub whole_rate_limit: bool,
     pub quarantine: Option<PathBuf>,
     pub baseline: Option<String>,
-    pub judge: Option<TargetConfig>,
+    /// `--judge SPEC`: the judge model of every judge check.
+    pub judge: Option<String>,
+    /// `--judge-cache FILE`.
+    pub judge_cache: Option<PathBuf>,
+    /// Ask judges afresh every time (flake triage must see a judge's instability).
+    pub fresh_judges: bool,
+    /// The config file with named targets.
+    pub config: Option<PathBuf>,
     pub user_model: Option<TargetConfig>,
     /// `--note KEY=VALUE` entries for the manifest.
     pub notes: BTreeMap<String, String>,
@@ -170,7 +176,10 @@ fn settings(opts: &ExecOpts, invocation: Invocation) -> Result<Settings, CliErro
         whole_rate_limit: opts.whole_rate_limit,
         quarantine: opts.quarantine.clone(),
         baseline: opts.baseline.clone(),
-        judge: spec(&opts.judge)?,
+        judge: opts.judge.clone(),
+        judge_cache: opts.judge_cache.clone(),
+        fresh_judges: false,
+        config: opts.config.clone(),
         user_model: spec(&opts.user_model)?,
         notes,
     })
@@ -301,14 +310,12 @@ fn default_redteam() -> TargetConfig {
 pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
     let spf = args.system_prompt.as_ref().map(|p| p.display().to_string());
     let mut filters = args.exec.filter.clone();
-    for c in &args.category {
-        let c = c.trim().to_ascii_uppercase();
-        if gauntlet_core::suite::owasp_title(&c).is_none() {
-            return Err(CliError::usage(
-                format!("unknown OWASP category `{c}`"),
-                "the corpus covers LLM01, LLM02, LLM05, LLM06, LLM07, LLM09, LLM10 (2025) and ASI01, ASI02, ASI03, ASI05, ASI06, ASI07, ASI09 (2026)",
-            ));
-        }
+    let categories: Vec<String> = args
+        .category
+        .iter()
+        .map(|c| c.trim().to_ascii_uppercase())
+        .collect();
+    for c in &categories {
         filters.push(format!("owasp:{c}"));
     }
     let select = selection(&filters, args.exec.shard.as_deref(), None)?;
@@ -319,6 +326,25 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         Some(&select),
         &args.exec.allow_path,
     )?;
+    // A category must have cases in the corpus; say which ones do (read from the corpus,
+    // so the list never goes stale).
+    let present: std::collections::BTreeSet<&str> = suites
+        .iter()
+        .flat_map(|s| s.suite.cases.iter().filter_map(|c| c.owasp.as_deref()))
+        .collect();
+    if let Some(c) = categories.iter().find(|c| !present.contains(c.as_str())) {
+        let what = match gauntlet_core::suite::owasp_title(c) {
+            Some(title) => format!("the corpus has no case in OWASP category `{c}` ({title})"),
+            None => format!("unknown OWASP category `{c}`"),
+        };
+        return Err(CliError::usage(
+            what,
+            format!(
+                "categories with cases: {}",
+                present.iter().copied().collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
     let canary = args
         .canary
         .clone()
@@ -572,13 +598,19 @@ pub fn execute(
                 .unwrap_or("check the target settings and the environment variables it names"),
         )
     })?;
-    let mut grader = OracleGrader::new();
-    let mut judge_label = None;
-    if let Some(j) = &s.judge {
-        let judge = build_judge(j, &mut redactor)?;
-        judge_label = Some(judge.describe());
-        grader = grader.with_judge(Arc::new(judge));
+    let judges = crate::judge::judge_panel(
+        &suites,
+        s.judge.as_deref(),
+        s.config.as_deref(),
+        crate::judge::open_cache(s.judge_cache.as_deref(), s.fresh_judges)?,
+        Some(&target.info()),
+        &mut redactor,
+    )?;
+    for w in &judges.warnings {
+        out::warn(w);
     }
+    let grader = OracleGrader::new().with_judges(Arc::clone(&judges.panel));
+    let judge_label = judges.label.clone();
     let quarantined = quarantine(s.quarantine.as_deref())?;
     let user_simulator: Option<Arc<dyn gauntlet_core::target::UserSimulator>> = match &s.user_model
     {
@@ -636,6 +668,12 @@ pub fn execute(
                 "shard {sh} holds none of the {} case(s): its empty result is recorded for `gauntlet merge`",
                 plan.suite_refs().iter().map(|r| r.cases).sum::<usize>()
             )),
+            None if plan.suite_refs().iter().all(|r| r.cases == 0) => {
+                return Err(CliError::usage(
+                    "no case to run: the suite has no cases",
+                    "add at least one case under `cases:` (or `include:` a file of cases)",
+                ));
+            }
             None => {
                 return Err(CliError::usage(
                     "no case to run: the filters left nothing",
@@ -699,6 +737,8 @@ pub fn execute(
         invocation: Some(inv.clone()),
         shard_run: s.run_id.clone().filter(|_| shard.is_some()),
     });
+    let mut manifest = manifest;
+    manifest.judges = judges.refs.clone();
 
     let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(TerminalReporter::new(s.verbosity))];
     if let Some(dir) = &s.out {
@@ -744,7 +784,14 @@ pub fn execute(
         finished,
         pin_seed: mode.pin_seed,
         // Every harness file is hashed now and again when the trials are done.
-        integrity: Some(integrity_check(plan.harness_files(), written_by_us(&s))),
+        // Calibration records decide whether a judge gates: they are harness files too.
+        integrity: Some(integrity_check(
+            plan.harness_files()
+                .into_iter()
+                .chain(judges.records.iter().cloned())
+                .collect(),
+            written_by_us(&s),
+        )),
         user_simulator,
         warnings: mode.warnings.clone(),
         notes: Vec::new(),

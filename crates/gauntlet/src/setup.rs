@@ -1,14 +1,12 @@
 //! Set-up shared by the commands: the async runtime, loading suites (and the built-in
 //! corpus), resolving targets from specs and the config file, opening the run store,
-//! reading the quarantine file, building judges and simulated users, run ids, and the
-//! harness-integrity snapshot.
+//! reading the quarantine file, run ids, and the harness-integrity snapshot.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use gauntlet_core::plan::CANARY_PLACEHOLDER;
-use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::TargetConfig;
 use gauntlet_store::{Store, StoreLocation};
 use gauntlet_suite::filter::Selection;
@@ -307,19 +305,6 @@ fn named_target(name: &str, config: Option<&Path>) -> Result<TargetConfig, CliEr
             ),
         )),
     }
-}
-
-/// A model judge from a target config; secrets it reads go to `redactor`.
-pub fn build_judge(
-    cfg: &TargetConfig,
-    redactor: &mut Redactor,
-) -> Result<crate::judge::ModelJudge, CliError> {
-    crate::judge::ModelJudge::new(cfg, redactor).map_err(|e| {
-        CliError::usage(
-            e,
-            "--judge takes a model target: fake:judge, openai:MODEL, anthropic:MODEL",
-        )
-    })
 }
 
 /// Loads the quarantine file (the flag, else `quarantine.yaml` if present), failing on

@@ -20,9 +20,7 @@ use crate::error::CliError;
 use crate::out::{Printer, shown};
 use crate::printer::{TerminalReporter, Verbosity, print_summary};
 use crate::runcmd::report_writers;
-use crate::setup::{
-    build_judge, load_all, new_run_id, open_existing_store, resolve_spec, runtime, store_err,
-};
+use crate::setup::{load_all, new_run_id, open_existing_store, runtime, store_err};
 
 pub fn runs(args: RunsArgs) -> Result<i32, CliError> {
     if let RunsCommand::Check = args.command {
@@ -270,6 +268,18 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
             ));
         }
     }
+    let mut redactor = gauntlet_core::redact::Redactor::new();
+    let judges = crate::judge::judge_panel(
+        &suites,
+        args.judge.as_deref(),
+        args.config.as_deref(),
+        crate::judge::open_cache(args.judge_cache.as_deref(), false)?,
+        Some(&old.target),
+        &mut redactor,
+    )?;
+    for w in &judges.warnings {
+        crate::out::warn(w);
+    }
     let plan = Plan::new(
         suites,
         Selection::default(),
@@ -281,14 +291,10 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
             seed: old.seed,
         },
     );
-    let mut redactor = gauntlet_core::redact::Redactor::new();
-    let mut grader = OracleGrader::new();
+    let grader = OracleGrader::new().with_judges(Arc::clone(&judges.panel));
     let mut manifest = old.clone();
-    if let Some(j) = &args.judge {
-        let judge = build_judge(&resolve_spec(j, None)?, &mut redactor)?;
-        manifest.judge = Some(judge.describe());
-        grader = grader.with_judge(Arc::new(judge));
-    }
+    manifest.judge = judges.label.clone();
+    manifest.judges = judges.refs.clone();
     let run_id = new_run_id();
     manifest.run_id = run_id.clone();
     manifest.command = "regrade".into();

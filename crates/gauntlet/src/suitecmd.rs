@@ -22,6 +22,14 @@ pub fn validate(args: ValidateArgs) -> Result<i32, CliError> {
         }
     }
     diags.extend(gauntlet_suite::load::check_unique_ids(&ok));
+    // A suite with no case is valid YAML but tests nothing; `run` would refuse it anyway.
+    for s in ok.iter().filter(|s| s.case_count == 0) {
+        diags.push(
+            gauntlet_suite::Diagnostic::file(&s.origin, "the suite has no cases").hint(
+                "add at least one case under `cases:` (or `include:` a file of cases); `gauntlet init` writes a starter suite",
+            ),
+        );
+    }
     if !diags.is_empty() {
         return Err(CliError::Diagnostics(diags));
     }
@@ -39,17 +47,44 @@ pub fn validate(args: ValidateArgs) -> Result<i32, CliError> {
     Ok(0)
 }
 
+/// Where the published schemas live: the files in the repository's `schema/` folder, which
+/// a test keeps equal to what this command prints.
+const SCHEMA_BASE: &str = "https://raw.githubusercontent.com/gauntlet-dev/gauntlet/main/schema";
+
 pub fn schema(args: SchemaArgs) -> Result<i32, CliError> {
-    let v = if args.report {
-        serde_json::to_value(schemars::schema_for!(gauntlet_report::json::ReportDocument))
-            .expect("schema serializes")
+    let (mut v, file) = if args.report {
+        (
+            serde_json::to_value(schemars::schema_for!(gauntlet_report::json::ReportDocument))
+                .expect("schema serializes"),
+            "report.schema.json",
+        )
+    } else if args.config {
+        (
+            serde_json::to_value(schemars::schema_for!(gauntlet_core::config::Config))
+                .expect("schema serializes"),
+            "config.schema.json",
+        )
     } else {
-        gauntlet_core::suite_json_schema()
+        (gauntlet_core::suite_json_schema(), "suite.schema.json")
     };
+    // An `$id` names the schema for editors and validators.
+    if let serde_json::Value::Object(map) = &mut v {
+        map.insert("$id".into(), format!("{SCHEMA_BASE}/{file}").into());
+    }
     writeln!(
         Printer::stdout(),
         "{}",
         serde_json::to_string_pretty(&v).expect("schema serializes")
     )?;
+    Ok(0)
+}
+
+/// `gauntlet completions SHELL`: the completion script on stdout.
+pub fn completions(args: crate::cli::CompletionsArgs) -> Result<i32, CliError> {
+    use clap::CommandFactory;
+    let mut cmd = crate::cli::Cli::command();
+    let mut out = Printer::stdout();
+    clap_complete::generate(args.shell, &mut cmd, "gauntlet", &mut out);
+    out.flush()?;
     Ok(0)
 }

@@ -21,7 +21,6 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
-use clap::Args;
 use gauntlet_core::expect::Oracle;
 use gauntlet_core::result::{CaseResult, Outcome};
 use gauntlet_report::html::HtmlReport;
@@ -33,26 +32,11 @@ use gauntlet_report::html::view::{
 use gauntlet_store::Store;
 use serde::Deserialize;
 
-use crate::cli::StoreOpts;
+use crate::cli::ViewArgs;
 use crate::error::CliError;
 use crate::labels::{Label, LabelRecord};
 use crate::out::Printer;
 use crate::setup::{open_existing_store, runtime};
-
-#[derive(Debug, Args)]
-pub struct ViewArgs {
-    /// Port on 127.0.0.1 (0, the default, picks a free one; the URL is printed).
-    #[arg(long, default_value_t = 0)]
-    pub port: u16,
-    /// The labels file the labelling mode appends to: JSON lines, or CSV if it ends in .csv.
-    #[arg(long, value_name = "FILE", default_value = "labels.jsonl")]
-    pub labels: PathBuf,
-    /// Runs listed on the first page.
-    #[arg(long, default_value_t = 200)]
-    pub limit: usize,
-    #[command(flatten)]
-    pub store: StoreOpts,
-}
 
 /// Report pages kept rendered (a run's page is the same until the run changes).
 const CACHED_PAGES: usize = 4;
@@ -364,7 +348,8 @@ async fn compare_page(State(app): State<Arc<App>>, Query(q): Query<CompareQuery>
         let (db, sb) = crate::comparecmd::digests(&mut store, &b).map_err(cli)?;
         let ma = store.manifest(&a).map_err(store_failure)?;
         let mb = store.manifest(&b).map_err(store_failure)?;
-        let c = gauntlet_core::compare::compare(&a, &da, sa.as_ref(), &b, &db, sb.as_ref());
+        let mut c = gauntlet_core::compare::compare(&a, &da, sa.as_ref(), &b, &db, sb.as_ref());
+        crate::comparecmd::note_judge_changes(&mut c, (&ma, sa.as_ref()), (&mb, sb.as_ref()));
         let links = CaseLinks {
             a: Some(format!("/runs/{}", fragment_value(&a))),
             b: Some(format!("/runs/{}", fragment_value(&b))),
@@ -487,7 +472,10 @@ fn references(app: &App, store: &mut Store, run: &str) -> Arc<References> {
         for planned in plan.all_cases() {
             for e in &planned.case.expect {
                 let text = match &e.oracle {
-                    Oracle::Judge(j) => j.rubric.clone(),
+                    Oracle::Judge(j) => j
+                        .rubric
+                        .clone()
+                        .unwrap_or_else(|| serde_json::to_string(e).unwrap_or_default()),
                     _ => serde_json::to_string(e).unwrap_or_default(),
                 };
                 refs.insert((planned.case.id.clone(), e.label()), text);

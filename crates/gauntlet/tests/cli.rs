@@ -944,3 +944,43 @@ fn the_files_a_suite_names_stay_inside_its_folder() {
     );
     assert_eq!(code(&o), 0, "{}", text(&o));
 }
+
+#[test]
+fn a_suite_with_no_cases_is_refused_by_validate_and_run_saying_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "empty.yaml", "suite: empty\ncases: []\n");
+    let o = run(&["validate", "empty.yaml"], tmp.path());
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(text(&o).contains("the suite has no cases"), "{}", text(&o));
+    let o = run(
+        &["run", "empty.yaml", "--target", "fake:safe", "--no-store"],
+        tmp.path(),
+    );
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(
+        text(&o).contains("the suite has no cases") && !text(&o).contains("filters"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn a_category_without_cases_lists_the_categories_that_have_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (cat, says) in [
+        (
+            "LLM03",
+            "the corpus has no case in OWASP category `LLM03` (Supply Chain)",
+        ),
+        ("LLM99", "unknown OWASP category `LLM99`"),
+    ] {
+        let o = run(&["redteam", "--category", cat, "--no-store"], tmp.path());
+        assert_eq!(code(&o), 2, "{}", text(&o));
+        assert!(text(&o).contains(says), "{}", text(&o));
+        assert!(
+            text(&o).contains("categories with cases: ASI01") && text(&o).contains("LLM01"),
+            "{}",
+            text(&o)
+        );
+    }
+}

@@ -1,5 +1,6 @@
-//! End to end through the binary: `gauntlet run examples/exec-agent.yaml` from the repository
-//! root drives the example Python agent over the exec protocol and passes (exit 0).
+//! End to end through the binary: `gauntlet run examples/exec-agent.yaml`, from the repository
+//! root or any other directory, drives the example Python agent over the exec protocol and
+//! passes (exit 0).
 
 mod common;
 
@@ -10,8 +11,7 @@ fn the_example_exec_agent_suite_passes() {
     if !have_python() {
         return;
     }
-    // The suite's command names the agent relative to the repository root, which is where
-    // the example is documented to run from.
+    // The suite's command names the agent relative to the suite's folder.
     let out = tempfile::tempdir().unwrap();
     let o = bin()
         .args(["run", "examples/exec-agent.yaml", "--out"])
@@ -39,5 +39,31 @@ fn the_example_exec_agent_suite_passes() {
     assert!(
         spans.iter().any(|s| s["kind"] == "decision"),
         "the agent's decision is in the trace: {spans:?}"
+    );
+}
+
+#[test]
+fn the_example_exec_agent_suite_passes_from_another_directory() {
+    if !have_python() {
+        return;
+    }
+    // The command's relative paths are the suite folder's, not the working directory's.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let o = bin()
+        .arg("run")
+        .arg(root().join("examples/exec-agent.yaml"))
+        .args(["--no-store", "--out", "out"])
+        .current_dir(elsewhere.path())
+        .output()
+        .expect("run gauntlet");
+    let text = common::text(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert_eq!(
+        report(&elsewhere.path().join("out"))["cases"]
+            .as_array()
+            .unwrap()
+            .len(),
+        7,
+        "{text}"
     );
 }

@@ -9,6 +9,9 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+mod common;
+use common::text;
+
 fn gauntlet(args: &[&str], dir: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gauntlet"))
         .args(args)
@@ -16,14 +19,6 @@ fn gauntlet(args: &[&str], dir: &Path) -> Output {
         .env("NO_COLOR", "1")
         .output()
         .expect("run gauntlet")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 fn run_id(dir: &Path) -> String {

@@ -5,26 +5,11 @@
 #![allow(clippy::print_stderr)] // a skipped test says why, and each import prints its counts
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn run(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gauntlet"))
-        .env("NO_COLOR", "1")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run gauntlet")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::{run, text};
 
 fn datasets() -> Option<PathBuf> {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets");

@@ -133,7 +133,12 @@ fn the_agent_behaves_the_same_through_exec_and_through_the_proxy() {
     // The shipped named targets, pointed at this test's server.
     let targets = std::fs::read_to_string(root().join("examples/proxy-targets.yaml"))
         .unwrap()
-        .replace("http://127.0.0.1:8089", &fake);
+        .replace("http://127.0.0.1:8089", &fake)
+        // The copy lives elsewhere; its commands' paths are relative to the original's folder.
+        .replace(
+            " agents/",
+            &format!(" {}/", root().join("examples/agents").display()),
+        );
     let config = tmp.path().join("targets.yaml");
     std::fs::write(&config, targets).unwrap();
     let mut results = BTreeMap::new();

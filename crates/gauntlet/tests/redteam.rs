@@ -3,31 +3,11 @@
 //! validated against the published SARIF 2.1.0 schema.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn run(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gauntlet"))
-        .env("NO_COLOR", "1")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run gauntlet")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn report(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report.json"))
-        .expect("report.json parses")
-}
+mod common;
+use common::{report, run, text};
 
 /// Runs the corpus with a converter chain against one persona; returns the report.
 fn redteam(dir: &Path, persona: &str, converters: &str, out: &str) -> Value {

@@ -5,44 +5,15 @@
 //! (`.ci/run` starts a server; see `.ci/postgres`).
 
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use gauntlet_store::testing::TestDatabase;
 use gauntlet_store::{Store, StoreLocation};
 use serde_json::Value;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gauntlet"));
-    c.env("NO_COLOR", "1").env_remove("GAUNTLET_STORE");
-    c
-}
-
-fn run(args: &[&str], dir: &Path) -> Output {
-    bin()
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run gauntlet")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exit code")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn report(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report.json"))
-        .expect("json")
-}
+mod common;
+use common::{bin, code, report, run, text};
 
 #[allow(clippy::print_stderr)]
 fn postgres(label: &str) -> Option<TestDatabase> {

@@ -35,6 +35,11 @@ fn redactions(tmp: &Path) -> Vec<(String, String)> {
             r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})".to_owned(),
             "[timestamp]".to_owned(),
         ),
+        // JUnit's suite timestamp, in the zone-less form Ant's schema wants.
+        (
+            r#"timestamp="\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}""#.to_owned(),
+            r#"timestamp="[timestamp]""#.to_owned(),
+        ),
     ]
 }
 
@@ -117,6 +122,10 @@ fn the_redactions_cover_what_varies() {
     assert_eq!(
         apply(r#"time="0.049" at 2026-12-01T15:47:32.347349107Z"#),
         r#"time="[duration]" at [timestamp]"#
+    );
+    assert_eq!(
+        apply(r#"<testsuite timestamp="2026-12-01T15:47:32" hostname="localhost">"#),
+        r#"<testsuite timestamp="[timestamp]" hostname="localhost">"#
     );
     assert_eq!(
         apply("113 in / 98 out tokens · 7 ms · stop"),

@@ -72,7 +72,8 @@ checks! {
         handoffs => Handoffs(Box<HandoffsCheck>),
         /// An agent received context: `{to: billing, contains: [A-1001]}`.
         context_passed => ContextPassed(Box<ContextPassedCheck>),
-        /// A model judge grades the output (triage only: never changes the state).
+        /// A model judge grades the output: a judge defined under `judges.checks` (`judge: ID`),
+        /// which gates once calibrated, or an inline `{rubric}`, which is triage only.
         judge => Judge(Box<JudgeSpec>),
     }
     modifiers {
@@ -1020,33 +1021,169 @@ impl Check for ContextPassedCheck {
 
 // ---- Model judges ----
 
-/// A model-judge check, graded by the run's `--judge` model. Its verdicts are triage: they are
-/// reported, and never change the state.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+/// A model-judge check: a judge the suite defines under `judges.checks` (`judge: ID`, or
+/// `judge: {check: ID, reference: ...}`), or an inline judge with its own rubric
+/// (`judge: {rubric: ...}`). An inline judge stays triage: it has no check id, so no
+/// calibration record can exist for it. A suite judge gates once a matching calibration
+/// record clears the suite's thresholds (see `gauntlet_core::calibration`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct JudgeSpec {
-    /// What a good answer does, in plain words.
-    pub rubric: String,
-    /// Lowest judge score (0-3) that counts as a pass. Default 2.
+    /// The judge: a key of the suite's `judges.checks`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
+    /// An inline judge's rubric: what a good answer does, in plain words (triage only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rubric: Option<String>,
+    /// An inline judge's lowest passing score (0-3). Default 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass_score: Option<u8>,
+    /// What this case gives the judge: the expected answer (`reference` judges), the answer
+    /// to compare with (`pairwise`), the secret (`semantic-leak`; default: the canary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// `false` keeps the judge as triage in this case, whatever its calibration says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<bool>,
+}
+
+/// The written form of a `judge` check: a check id, or a map.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum JudgeRaw {
+    /// `judge: ID`.
+    Check(String),
+    /// `judge: {check: ID, reference: ...}` or `judge: {rubric: ...}`.
+    Spec(JudgeSpec),
+}
+
+impl<'de> Deserialize<'de> for JudgeRaw {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Through a Value: the payload is tiny, and it gives one clear error instead of
+        // "did not match any variant".
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) => Ok(JudgeRaw::Check(s)),
+            other => JudgeSpec::deserialize(other)
+                .map(JudgeRaw::Spec)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl JudgeSpec {
+    /// The check id an entry is calibrated under (`judge` for an inline judge).
+    pub fn check_id(&self) -> &str {
+        self.check.as_deref().unwrap_or("judge")
+    }
 }
 
 impl Check for JudgeSpec {
-    type Raw = Self;
+    type Raw = JudgeRaw;
     const FACTS: Facts = Facts::new(Dimension::Outcome).judged();
 
-    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw)
+    fn from_raw(raw: JudgeRaw, _: &Modifiers) -> Result<Self, RawError> {
+        match raw {
+            JudgeRaw::Check(id) => Ok(JudgeSpec {
+                check: Some(id),
+                ..JudgeSpec::default()
+            }),
+            JudgeRaw::Spec(s) if s.check.is_none() && s.rubric.is_none() => Err(RawError::Needs(
+                "`check` (a judge defined under `judges.checks`) or an inline `rubric`",
+            )),
+            JudgeRaw::Spec(s) => Ok(s),
+        }
     }
 
-    fn into_raw(self, _: &mut Modifiers) -> Self {
-        self
+    fn into_raw(self, _: &mut Modifiers) -> JudgeRaw {
+        match self {
+            JudgeSpec {
+                check: Some(id),
+                rubric: None,
+                pass_score: None,
+                reference: None,
+                gate: None,
+            } => JudgeRaw::Check(id),
+            other => JudgeRaw::Spec(other),
+        }
     }
 
     fn validate(&self, v: &mut Validation<'_>) {
         if self.pass_score.is_some_and(|s| s > 3) {
             v.problem("judge pass_score must be 0-3", "the rubric scores 0-3");
+        }
+        let Some(id) = &self.check else {
+            if self.reference.is_some() {
+                v.problem(
+                    "an inline judge reads no `reference`",
+                    "define a judge with `template: reference` under `judges.checks` and use `judge: {check: ID, reference: ...}`",
+                );
+            }
+            if self.gate == Some(true) {
+                v.problem(
+                    "an inline judge never gates: it has no check id to calibrate",
+                    "define the judge under `judges.checks` and calibrate it with `gauntlet judge calibrate`",
+                );
+            }
+            return;
+        };
+        if self.rubric.is_some() || self.pass_score.is_some() {
+            v.problem(
+                format!("judge `{id}` is defined under `judges.checks`; its rubric and pass score are written there"),
+                "keep only `check`, `reference` and `gate` on the case's entry",
+            );
+        }
+        let Some(judges) = v.judges() else {
+            return;
+        };
+        let Some(def) = judges.checks.get(id) else {
+            let defined: Vec<&str> = judges.checks.keys().map(String::as_str).collect();
+            let hint = match v.closest(id, &defined) {
+                Some(c) => format!("did you mean `{c}`?"),
+                None if defined.is_empty() => {
+                    "define it under `judges: {checks: {ID: {template: ..., rubric: ...}}}`".into()
+                }
+                None => format!("defined judges: {}", defined.join(", ")),
+            };
+            v.problem(
+                format!("no judge `{id}` is defined under `judges.checks`"),
+                hint,
+            );
+            return;
+        };
+        let case = v.case();
+        if case.kind == CaseKind::Refusal && def.may_gate() && self.gate != Some(false) {
+            v.problem(
+                format!("judges never grade refusals, and judge `{id}` would gate this refusal case once calibrated"),
+                "grade the refusal with `refusal: true`; add `gate: false` to this entry (or to the judge) to keep the judge as triage here",
+            );
+        }
+        if def.form().needs_reference() && self.reference.is_none() {
+            v.problem(
+                format!(
+                    "judge `{id}` is a {} judge and needs this case's `reference`",
+                    def.form().as_str()
+                ),
+                "write `judge: {check: ID, reference: <the expected answer, or the answer to compare with>}`",
+            );
+        }
+        if let Some(p) = def.property() {
+            let objective = p.objective_checks();
+            if !case
+                .expect
+                .iter()
+                .any(|e| objective.contains(&e.oracle.key()))
+            {
+                v.problem(
+                    format!(
+                        "judge `{id}` looks at a hard policy property ({}) and would be its only check",
+                        p.as_str()
+                    ),
+                    format!(
+                        "a judge never decides a hard policy failure alone; add `{}` to the case",
+                        objective[0]
+                    ),
+                );
+            }
         }
     }
 }
@@ -1091,6 +1228,8 @@ mod tests {
         r#"{"handoffs": {"sequence": ["triage", "billing"]}}"#,
         r#"{"context_passed": {"to": "billing", "contains": ["A-1"]}}"#,
         r#"{"judge": {"rubric": "says when it ships"}}"#,
+        r#"{"judge": "tone"}"#,
+        r#"{"judge": {"check": "correct", "reference": "Paris", "gate": false}}"#,
     ];
 
     #[test]

@@ -125,12 +125,67 @@ pub(crate) struct Draft {
     pub skipped: BTreeMap<String, usize>,
 }
 
+/// Why a file could not be imported.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// The file could not be read.
+    #[error("failed to read `{path}`: {source}")]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not text.
+    #[error("`{0}` is not UTF-8 text")]
+    NotText(std::path::PathBuf),
+    /// The file is not in the layout the importer reads.
+    #[error("{0}")]
+    Format(String),
+    /// Every record was skipped.
+    #[error("no case could be imported from `{path}` as {kind} ({why})")]
+    Empty {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The importer.
+        kind: &'static str,
+        /// What was skipped, and how often.
+        why: String,
+    },
+    /// An importer built a case the suite format rejects: a bug in the importer.
+    #[error("internal error: an imported case does not parse: {0}")]
+    Internal(String),
+}
+
+impl ImportError {
+    /// What the user can do about it.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            ImportError::Read { .. } | ImportError::NotText(_) => {
+                "give the path of the data set's file as downloaded (JSON, JSON lines, CSV or text)"
+            }
+            ImportError::Format(_) | ImportError::Empty { .. } => {
+                "check that the file is of the kind named (see `gauntlet import --help` for each kind's layout)"
+            }
+            ImportError::Internal(_) => "please report it with the file that caused it",
+        }
+    }
+}
+
+impl From<String> for ImportError {
+    fn from(message: String) -> Self {
+        ImportError::Format(message)
+    }
+}
+
 /// Reads a file and turns it into a suite. Never touches the network.
-pub fn import(opts: &Options) -> Result<Imported, String> {
-    let bytes = std::fs::read(&opts.file)
-        .map_err(|e| format!("failed to read `{}`: {e}", opts.file.display()))?;
-    let text = String::from_utf8(bytes.clone())
-        .map_err(|_| format!("`{}` is not UTF-8 text", opts.file.display()))?;
+pub fn import(opts: &Options) -> Result<Imported, ImportError> {
+    let bytes = std::fs::read(&opts.file).map_err(|source| ImportError::Read {
+        path: opts.file.clone(),
+        source,
+    })?;
+    let text =
+        String::from_utf8(bytes.clone()).map_err(|_| ImportError::NotText(opts.file.clone()))?;
     let stem = opts
         .file
         .file_stem()
@@ -151,8 +206,8 @@ pub fn import(opts: &Options) -> Result<Imported, String> {
             *draft.skipped.entry("over --limit".into()).or_default() += 1;
             continue;
         }
-        let case: Case = serde_json::from_value(v)
-            .map_err(|e| format!("internal error: an imported case does not parse: {e}"))?;
+        let case: Case =
+            serde_json::from_value(v).map_err(|e| ImportError::Internal(e.to_string()))?;
         cases.push(case);
     }
     if cases.is_empty() {
@@ -161,16 +216,15 @@ pub fn import(opts: &Options) -> Result<Imported, String> {
             .iter()
             .map(|(w, n)| format!("{n} {w}"))
             .collect();
-        return Err(format!(
-            "no case could be imported from `{}` as {} ({})",
-            opts.file.display(),
-            opts.kind.as_str(),
-            if why.is_empty() {
+        return Err(ImportError::Empty {
+            path: opts.file.clone(),
+            kind: opts.kind.as_str(),
+            why: if why.is_empty() {
                 "it holds none".to_owned()
             } else {
                 why.join(", ")
-            }
-        ));
+            },
+        });
     }
     let digest = Sha256::digest(&bytes);
     let sha: String = digest.iter().map(|b| format!("{b:02x}")).collect();

@@ -86,7 +86,7 @@ impl ProxyTarget {
             env: p.env.clone(),
             frozen_time: p.frozen_time.clone(),
         };
-        let exec = ExecTarget::build(&exec_cfg, redactor, "proxy")?;
+        let exec = ExecTarget::build(&exec_cfg, cfg.base_dir.as_deref(), redactor, "proxy")?;
         Ok(ProxyTarget {
             exec,
             upstream,

@@ -122,3 +122,87 @@ pub fn have_python() -> bool {
     }
     ok
 }
+
+/// What the Python test venv installs: the vendors' SDKs (read serve-fake's answers as a
+/// user's code does) and `xmlschema` (validates junit.xml against the CI schemas).
+pub const PY_REQUIREMENTS: &str = "openai==3.57.0\nanthropic==2.15.0\nxmlschema==4.3.2\n";
+
+/// A Python virtual environment with [`PY_REQUIREMENTS`], made once and kept under the
+/// cargo target directory in a folder named by a hash of the requirements (so a change of
+/// pins makes a new one); returns its `python`. `Err` says why it could not be made (no
+/// python3, no venv module, pip could not install): the caller skips, except in CI.
+pub fn py_venv() -> Result<PathBuf, String> {
+    // FNV-1a: stable across runs and toolchains, unlike std's hasher.
+    let hash = PY_REQUIREMENTS
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("py-venv-{hash:016x}"));
+    let python = dir.join("bin/python");
+    if dir.join("ready").exists() {
+        return Ok(python);
+    }
+    // Built beside its place and renamed in, so concurrent tests never see half a venv.
+    let tmp = dir.with_extension(format!("tmp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let made = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&tmp)
+        .output()
+        .map_err(|e| format!("python3 could not be run: {e}"))?;
+    if !made.status.success() {
+        return Err(format!(
+            "python3 -m venv failed (install python3-venv): {}",
+            String::from_utf8_lossy(&made.stderr).trim()
+        ));
+    }
+    let req = tmp.join("requirements.txt");
+    std::fs::write(&req, PY_REQUIREMENTS).map_err(|e| e.to_string())?;
+    let pip = Command::new(tmp.join("bin/python"))
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "-r",
+        ])
+        .arg(&req)
+        .output()
+        .map_err(|e| format!("pip could not be run: {e}"))?;
+    if !pip.status.success() {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(format!(
+            "pip could not install {}: {}",
+            PY_REQUIREMENTS.trim().replace('\n', ", "),
+            String::from_utf8_lossy(&pip.stderr).trim()
+        ));
+    }
+    std::fs::write(tmp.join("ready"), PY_REQUIREMENTS).map_err(|e| e.to_string())?;
+    if std::fs::rename(&tmp, &dir).is_err() {
+        // Another test made it first.
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    if dir.join("ready").exists() {
+        Ok(python)
+    } else {
+        Err(format!("the venv at {} is not ready", dir.display()))
+    }
+}
+
+/// [`py_venv`], or `None` after saying why the test is skipped; in CI (`CI` set) a venv
+/// that cannot be made fails the test instead.
+#[allow(clippy::print_stderr)]
+pub fn py_venv_or_skip() -> Option<PathBuf> {
+    match py_venv() {
+        Ok(p) => Some(p),
+        Err(why) if std::env::var_os("CI").is_some() => {
+            panic!("CI must run this test, but the Python venv could not be made: {why}")
+        }
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            None
+        }
+    }
+}

@@ -1,0 +1,647 @@
+//! The calibration gate: a [`CalibrationRecord`] (how well one judge agrees with people on
+//! one check, and exactly which judge that was), the figures in it ([`CalibrationMetrics`],
+//! computed by [`CalibrationMetrics::compute`]), and the decision whether a judge's verdicts
+//! may change the state ([`gate`], [`answer_gate`]) or stay triage, with the reason
+//! ([`Triage`]).
+//!
+//! A record is bound to the judge that earned it: the endpoint and model it called, the
+//! model id the answers reported, the hash of the prompt template and the hash of the rubric.
+//! A judge gates only when its record matches all of them, the lower bound of kappa's 95%
+//! interval clears the suite's threshold, and enough labelled items were answered. Change
+//! any of those and the judge is triage again until it is calibrated again.
+
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::judges::{JudgeForm, JudgeScale};
+use crate::stats::{KappaWeights, bootstrap_kappa, confusion, kappa};
+
+/// The version of the record format.
+pub const CALIBRATION_FORMAT: u32 = 1;
+/// The default threshold on the lower bound of kappa's 95% interval.
+pub const DEFAULT_MIN_KAPPA: f64 = 0.6;
+/// The default minimum number of answered labelled items.
+pub const DEFAULT_MIN_LABELS: usize = 50;
+/// Bootstrap resamples behind the interval.
+pub const BOOTSTRAP_RESAMPLES: u32 = 2000;
+/// The seed of the bootstrap when none is given: fixed, so a record can be recomputed.
+pub const BOOTSTRAP_SEED: u64 = 0x6761_756e_746c_6574;
+
+/// The file a check's record is written to, next to the suite file whose stem is given:
+/// `support.yaml` and `tone` give `support.tone.calibration.json`.
+pub fn record_file_name(suite_stem: &str, check: &str) -> String {
+    format!("{suite_stem}.{check}.calibration.json")
+}
+
+/// How well a judge agreed with people on one check, and which judge it was.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrationRecord {
+    /// The record format ([`CALIBRATION_FORMAT`]).
+    pub format: u32,
+    /// The judge check id.
+    pub check: String,
+    /// The suite it was calibrated for.
+    pub suite: String,
+    /// When (RFC 3339, UTC).
+    pub created: String,
+    /// The gauntlet that wrote it.
+    pub gauntlet_version: String,
+    /// The judge that earned it.
+    pub judge: RecordedJudge,
+    /// The labels it was measured on.
+    pub labels: RecordedLabels,
+    /// The figures.
+    pub metrics: CalibrationMetrics,
+    /// The thresholds in force when it was written and whether it cleared them (for reading;
+    /// a run applies the suite's thresholds of the day).
+    pub gate: RecordedGate,
+}
+
+/// The judge a record is bound to.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedJudge {
+    /// Where it was called (`openai https://api.openai.com/v1`, `exec python3 judge.py`).
+    pub endpoint: String,
+    /// The model asked for.
+    pub configured_model: String,
+    /// The model id the answers reported (the configured one when the API reports none).
+    pub model: String,
+    /// Sampling settings (temperature, seed, max tokens).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub params: String,
+    /// The prompt template, `name@version`.
+    pub template: String,
+    /// SHA-256 of the template's text, system and user prompts.
+    pub template_sha256: String,
+    /// SHA-256 of the rubric: the criterion, the scale, the pass score, the form.
+    pub rubric_sha256: String,
+    /// The form of the question.
+    pub form: JudgeForm,
+    /// The scale of the answer.
+    pub scale: JudgeScale,
+}
+
+/// The label file a record was measured on.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedLabels {
+    /// Its file name.
+    pub file: String,
+    /// SHA-256 of its bytes.
+    pub sha256: String,
+    /// Rows read.
+    pub rows: usize,
+    /// Rows for this check with a label, used once each.
+    pub used: usize,
+    /// Rows for other checks, left out.
+    pub other_checks: usize,
+    /// Rows with an empty label, left out.
+    pub unlabelled: usize,
+    /// Rows that repeat an earlier row's item and label (the first one is used).
+    pub duplicates: usize,
+    /// Items labelled differently by different rows: left out entirely, since no one knows
+    /// which label is right.
+    pub conflicts: usize,
+}
+
+/// The thresholds in force when a record was written.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedGate {
+    /// The threshold on kappa's lower bound.
+    pub min_kappa: f64,
+    /// The minimum number of answered items.
+    pub min_labels: usize,
+    /// Whether the record cleared them.
+    pub passed: bool,
+    /// Why not, when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The figures of a calibration.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrationMetrics {
+    /// Labelled items put to the judge.
+    pub items: usize,
+    /// Items the judge answered: the n of every figure below.
+    pub n: usize,
+    /// Items the judge did not answer in the strict format (or, for a pairwise judge,
+    /// answered differently in the two orders).
+    pub judge_errors: usize,
+    /// The share of answered items people labelled failing (`fail`, or below the pass score).
+    pub base_rate: f64,
+    /// The share the judge called failing.
+    pub judge_rate: f64,
+    /// Exact agreement.
+    pub accuracy: f64,
+    /// Cohen's kappa (quadratic weighted on the 0-3 scale); null when undefined (every
+    /// label and every verdict in one category).
+    pub kappa: Option<f64>,
+    /// The weighting of `kappa`.
+    pub weights: KappaWeights,
+    /// The seeded bootstrap interval of kappa.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<KappaInterval>,
+    /// Category names, the order of the matrix.
+    pub categories: Vec<String>,
+    /// Counts: rows are the judge's verdicts, columns the people's labels.
+    pub confusion: Vec<Vec<u64>>,
+    /// The judge asked the same items a second time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub self_consistency: Option<Agreement>,
+    /// Pairwise judges: items whose verdict survived swapping A and B.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_swap: Option<Agreement>,
+}
+
+/// A bootstrap interval of kappa.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KappaInterval {
+    /// Lower bound.
+    pub low: f64,
+    /// Upper bound.
+    pub high: f64,
+    /// Its level (0.95).
+    pub level: f64,
+    /// Resamples drawn.
+    pub resamples: u32,
+    /// Resamples whose kappa was undefined, left out.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub undefined: u32,
+    /// The seed.
+    pub seed: u64,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// How often two answers to the same item agreed.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Agreement {
+    /// Items asked twice and answered both times.
+    pub n: usize,
+    /// Items whose two answers agreed.
+    pub agreed: usize,
+    /// `agreed / n`.
+    pub rate: f64,
+}
+
+impl Agreement {
+    /// An agreement from its counts.
+    pub fn of(agreed: usize, n: usize) -> Agreement {
+        Agreement {
+            n,
+            agreed,
+            rate: if n == 0 {
+                0.0
+            } else {
+                agreed as f64 / n as f64
+            },
+        }
+    }
+}
+
+/// A label or verdict as a category index: binary `fail` is 0 and `pass` 1; the 0-3 scale is
+/// its own number.
+pub type Category = usize;
+
+impl CalibrationMetrics {
+    /// The figures for `(judge, people)` pairs of answered items on `scale`.
+    /// `pass_score` decides "failing" on the 0-3 scale; `errors` are the items the judge did
+    /// not answer. The interval is seeded, so the same pairs give the same record.
+    pub fn compute(
+        pairs: &[(Category, Category)],
+        scale: JudgeScale,
+        pass_score: u8,
+        errors: usize,
+        seed: u64,
+    ) -> CalibrationMetrics {
+        let k = scale.categories();
+        let weights = match scale {
+            JudgeScale::Binary => KappaWeights::Unweighted,
+            JudgeScale::Graded => KappaWeights::Quadratic,
+        };
+        let failing = |c: Category| match scale {
+            JudgeScale::Binary => c == 0,
+            JudgeScale::Graded => c < usize::from(pass_score),
+        };
+        let n = pairs.len();
+        let share = |count: usize| if n == 0 { 0.0 } else { count as f64 / n as f64 };
+        let table = confusion(pairs, k);
+        let interval =
+            bootstrap_kappa(pairs, k, weights, BOOTSTRAP_RESAMPLES, seed, 0.95).map(|b| {
+                KappaInterval {
+                    low: b.low,
+                    high: b.high,
+                    level: 0.95,
+                    resamples: b.resamples,
+                    undefined: b.undefined,
+                    seed,
+                }
+            });
+        CalibrationMetrics {
+            items: n + errors,
+            n,
+            judge_errors: errors,
+            base_rate: share(pairs.iter().filter(|(_, h)| failing(*h)).count()),
+            judge_rate: share(pairs.iter().filter(|(j, _)| failing(*j)).count()),
+            accuracy: share(pairs.iter().filter(|(j, h)| j == h).count()),
+            kappa: kappa(&table, weights),
+            weights,
+            interval,
+            categories: match scale {
+                JudgeScale::Binary => vec!["fail".into(), "pass".into()],
+                JudgeScale::Graded => (0..4).map(|i| i.to_string()).collect(),
+            },
+            confusion: table,
+            self_consistency: None,
+            order_swap: None,
+        }
+    }
+}
+
+/// What identifies the judge a run would use, before it answers anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgeBinding {
+    /// Where it is called.
+    pub endpoint: String,
+    /// The model asked for.
+    pub configured_model: String,
+    /// SHA-256 of the prompt template.
+    pub template_sha256: String,
+    /// SHA-256 of the rubric.
+    pub rubric_sha256: String,
+}
+
+/// Why a judge's verdicts are triage, not state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Triage {
+    /// The suite keeps it as triage (`gate: false`).
+    ByChoice,
+    /// An inline judge (`judge: {rubric: ...}`) has no check id to calibrate.
+    Inline,
+    /// No calibration record exists.
+    Uncalibrated,
+    /// The record could not be read.
+    Unreadable(String),
+    /// The record was written for another prompt template or rubric.
+    OtherPrompt,
+    /// The record was written for another endpoint or model.
+    OtherJudge {
+        /// What the record names.
+        recorded: String,
+        /// What the run uses.
+        current: String,
+    },
+    /// Too few labelled items were answered.
+    TooFewLabels {
+        /// Answered items.
+        n: usize,
+        /// The suite's minimum.
+        min: usize,
+    },
+    /// Kappa is undefined (every label and verdict in one category).
+    KappaUndefined,
+    /// The lower bound of kappa's interval is below the threshold.
+    LowKappa {
+        /// The lower bound.
+        low: f64,
+        /// The threshold.
+        min: f64,
+    },
+    /// The answer came from another model than the one calibrated.
+    ModelChanged {
+        /// The model of the record.
+        recorded: String,
+        /// The model of the answer.
+        answered: String,
+    },
+}
+
+impl fmt::Display for Triage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Triage::ByChoice => f.write_str("triage by choice (gate: false)"),
+            Triage::Inline => f.write_str("uncalibrated (an inline judge has no check id)"),
+            Triage::Uncalibrated => f.write_str("uncalibrated"),
+            Triage::Unreadable(e) => write!(f, "unreadable calibration record: {e}"),
+            Triage::OtherPrompt => f.write_str("record for another prompt"),
+            Triage::OtherJudge { recorded, current } => {
+                write!(f, "record for another judge ({recorded}, not {current})")
+            }
+            Triage::TooFewLabels { n, min } => {
+                write!(f, "too few labels ({n} answered, the suite needs {min})")
+            }
+            Triage::KappaUndefined => {
+                f.write_str("kappa undefined (the labels or the verdicts hold one category)")
+            }
+            Triage::LowKappa { low, min } => {
+                write!(f, "kappa's lower bound {low:.2} is below {min}")
+            }
+            Triage::ModelChanged { recorded, answered } => {
+                write!(
+                    f,
+                    "model changed ({recorded} calibrated, {answered} answered)"
+                )
+            }
+        }
+    }
+}
+
+/// Whether a judge may gate, before it answers: a record exists, it was written for this
+/// prompt, rubric, endpoint and model, enough items were answered, and the lower bound of
+/// kappa's interval clears `min_kappa`.
+pub fn gate(
+    record: Option<&CalibrationRecord>,
+    current: &JudgeBinding,
+    min_kappa: f64,
+    min_labels: usize,
+) -> Result<(), Triage> {
+    let Some(r) = record else {
+        return Err(Triage::Uncalibrated);
+    };
+    if r.judge.template_sha256 != current.template_sha256
+        || r.judge.rubric_sha256 != current.rubric_sha256
+    {
+        return Err(Triage::OtherPrompt);
+    }
+    if r.judge.endpoint != current.endpoint || r.judge.configured_model != current.configured_model
+    {
+        return Err(Triage::OtherJudge {
+            recorded: format!("{} at {}", r.judge.configured_model, r.judge.endpoint),
+            current: format!("{} at {}", current.configured_model, current.endpoint),
+        });
+    }
+    thresholds(&r.metrics, min_kappa, min_labels)
+}
+
+/// Whether figures clear the thresholds (the part of [`gate`] that does not depend on the
+/// judge's identity).
+pub fn thresholds(m: &CalibrationMetrics, min_kappa: f64, min_labels: usize) -> Result<(), Triage> {
+    if m.n < min_labels {
+        return Err(Triage::TooFewLabels {
+            n: m.n,
+            min: min_labels,
+        });
+    }
+    let (Some(_), Some(i)) = (m.kappa, m.interval) else {
+        return Err(Triage::KappaUndefined);
+    };
+    if i.low < min_kappa {
+        return Err(Triage::LowKappa {
+            low: i.low,
+            min: min_kappa,
+        });
+    }
+    Ok(())
+}
+
+/// Whether one answer may gate under a record: it must come from the model calibrated. An
+/// answer that reports no model is taken to come from the configured one.
+pub fn answer_gate(record: &CalibrationRecord, answered: &str) -> Result<(), Triage> {
+    if answered == record.judge.model {
+        Ok(())
+    } else {
+        Err(Triage::ModelChanged {
+            recorded: record.judge.model.clone(),
+            answered: answered.to_owned(),
+        })
+    }
+}
+
+/// A judge check as a run's manifest records it: what asked, with which prompt, and whether
+/// it could gate when the run started.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+pub struct JudgeRef {
+    /// The check id.
+    pub check: String,
+    /// Where the judge was called.
+    pub endpoint: String,
+    /// The model asked for.
+    pub configured_model: String,
+    /// The prompt template, `name@version`.
+    pub template: String,
+    /// SHA-256 of the template.
+    pub template_sha256: String,
+    /// SHA-256 of the rubric.
+    pub rubric_sha256: String,
+    /// `gating`, or `triage: REASON`.
+    pub gate: String,
+}
+
+/// What changed in the judges between two runs, one line per change: a score that moved
+/// between them may be the judge's doing, not the agent's. `models_*` are the model ids the
+/// judges' answers reported in each run.
+pub fn judge_changes(
+    a: &[JudgeRef],
+    b: &[JudgeRef],
+    models_a: &std::collections::BTreeSet<String>,
+    models_b: &std::collections::BTreeSet<String>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for ja in a {
+        let Some(jb) = b.iter().find(|j| j.check == ja.check) else {
+            out.push(format!("judge `{}` only in A", ja.check));
+            continue;
+        };
+        let mut what = Vec::new();
+        if ja.endpoint != jb.endpoint || ja.configured_model != jb.configured_model {
+            what.push(format!(
+                "model {} -> {}",
+                ja.configured_model, jb.configured_model
+            ));
+        }
+        if ja.template != jb.template || ja.template_sha256 != jb.template_sha256 {
+            what.push(format!("prompt {} -> {}", ja.template, jb.template));
+        }
+        if ja.rubric_sha256 != jb.rubric_sha256 {
+            what.push("rubric edited".into());
+        }
+        if ja.gate != jb.gate {
+            what.push(format!("{} -> {}", ja.gate, jb.gate));
+        }
+        if !what.is_empty() {
+            out.push(format!("judge `{}`: {}", ja.check, what.join("; ")));
+        }
+    }
+    for jb in b
+        .iter()
+        .filter(|jb| !a.iter().any(|ja| ja.check == jb.check))
+    {
+        out.push(format!("judge `{}` only in B", jb.check));
+    }
+    if !models_a.is_empty() && !models_b.is_empty() && models_a != models_b {
+        let list = |m: &std::collections::BTreeSet<String>| {
+            m.iter().cloned().collect::<Vec<_>>().join(", ")
+        };
+        out.push(format!(
+            "judge answers came from {} in A and {} in B",
+            list(models_a),
+            list(models_b)
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn binding() -> JudgeBinding {
+        JudgeBinding {
+            endpoint: "fake".into(),
+            configured_model: "judge-column:v".into(),
+            template_sha256: "t1".into(),
+            rubric_sha256: "r1".into(),
+        }
+    }
+
+    fn record(pairs: &[(usize, usize)]) -> CalibrationRecord {
+        CalibrationRecord {
+            format: CALIBRATION_FORMAT,
+            check: "c".into(),
+            suite: "s".into(),
+            created: "2026-12-01T00:00:00Z".into(),
+            gauntlet_version: "0".into(),
+            judge: RecordedJudge {
+                endpoint: "fake".into(),
+                configured_model: "judge-column:v".into(),
+                model: "fake-judge".into(),
+                params: String::new(),
+                template: "pointwise@1".into(),
+                template_sha256: "t1".into(),
+                rubric_sha256: "r1".into(),
+                form: JudgeForm::Pointwise,
+                scale: JudgeScale::Binary,
+            },
+            labels: RecordedLabels::default(),
+            metrics: CalibrationMetrics::compute(pairs, JudgeScale::Binary, 2, 0, 1),
+            gate: RecordedGate {
+                min_kappa: 0.6,
+                min_labels: 50,
+                passed: true,
+                reason: None,
+            },
+        }
+    }
+
+    fn agreeing(n: usize) -> Vec<(usize, usize)> {
+        (0..n).map(|i| (i % 2, i % 2)).collect()
+    }
+
+    #[test]
+    fn only_a_matching_record_with_enough_agreement_gates() {
+        let good = record(&agreeing(60));
+        assert_eq!(gate(None, &binding(), 0.6, 50), Err(Triage::Uncalibrated));
+        assert_eq!(gate(Some(&good), &binding(), 0.6, 50), Ok(()));
+        let mut b = binding();
+        b.template_sha256 = "t2".into();
+        assert_eq!(gate(Some(&good), &b, 0.6, 50), Err(Triage::OtherPrompt));
+        let mut b = binding();
+        b.rubric_sha256 = "r2".into();
+        assert_eq!(gate(Some(&good), &b, 0.6, 50), Err(Triage::OtherPrompt));
+        let mut b = binding();
+        b.configured_model = "other".into();
+        assert!(matches!(
+            gate(Some(&good), &b, 0.6, 50),
+            Err(Triage::OtherJudge { .. })
+        ));
+        assert_eq!(
+            gate(Some(&good), &binding(), 0.6, 61),
+            Err(Triage::TooFewLabels { n: 60, min: 61 })
+        );
+        assert_eq!(answer_gate(&good, "fake-judge"), Ok(()));
+        assert_eq!(
+            answer_gate(&good, "fake-judge-2").unwrap_err().to_string(),
+            "model changed (fake-judge calibrated, fake-judge-2 answered)"
+        );
+    }
+
+    #[test]
+    fn a_coin_flip_judge_does_not_gate() {
+        // Agrees on half the items, by chance alone: kappa near 0.
+        let pairs: Vec<(usize, usize)> = (0..100).map(|i| (i % 2, (i / 2) % 2)).collect();
+        let r = record(&pairs);
+        assert!(r.metrics.kappa.unwrap().abs() < 0.05);
+        assert!(matches!(
+            gate(Some(&r), &binding(), 0.6, 50),
+            Err(Triage::LowKappa { .. })
+        ));
+        // A judge that always says pass: kappa 0 however often it agrees.
+        let pairs: Vec<(usize, usize)> = (0..100).map(|i| (1, usize::from(i >= 10))).collect();
+        let m = CalibrationMetrics::compute(&pairs, JudgeScale::Binary, 2, 0, 1);
+        assert_eq!(m.accuracy, 0.9);
+        assert_eq!(m.kappa, Some(0.0));
+        assert_eq!(m.base_rate, 0.1);
+        assert!(thresholds(&m, 0.6, 50).is_err());
+    }
+
+    #[test]
+    fn graded_scales_use_weighted_kappa_and_the_pass_score() {
+        let pairs = [(3, 3), (2, 3), (0, 0), (1, 0), (2, 2), (3, 2)];
+        let m = CalibrationMetrics::compute(&pairs, JudgeScale::Graded, 2, 1, 1);
+        assert_eq!(m.weights, KappaWeights::Quadratic);
+        assert_eq!(m.categories, ["0", "1", "2", "3"]);
+        assert_eq!((m.items, m.n, m.judge_errors), (7, 6, 1));
+        assert!((m.base_rate - 2.0 / 6.0).abs() < 1e-12);
+        assert!((m.accuracy - 3.0 / 6.0).abs() < 1e-12);
+        assert_eq!(m.confusion[2][3], 1);
+    }
+
+    #[test]
+    fn a_judge_change_between_runs_is_named() {
+        let j = JudgeRef {
+            check: "tone".into(),
+            endpoint: "openai https://api.openai.com/v1".into(),
+            configured_model: "gpt-a".into(),
+            template: "pointwise@1".into(),
+            template_sha256: "t".into(),
+            rubric_sha256: "r".into(),
+            gate: "gating".into(),
+        };
+        let none = Default::default();
+        assert!(
+            judge_changes(
+                std::slice::from_ref(&j),
+                std::slice::from_ref(&j),
+                &none,
+                &none
+            )
+            .is_empty()
+        );
+        let mut k = j.clone();
+        k.configured_model = "gpt-b".into();
+        k.gate = "triage: record for another judge".into();
+        assert_eq!(
+            judge_changes(std::slice::from_ref(&j), &[k], &none, &none),
+            ["judge `tone`: model gpt-a -> gpt-b; gating -> triage: record for another judge"]
+        );
+        let ma = ["m-1".to_owned()].into_iter().collect();
+        let mb = ["m-2".to_owned()].into_iter().collect();
+        assert_eq!(
+            judge_changes(std::slice::from_ref(&j), std::slice::from_ref(&j), &ma, &mb),
+            ["judge answers came from m-1 in A and m-2 in B"]
+        );
+    }
+
+    #[test]
+    fn records_read_back_as_written() {
+        let r = record(&agreeing(60));
+        let text = serde_json::to_string_pretty(&r).unwrap();
+        let back: CalibrationRecord = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, r);
+        assert_eq!(
+            record_file_name("support", "tone"),
+            "support.tone.calibration.json"
+        );
+    }
+}
