@@ -130,6 +130,9 @@ def main():
             time.sleep(delay)
             child.send_signal(signal.SIGKILL)
             child.wait()
+            # A request gauntlet wrote just before it died may reach a server thread a little
+            # later: let it arrive, so that it counts as sent before the kill.
+            time.sleep(0.3)
             sent_before = Slow.count
             db = os.path.join(d, ".gauntlet", "runs.db")
             run_id, before, finished = stored(db)
