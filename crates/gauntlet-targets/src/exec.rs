@@ -485,7 +485,7 @@ pub(crate) async fn collect_stderr<R: AsyncRead + Unpin>(
 
 /// One stderr line as kept for error messages: redacted, then clipped to
 /// [`STDERR_LINE_BYTES`], `…` marking a cut.
-pub(crate) fn stderr_line(redactor: &Redactor, line: &Line) -> String {
+fn stderr_line(redactor: &Redactor, line: &Line) -> String {
     let text = String::from_utf8_lossy(&line.bytes);
     let (mut text, cut) = redactor.clip(&text, STDERR_LINE_BYTES, line.overlong);
     if cut {
