@@ -9,7 +9,7 @@
 //! a gate exists to find.
 
 use std::sync::{Arc, Mutex, Once};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use tokio::time::Instant;
 
@@ -217,7 +217,7 @@ impl ApiClient {
                         .headers()
                         .get(reqwest::header::RETRY_AFTER)
                         .and_then(|v| v.to_str().ok())
-                        .and_then(parse_retry_after);
+                        .and_then(|v| parse_retry_after(v, SystemTime::now()));
                     match resp.bytes().await {
                         Err(e) => {
                             let msg = self
@@ -346,13 +346,17 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-/// `Retry-After` in seconds (an HTTP date is treated as "soon": one second).
-fn parse_retry_after(v: &str) -> Option<Duration> {
+/// `Retry-After` as a wait: delay-seconds, or an HTTP date (RFC 9110's IMF-fixdate, and the
+/// obsolete RFC 850 and asctime forms a recipient must also accept), waited for from `now`
+/// until then (no wait when it is past). A date is the same request as the seconds until it,
+/// so the same ceiling applies to both. Anything else is `None`, and the usual backoff is used.
+fn parse_retry_after(v: &str, now: SystemTime) -> Option<Duration> {
     let v = v.trim();
     if let Ok(secs) = v.parse::<f64>() {
         return (secs >= 0.0 && secs.is_finite()).then(|| Duration::from_secs_f64(secs));
     }
-    (!v.is_empty()).then_some(Duration::from_secs(1))
+    let at = httpdate::parse_http_date(v).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
 /// A token-bucket limiter for requests and tokens per minute.
@@ -445,13 +449,37 @@ mod tests {
 
     #[test]
     fn retry_after_parses_seconds() {
-        assert_eq!(parse_retry_after("2"), Some(Duration::from_secs(2)));
-        assert_eq!(parse_retry_after("0.5"), Some(Duration::from_millis(500)));
+        let now = SystemTime::now();
+        assert_eq!(parse_retry_after("2", now), Some(Duration::from_secs(2)));
         assert_eq!(
-            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
-            Some(Duration::from_secs(1))
+            parse_retry_after("0.5", now),
+            Some(Duration::from_millis(500))
         );
-        assert_eq!(parse_retry_after(""), None);
+        assert_eq!(parse_retry_after("", now), None);
+        assert_eq!(parse_retry_after("soon", now), None);
+        assert_eq!(parse_retry_after("-3", now), None);
+    }
+
+    #[test]
+    fn retry_after_dates_wait_until_then() {
+        // 2026-10-21T07:27:00Z, one minute before the date the server names.
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_792_567_620);
+        let minute = Some(Duration::from_secs(60));
+        // IMF-fixdate, and the two obsolete forms RFC 9110 says a recipient must accept.
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2026 07:28:00 GMT", now),
+            minute
+        );
+        assert_eq!(
+            parse_retry_after("Wednesday, 21-Oct-26 07:28:00 GMT", now),
+            minute
+        );
+        assert_eq!(parse_retry_after("Wed Oct 21 07:28:00 2026", now), minute);
+        // A date already past asks for no wait at all.
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now),
+            Some(Duration::ZERO)
+        );
     }
 
     #[tokio::test(start_paused = true)]

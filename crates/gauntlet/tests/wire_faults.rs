@@ -1,7 +1,8 @@
 //! Every fault a real endpoint produces lands in the right outcome, end to end through the
-//! binary: connection resets, 429 with Retry-After, 500 then success, 500 forever, malformed
-//! JSON, a reply slower than the time limit, content-filter blocks (OpenAI's
-//! `finish_reason`, Azure's 400). And the API key never appears in any output.
+//! binary: connection resets, 429 with Retry-After (seconds or an HTTP date), 500 then
+//! success, 500 forever, malformed JSON, a reply slower than the time limit, content-filter
+//! blocks (OpenAI's `finish_reason`, Azure's 400). And the API key never appears in any
+//! output.
 //!
 //! The servers are tiny HTTP/1.1 responders on 127.0.0.1 written here, so each can misbehave
 //! exactly as needed (a reset is a closed socket, not an HTTP status).
@@ -245,6 +246,41 @@ fn rate_limit_honours_retry_after_then_succeeds() {
     let ev = &trial(&r)["trace"]["transport"][0];
     assert_eq!(ev["kind"], "rate_limited");
     assert_eq!(ev["status"], 429);
+    assert_eq!(attempts(&r), 2);
+}
+
+#[test]
+fn rate_limit_honours_a_retry_after_date() {
+    // An HTTP date four seconds from now, in whole seconds: however long the process takes
+    // to start, the run cannot end before three seconds have passed. (A date used to be read
+    // as "one second".)
+    let at = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(4);
+    let date = at.strftime("%a, %d %b %Y %H:%M:%S GMT").to_string();
+    let srv = serve(vec![
+        Act::Reply(
+            429,
+            vec![("retry-after".into(), date.clone())],
+            "{\"error\":{\"message\":\"slow down\"}}".into(),
+        ),
+        ok("hello after waiting"),
+    ]);
+    let t = tempfile::tempdir().unwrap();
+    suite(t.path(), srv.port, "");
+    let started = std::time::Instant::now();
+    let (out, r) = run(t.path());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        started.elapsed() >= Duration::from_secs(3),
+        "Retry-After: {date} was not waited for ({:?})",
+        started.elapsed()
+    );
+    let ev = &trial(&r)["trace"]["transport"][0];
+    assert_eq!(ev["kind"], "rate_limited");
     assert_eq!(attempts(&r), 2);
 }
 
