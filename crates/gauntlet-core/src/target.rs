@@ -105,6 +105,11 @@ pub struct TargetConfig {
     /// Time limit of one request in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_timeout_ms: Option<u64>,
+    /// Most bytes of one reply body (default 4 MiB). A reply that runs past it ends the trial
+    /// as an error that keeps the reply's first bytes; nothing past the limit is held in
+    /// memory. For `proxy` targets, the limit of each upstream reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_reply_bytes: Option<u64>,
     /// Retry policy for infrastructure failures (never for graded answers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<RetryConfig>,
@@ -286,6 +291,8 @@ impl<'de> Deserialize<'de> for TargetConfig {
             #[serde(default)]
             request_timeout_ms: Option<u64>,
             #[serde(default)]
+            max_reply_bytes: Option<u64>,
+            #[serde(default)]
             retry: Option<RetryConfig>,
             #[serde(default)]
             concurrency: Option<usize>,
@@ -318,6 +325,7 @@ impl<'de> Deserialize<'de> for TargetConfig {
                     headers: m.headers,
                     extra_body: m.extra_body,
                     request_timeout_ms: m.request_timeout_ms,
+                    max_reply_bytes: m.max_reply_bytes,
                     retry: m.retry,
                     concurrency: m.concurrency,
                     rate_limit: m.rate_limit,
@@ -514,6 +522,7 @@ impl TargetConfig {
             azure,
             extra_body,
             request_timeout_ms,
+            max_reply_bytes,
             retry,
             concurrency,
             rate_limit,

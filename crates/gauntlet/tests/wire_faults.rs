@@ -30,6 +30,8 @@ enum Act {
     Reply(u16, Vec<(String, String)>, String),
     /// Wait, then answer 200 with a normal completion.
     Slow(Duration),
+    /// Answer 200 with a chunked body that never ends (until the client hangs up).
+    Endless,
 }
 
 fn completion(content: &str, finish: &str) -> String {
@@ -115,6 +117,10 @@ fn handle(mut s: TcpStream, act: Act, reqs: &Mutex<Vec<String>>) {
             std::thread::sleep(d);
             (200, vec![], completion("late", "stop"))
         }
+        Act::Endless => {
+            endless(&mut s);
+            return;
+        }
     };
     let mut resp = format!(
         "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
@@ -126,6 +132,21 @@ fn handle(mut s: TcpStream, act: Act, reqs: &Mutex<Vec<String>>) {
     resp.push_str("\r\n");
     resp.push_str(&body);
     let _ = s.write_all(resp.as_bytes());
+}
+
+/// The start of a completion whose content never ends, as fast as the socket takes it.
+fn endless(s: &mut TcpStream) {
+    let head =
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
+    if s.write_all(head.as_bytes()).is_err() {
+        return;
+    }
+    let start = "{\"choices\": [{\"message\": {\"role\": \"assistant\", \"content\": \"";
+    let mut chunk = format!("{:x}\r\n{start}\r\n", start.len()).into_bytes();
+    let filler = format!("{:x}\r\n{}\r\n", 16384, "A".repeat(16384)).into_bytes();
+    while s.write_all(&chunk).is_ok() {
+        chunk.clone_from(&filler);
+    }
 }
 
 const KEY: &str = "sk-test-SUPERSECRET-4242-do-not-leak";
@@ -444,4 +465,78 @@ fn a_secret_in_a_prompt_file_is_redacted_before_it_is_sent() {
         .collect();
     assert!(!sent.contains(KEY), "the key went to the model: {sent}");
     assert!(sent.contains("[REDACTED:GAUNTLET_TEST_KEY]"), "{sent}");
+}
+
+/// Writes `s.yaml` with a target and cases as given.
+fn suite_with(dir: &Path, target: &str, cases: &str) {
+    std::fs::write(
+        dir.join("s.yaml"),
+        format!("suite: wire\ntarget:\n{target}\ncases:\n{cases}"),
+    )
+    .unwrap();
+}
+
+fn openai_target(port: u16, extra: &str) -> String {
+    format!(
+        "  kind: openai\n  model: test-model\n  base_url: http://127.0.0.1:{port}/v1\n  request_timeout_ms: 20000\n  retry: {{max_attempts: 3, base_delay_ms: 10, max_delay_ms: 50}}\n{extra}"
+    )
+}
+
+fn anthropic_target(port: u16, extra: &str) -> String {
+    format!(
+        "  kind: anthropic\n  model: test-model\n  base_url: http://127.0.0.1:{port}\n  request_timeout_ms: 20000\n  retry: {{max_attempts: 3, base_delay_ms: 10, max_delay_ms: 50}}\n{extra}"
+    )
+}
+
+fn http_target(port: u16, extra: &str) -> String {
+    format!(
+        "  kind: http\n  request_timeout_ms: 20000\n  retry: {{max_attempts: 3, base_delay_ms: 10, max_delay_ms: 50}}\n  http:\n    url: http://127.0.0.1:{port}/chat\n    body: {{message: \"{{{{ input }}}}\"}}\n    answer_path: $.output\n    tool_calls_path: $.tool_calls\n{extra}"
+    )
+}
+
+const HELLO_CASE: &str = "  - id: c1\n    input: hello\n    expect: [{contains: hello}]\n";
+
+#[test]
+fn an_endless_body_is_cut_at_the_reply_limit_and_ends_the_trial_as_an_error() {
+    // Each kind of network target, with the default limit (4 MiB) and a configured one.
+    for (kind, limit) in [
+        ("openai", None),
+        ("openai", Some(65_536)),
+        ("anthropic", None),
+        ("http", Some(100_000)),
+    ] {
+        let srv = serve(vec![Act::Endless]);
+        let t = tempfile::tempdir().unwrap();
+        let extra = limit.map_or(String::new(), |n| format!("  max_reply_bytes: {n}\n"));
+        let target = match kind {
+            "openai" => openai_target(srv.port, &extra),
+            "anthropic" => anthropic_target(srv.port, &extra),
+            _ => http_target(srv.port, &extra),
+        };
+        suite_with(t.path(), &target, HELLO_CASE);
+        let (out, r) = run(t.path());
+        let limit = limit.unwrap_or(4 << 20);
+        // An error is INCONCLUSIVE: the run ends normally, with its reports written.
+        assert_eq!(out.status.code(), Some(4), "{kind}: {}", common::text(&out));
+        assert_eq!(trial(&r)["outcome"], "error", "{kind}");
+        let error = trial(&r)["error"].as_str().unwrap();
+        assert!(
+            error.contains(&format!("reply over {limit} bytes")),
+            "{kind}: {error}"
+        );
+        // The head is kept, clipped.
+        assert!(
+            error.contains("{\"choices\": [{\"message\""),
+            "{kind}: {error}"
+        );
+        assert!(
+            error.len() < 4000,
+            "{kind}: the error holds more than the head"
+        );
+        assert_eq!(
+            srv.requests.lock().unwrap().len(),
+            1,
+            "{kind}: a reply that arrived, however large, is not retried"
+        );
+    }
 }

@@ -46,6 +46,8 @@ pub struct ProxyTarget {
     server: OnceCell<Server>,
     /// Makes session ids unique within the target.
     sessions: AtomicU64,
+    /// Most bytes of one upstream reply.
+    max_reply: usize,
 }
 
 struct Server {
@@ -92,6 +94,7 @@ impl ProxyTarget {
             upstream,
             server: OnceCell::new(),
             sessions: AtomicU64::new(0),
+            max_reply: crate::client::reply_limit(cfg.max_reply_bytes),
         })
     }
 
@@ -105,6 +108,7 @@ impl ProxyTarget {
         // Only the sessions gauntlet opened: an agent that bypasses its base URL gets an
         // error instead of making unrecorded calls.
         cfg.sessions_on_demand = false;
+        cfg.max_reply_bytes = self.max_reply;
         let proxy = RecordingProxy::new(cfg, (**self.exec.redactor()).clone())
             .map_err(|e| TargetError::Harness(e.to_string()))?;
         let (addr, serving) = proxy
