@@ -15,7 +15,7 @@ use gauntlet_core::trace::{Message, Role, ToolCallRequest, TraceRecorder, Usage}
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
 
-use crate::chat::{ChatModel, ChatReply, ChatRequest};
+use crate::chat::{ChatModel, ChatReply, ChatRequest, says_nothing};
 use crate::client::ApiClient;
 use crate::error::{BuildError, WireError};
 use crate::openai::{api_key, extra_headers, settings_of};
@@ -383,7 +383,7 @@ impl ChatModel for AnthropicModel {
 
     fn complete<'a>(
         &'a self,
-        _ctx: &'a TrialContext<'a>,
+        ctx: &'a TrialContext<'a>,
         req: ChatRequest<'a>,
         rec: &'a mut TraceRecorder,
     ) -> BoxFuture<'a, Result<ChatReply, TargetError>> {
@@ -414,6 +414,14 @@ impl ChatModel for AnthropicModel {
             }
             self.client
                 .record_tokens(reply.usage.input_tokens + reply.usage.output_tokens);
+            // `content: []` (or only blocks that are neither text nor a tool call). A
+            // refusal is a block, empty or not.
+            let filtered = reply.finish_reason.as_deref() == Some("content_filter");
+            if !filtered && !ctx.case.allow_empty && says_nothing(&reply.message) {
+                return Err(self
+                    .client
+                    .empty_reply(&resp, rec, reply.finish_reason.as_deref()));
+            }
             Ok(reply)
         })
     }

@@ -154,6 +154,24 @@ impl ApiClient {
         })
     }
 
+    /// The error for a successful response that says nothing (no text, no tool call), with
+    /// the raw body (clipped, redacted) kept in the trace and the error: an empty answer is
+    /// not evidence of anything, and graded it would pass every "must not say" check.
+    pub fn empty_reply(
+        &self,
+        resp: &ApiResponse,
+        rec: &mut TraceRecorder,
+        finish_reason: Option<&str>,
+    ) -> TargetError {
+        let detail = format!(
+            "an empty reply: no text and no tool call (finish_reason: {}; set `allow_empty: true` on a case where that is a valid answer); raw body: {}",
+            finish_reason.unwrap_or("none"),
+            self.clip_body(&resp.body)
+        );
+        rec.transport(TransportKind::Failed, Some(resp.status), detail.clone());
+        TargetError::Protocol(detail)
+    }
+
     /// Parses a URL once, with a configuration error naming it (redacted) when invalid.
     pub fn parse_url(&self, url: &str) -> Result<reqwest::Url, BuildError> {
         reqwest::Url::parse(url).map_err(|source| BuildError::Url {

@@ -61,6 +61,9 @@ const STDERR_LINES: usize = 20;
 const STDERR_BYTES: usize = 4096;
 const STDERR_LINE_BYTES: usize = 1024;
 
+/// The protocol error for an empty answer (exec's and the proxy's line protocols alike).
+pub(crate) const EMPTY_ANSWER: &str = "the agent answered with nothing (an empty answer has nothing to grade; set `allow_empty: true` on a case where it is a valid answer)";
+
 /// How much of an offending stdout line an error message quotes.
 pub(crate) const QUOTE_BYTES: usize = 200;
 
@@ -577,6 +580,8 @@ struct ExecSession {
     broken: bool,
     /// For tool calls that come without an id.
     next_call: u32,
+    /// The case accepts an empty answer (`allow_empty`).
+    allow_empty: bool,
 }
 
 /// Messages to the agent. Serialized with `type` first, so that logs read well. (`end` is
@@ -752,6 +757,7 @@ impl ExecSession {
             busy: true,
             broken: false,
             next_call: 0,
+            allow_empty: ctx.case.allow_empty,
         };
         let start = ToAgent::Start {
             protocol: PROTOCOL_VERSION,
@@ -886,6 +892,9 @@ impl ExecSession {
             };
             match msg {
                 AgentMsg::Answer { content, truncated } => {
+                    if content.trim().is_empty() && !self.allow_empty {
+                        return Err(self.protocol_error(EMPTY_ANSWER, text));
+                    }
                     if truncated {
                         rec.transport(
                             TransportKind::Truncated,

@@ -11,7 +11,9 @@
 //! recorded as tool spans so trace checks apply to apps that run their own tools.
 //!
 //! A content-filter error that still carries an answer (or tool calls) at those paths is
-//! recorded before the trial becomes `blocked`, so a flagged leak is graded.
+//! recorded before the trial becomes `blocked`, so a flagged leak is graded; an answer that
+//! is empty or `null` with no tool call is a protocol error unless the case sets
+//! `allow_empty`.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,7 +26,7 @@ use gauntlet_core::target::{
     TrialContext, TurnAnswer,
 };
 use gauntlet_core::trace::{
-    Approval, Message, Role, ToolSpanInput, TraceRecorder, Usage,
+    Approval, Message, Role, ToolSpanInput, TraceRecorder, TransportKind, Usage,
 };
 use minijinja::Environment;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
@@ -182,7 +184,7 @@ fn render(env: &Environment<'_>, v: &Value, ctx: &minijinja::Value) -> Result<Va
 }
 
 /// What one response said: the answer at `answer_path` (`None` when the path selects
-/// nothing), the assistant message as the trace shows it,
+/// nothing; a JSON `null` is an empty answer), the assistant message as the trace shows it,
 /// and the tool calls the app reports at `tool_calls_path`.
 struct AppReply {
     answer: Option<String>,
@@ -194,6 +196,7 @@ impl Inner {
     fn read_reply(&self, v: &Value) -> AppReply {
         let answer = self.answer.query(v).first().map(|a| match a {
             Value::String(s) => s.clone(),
+            Value::Null => String::new(),
             other => other.to_string(),
         });
         let mut out = Message::assistant(answer.clone().unwrap_or_default());
@@ -385,6 +388,15 @@ impl Session for HttpSession<'_> {
                     inner.cfg.answer_path
                 )));
             };
+            if answer.trim().is_empty() && reply.spans.is_empty() && !self.ctx.case.allow_empty {
+                let raw = inner.client.clip_body(&resp.body);
+                let detail = format!(
+                    "an empty reply: answer_path `{}` selects an empty answer and the app reports no tool call (set `allow_empty: true` on a case where that is a valid answer); raw body: {raw}",
+                    inner.cfg.answer_path
+                );
+                rec.transport(TransportKind::Failed, Some(resp.status), detail.clone());
+                return Err(TargetError::Protocol(detail));
+            }
             reply.record(inner, rec, sent, started, resp.attempts, "stop");
             self.history.push(Message::user(user));
             self.history.push(Message::assistant(answer.clone()));

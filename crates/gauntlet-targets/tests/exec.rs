@@ -738,3 +738,40 @@ time.sleep(3600)
     };
     assert!(eventually(gone).await, "the agent was not killed");
 }
+
+#[tokio::test]
+async fn an_empty_answer_is_a_protocol_error_unless_the_case_allows_it() {
+    if !have_python() {
+        return;
+    }
+    let (_dir, cfg) = agent(
+        r#"
+recv()
+send({"type": "answer", "content": "  "})
+recv()
+"#,
+    );
+    let t = target(&cfg);
+    let tools = tools();
+    let c = case("empty");
+    let trial = ctx(&c, &tools);
+    let mut s = t.open(&trial).await.unwrap();
+    let mut rec = TraceRecorder::new();
+    let e = turn(&mut s, "hi", &mut rec).await.unwrap_err();
+    let TargetError::Protocol(msg) = &e else {
+        panic!("expected a protocol error, got {e:?}");
+    };
+    assert!(msg.contains("answered with nothing"), "{msg}");
+    assert!(
+        msg.contains(r#""content": "  ""#),
+        "the raw line is quoted: {msg}"
+    );
+    drop(s);
+
+    let mut c = case("empty-allowed");
+    c.allow_empty = true;
+    let trial = ctx(&c, &tools);
+    let mut s = t.open(&trial).await.unwrap();
+    let a = turn(&mut s, "hi", &mut TraceRecorder::new()).await.unwrap();
+    assert_eq!(a.content, "  ");
+}

@@ -746,6 +746,8 @@ for line in sys.stdin:
         sys.stderr.write("about to fail\n"); sys.exit(3)
     if user == "noise":
         print("this is not json", flush=True); continue
+    if user == "silence":
+        print(json.dumps(""), flush=True); continue
     messages = [{"role": "user", "content": user}]
     while True:
         msg = ask(messages)
@@ -870,6 +872,17 @@ async fn the_line_protocol_reports_bad_output_and_crashes() {
         other => panic!("expected a protocol error, got {other:?}"),
     }
     assert_eq!(trace.transport.last().unwrap().kind, TransportKind::Failed);
+
+    // An empty answer has nothing to grade, unless the case says that is fine.
+    let (answers, _) = play(&target, &c, &["silence"]).await;
+    match &answers[0] {
+        Err(TargetError::Protocol(m)) => assert!(m.contains("answered with nothing"), "{m}"),
+        other => panic!("expected a protocol error, got {other:?}"),
+    }
+    let mut quiet = case("silence", Vec::new());
+    quiet.allow_empty = true;
+    let (answers, _) = play(&target, &quiet, &["silence"]).await;
+    assert_eq!(answers[0].as_deref().ok(), Some(""));
 
     let (answers, _) = play(&target, &c, &["crash"]).await;
     match &answers[0] {

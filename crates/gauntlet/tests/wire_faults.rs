@@ -729,3 +729,63 @@ fn a_filtered_reply_with_nothing_in_it_stays_blocked() {
         assert!(trial(&r)["trace"]["turns"].as_array().unwrap().is_empty());
     }
 }
+
+#[test]
+fn an_empty_reply_is_an_error_unless_the_case_allows_it() {
+    let openai_empty = json!({
+        "id": "x", "object": "chat.completion", "model": "test-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": null}, "finish_reason": "stop"}],
+    })
+    .to_string();
+    for (kind, body) in [
+        ("openai", openai_empty),
+        ("anthropic", anthropic_message(json!([]), "end_turn")),
+        ("http", json!({"output": ""}).to_string()),
+        ("http", json!({"output": null}).to_string()),
+    ] {
+        for allowed in [false, true] {
+            let srv = serve(vec![Act::Reply(200, vec![], body.clone())]);
+            let t = tempfile::tempdir().unwrap();
+            let target = match kind {
+                "openai" => openai_target(srv.port, ""),
+                "anthropic" => anthropic_target(srv.port, ""),
+                _ => http_target(srv.port, ""),
+            };
+            let extra = if allowed {
+                "    allow_empty: true\n"
+            } else {
+                ""
+            };
+            suite_with(
+                t.path(),
+                &target,
+                &format!(
+                    "  - id: c1\n    input: hello\n{extra}    expect: [{{not_contains: password}}]\n"
+                ),
+            );
+            let (out, r) = run_with(t.path(), &[]);
+            let what = format!("{kind} {body}, allow_empty {allowed}");
+            if allowed {
+                assert_eq!(trial(&r)["outcome"], "completed", "{what}");
+                assert_eq!(out.status.code(), Some(0), "{what}: {}", common::text(&out));
+                continue;
+            }
+            assert_eq!(trial(&r)["outcome"], "error", "{what}");
+            assert_eq!(r["cases"][0]["status"], "ERROR", "{what}");
+            // An error is never a pass: INCONCLUSIVE.
+            assert_eq!(out.status.code(), Some(4), "{what}: {}", common::text(&out));
+            let error = trial(&r)["error"].as_str().unwrap();
+            assert!(error.contains("empty reply"), "{what}: {error}");
+            // The raw body is kept, in the error and in the trace.
+            let start: String = body.chars().take(12).collect();
+            assert!(error.contains(&start), "{what}: {error}");
+            let transport = trial(&r)["trace"]["transport"].to_string();
+            assert!(transport.contains("empty reply"), "{what}: {transport}");
+            assert_eq!(
+                srv.requests.lock().unwrap().len(),
+                1,
+                "{what}: an answer that arrived is not retried"
+            );
+        }
+    }
+}

@@ -30,8 +30,8 @@ use tokio::task::JoinHandle;
 use super::{ProxyConfig, ProxySession, RecordingProxy, SessionOptions};
 use crate::error::BuildError;
 use crate::exec::{
-    AgentProc, EXIT_WAIT, ExecTarget, LineReader, MAX_STDOUT_LINE, QUOTE_BYTES, SEED_MASK,
-    StderrTail, collect_stderr, quote, record_turn_failure,
+    AgentProc, EMPTY_ANSWER, EXIT_WAIT, ExecTarget, LineReader, MAX_STDOUT_LINE, QUOTE_BYTES,
+    SEED_MASK, StderrTail, collect_stderr, quote, record_turn_failure,
 };
 
 /// The line protocol's version, in `GAUNTLET_PROTOCOL` (the exec protocol's is `1`).
@@ -208,6 +208,8 @@ struct ProxyTrial {
     busy: bool,
     /// A turn failed: the agent gets no more input.
     broken: bool,
+    /// The case accepts an empty answer (`allow_empty`).
+    allow_empty: bool,
 }
 
 impl ProxyTrial {
@@ -270,6 +272,7 @@ impl ProxyTrial {
             turns_left,
             busy: false,
             broken: false,
+            allow_empty: ctx.case.allow_empty,
         })
     }
 
@@ -400,6 +403,9 @@ impl ProxyTrial {
             match serde_json::from_str::<Value>(text) {
                 Ok(Value::String(answer)) => {
                     self.settle(rec);
+                    if answer.trim().is_empty() && !self.allow_empty {
+                        return Err(self.protocol_error(EMPTY_ANSWER, text));
+                    }
                     let content = self.session.redactor().redact(&answer).into_owned();
                     return Ok(TurnAnswer {
                         content,
