@@ -7,12 +7,14 @@
 //! working directory of each trial; both directions of the protocol (tool calls go through
 //! the runner's [`ToolHost`], decisions and self-reported model calls into the trace); the
 //! stderr tail kept for error messages; and the shutdown when the trial is over (`end`,
-//! stdin closed, a short grace, then a kill) or cut off (an immediate kill).
+//! stdin closed, a short grace, then a kill) or cut off (an immediate kill). The agent runs
+//! in a process group of its own ([`ProcessGroup`]), killed whole when its trial ends, so
+//! nothing it started outlives the trial.
 //!
 //! The agent runs its own loop, so `max_steps` does not apply here: the trial time limit is
 //! what stops an agent that never answers.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -156,7 +158,8 @@ impl ExecTarget {
 impl ExecTarget {
     /// The agent's command for one trial, in `workdir`, with the pinned environment (the
     /// configured `env:` over the pins, the `GAUNTLET_` variables over both), piped stdio,
-    /// and killed when dropped. Shared with the proxy target, which adds its own variables.
+    /// in a process group of its own, and killed when dropped. Shared with the proxy target,
+    /// which adds its own variables.
     pub(crate) fn pinned_command(
         &self,
         workdir: &Path,
@@ -188,6 +191,11 @@ impl ExecTarget {
             .stderr(Stdio::piped())
             // Dropping the child (the runner's trial timeout drops the whole trial) kills it.
             .kill_on_drop(true);
+        // The agent leads a process group of its own, so that what it starts (a server, a
+        // `sleep 1000 &`) can be found and killed with it when the trial ends
+        // ([`ProcessGroup`]), and a terminal's Ctrl-C reaches it only through gauntlet.
+        #[cfg(unix)]
+        cmd.process_group(0);
         cmd
     }
 
@@ -471,10 +479,79 @@ pub(crate) async fn collect_stderr<R: AsyncRead + Unpin>(
     }
 }
 
+/// The process groups of the agents running now, for [`interrupt_agents`].
+static LIVE_GROUPS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+
+fn live_groups() -> std::sync::MutexGuard<'static, BTreeSet<u32>> {
+    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Sends SIGINT to every agent process group still running, as a terminal's Ctrl-C would
+/// have before agents got groups of their own: the binary calls it when the user interrupts
+/// a run, so agents stop as they used to, and their trials end (and are killed) as usual.
+pub fn interrupt_agents() {
+    #[cfg(unix)]
+    for id in live_groups().iter() {
+        if let Some(pid) = group_pid(*id) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::INT);
+        }
+    }
+}
+
+/// A group id as a pid to signal; never 0 or 1, where `kill(-pid)` would reach this
+/// process's own group or every process there is.
+#[cfg(unix)]
+fn group_pid(id: u32) -> Option<rustix::process::Pid> {
+    i32::try_from(id)
+        .ok()
+        .filter(|id| *id > 1)
+        .and_then(rustix::process::Pid::from_raw)
+}
+
+/// The process group an agent leads (the agent is started with `process_group(0)`, so the
+/// group id is its pid). Killing the agent alone would leave whatever it started running
+/// past the trial, holding ports and files, even past gauntlet's exit; so when the trial
+/// ends the whole group gets SIGKILL: at the end of a trial, when the trial is cut off, and
+/// when the guard is dropped (a run or a runtime shutting down). Once only: after that the
+/// id may belong to someone else. A process that leaves the group (`setsid`) escapes this.
+#[derive(Debug)]
+pub(crate) struct ProcessGroup {
+    id: Option<u32>,
+}
+
+impl ProcessGroup {
+    /// The group of a child started with [`ExecTarget::pinned_command`].
+    pub(crate) fn of(child: &Child) -> ProcessGroup {
+        let id = child.id().filter(|_| cfg!(unix));
+        if let Some(id) = id {
+            live_groups().insert(id);
+        }
+        ProcessGroup { id }
+    }
+
+    /// Kills every process left in the group (none left is fine).
+    pub(crate) fn kill(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        #[cfg(unix)]
+        if let Some(pid) = group_pid(id) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        live_groups().remove(&id);
+    }
+}
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 /// The running agent of one trial and its working directory (an exec agent, or an
 /// unmodified agent behind the recording proxy).
 pub(crate) struct AgentProc {
     pub(crate) child: Child,
+    /// The agent's process group: killed when the trial ends, and when this is dropped.
+    pub(crate) group: ProcessGroup,
     pub(crate) stdin: Option<ChildStdin>,
     pub(crate) stdout: LineReader<ChildStdout>,
     pub(crate) stderr: Arc<Mutex<StderrTail>>,
@@ -527,11 +604,14 @@ impl AgentProc {
             }
         }
         let _ = self.child.start_kill();
+        self.group.kill();
         let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
         self.finish();
     }
 
     fn finish(mut self) {
+        // The agent is gone; what it started goes too, before its directory does.
+        self.group.kill();
         if let Some(t) = self.stderr_task.take() {
             t.abort();
         }
@@ -547,6 +627,7 @@ impl AgentProc {
     pub(crate) fn release(mut self, graceful: bool) {
         if !graceful {
             let _ = self.child.start_kill();
+            self.group.kill();
         }
         match tokio::runtime::Handle::try_current() {
             Ok(rt) => {
@@ -745,6 +826,7 @@ impl ExecSession {
         ));
         let mut session = ExecSession {
             proc: Some(AgentProc {
+                group: ProcessGroup::of(&child),
                 child,
                 stdin: Some(stdin),
                 stdout: LineReader::new(stdout, MAX_STDOUT_LINE),

@@ -775,3 +775,71 @@ recv()
     let a = turn(&mut s, "hi", &mut TraceRecorder::new()).await.unwrap();
     assert_eq!(a.content, "  ");
 }
+
+/// Polls until a process is gone (or a zombie nobody has reaped yet).
+async fn gone(pid: u32) -> bool {
+    eventually(|| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| {
+                s.rsplit(')')
+                    .next()
+                    .and_then(|r| r.split_whitespace().next())
+                    == Some("Z")
+            })
+            .unwrap_or(true)
+    })
+    .await
+}
+
+#[tokio::test]
+async fn what_an_agent_starts_dies_with_its_trial() {
+    if !have_python() || !Path::new("/proc/self").exists() {
+        return;
+    }
+    // The agent starts `sleep 1000` and leaves it running; then it either answers and ends
+    // normally, or hangs until its trial is cut off.
+    let (dir, mut cfg) = agent(
+        r#"
+import subprocess
+child = subprocess.Popen(["sleep", "1000"])
+open(os.environ["PID_FILE"], "w").write(str(child.pid))
+msg = recv()
+if msg["content"] == "hang":
+    import time
+    time.sleep(3600)
+send({"type": "answer", "content": "started a helper"})
+recv()
+"#,
+    );
+    let pid_file = dir.path().join("pid");
+    cfg.env
+        .insert("PID_FILE".into(), pid_file.display().to_string());
+    let t = target(&cfg);
+    let tools = tools();
+    for how in ["answer", "hang"] {
+        let _ = std::fs::remove_file(&pid_file);
+        let c = case(how);
+        let ctx = ctx(&c, &tools);
+        let mut s = t.open(&ctx).await.unwrap();
+        let mut rec = TraceRecorder::new();
+        let played =
+            tokio::time::timeout(Duration::from_millis(1500), turn(&mut s, how, &mut rec)).await;
+        assert_eq!(played.is_err(), how == "hang", "{how}");
+        assert!(eventually(|| pid_file.exists()).await, "{how}");
+        let pid: u32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(
+            Path::new(&format!("/proc/{pid}")).exists(),
+            "{how}: the helper runs during the trial"
+        );
+        // The trial ends: the graceful end (`end`, the agent exits on its own) or the cut.
+        drop(s);
+        assert!(
+            gone(pid).await,
+            "{how}: the agent's `sleep 1000` outlived its trial"
+        );
+    }
+}

@@ -30,8 +30,8 @@ use tokio::task::JoinHandle;
 use super::{ProxyConfig, ProxySession, RecordingProxy, SessionOptions};
 use crate::error::BuildError;
 use crate::exec::{
-    AgentProc, EMPTY_ANSWER, EXIT_WAIT, ExecTarget, LineReader, MAX_STDOUT_LINE, QUOTE_BYTES,
-    SEED_MASK, StderrTail, collect_stderr, quote, record_turn_failure,
+    AgentProc, EMPTY_ANSWER, EXIT_WAIT, ExecTarget, LineReader, MAX_STDOUT_LINE, ProcessGroup,
+    QUOTE_BYTES, SEED_MASK, StderrTail, collect_stderr, quote, record_turn_failure,
 };
 
 /// The line protocol's version, in `GAUNTLET_PROTOCOL` (the exec protocol's is `1`).
@@ -259,6 +259,7 @@ impl ProxyTrial {
         ));
         Ok(ProxyTrial {
             proc: Some(AgentProc {
+                group: ProcessGroup::of(&child),
                 child,
                 stdin: Some(stdin),
                 stdout: LineReader::new(stdout, MAX_STDOUT_LINE),
