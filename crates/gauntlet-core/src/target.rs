@@ -223,10 +223,17 @@ fn default_method() -> String {
 pub struct ExecTargetConfig {
     /// The program and its arguments.
     pub command: Vec<String>,
-    /// Extra environment variables (the rest of the environment is not passed through except
-    /// `PATH` and `HOME`; values `${env:NAME}` are read from gauntlet's environment).
+    /// Extra environment variables. Nothing else of gauntlet's environment reaches the agent
+    /// but `PATH` and what `pass_env` names; values `${env:NAME}` are read from gauntlet's
+    /// environment and redacted as secrets.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
+    /// Names of variables passed from gauntlet's environment as they are, when set (`TMPDIR`,
+    /// `SSL_CERT_FILE`, `HTTPS_PROXY`). For settings, not secrets: their values are not
+    /// redacted, so names that look like credentials are refused; pass a key through `env`
+    /// as `${env:NAME}` instead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pass_env: Vec<String>,
     /// Frozen clock value handed to the agent (RFC 3339). Default 2025-01-01T00:00:00Z.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frozen_time: Option<String>,
@@ -251,6 +258,9 @@ pub struct ProxyTargetConfig {
     /// at the proxy are set after these and win.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
+    /// Names of variables passed from gauntlet's environment as they are, as for `exec`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pass_env: Vec<String>,
     /// Frozen clock value handed to the agent in `GAUNTLET_FROZEN_TIME` (RFC 3339). Default
     /// 2025-01-01T00:00:00Z.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -434,6 +444,7 @@ impl TargetConfig {
                 t.exec = Some(ExecTargetConfig {
                     command,
                     env: BTreeMap::new(),
+                    pass_env: Vec::new(),
                     frozen_time: None,
                 });
             }
@@ -447,6 +458,7 @@ impl TargetConfig {
                     command,
                     upstream: String::new(),
                     env: BTreeMap::new(),
+                    pass_env: Vec::new(),
                     frozen_time: None,
                 });
             }

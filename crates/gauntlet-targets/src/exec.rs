@@ -83,6 +83,9 @@ pub struct ExecTarget {
     shown: String,
     /// The configured environment, `${env:NAME}` references resolved.
     env: BTreeMap<String, String>,
+    /// The `pass_env` variables that gauntlet's environment has, read when the target was
+    /// built.
+    passed: BTreeMap<String, OsString>,
     /// `PATH` handed to the agent (gauntlet's own unless the config sets one).
     path: OsString,
     /// Handed to the agent as `frozen_time` and `GAUNTLET_FROZEN_TIME`.
@@ -130,6 +133,30 @@ impl ExecTarget {
             }
             env.insert(key.clone(), resolve_env_refs(kind, key, value, redactor)?);
         }
+        let mut passed = BTreeMap::new();
+        for name in &cfg.pass_env {
+            if name.is_empty() || name.contains('=') || name.contains('\0') {
+                return Err(AgentError::EnvName {
+                    kind,
+                    key: name.clone(),
+                });
+            }
+            if name.starts_with("GAUNTLET_") {
+                return Err(AgentError::ReservedEnv {
+                    kind,
+                    key: name.clone(),
+                });
+            }
+            if looks_like_a_secret(name) {
+                return Err(AgentError::SecretPassEnv {
+                    kind,
+                    name: name.clone(),
+                });
+            }
+            if let Some(v) = std::env::var_os(name) {
+                passed.insert(name.clone(), v);
+            }
+        }
         let frozen_time = match cfg.frozen_time.as_deref().map(str::trim) {
             None => DEFAULT_FROZEN_TIME.to_owned(),
             Some("") => return Err(AgentError::EmptyFrozenTime { kind }),
@@ -148,6 +175,7 @@ impl ExecTarget {
             args,
             shown: cfg.command.join(" "),
             env,
+            passed,
             path,
             frozen_time,
             redactor: Arc::new(redactor.clone()),
@@ -157,9 +185,9 @@ impl ExecTarget {
 
 impl ExecTarget {
     /// The agent's command for one trial, in `workdir`, with the pinned environment (the
-    /// configured `env:` over the pins, the `GAUNTLET_` variables over both), piped stdio,
-    /// in a process group of its own, and killed when dropped. Shared with the proxy target,
-    /// which adds its own variables.
+    /// `pass_env` variables over the pins, the configured `env:` over both, the `GAUNTLET_`
+    /// variables over everything), piped stdio, in a process group of its own, and killed
+    /// when dropped. Shared with the proxy target, which adds its own variables.
     pub(crate) fn pinned_command(
         &self,
         workdir: &Path,
@@ -176,6 +204,7 @@ impl ExecTarget {
             .env("LC_ALL", "C.UTF-8")
             .env("PYTHONHASHSEED", "0")
             .env("PYTHONUNBUFFERED", "1")
+            .envs(&self.passed)
             // The configured environment may override the pins above (a virtualenv's PATH);
             // the GAUNTLET_ variables below it may not (checked in `new`).
             .envs(&self.env)
@@ -209,15 +238,41 @@ impl ExecTarget {
         &self.frozen_time
     }
 
-    /// The names (never the values) of the configured environment variables.
+    /// The names (never the values) of the configured environment variables, `env:` and
+    /// `pass_env` alike.
     pub(crate) fn env_names(&self) -> Vec<&str> {
-        self.env.keys().map(String::as_str).collect()
+        let mut names: Vec<&str> = self
+            .env
+            .keys()
+            .chain(self.passed.keys())
+            .map(String::as_str)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
     }
 
     /// The redactor that knows every secret resolved for this target.
     pub(crate) fn redactor(&self) -> &Arc<Redactor> {
         &self.redactor
     }
+}
+
+/// Whether a variable's name says it holds a credential. `pass_env` values are not
+/// redacted, so such a variable must go through `env:` as `${env:NAME}`, which is.
+fn looks_like_a_secret(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    [
+        "KEY",
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "CREDENTIAL",
+        "AUTH",
+    ]
+    .iter()
+    .any(|w| upper.contains(w))
 }
 
 /// Replaces every `${env:NAME}` in `value` with the variable's value, registering each as a
@@ -319,9 +374,9 @@ impl Target for ExecTarget {
         let mut settings = BTreeMap::new();
         settings.insert("protocol".into(), PROTOCOL_VERSION.to_string());
         settings.insert("frozen_time".into(), self.frozen_time.clone());
-        if !self.env.is_empty() {
+        let names = self.env_names();
+        if !names.is_empty() {
             // Names only: values may be secrets.
-            let names: Vec<&str> = self.env.keys().map(String::as_str).collect();
             settings.insert("env".into(), names.join(","));
         }
         TargetInfo {

@@ -49,6 +49,7 @@ fn agent(body: &str) -> (tempfile::TempDir, ExecTargetConfig) {
     let cfg = ExecTargetConfig {
         command: vec!["python3".into(), script.display().to_string()],
         env: BTreeMap::new(),
+        pass_env: Vec::new(),
         frozen_time: None,
     };
     (dir, cfg)
@@ -521,6 +522,7 @@ async fn an_agent_that_exits_at_once_fails_open_or_its_first_turn() {
     let cfg = ExecTargetConfig {
         command: vec!["python3".into(), script.display().to_string()],
         env: BTreeMap::new(),
+        pass_env: Vec::new(),
         frozen_time: None,
     };
     let t = target(&cfg);
@@ -650,6 +652,7 @@ async fn configuration_errors() {
     let mut cfg = ExecTargetConfig {
         command: vec!["sh".into(), "-c".into(), "true".into()],
         env: BTreeMap::new(),
+        pass_env: Vec::new(),
         frozen_time: None,
     };
     cfg.env.insert(
@@ -842,4 +845,62 @@ recv()
             "{how}: the agent's `sleep 1000` outlived its trial"
         );
     }
+}
+
+#[tokio::test]
+async fn pass_env_passes_named_variables_and_refuses_secrets() {
+    if !have_python() {
+        return;
+    }
+    let (_dir, mut cfg) = agent(
+        r#"
+recv()
+send({"type": "answer", "content": json.dumps(dict(os.environ))})
+recv()
+"#,
+    );
+    // PATH is a variable every test process has; HOME too, which the pins would set
+    // otherwise.
+    cfg.pass_env = vec!["HOME".into(), "ZZ_TEST_SURELY_UNSET_1".into()];
+    let t = target(&cfg);
+    let tools = tools();
+    let c = case("pass");
+    let ctx = ctx(&c, &tools);
+    let mut s = t.open(&ctx).await.unwrap();
+    let a = turn(&mut s, "env?", &mut TraceRecorder::new())
+        .await
+        .unwrap();
+    let env: Value = serde_json::from_str(&a.content).unwrap();
+    assert_eq!(
+        env["HOME"].as_str(),
+        std::env::var("HOME").ok().as_deref(),
+        "a passed variable keeps gauntlet's value"
+    );
+    assert!(
+        env.get("ZZ_TEST_SURELY_UNSET_1").is_none(),
+        "unset: not passed"
+    );
+    drop(s);
+
+    for (name, secret) in [
+        ("OPENAI_API_KEY", true),
+        ("GITHUB_TOKEN", true),
+        ("TMPDIR", false),
+    ] {
+        cfg.pass_env = vec![name.into()];
+        let built = ExecTarget::new(&cfg, &mut Redactor::new());
+        assert_eq!(
+            matches!(
+                built,
+                Err(gauntlet_targets::AgentError::SecretPassEnv { .. })
+            ),
+            secret,
+            "{name}"
+        );
+    }
+    cfg.pass_env = vec!["GAUNTLET_SEED".into()];
+    assert!(matches!(
+        ExecTarget::new(&cfg, &mut Redactor::new()),
+        Err(gauntlet_targets::AgentError::ReservedEnv { .. })
+    ));
 }

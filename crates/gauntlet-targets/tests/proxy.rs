@@ -775,6 +775,7 @@ fn proxy_target(script: &std::path::Path, upstream: &str) -> ProxyTarget {
             command: vec!["python3".into(), script.display().to_string()],
             upstream: upstream.into(),
             env: BTreeMap::from([("MY_KEY".into(), "${env:PATH}".into())]),
+            pass_env: Vec::new(),
             frozen_time: None,
         }),
         ..Default::default()

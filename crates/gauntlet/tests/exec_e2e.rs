@@ -91,6 +91,7 @@ target:
   exec:
     command: [python3, agent.py]
     env: {{PID_FILE: "{}"}}
+    pass_env: [E2E_TEST_SETTING]
 cases:
   - id: env
     input: what do you see?
@@ -103,6 +104,7 @@ cases:
     let o = bin()
         .args(["run", "s.yaml", "--out", "out"])
         .env("OPENAI_API_KEY", "sk-fake-parent-key-0000")
+        .env("E2E_TEST_SETTING", "passed-through")
         .current_dir(dir.path())
         .output()
         .expect("run gauntlet");
@@ -117,6 +119,10 @@ cases:
     let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
     assert!(!names.contains(&"OPENAI_API_KEY"), "{names:?}");
     assert!(!answer.contains("sk-fake-parent-key"), "{answer}");
+    assert!(
+        env.contains(&("E2E_TEST_SETTING".into(), "passed-through".into())),
+        "pass_env reaches the agent: {names:?}"
+    );
     assert_eq!(o.status.code(), Some(0), "{text}");
     // The agent's own child died with its process group when the trial ended.
     let pid: u32 = std::fs::read_to_string(&pid_file)

@@ -86,6 +86,7 @@ impl ProxyTarget {
         let exec_cfg = ExecTargetConfig {
             command: p.command.clone(),
             env: p.env.clone(),
+            pass_env: p.pass_env.clone(),
             frozen_time: p.frozen_time.clone(),
         };
         let exec = ExecTarget::build(&exec_cfg, redactor, "proxy")?;
