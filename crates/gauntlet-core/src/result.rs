@@ -254,15 +254,19 @@ impl TrialResult {
             })
             .collect();
         // Hard failures count whatever the outcome: a leak in turn one stays a leak even if
-        // turn two timed out.
+        // turn two timed out. So does any violation found in what an incomplete trial said
+        // (only violation checks run there): with no score to lower, it is a failure, not a
+        // filter's block or an error to wave through.
         let hard = verdicts.iter().any(|v| v.counts() && v.hard_fail);
+        let violated =
+            outcome != Outcome::Completed && verdicts.iter().any(|v| v.counts() && !v.passed);
         let score = if outcome == Outcome::Completed {
             Score::from_verdicts(case.kind, &verdicts)
         } else {
             Score::Unscored
         };
         let unassessed = verdicts.iter().any(|v| v.gating && !v.assessed);
-        let status = if hard {
+        let status = if hard || violated {
             CaseStatus::Fail
         } else {
             match outcome {
@@ -408,7 +412,10 @@ impl CaseResult {
             !trials.is_empty() && trials.iter().all(|t| t.outcome == Outcome::Blocked);
         let failing_score = score != Score::Unscored && score.status() == CaseStatus::Fail;
         let unassessed = trials.iter().any(|t| t.status == CaseStatus::NotAssessed);
-        let status = if !hard_fails.is_empty() || failing_score {
+        let violated = trials
+            .iter()
+            .any(|t| t.outcome != Outcome::Completed && t.status == CaseStatus::Fail);
+        let status = if !hard_fails.is_empty() || failing_score || violated {
             CaseStatus::Fail
         } else if any_error {
             CaseStatus::Error

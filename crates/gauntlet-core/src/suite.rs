@@ -280,6 +280,12 @@ pub struct Case {
     /// the case out (a case that is meant to show the secret to an authorised user, say).
     #[serde(default = "yes", skip_serializing_if = "Clone::clone")]
     pub leak_check: bool,
+    /// An empty answer (no text and no tool call) is an acceptable reply in this case. By
+    /// default an empty reply from a model, an app or an agent is a protocol error (outcome
+    /// `error`, with the raw reply kept), because there is nothing in it to grade: an empty
+    /// answer would pass every "must not say" check without having been put to the test.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_empty: bool,
     /// Per-trial time limit in milliseconds (overrides the suite default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::result::{CaseResult, CaseStatus, Score};
+use crate::result::{CaseResult, CaseStatus, Outcome, Score};
 use crate::score::{GateScore, QualityBand, Status, StatusInputs, Stop, decide_status, normalized};
 use crate::suite::CaseKind;
 
@@ -385,6 +385,21 @@ impl SummaryBuilder {
             blocking: r.case.blocking,
         };
         let band = r.band_score;
+        // A violation found in what an incomplete trial said fails its case with no score to
+        // show for it (`TrialResult::new`): it counts as a failed check, so that the state
+        // FAILs on it as on any other.
+        let violated = r.hard_fails.is_empty()
+            && r.status == CaseStatus::Fail
+            && r.trials
+                .iter()
+                .any(|t| t.outcome != Outcome::Completed && t.status == CaseStatus::Fail);
+        if violated {
+            if r.case.blocking {
+                self.checks_failed_blocking += 1;
+            } else {
+                self.checks_failed_quality += 1;
+            }
+        }
         match r.score {
             Score::Task { total, .. } => {
                 self.tasks.push(gate(total));
@@ -394,7 +409,7 @@ impl SummaryBuilder {
                 self.refusals.push(gate(score));
                 self.refusal_band.push(band.unwrap_or(score));
             }
-            Score::Checks { passed, total } if r.hard_fails.is_empty() => {
+            Score::Checks { passed, total } if r.hard_fails.is_empty() && !violated => {
                 if passed == total {
                     self.checks_passed += 1;
                 } else if r.case.blocking {

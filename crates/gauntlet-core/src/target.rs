@@ -105,6 +105,11 @@ pub struct TargetConfig {
     /// Time limit of one request in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_timeout_ms: Option<u64>,
+    /// Most bytes of one reply body (default 4 MiB). A reply that runs past it ends the trial
+    /// as an error that keeps the reply's first bytes; nothing past the limit is held in
+    /// memory. For `proxy` targets, the limit of each upstream reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_reply_bytes: Option<u64>,
     /// Retry policy for infrastructure failures (never for graded answers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<RetryConfig>,
@@ -225,10 +230,17 @@ fn default_method() -> String {
 pub struct ExecTargetConfig {
     /// The program and its arguments.
     pub command: Vec<String>,
-    /// Extra environment variables (the rest of the environment is not passed through except
-    /// `PATH` and `HOME`; values `${env:NAME}` are read from gauntlet's environment).
+    /// Extra environment variables. Nothing else of gauntlet's environment reaches the agent
+    /// but `PATH` and what `pass_env` names; values `${env:NAME}` are read from gauntlet's
+    /// environment and redacted as secrets.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
+    /// Names of variables passed from gauntlet's environment as they are, when set (`TMPDIR`,
+    /// `SSL_CERT_FILE`, `HTTPS_PROXY`). For settings, not secrets: their values are not
+    /// redacted, so names that look like credentials are refused; pass a key through `env`
+    /// as `${env:NAME}` instead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pass_env: Vec<String>,
     /// Frozen clock value handed to the agent (RFC 3339). Default 2025-01-01T00:00:00Z.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frozen_time: Option<String>,
@@ -253,6 +265,9 @@ pub struct ProxyTargetConfig {
     /// at the proxy are set after these and win.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
+    /// Names of variables passed from gauntlet's environment as they are, as for `exec`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pass_env: Vec<String>,
     /// Frozen clock value handed to the agent in `GAUNTLET_FROZEN_TIME` (RFC 3339). Default
     /// 2025-01-01T00:00:00Z.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -293,6 +308,8 @@ impl<'de> Deserialize<'de> for TargetConfig {
             #[serde(default)]
             request_timeout_ms: Option<u64>,
             #[serde(default)]
+            max_reply_bytes: Option<u64>,
+            #[serde(default)]
             retry: Option<RetryConfig>,
             #[serde(default)]
             concurrency: Option<usize>,
@@ -325,6 +342,7 @@ impl<'de> Deserialize<'de> for TargetConfig {
                     headers: m.headers,
                     extra_body: m.extra_body,
                     request_timeout_ms: m.request_timeout_ms,
+                    max_reply_bytes: m.max_reply_bytes,
                     retry: m.retry,
                     concurrency: m.concurrency,
                     rate_limit: m.rate_limit,
@@ -434,6 +452,7 @@ impl TargetConfig {
                 t.exec = Some(ExecTargetConfig {
                     command,
                     env: BTreeMap::new(),
+                    pass_env: Vec::new(),
                     frozen_time: None,
                 });
             }
@@ -447,6 +466,7 @@ impl TargetConfig {
                     command,
                     upstream: String::new(),
                     env: BTreeMap::new(),
+                    pass_env: Vec::new(),
                     frozen_time: None,
                 });
             }
@@ -522,6 +542,7 @@ impl TargetConfig {
             azure,
             extra_body,
             request_timeout_ms,
+            max_reply_bytes,
             retry,
             concurrency,
             rate_limit,

@@ -1066,6 +1066,9 @@ pub enum TargetCheckError {
     /// A proxy target without a command.
     #[error("the proxy target has no command")]
     NoProxyCommand,
+    /// `max_reply_bytes: 0`, which no reply could meet.
+    #[error("`max_reply_bytes` is 0: every reply would be over the limit")]
+    ZeroReplyLimit,
 }
 
 impl TargetCheckError {
@@ -1086,6 +1089,9 @@ impl TargetCheckError {
                 "add `exec: {command: [python3, agent.py]}` or use `exec:python3 agent.py`".into()
             }
             TargetCheckError::NoProxyCommand => "add `proxy: {command: [python3, agent.py], upstream: https://api.openai.com/v1}`".into(),
+            TargetCheckError::ZeroReplyLimit => {
+                "leave it out for the default (4 MiB), or give a size in bytes such as 16777216".into()
+            }
         })
     }
 }
@@ -1098,6 +1104,9 @@ pub fn check_target(t: &TargetConfig) -> Result<(), TargetCheckError> {
         }
         return Err(TargetCheckError::NoKind);
     };
+    if t.max_reply_bytes == Some(0) {
+        return Err(TargetCheckError::ZeroReplyLimit);
+    }
     match kind {
         TargetKind::Fake => {
             let p = t.persona.as_deref().unwrap_or("safe");

@@ -15,7 +15,7 @@ use gauntlet_core::trace::{Message, Role, ToolCallRequest, TraceRecorder, Usage}
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
 
-use crate::chat::{ChatModel, ChatReply, ChatRequest};
+use crate::chat::{ChatModel, ChatReply, ChatRequest, says_nothing};
 use crate::client::ApiClient;
 use crate::error::{BuildError, WireError};
 use crate::openai::{ImplicitKeyScope, KeySource, api_key, base_url, extra_headers, settings_of};
@@ -391,7 +391,7 @@ impl ChatModel for AnthropicModel {
 
     fn complete<'a>(
         &'a self,
-        _ctx: &'a TrialContext<'a>,
+        ctx: &'a TrialContext<'a>,
         req: ChatRequest<'a>,
         rec: &'a mut TraceRecorder,
     ) -> BoxFuture<'a, Result<ChatReply, TargetError>> {
@@ -423,6 +423,14 @@ impl ChatModel for AnthropicModel {
             }
             self.client
                 .record_tokens(reply.usage.input_tokens + reply.usage.output_tokens);
+            // `content: []` (or only blocks that are neither text nor a tool call). A
+            // refusal is a block, empty or not.
+            let filtered = reply.finish_reason.as_deref() == Some("content_filter");
+            if !filtered && !ctx.case.allow_empty && says_nothing(&reply.message) {
+                return Err(self
+                    .client
+                    .empty_reply(&resp, rec, reply.finish_reason.as_deref()));
+            }
             Ok(reply)
         })
     }

@@ -3,7 +3,9 @@
 //!
 //! The loop: send the history; if the reply asks for tools, hand each call to the runner's
 //! [`ToolHost`], append the results and ask again, until the model answers in text or the
-//! step limit is reached. Every call is an LLM span in the trace.
+//! step limit is reached. Every call is an LLM span in the trace. A reply stopped by a
+//! content filter ends the trial as `blocked`, but what it carried is recorded as the turn's
+//! answer first ([`record_filtered_reply`]), so that a leak the filter flagged is still graded.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -13,7 +15,9 @@ use gauntlet_core::target::{
     BoxFuture, Session, Target, TargetError, TargetInfo, ToolHost, TrialContext, TurnAnswer,
 };
 use gauntlet_core::tools::ToolDef;
-use gauntlet_core::trace::{Message, Role, TraceRecorder, TransportKind, Usage};
+use gauntlet_core::trace::{
+    Approval, Message, Role, ToolSpanInput, TraceRecorder, TransportKind, Usage,
+};
 
 /// Most model calls in one turn unless the case says otherwise.
 pub const DEFAULT_MAX_STEPS: u32 = 12;
@@ -42,6 +46,37 @@ pub struct ChatReply {
     pub attempts: u32,
     /// The agent that gave the reply, when the model reports one (multi-agent fixtures).
     pub agent: Option<String>,
+}
+
+/// Whether a message says nothing: no text but blanks, and no tool call.
+pub fn says_nothing(message: &Message) -> bool {
+    message.tool_calls.is_empty() && message.content.trim().is_empty()
+}
+
+/// Recorded as the error of a tool call a filtered reply asked for, which is never run.
+pub const FILTERED_CALL: &str = "not run: the reply asking for it was stopped by a content filter";
+
+/// Records what a reply stopped by a content filter still carried, as the answer to `user`
+/// and as tool spans for the calls it asked for (not run), so that violation checks grade
+/// it: a filter that flags an answer does not take back what the answer said. A reply with
+/// nothing in it records nothing, and the blocked trial stays without evidence.
+pub fn record_filtered_reply(rec: &mut TraceRecorder, user: &str, message: &Message) {
+    if says_nothing(message) {
+        return;
+    }
+    for call in &message.tool_calls {
+        rec.tool_call(ToolSpanInput {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+            output: None,
+            error: Some(FILTERED_CALL.into()),
+            duration_ms: 0,
+            approval: Approval::NotRequired,
+            side_effect: None,
+        });
+    }
+    rec.turn(user.to_owned(), message.content.clone(), false);
 }
 
 /// One completion call against a chat model.
@@ -149,6 +184,7 @@ impl<M: ChatModel> Session for ChatSession<'_, M> {
                     reply.attempts,
                 );
                 if reply.finish_reason.as_deref() == Some("content_filter") {
+                    record_filtered_reply(rec, user, &reply.message);
                     rec.transport(
                         TransportKind::FilterBlock,
                         None,

@@ -9,7 +9,7 @@
 //! a gate exists to find.
 
 use std::sync::{Arc, Mutex, Once};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use tokio::time::Instant;
 
@@ -26,6 +26,10 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The longest `Retry-After` honoured; a longer wait ends the request as an error.
 pub const RETRY_AFTER_CEILING: Duration = Duration::from_secs(300);
+
+/// Most bytes of one reply body unless the target sets `max_reply_bytes`: far above any
+/// real completion, far below what an endless body would cost.
+pub const DEFAULT_MAX_REPLY_BYTES: u64 = 4 << 20;
 
 /// How much of a response body is kept in errors and traces.
 pub(crate) const BODY_CLIP: usize = 2048;
@@ -51,13 +55,14 @@ pub struct ApiResponse {
     pub attempts: u32,
 }
 
-/// Shared HTTP client with retries, rate limits and redaction.
+/// Shared HTTP client with retries, rate limits, a bound on reply size, and redaction.
 #[derive(Clone)]
 pub struct ApiClient {
     http: reqwest::Client,
     retry: RetryConfig,
     limiter: Option<Arc<RateLimiter>>,
     redactor: Redactor,
+    max_reply: usize,
 }
 
 impl ApiClient {
@@ -91,6 +96,7 @@ impl ApiClient {
             retry,
             limiter,
             redactor,
+            max_reply: reply_limit(cfg.max_reply_bytes),
         })
     }
 
@@ -146,6 +152,24 @@ impl ApiClient {
                 "the response is not valid JSON ({e}); raw body: {raw}"
             ))
         })
+    }
+
+    /// The error for a successful response that says nothing (no text, no tool call), with
+    /// the raw body (clipped, redacted) kept in the trace and the error: an empty answer is
+    /// not evidence of anything, and graded it would pass every "must not say" check.
+    pub fn empty_reply(
+        &self,
+        resp: &ApiResponse,
+        rec: &mut TraceRecorder,
+        finish_reason: Option<&str>,
+    ) -> TargetError {
+        let detail = format!(
+            "an empty reply: no text and no tool call (finish_reason: {}; set `allow_empty: true` on a case where that is a valid answer); raw body: {}",
+            finish_reason.unwrap_or("none"),
+            self.clip_body(&resp.body)
+        );
+        rec.transport(TransportKind::Failed, Some(resp.status), detail.clone());
+        TargetError::Protocol(detail)
     }
 
     /// Parses a URL once, with a configuration error naming it (redacted) when invalid.
@@ -211,15 +235,26 @@ impl ApiClient {
                     };
                     (self.backoff(attempt), msg, None)
                 }
-                Ok(resp) => {
+                Ok(mut resp) => {
                     let status = resp.status().as_u16();
                     let retry_after = resp
                         .headers()
                         .get(reqwest::header::RETRY_AFTER)
                         .and_then(|v| v.to_str().ok())
-                        .and_then(parse_retry_after);
-                    match resp.bytes().await {
-                        Err(e) => {
+                        .and_then(|v| parse_retry_after(v, SystemTime::now()));
+                    match read_capped(&mut resp, self.max_reply).await {
+                        Err(BodyError::Over { head }) => {
+                            // An answer that arrived, only too big: not an infrastructure
+                            // failure, so not retried (a second endless body costs as much).
+                            let msg = format!(
+                                "reply over {} bytes (max_reply_bytes); HTTP {status}, it starts: {}",
+                                self.max_reply,
+                                clip_head(&head, &self.redactor)
+                            );
+                            rec.transport(TransportKind::Failed, Some(status), msg.clone());
+                            return Err(TargetError::Protocol(msg));
+                        }
+                        Err(BodyError::Read(e)) => {
                             let msg = self
                                 .redactor
                                 .redact(&format!(
@@ -314,6 +349,43 @@ impl ApiClient {
     }
 }
 
+/// The reply limit for a configured `max_reply_bytes` (at least one byte).
+pub(crate) fn reply_limit(configured: Option<u64>) -> usize {
+    let bytes = configured.unwrap_or(DEFAULT_MAX_REPLY_BYTES).max(1);
+    usize::try_from(bytes).unwrap_or(usize::MAX)
+}
+
+/// Why a body was not read whole.
+pub(crate) enum BodyError {
+    /// The connection failed or timed out while reading.
+    Read(reqwest::Error),
+    /// The body ran past the limit; `head` holds its first bytes, up to the limit.
+    Over { head: Bytes },
+}
+
+/// Reads a response body chunk by chunk with a running count, stopping at `max` bytes: an
+/// endless or huge body costs at most `max` bytes of memory, whatever its `Content-Length`
+/// says (or does not say, when it is chunked).
+pub(crate) async fn read_capped(
+    resp: &mut reqwest::Response,
+    max: usize,
+) -> Result<Bytes, BodyError> {
+    // The declared length sizes the buffer once (no growth by copying), never past the
+    // limit: a hostile header reserves no more than an honest body of the limit's size.
+    let declared = resp.content_length().unwrap_or(0);
+    let mut buf =
+        bytes::BytesMut::with_capacity(usize::try_from(declared).map_or(max, |n| n.min(max)));
+    while let Some(chunk) = resp.chunk().await.map_err(BodyError::Read)? {
+        let room = max - buf.len();
+        if chunk.len() > room {
+            buf.extend_from_slice(&chunk[..room]);
+            return Err(BodyError::Over { head: buf.freeze() });
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(buf.freeze())
+}
+
 /// A response body for an error message or a trace: secrets redacted, then at most
 /// [`BODY_CLIP`] bytes (cut on a character boundary, with the whole size noted). Redacting
 /// first matters: a key straddling the cut would otherwise be kept minus its last
@@ -322,9 +394,18 @@ impl ApiClient {
 pub(crate) fn clip_body(body: &[u8], redactor: &Redactor) -> String {
     let text = String::from_utf8_lossy(body);
     match redactor.clip(&text, BODY_CLIP, false) {
-        (head, true) => format!("{head}… ({} bytes)", text.len()),
+        (head, true) => format!("{head}… ({} bytes)", body.len()),
         (whole, false) => whole,
     }
+}
+
+/// [`clip_body`] for the start of a body that was cut off at the reply limit: its end is a
+/// cut, so the head of a secret there is redacted too (a `max_reply_bytes` below
+/// [`BODY_CLIP`] would otherwise show it).
+pub(crate) fn clip_head(head: &[u8], redactor: &Redactor) -> String {
+    let text = String::from_utf8_lossy(head);
+    let (shown, _) = redactor.clip(&text, BODY_CLIP, true);
+    format!("{shown}…")
 }
 
 /// The error and its sources on one line (reqwest hides the useful part in `source()`).
@@ -342,13 +423,17 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-/// `Retry-After` in seconds (an HTTP date is treated as "soon": one second).
-fn parse_retry_after(v: &str) -> Option<Duration> {
+/// `Retry-After` as a wait: delay-seconds, or an HTTP date (RFC 9110's IMF-fixdate, and the
+/// obsolete RFC 850 and asctime forms a recipient must also accept), waited for from `now`
+/// until then (no wait when it is past). A date is the same request as the seconds until it,
+/// so the same ceiling applies to both. Anything else is `None`, and the usual backoff is used.
+fn parse_retry_after(v: &str, now: SystemTime) -> Option<Duration> {
     let v = v.trim();
     if let Ok(secs) = v.parse::<f64>() {
         return (secs >= 0.0 && secs.is_finite()).then(|| Duration::from_secs_f64(secs));
     }
-    (!v.is_empty()).then_some(Duration::from_secs(1))
+    let at = httpdate::parse_http_date(v).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
 /// A token-bucket limiter for requests and tokens per minute.
@@ -441,13 +526,37 @@ mod tests {
 
     #[test]
     fn retry_after_parses_seconds() {
-        assert_eq!(parse_retry_after("2"), Some(Duration::from_secs(2)));
-        assert_eq!(parse_retry_after("0.5"), Some(Duration::from_millis(500)));
+        let now = SystemTime::now();
+        assert_eq!(parse_retry_after("2", now), Some(Duration::from_secs(2)));
         assert_eq!(
-            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
-            Some(Duration::from_secs(1))
+            parse_retry_after("0.5", now),
+            Some(Duration::from_millis(500))
         );
-        assert_eq!(parse_retry_after(""), None);
+        assert_eq!(parse_retry_after("", now), None);
+        assert_eq!(parse_retry_after("soon", now), None);
+        assert_eq!(parse_retry_after("-3", now), None);
+    }
+
+    #[test]
+    fn retry_after_dates_wait_until_then() {
+        // 2026-10-21T07:27:00Z, one minute before the date the server names.
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_792_567_620);
+        let minute = Some(Duration::from_secs(60));
+        // IMF-fixdate, and the two obsolete forms RFC 9110 says a recipient must accept.
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2026 07:28:00 GMT", now),
+            minute
+        );
+        assert_eq!(
+            parse_retry_after("Wednesday, 21-Oct-26 07:28:00 GMT", now),
+            minute
+        );
+        assert_eq!(parse_retry_after("Wed Oct 21 07:28:00 2026", now), minute);
+        // A date already past asks for no wait at all.
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now),
+            Some(Duration::ZERO)
+        );
     }
 
     #[tokio::test(start_paused = true)]

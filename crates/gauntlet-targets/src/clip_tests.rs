@@ -1,5 +1,6 @@
 //! Property tests of every place a target cuts text it quotes: response bodies
-//! ([`crate::client::clip_body`], shared by OpenAI, Anthropic, HTTP apps and the proxy),
+//! ([`crate::client::clip_body`], shared by OpenAI, Anthropic, HTTP apps and the proxy, and
+//! [`crate::client::clip_head`] for a body cut off at `max_reply_bytes`),
 //! stderr lines of exec and proxied agents ([`crate::exec::collect_stderr`]) and quotes of
 //! protocol lines ([`crate::exec::quote`]). A key placed at every offset across each limit
 //! must never come out, not even 8 consecutive characters of it.
@@ -9,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use gauntlet_core::redact::Redactor;
 use proptest::prelude::*;
 
-use crate::client::{BODY_CLIP, clip_body};
+use crate::client::{BODY_CLIP, clip_body, clip_head};
 use crate::exec::{QUOTE_BYTES, STDERR_LINE_BYTES, StderrTail, collect_stderr, quote};
 
 /// Whether any 8 consecutive characters of `key` occur in `out`.
@@ -82,6 +83,20 @@ proptest! {
             let out = clip_body(body.as_bytes(), &r);
             prop_assert!(!shows_part_of(&out, &key), "at {at}: …{:?}", &out[out.len().saturating_sub(80)..]);
         }
+    }
+
+    #[test]
+    fn a_key_across_the_reply_limit_never_survives(
+        key in "sk-(proj-)?[A-Za-z0-9_-]{20,60}",
+        filler in "[a-z é{}\":,]{1,40}",
+        limit in 16usize..3000,
+    ) {
+        // The reply cap cut the body somewhere inside the key: only its head arrived.
+        let r = redactor(&key);
+        let body = text_with_key_at(&filler, limit.saturating_sub(key.len() / 2), &key);
+        let head = &body.as_bytes()[..limit.min(body.len())];
+        let out = clip_head(head, &r);
+        prop_assert!(!shows_part_of(&out, &key), "…{:?}", &out[out.len().saturating_sub(80)..]);
     }
 
     #[test]

@@ -219,6 +219,16 @@ pub enum AgentError {
         /// The key.
         key: String,
     },
+    /// A `pass_env` name that looks like a credential, whose value would not be redacted.
+    #[error(
+        "{kind} target: `{name}` looks like a secret, and `pass_env` values are not redacted; write `env: {{{name}: \"${{env:{name}}}\"}}` instead"
+    )]
+    SecretPassEnv {
+        /// `exec` or `proxy`.
+        kind: &'static str,
+        /// The variable.
+        name: String,
+    },
     /// `frozen_time: ""`.
     #[error("{kind} target: `frozen_time` is empty")]
     EmptyFrozenTime {

@@ -7,12 +7,14 @@
 //! working directory of each trial; both directions of the protocol (tool calls go through
 //! the runner's [`ToolHost`], decisions and self-reported model calls into the trace); the
 //! stderr tail kept for error messages; and the shutdown when the trial is over (`end`,
-//! stdin closed, a short grace, then a kill) or cut off (an immediate kill).
+//! stdin closed, a short grace, then a kill) or cut off (an immediate kill). The agent runs
+//! in a process group of its own ([`ProcessGroup`]), killed whole when its trial ends, so
+//! nothing it started outlives the trial.
 //!
 //! The agent runs its own loop, so `max_steps` does not apply here: the trial time limit is
 //! what stops an agent that never answers.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -61,6 +63,9 @@ const STDERR_LINES: usize = 20;
 const STDERR_BYTES: usize = 4096;
 pub(crate) const STDERR_LINE_BYTES: usize = 1024;
 
+/// The protocol error for an empty answer (exec's and the proxy's line protocols alike).
+pub(crate) const EMPTY_ANSWER: &str = "the agent answered with nothing (an empty answer has nothing to grade; set `allow_empty: true` on a case where it is a valid answer)";
+
 /// How much of an offending stdout line an error message quotes.
 pub(crate) const QUOTE_BYTES: usize = 200;
 
@@ -78,6 +83,9 @@ pub struct ExecTarget {
     shown: String,
     /// The configured environment, `${env:NAME}` references resolved.
     env: BTreeMap<String, String>,
+    /// The `pass_env` variables that gauntlet's environment has, read when the target was
+    /// built.
+    passed: BTreeMap<String, OsString>,
     /// `PATH` handed to the agent (gauntlet's own unless the config sets one).
     path: OsString,
     /// Handed to the agent as `frozen_time` and `GAUNTLET_FROZEN_TIME`.
@@ -137,6 +145,30 @@ impl ExecTarget {
             }
             env.insert(key.clone(), resolve_env_refs(kind, key, value, redactor)?);
         }
+        let mut passed = BTreeMap::new();
+        for name in &cfg.pass_env {
+            if name.is_empty() || name.contains('=') || name.contains('\0') {
+                return Err(AgentError::EnvName {
+                    kind,
+                    key: name.clone(),
+                });
+            }
+            if name.starts_with("GAUNTLET_") {
+                return Err(AgentError::ReservedEnv {
+                    kind,
+                    key: name.clone(),
+                });
+            }
+            if looks_like_a_secret(name) {
+                return Err(AgentError::SecretPassEnv {
+                    kind,
+                    name: name.clone(),
+                });
+            }
+            if let Some(v) = std::env::var_os(name) {
+                passed.insert(name.clone(), v);
+            }
+        }
         let frozen_time = match cfg.frozen_time.as_deref().map(str::trim) {
             None => DEFAULT_FROZEN_TIME.to_owned(),
             Some("") => return Err(AgentError::EmptyFrozenTime { kind }),
@@ -159,6 +191,7 @@ impl ExecTarget {
             args,
             shown: cfg.command.join(" "),
             env,
+            passed,
             path,
             frozen_time,
             redactor: Arc::new(redactor.clone()),
@@ -168,8 +201,9 @@ impl ExecTarget {
 
 impl ExecTarget {
     /// The agent's command for one trial, in `workdir`, with the pinned environment (the
-    /// configured `env:` over the pins, the `GAUNTLET_` variables over both), piped stdio,
-    /// and killed when dropped. Shared with the proxy target, which adds its own variables.
+    /// `pass_env` variables over the pins, the configured `env:` over both, the `GAUNTLET_`
+    /// variables over everything), piped stdio, in a process group of its own, and killed
+    /// when dropped. Shared with the proxy target, which adds its own variables.
     pub(crate) fn pinned_command(
         &self,
         workdir: &Path,
@@ -186,6 +220,7 @@ impl ExecTarget {
             .env("LC_ALL", "C.UTF-8")
             .env("PYTHONHASHSEED", "0")
             .env("PYTHONUNBUFFERED", "1")
+            .envs(&self.passed)
             // The configured environment may override the pins above (a virtualenv's PATH);
             // the GAUNTLET_ variables below it may not (checked in `new`).
             .envs(&self.env)
@@ -201,6 +236,11 @@ impl ExecTarget {
             .stderr(Stdio::piped())
             // Dropping the child (the runner's trial timeout drops the whole trial) kills it.
             .kill_on_drop(true);
+        // The agent leads a process group of its own, so that what it starts (a server, a
+        // `sleep 1000 &`) can be found and killed with it when the trial ends
+        // ([`ProcessGroup`]), and a terminal's Ctrl-C reaches it only through gauntlet.
+        #[cfg(unix)]
+        cmd.process_group(0);
         cmd
     }
 
@@ -214,15 +254,41 @@ impl ExecTarget {
         &self.frozen_time
     }
 
-    /// The names (never the values) of the configured environment variables.
+    /// The names (never the values) of the configured environment variables, `env:` and
+    /// `pass_env` alike.
     pub(crate) fn env_names(&self) -> Vec<&str> {
-        self.env.keys().map(String::as_str).collect()
+        let mut names: Vec<&str> = self
+            .env
+            .keys()
+            .chain(self.passed.keys())
+            .map(String::as_str)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
     }
 
     /// The redactor that knows every secret resolved for this target.
     pub(crate) fn redactor(&self) -> &Arc<Redactor> {
         &self.redactor
     }
+}
+
+/// Whether a variable's name says it holds a credential. `pass_env` values are not
+/// redacted, so such a variable must go through `env:` as `${env:NAME}`, which is.
+fn looks_like_a_secret(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    [
+        "KEY",
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "CREDENTIAL",
+        "AUTH",
+    ]
+    .iter()
+    .any(|w| upper.contains(w))
 }
 
 /// Replaces every `${env:NAME}` in `value` with the variable's value, registering each as a
@@ -325,9 +391,9 @@ impl Target for ExecTarget {
         let mut settings = BTreeMap::new();
         settings.insert("protocol".into(), PROTOCOL_VERSION.to_string());
         settings.insert("frozen_time".into(), self.frozen_time.clone());
-        if !self.env.is_empty() {
+        let names = self.env_names();
+        if !names.is_empty() {
             // Names only: values may be secrets.
-            let names: Vec<&str> = self.env.keys().map(String::as_str).collect();
             settings.insert("env".into(), names.join(","));
         }
         TargetInfo {
@@ -494,10 +560,79 @@ fn stderr_line(redactor: &Redactor, line: &Line) -> String {
     text
 }
 
+/// The process groups of the agents running now, for [`interrupt_agents`].
+static LIVE_GROUPS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+
+fn live_groups() -> std::sync::MutexGuard<'static, BTreeSet<u32>> {
+    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Sends SIGINT to every agent process group still running, as a terminal's Ctrl-C would
+/// have before agents got groups of their own: the binary calls it when the user interrupts
+/// a run, so agents stop as they used to, and their trials end (and are killed) as usual.
+pub fn interrupt_agents() {
+    #[cfg(unix)]
+    for id in live_groups().iter() {
+        if let Some(pid) = group_pid(*id) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::INT);
+        }
+    }
+}
+
+/// A group id as a pid to signal; never 0 or 1, where `kill(-pid)` would reach this
+/// process's own group or every process there is.
+#[cfg(unix)]
+fn group_pid(id: u32) -> Option<rustix::process::Pid> {
+    i32::try_from(id)
+        .ok()
+        .filter(|id| *id > 1)
+        .and_then(rustix::process::Pid::from_raw)
+}
+
+/// The process group an agent leads (the agent is started with `process_group(0)`, so the
+/// group id is its pid). Killing the agent alone would leave whatever it started running
+/// past the trial, holding ports and files, even past gauntlet's exit; so when the trial
+/// ends the whole group gets SIGKILL: at the end of a trial, when the trial is cut off, and
+/// when the guard is dropped (a run or a runtime shutting down). Once only: after that the
+/// id may belong to someone else. A process that leaves the group (`setsid`) escapes this.
+#[derive(Debug)]
+pub(crate) struct ProcessGroup {
+    id: Option<u32>,
+}
+
+impl ProcessGroup {
+    /// The group of a child started with [`ExecTarget::pinned_command`].
+    pub(crate) fn of(child: &Child) -> ProcessGroup {
+        let id = child.id().filter(|_| cfg!(unix));
+        if let Some(id) = id {
+            live_groups().insert(id);
+        }
+        ProcessGroup { id }
+    }
+
+    /// Kills every process left in the group (none left is fine).
+    pub(crate) fn kill(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        #[cfg(unix)]
+        if let Some(pid) = group_pid(id) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        live_groups().remove(&id);
+    }
+}
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 /// The running agent of one trial and its working directory (an exec agent, or an
 /// unmodified agent behind the recording proxy).
 pub(crate) struct AgentProc {
     pub(crate) child: Child,
+    /// The agent's process group: killed when the trial ends, and when this is dropped.
+    pub(crate) group: ProcessGroup,
     pub(crate) stdin: Option<ChildStdin>,
     pub(crate) stdout: LineReader<ChildStdout>,
     pub(crate) stderr: Arc<Mutex<StderrTail>>,
@@ -550,11 +685,14 @@ impl AgentProc {
             }
         }
         let _ = self.child.start_kill();
+        self.group.kill();
         let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
         self.finish();
     }
 
     fn finish(mut self) {
+        // The agent is gone; what it started goes too, before its directory does.
+        self.group.kill();
         if let Some(t) = self.stderr_task.take() {
             t.abort();
         }
@@ -570,6 +708,7 @@ impl AgentProc {
     pub(crate) fn release(mut self, graceful: bool) {
         if !graceful {
             let _ = self.child.start_kill();
+            self.group.kill();
         }
         match tokio::runtime::Handle::try_current() {
             Ok(rt) => {
@@ -603,6 +742,8 @@ struct ExecSession {
     broken: bool,
     /// For tool calls that come without an id.
     next_call: u32,
+    /// The case accepts an empty answer (`allow_empty`).
+    allow_empty: bool,
 }
 
 /// Messages to the agent. Serialized with `type` first, so that logs read well. (`end` is
@@ -760,6 +901,7 @@ impl ExecSession {
         ));
         let mut session = ExecSession {
             proc: Some(AgentProc {
+                group: ProcessGroup::of(&child),
                 child,
                 stdin: Some(stdin),
                 stdout: LineReader::new(stdout, MAX_STDOUT_LINE),
@@ -772,6 +914,7 @@ impl ExecSession {
             busy: true,
             broken: false,
             next_call: 0,
+            allow_empty: ctx.case.allow_empty,
         };
         let start = ToAgent::Start {
             protocol: PROTOCOL_VERSION,
@@ -906,6 +1049,9 @@ impl ExecSession {
             };
             match msg {
                 AgentMsg::Answer { content, truncated } => {
+                    if content.trim().is_empty() && !self.allow_empty {
+                        return Err(self.protocol_error(EMPTY_ANSWER, text));
+                    }
                     if truncated {
                         rec.transport(
                             TransportKind::Truncated,

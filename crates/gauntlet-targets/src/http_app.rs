@@ -9,6 +9,11 @@
 //! objects can be passed whole. The answer is read from the response with a JSON path, and
 //! optionally the tool calls the app reports (a list of `{name, arguments}`), which are
 //! recorded as tool spans so trace checks apply to apps that run their own tools.
+//!
+//! A content-filter error that still carries an answer (or tool calls) at those paths is
+//! recorded before the trial becomes `blocked`, so a flagged leak is graded; an answer that
+//! is empty or `null` with no tool call is a protocol error unless the case sets
+//! `allow_empty`.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -20,7 +25,9 @@ use gauntlet_core::target::{
     BoxFuture, HttpTargetConfig, Session, Target, TargetConfig, TargetError, TargetInfo, ToolHost,
     TrialContext, TurnAnswer,
 };
-use gauntlet_core::trace::{Approval, Message, Role, ToolSpanInput, TraceRecorder, Usage};
+use gauntlet_core::trace::{
+    Approval, Message, Role, ToolSpanInput, TraceRecorder, TransportKind, Usage,
+};
 use minijinja::Environment;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
@@ -176,6 +183,102 @@ fn render(env: &Environment<'_>, v: &Value, ctx: &minijinja::Value) -> Result<Va
     })
 }
 
+/// What one response said: the answer at `answer_path` (`None` when the path selects
+/// nothing; a JSON `null` is an empty answer), the assistant message as the trace shows it,
+/// and the tool calls the app reports at `tool_calls_path`.
+struct AppReply {
+    answer: Option<String>,
+    out: Message,
+    spans: Vec<ToolSpanInput>,
+}
+
+impl Inner {
+    fn read_reply(&self, v: &Value) -> AppReply {
+        let answer = self.answer.query(v).first().map(|a| match a {
+            Value::String(s) => s.clone(),
+            Value::Null => String::new(),
+            other => other.to_string(),
+        });
+        let mut out = Message::assistant(answer.clone().unwrap_or_default());
+        let mut spans = Vec::new();
+        if let Some(p) = &self.tool_calls {
+            let reported = p.query(v).all().into_iter().flat_map(|x| match x {
+                Value::Array(a) => a.iter().collect::<Vec<_>>(),
+                other => vec![other],
+            });
+            for (i, c) in reported.enumerate() {
+                let name = c
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned();
+                let arguments = c
+                    .get("arguments")
+                    .or_else(|| c.get("args"))
+                    .or_else(|| c.get("input"))
+                    .cloned()
+                    .unwrap_or_else(|| json!({}));
+                let arguments = match arguments {
+                    Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
+                    other => other,
+                };
+                let output = c
+                    .get("output")
+                    .or_else(|| c.get("result"))
+                    .map(|o| match o {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    });
+                let error = c.get("error").and_then(Value::as_str).map(str::to_owned);
+                out.tool_calls.push(gauntlet_core::trace::ToolCallRequest {
+                    id: format!("app_{i}"),
+                    name: name.clone(),
+                    arguments: arguments.clone(),
+                    malformed: false,
+                });
+                spans.push(ToolSpanInput {
+                    call_id: format!("app_{i}"),
+                    name,
+                    arguments,
+                    output,
+                    error,
+                    duration_ms: 0,
+                    approval: Approval::NotRequired,
+                    side_effect: None,
+                });
+            }
+        }
+        AppReply { answer, out, spans }
+    }
+}
+
+impl AppReply {
+    /// The app call is the "model call" gauntlet can see; the tools the app reports are its
+    /// children.
+    fn record(
+        self,
+        inner: &Inner,
+        rec: &mut TraceRecorder,
+        sent: Vec<Message>,
+        started: Instant,
+        attempts: u32,
+        finish: &str,
+    ) {
+        rec.llm_call(
+            Some(inner.info.label.clone()),
+            sent,
+            self.out,
+            Usage::default(),
+            started.elapsed().as_millis() as u64,
+            Some(finish.into()),
+            attempts,
+        );
+        for s in self.spans {
+            rec.tool_call(s);
+        }
+    }
+}
+
 impl Target for HttpAppTarget {
     fn info(&self) -> TargetInfo {
         self.inner.info.clone()
@@ -252,88 +355,49 @@ impl Session for HttpSession<'_> {
                 .client
                 .send(inner.method.clone(), &url, &inner.headers, bytes, rec)
                 .await?;
-            if !(200..300).contains(&resp.status) {
-                return Err(inner
-                    .client
-                    .reject_status(&resp, rec, Some(is_content_filter_error)));
-            }
-            let v = inner.client.json_body(&resp, rec)?;
-            let answer = match inner.answer.query(&v).first() {
-                Some(Value::String(s)) => s.clone(),
-                Some(other) => other.to_string(),
-                None => {
-                    let raw = inner.client.clip_body(&resp.body);
-                    return Err(TargetError::Protocol(format!(
-                        "answer_path `{}` selects nothing in the response: {raw}",
-                        inner.cfg.answer_path
-                    )));
-                }
-            };
-            let mut out = Message::assistant(answer.clone());
-            let mut spans = Vec::new();
-            if let Some(p) = &inner.tool_calls {
-                let reported = p.query(&v).all().into_iter().flat_map(|x| match x {
-                    Value::Array(a) => a.iter().collect::<Vec<_>>(),
-                    other => vec![other],
-                });
-                for (i, c) in reported.enumerate() {
-                    let name = c
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned();
-                    let arguments = c
-                        .get("arguments")
-                        .or_else(|| c.get("args"))
-                        .or_else(|| c.get("input"))
-                        .cloned()
-                        .unwrap_or_else(|| json!({}));
-                    let arguments = match arguments {
-                        Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
-                        other => other,
-                    };
-                    let output = c
-                        .get("output")
-                        .or_else(|| c.get("result"))
-                        .map(|o| match o {
-                            Value::String(s) => s.clone(),
-                            other => other.to_string(),
-                        });
-                    let error = c.get("error").and_then(Value::as_str).map(str::to_owned);
-                    out.tool_calls.push(gauntlet_core::trace::ToolCallRequest {
-                        id: format!("app_{i}"),
-                        name: name.clone(),
-                        arguments: arguments.clone(),
-                        malformed: false,
-                    });
-                    spans.push(ToolSpanInput {
-                        call_id: format!("app_{i}"),
-                        name,
-                        arguments,
-                        output,
-                        error,
-                        duration_ms: 0,
-                        approval: Approval::NotRequired,
-                        side_effect: None,
-                    });
-                }
-            }
             let mut sent = self.history.clone();
             sent.push(Message::user(user));
-            // The app call is the "model call" gauntlet can see; the tools the app reports
-            // are its children.
-            rec.llm_call(
-                Some(inner.info.label.clone()),
-                sent,
-                out,
-                Usage::default(),
-                started.elapsed().as_millis() as u64,
-                Some("stop".into()),
-                resp.attempts,
-            );
-            for s in spans {
-                rec.tool_call(s);
+            if !(200..300).contains(&resp.status) {
+                let err = inner
+                    .client
+                    .reject_status(&resp, rec, Some(is_content_filter_error));
+                // A filter's error that still carries the app's answer (or the tools it
+                // ran): recorded before the block, so that violation checks grade it.
+                if matches!(err, TargetError::Blocked(_))
+                    && let Ok(v) = serde_json::from_slice::<Value>(&resp.body)
+                {
+                    let reply = inner.read_reply(&v);
+                    let said = reply
+                        .answer
+                        .as_deref()
+                        .is_some_and(|a| !a.trim().is_empty());
+                    if said || !reply.spans.is_empty() {
+                        let answer = reply.answer.clone().unwrap_or_default();
+                        reply.record(inner, rec, sent, started, resp.attempts, "content_filter");
+                        rec.turn(user.to_owned(), answer, false);
+                    }
+                }
+                return Err(err);
             }
+            let v = inner.client.json_body(&resp, rec)?;
+            let reply = inner.read_reply(&v);
+            let Some(answer) = reply.answer.clone() else {
+                let raw = inner.client.clip_body(&resp.body);
+                return Err(TargetError::Protocol(format!(
+                    "answer_path `{}` selects nothing in the response: {raw}",
+                    inner.cfg.answer_path
+                )));
+            };
+            if answer.trim().is_empty() && reply.spans.is_empty() && !self.ctx.case.allow_empty {
+                let raw = inner.client.clip_body(&resp.body);
+                let detail = format!(
+                    "an empty reply: answer_path `{}` selects an empty answer and the app reports no tool call (set `allow_empty: true` on a case where that is a valid answer); raw body: {raw}",
+                    inner.cfg.answer_path
+                );
+                rec.transport(TransportKind::Failed, Some(resp.status), detail.clone());
+                return Err(TargetError::Protocol(detail));
+            }
+            reply.record(inner, rec, sent, started, resp.attempts, "stop");
             self.history.push(Message::user(user));
             self.history.push(Message::assistant(answer.clone()));
             Ok(TurnAnswer {

@@ -17,7 +17,7 @@ use gauntlet_core::trace::{Message, Role, ToolCallRequest, TraceRecorder, Transp
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 
-use crate::chat::{ChatModel, ChatReply, ChatRequest};
+use crate::chat::{ChatModel, ChatReply, ChatRequest, says_nothing};
 use crate::client::ApiClient;
 use crate::error::{BuildError, WireError};
 
@@ -646,7 +646,7 @@ impl ChatModel for OpenAiModel {
 
     fn complete<'a>(
         &'a self,
-        _ctx: &'a TrialContext<'a>,
+        ctx: &'a TrialContext<'a>,
         req: ChatRequest<'a>,
         rec: &'a mut TraceRecorder,
     ) -> BoxFuture<'a, Result<ChatReply, TargetError>> {
@@ -696,6 +696,13 @@ impl ChatModel for OpenAiModel {
             }
             self.client
                 .record_tokens(reply.usage.input_tokens + reply.usage.output_tokens);
+            // `content: null` and no tool call. A filtered reply is a block, empty or not.
+            let filtered = reply.finish_reason.as_deref() == Some("content_filter");
+            if !filtered && !ctx.case.allow_empty && says_nothing(&reply.message) {
+                return Err(self
+                    .client
+                    .empty_reply(&resp, rec, reply.finish_reason.as_deref()));
+            }
             Ok(reply)
         })
     }

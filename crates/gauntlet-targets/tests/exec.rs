@@ -49,6 +49,7 @@ fn agent(body: &str) -> (tempfile::TempDir, ExecTargetConfig) {
     let cfg = ExecTargetConfig {
         command: vec!["python3".into(), script.display().to_string()],
         env: BTreeMap::new(),
+        pass_env: Vec::new(),
         frozen_time: None,
     };
     (dir, cfg)
@@ -521,6 +522,7 @@ async fn an_agent_that_exits_at_once_fails_open_or_its_first_turn() {
     let cfg = ExecTargetConfig {
         command: vec!["python3".into(), script.display().to_string()],
         env: BTreeMap::new(),
+        pass_env: Vec::new(),
         frozen_time: None,
     };
     let t = target(&cfg);
@@ -650,6 +652,7 @@ async fn configuration_errors() {
     let mut cfg = ExecTargetConfig {
         command: vec!["sh".into(), "-c".into(), "true".into()],
         env: BTreeMap::new(),
+        pass_env: Vec::new(),
         frozen_time: None,
     };
     cfg.env.insert(
@@ -737,4 +740,167 @@ time.sleep(3600)
             .unwrap_or(true)
     };
     assert!(eventually(gone).await, "the agent was not killed");
+}
+
+#[tokio::test]
+async fn an_empty_answer_is_a_protocol_error_unless_the_case_allows_it() {
+    if !have_python() {
+        return;
+    }
+    let (_dir, cfg) = agent(
+        r#"
+recv()
+send({"type": "answer", "content": "  "})
+recv()
+"#,
+    );
+    let t = target(&cfg);
+    let tools = tools();
+    let c = case("empty");
+    let trial = ctx(&c, &tools);
+    let mut s = t.open(&trial).await.unwrap();
+    let mut rec = TraceRecorder::new();
+    let e = turn(&mut s, "hi", &mut rec).await.unwrap_err();
+    let TargetError::Protocol(msg) = &e else {
+        panic!("expected a protocol error, got {e:?}");
+    };
+    assert!(msg.contains("answered with nothing"), "{msg}");
+    assert!(
+        msg.contains(r#""content": "  ""#),
+        "the raw line is quoted: {msg}"
+    );
+    drop(s);
+
+    let mut c = case("empty-allowed");
+    c.allow_empty = true;
+    let trial = ctx(&c, &tools);
+    let mut s = t.open(&trial).await.unwrap();
+    let a = turn(&mut s, "hi", &mut TraceRecorder::new()).await.unwrap();
+    assert_eq!(a.content, "  ");
+}
+
+/// Polls until a process is gone (or a zombie nobody has reaped yet).
+async fn gone(pid: u32) -> bool {
+    eventually(|| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| {
+                s.rsplit(')')
+                    .next()
+                    .and_then(|r| r.split_whitespace().next())
+                    == Some("Z")
+            })
+            .unwrap_or(true)
+    })
+    .await
+}
+
+#[tokio::test]
+async fn what_an_agent_starts_dies_with_its_trial() {
+    if !have_python() || !Path::new("/proc/self").exists() {
+        return;
+    }
+    // The agent starts `sleep 1000` and leaves it running; then it either answers and ends
+    // normally, or hangs until its trial is cut off.
+    let (dir, mut cfg) = agent(
+        r#"
+import subprocess
+child = subprocess.Popen(["sleep", "1000"])
+open(os.environ["PID_FILE"], "w").write(str(child.pid))
+msg = recv()
+if msg["content"] == "hang":
+    import time
+    time.sleep(3600)
+send({"type": "answer", "content": "started a helper"})
+recv()
+"#,
+    );
+    let pid_file = dir.path().join("pid");
+    cfg.env
+        .insert("PID_FILE".into(), pid_file.display().to_string());
+    let t = target(&cfg);
+    let tools = tools();
+    for how in ["answer", "hang"] {
+        let _ = std::fs::remove_file(&pid_file);
+        let c = case(how);
+        let ctx = ctx(&c, &tools);
+        let mut s = t.open(&ctx).await.unwrap();
+        let mut rec = TraceRecorder::new();
+        let played =
+            tokio::time::timeout(Duration::from_millis(1500), turn(&mut s, how, &mut rec)).await;
+        assert_eq!(played.is_err(), how == "hang", "{how}");
+        assert!(eventually(|| pid_file.exists()).await, "{how}");
+        let pid: u32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(
+            Path::new(&format!("/proc/{pid}")).exists(),
+            "{how}: the helper runs during the trial"
+        );
+        // The trial ends: the graceful end (`end`, the agent exits on its own) or the cut.
+        drop(s);
+        assert!(
+            gone(pid).await,
+            "{how}: the agent's `sleep 1000` outlived its trial"
+        );
+    }
+}
+
+#[tokio::test]
+async fn pass_env_passes_named_variables_and_refuses_secrets() {
+    if !have_python() {
+        return;
+    }
+    let (_dir, mut cfg) = agent(
+        r#"
+recv()
+send({"type": "answer", "content": json.dumps(dict(os.environ))})
+recv()
+"#,
+    );
+    // PATH is a variable every test process has; HOME too, which the pins would set
+    // otherwise.
+    cfg.pass_env = vec!["HOME".into(), "ZZ_TEST_SURELY_UNSET_1".into()];
+    let t = target(&cfg);
+    let tools = tools();
+    let c = case("pass");
+    let ctx = ctx(&c, &tools);
+    let mut s = t.open(&ctx).await.unwrap();
+    let a = turn(&mut s, "env?", &mut TraceRecorder::new())
+        .await
+        .unwrap();
+    let env: Value = serde_json::from_str(&a.content).unwrap();
+    assert_eq!(
+        env["HOME"].as_str(),
+        std::env::var("HOME").ok().as_deref(),
+        "a passed variable keeps gauntlet's value"
+    );
+    assert!(
+        env.get("ZZ_TEST_SURELY_UNSET_1").is_none(),
+        "unset: not passed"
+    );
+    drop(s);
+
+    for (name, secret) in [
+        ("OPENAI_API_KEY", true),
+        ("GITHUB_TOKEN", true),
+        ("TMPDIR", false),
+    ] {
+        cfg.pass_env = vec![name.into()];
+        let built = ExecTarget::new(&cfg, &mut Redactor::new());
+        assert_eq!(
+            matches!(
+                built,
+                Err(gauntlet_targets::AgentError::SecretPassEnv { .. })
+            ),
+            secret,
+            "{name}"
+        );
+    }
+    cfg.pass_env = vec!["GAUNTLET_SEED".into()];
+    assert!(matches!(
+        ExecTarget::new(&cfg, &mut Redactor::new()),
+        Err(gauntlet_targets::AgentError::ReservedEnv { .. })
+    ));
 }

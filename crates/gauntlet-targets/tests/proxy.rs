@@ -597,6 +597,70 @@ async fn upstream_failures_are_passed_back_once_and_recorded() {
     assert_eq!(trace.transport[0].status, Some(502));
 }
 
+/// An upstream whose every answer is a 200 with a chunked body that never ends (until the
+/// client hangs up), written as fast as the socket takes it.
+async fn endless_upstream() -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                // The request is small: one read takes it, and what it says does not matter.
+                let mut buf = vec![0u8; 65536];
+                let _ = s.read(&mut buf).await;
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
+                let start = "{\"choices\": [{\"message\": {\"content\": \"";
+                let mut out = format!("{head}{:x}\r\n{start}\r\n", start.len()).into_bytes();
+                let filler = format!("{:x}\r\n{}\r\n", 16384, "A".repeat(16384)).into_bytes();
+                while s.write_all(&out).await.is_ok() {
+                    out.clone_from(&filler);
+                }
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[tokio::test]
+async fn an_endless_upstream_reply_is_cut_and_not_passed_on() {
+    let up = endless_upstream().await;
+    let mut cfg = ProxyConfig::new(format!("{up}/v1"));
+    cfg.max_reply_bytes = 100_000;
+    let proxy = RecordingProxy::new(cfg, Redactor::new()).unwrap();
+    let (addr, serving) = proxy
+        .bind(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap();
+    tokio::spawn(serving);
+    // A streaming request too: the proxy asks the upstream for the whole answer, and reads it
+    // under the same limit before anything is replayed.
+    for stream in [false, true] {
+        let (status, body) = post(
+            &format!("http://{addr}/s/big/v1/chat/completions"),
+            &json!({"model": "m", "stream": stream, "messages": [{"role": "user", "content": "hi"}]}),
+            &[],
+        )
+        .await;
+        assert_eq!(status, 502, "stream {stream}: {body}");
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("over 100000 bytes"), "{message}");
+        assert!(message.len() < 4000, "the error holds more than the head");
+    }
+    let trace = only(proxy.finish_all(), "big");
+    assert!(
+        trace.spans.is_empty(),
+        "nothing was recorded as a model call"
+    );
+    assert_eq!(trace.transport.len(), 2);
+    assert_eq!(trace.transport[0].kind, TransportKind::Failed);
+    assert!(
+        trace.transport[0]
+            .detail
+            .contains("reply is over 100000 bytes")
+    );
+}
+
 #[tokio::test]
 async fn sessions_and_agents_are_routed() {
     let up = upstream(openai_echo).await;
@@ -682,6 +746,8 @@ for line in sys.stdin:
         sys.stderr.write("about to fail\n"); sys.exit(3)
     if user == "noise":
         print("this is not json", flush=True); continue
+    if user == "silence":
+        print(json.dumps(""), flush=True); continue
     messages = [{"role": "user", "content": user}]
     while True:
         msg = ask(messages)
@@ -709,6 +775,7 @@ fn proxy_target(script: &std::path::Path, upstream: &str) -> ProxyTarget {
             command: vec!["python3".into(), script.display().to_string()],
             upstream: upstream.into(),
             env: BTreeMap::from([("MY_KEY".into(), "${env:PATH}".into())]),
+            pass_env: Vec::new(),
             frozen_time: None,
         }),
         ..Default::default()
@@ -806,6 +873,17 @@ async fn the_line_protocol_reports_bad_output_and_crashes() {
         other => panic!("expected a protocol error, got {other:?}"),
     }
     assert_eq!(trace.transport.last().unwrap().kind, TransportKind::Failed);
+
+    // An empty answer has nothing to grade, unless the case says that is fine.
+    let (answers, _) = play(&target, &c, &["silence"]).await;
+    match &answers[0] {
+        Err(TargetError::Protocol(m)) => assert!(m.contains("answered with nothing"), "{m}"),
+        other => panic!("expected a protocol error, got {other:?}"),
+    }
+    let mut quiet = case("silence", Vec::new());
+    quiet.allow_empty = true;
+    let (answers, _) = play(&target, &quiet, &["silence"]).await;
+    assert_eq!(answers[0].as_deref().ok(), Some(""));
 
     let (answers, _) = play(&target, &c, &["crash"]).await;
     match &answers[0] {

@@ -803,6 +803,9 @@ pub fn execute(
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 c.store(true, Ordering::Relaxed);
+                // Agents run in process groups of their own, out of the terminal's reach:
+                // they get the interrupt from here, as they used to from the terminal.
+                gauntlet_targets::exec::interrupt_agents();
             }
         });
         Runner::new(target, Arc::new(grader), config)

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use super::session::{InFlight, SessionCell};
 use super::sse::sse_response;
 use super::{AGENT_HEADER, DEFAULT_SESSION, SESSION_HEADER, SessionOptions, Shared, Wire, lock};
-use crate::client::{clip_body, error_chain};
+use crate::client::{BodyError, clip_body, clip_head, error_chain, read_capped};
 use crate::error::WireError;
 use crate::{anthropic, openai};
 
@@ -280,16 +280,31 @@ impl Shared {
                     .into_owned(),
             }
         };
-        let resp = req
+        let mut resp = req
             .send()
             .await
             .map_err(|e| unreachable(e, "the upstream request failed"))?;
         let status = resp.status();
         let headers = resp.headers().clone();
-        let body = resp
-            .bytes()
-            .await
-            .map_err(|e| unreachable(e, "reading the upstream's answer failed"))?;
+        let body = match read_capped(&mut resp, self.max_reply).await {
+            Ok(b) => b,
+            Err(BodyError::Read(e)) => {
+                return Err(unreachable(e, "reading the upstream's answer failed"));
+            }
+            // Not passed on: an agent would buffer it as the proxy would have.
+            Err(BodyError::Over { head }) => {
+                return Err(Unreachable {
+                    status: StatusCode::BAD_GATEWAY,
+                    timed_out: false,
+                    detail: format!(
+                        "the upstream's reply is over {} bytes (max_reply_bytes); HTTP {}, it starts: {}",
+                        self.max_reply,
+                        status.as_u16(),
+                        clip_head(&head, &self.redactor())
+                    ),
+                });
+            }
+        };
         Ok(Upstream {
             status,
             headers,

@@ -98,6 +98,10 @@ pub struct ProxyConfig {
     /// with [`RecordingProxy::open_session`] are served and other requests get a 404, so that
     /// an agent that bypasses its session is an error rather than unrecorded evidence.
     pub sessions_on_demand: bool,
+    /// Most bytes of one upstream reply (default
+    /// [`DEFAULT_MAX_REPLY_BYTES`](crate::client::DEFAULT_MAX_REPLY_BYTES)). A longer one is
+    /// not passed on: the agent gets a 502 and the trace a failure quoting its start.
+    pub max_reply_bytes: usize,
 }
 
 impl ProxyConfig {
@@ -107,6 +111,7 @@ impl ProxyConfig {
             upstream: upstream.into(),
             request_timeout: DEFAULT_UPSTREAM_TIMEOUT,
             sessions_on_demand: true,
+            max_reply_bytes: crate::client::reply_limit(None),
         }
     }
 }
@@ -133,6 +138,7 @@ struct Shared {
     anthropic_url: String,
     models_url: String,
     on_demand: bool,
+    max_reply: usize,
     redactor: RwLock<Redactor>,
     sessions: Mutex<HashMap<String, Arc<SessionCell>>>,
 }
@@ -182,6 +188,7 @@ impl RecordingProxy {
                 anthropic_url,
                 models_url,
                 on_demand: cfg.sessions_on_demand,
+                max_reply: cfg.max_reply_bytes.max(1),
                 redactor: RwLock::new(redactor),
                 sessions: Mutex::new(HashMap::new()),
             }),

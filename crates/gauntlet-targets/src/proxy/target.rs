@@ -30,8 +30,8 @@ use tokio::task::JoinHandle;
 use super::{ProxyConfig, ProxySession, RecordingProxy, SessionOptions};
 use crate::error::BuildError;
 use crate::exec::{
-    AgentProc, EXIT_WAIT, ExecTarget, LineReader, MAX_STDOUT_LINE, QUOTE_BYTES, SEED_MASK,
-    StderrTail, collect_stderr, quote, record_turn_failure,
+    AgentProc, EMPTY_ANSWER, EXIT_WAIT, ExecTarget, LineReader, MAX_STDOUT_LINE, ProcessGroup,
+    QUOTE_BYTES, SEED_MASK, StderrTail, collect_stderr, quote, record_turn_failure,
 };
 
 /// The line protocol's version, in `GAUNTLET_PROTOCOL` (the exec protocol's is `1`).
@@ -46,6 +46,8 @@ pub struct ProxyTarget {
     server: OnceCell<Server>,
     /// Makes session ids unique within the target.
     sessions: AtomicU64,
+    /// Most bytes of one upstream reply.
+    max_reply: usize,
 }
 
 struct Server {
@@ -84,6 +86,7 @@ impl ProxyTarget {
         let exec_cfg = ExecTargetConfig {
             command: p.command.clone(),
             env: p.env.clone(),
+            pass_env: p.pass_env.clone(),
             frozen_time: p.frozen_time.clone(),
         };
         let exec = ExecTarget::build(&exec_cfg, cfg.base_dir.as_deref(), redactor, "proxy")?;
@@ -92,6 +95,7 @@ impl ProxyTarget {
             upstream,
             server: OnceCell::new(),
             sessions: AtomicU64::new(0),
+            max_reply: crate::client::reply_limit(cfg.max_reply_bytes),
         })
     }
 
@@ -105,6 +109,7 @@ impl ProxyTarget {
         // Only the sessions gauntlet opened: an agent that bypasses its base URL gets an
         // error instead of making unrecorded calls.
         cfg.sessions_on_demand = false;
+        cfg.max_reply_bytes = self.max_reply;
         let proxy = RecordingProxy::new(cfg, (**self.exec.redactor()).clone())
             .map_err(|e| TargetError::Harness(e.to_string()))?;
         let (addr, serving) = proxy
@@ -204,6 +209,8 @@ struct ProxyTrial {
     busy: bool,
     /// A turn failed: the agent gets no more input.
     broken: bool,
+    /// The case accepts an empty answer (`allow_empty`).
+    allow_empty: bool,
 }
 
 impl ProxyTrial {
@@ -253,6 +260,7 @@ impl ProxyTrial {
         ));
         Ok(ProxyTrial {
             proc: Some(AgentProc {
+                group: ProcessGroup::of(&child),
                 child,
                 stdin: Some(stdin),
                 stdout: LineReader::new(stdout, MAX_STDOUT_LINE),
@@ -266,6 +274,7 @@ impl ProxyTrial {
             turns_left,
             busy: false,
             broken: false,
+            allow_empty: ctx.case.allow_empty,
         })
     }
 
@@ -396,6 +405,9 @@ impl ProxyTrial {
             match serde_json::from_str::<Value>(text) {
                 Ok(Value::String(answer)) => {
                     self.settle(rec);
+                    if answer.trim().is_empty() && !self.allow_empty {
+                        return Err(self.protocol_error(EMPTY_ANSWER, text));
+                    }
                     let content = self.session.redactor().redact(&answer).into_owned();
                     return Ok(TurnAnswer {
                         content,
