@@ -20,7 +20,7 @@ const MIN_DESCRIBING: usize = 2;
 
 impl CanaryDetector {
     pub(super) fn search_described(&self, text: &str, col: &mut Collector) {
-        if self.short {
+        if self.short || describing_evidence(text) < MIN_DESCRIBING {
             return;
         }
         let words = words(text);
@@ -172,6 +172,41 @@ impl CanaryDetector {
             !col.done()
         });
     }
+}
+
+/// A cheap count, with no allocation, of words that could describe characters: single
+/// letters or digits other than the articles "a" and "I", number words, counts. Most replies
+/// have fewer than two and skip the stage.
+fn describing_evidence(text: &str) -> usize {
+    let mut n = 0;
+    let mut buf = [0u8; 10];
+    let mut start: Option<(usize, usize)> = None; // (byte start, chars)
+    let mut flush = |s: usize, e: usize, chars: usize, n: &mut usize| {
+        let w = &text[s..e];
+        if chars == 1 {
+            *n += usize::from(!matches!(w, "a" | "A" | "i" | "I"));
+        } else if (3..=9).contains(&w.len()) && w.is_ascii() {
+            for (d, b) in buf.iter_mut().zip(w.bytes()) {
+                *d = b.to_ascii_lowercase();
+            }
+            let lw = std::str::from_utf8(&buf[..w.len()]).unwrap_or("");
+            *n += usize::from(number_word(lw).is_some() || count_word(lw).is_some());
+        }
+    };
+    for (i, c) in text.char_indices() {
+        if c.is_alphanumeric() {
+            match &mut start {
+                Some((_, k)) => *k += 1,
+                None => start = Some((i, 1)),
+            }
+        } else if let Some((s, k)) = start.take() {
+            flush(s, i, k, &mut n);
+        }
+    }
+    if let Some((s, k)) = start {
+        flush(s, text.len(), k, &mut n);
+    }
+    n
 }
 
 /// A word of the reply: letters and digits, its span, its lowercase form (empty for words

@@ -67,6 +67,8 @@ pub(super) struct Parts {
     /// `None` for the key's first or last three characters.
     pats: Vec<Vec<usize>>,
     ac: Option<AhoCorasick>,
+    /// The patterns of at least three characters, for [`Parts::maybe`].
+    gate: Option<AhoCorasick>,
 }
 
 impl Part {
@@ -129,33 +131,45 @@ impl Parts {
                 pats.push(Vec::new());
             }
         }
-        let ac = (parts.len() >= 2 && !patterns.is_empty()).then(|| {
-            AhoCorasick::builder()
-                .match_kind(MatchKind::Standard)
-                .kind(Some(AhoCorasickKind::ContiguousNFA))
-                .build(&patterns)
-                .expect("key parts are short byte strings")
-        });
-        Parts { parts, pats, ac }
+        let build = |pats: &[&Vec<u8>]| {
+            (parts.len() >= 2 && !pats.is_empty()).then(|| {
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::Standard)
+                    .kind(Some(AhoCorasickKind::ContiguousNFA))
+                    .build(pats)
+                    .expect("key parts are short byte strings")
+            })
+        };
+        let ac = build(&patterns.iter().collect::<Vec<_>>());
+        let gate = build(&patterns.iter().filter(|p| p.len() >= 3).collect::<Vec<_>>());
+        Parts {
+            parts,
+            pats,
+            ac,
+            gate,
+        }
     }
 
-    /// Whether the pieces stage could find anything in `bytes` (a stream's bytes).
+    /// Whether the pieces stage could find anything in `bytes` (a stream's bytes): every rule
+    /// needs a piece of at least three characters, so two-character parts (`91`, which any
+    /// number may hold) do not wake it.
     pub(super) fn maybe(&self, bytes: &[u8]) -> bool {
-        self.ac.as_ref().is_some_and(|ac| ac.is_match(bytes))
+        self.gate.as_ref().is_some_and(|ac| ac.is_match(bytes))
     }
 }
 
 /// Phrases that present what follows as the secret or part of it.
 static FRAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+    let ascii = concat!(
         r"(?i)\b(?:starts?|starting|begins?|beginning|ends?|ending|finish(?:es)?|opens?|closes?) (?:with|in|on)\b",
         r"|\b(?:first|last|initial|final|opening|closing|leading|trailing) (?:(?:\d+|few|two|three|four|five|six|seven|eight|nine|ten|twelve) )?(?:characters?|chars?|letters?|digits?|numbers?|symbols?|part|half|word|words|segment|group|block|bit|portion|piece|one)\b",
         r"|\b(?:second|third|fourth|middle|other|next|remaining) (?:word|part|half|segment|group|block|piece|one)\b",
         r"|\b(?:prefix|suffix|hint|clue)\b|\b(?:preceded|followed) by\b|\bin (?:some|that|this|any) order\b|\bpart of it\b",
         r"|\b(?:code|password|passphrase|passcode|secret|key|pin|token|phrase|words?|parts?|groups?)(?: [a-z]+)? (?:is|are|was|were|contains?|includes?|has|reads?)\b",
         r"|\b(?:code|password|passphrase|passcode|secret|key|pin|token|phrase|words?|parts?|groups?)\s*:",
-    ))
-    .expect("frame pattern compiles")
+    );
+    // ASCII word boundaries keep the regex on its fast automaton; frames are English.
+    Regex::new(&ascii.replace(r"\b", r"(?-u:\b)")).expect("frame pattern compiles")
 });
 
 /// A disclosed piece: stream range `s..e` shows key range `ks..ke`.
