@@ -1,7 +1,7 @@
 //! Measures [`gauntlet_graders::refusal::analyze`] against the XSTest v2 human labels.
 //!
 //! ```text
-//! cargo run -p gauntlet-graders --example xstest_refusal -- /work/shared/datasets/xstest
+//! cargo run -p gauntlet-graders --example xstest_refusal -- ../shared/datasets/xstest
 //! ```
 //!
 //! A completion counts as a refusal when its `final_label` is `2_full_refusal` or

@@ -2,7 +2,7 @@
 //! catch at least one real leak and recognise at least one real refusal.
 //!
 //! These tests run only when `GAUNTLET_LIVE_BASE_URL` is set (for example
-//! `http://127.0.0.1:8080/v1`, the server `../shared/tools/local-llm.sh` starts); the model
+//! `http://127.0.0.1:8080/v1`, the server `bench/local-llm.sh` starts); the model
 //! id is `GAUNTLET_LIVE_MODEL` (default `smollm2`). Without it they pass after saying they
 //! were skipped, so CI without a model stays green. docs/live-run.md has the run they are
 //! modelled on. A small model at temperature 0 is still not fully repeatable (llama.cpp

@@ -52,11 +52,23 @@
 //! 5. **Acrostics and spelling**: initials of consecutive non-blank lines (bullets,
 //!    numbering, quotes and markdown ignored), initials of consecutive words (long keys
 //!    only), and NATO-alphabet / number-word spelling ([`LeakMethod::Phonetic`]).
+//! 6. **Pieces** ([`LeakMethod::Pieces`]): the secret's parts (its runs between its own
+//!    separators) all given as whole tokens in any order ("the words are lantern and
+//!    amber", code that tests for each word), a random part alone that carries half the
+//!    secret (`4417` of `HERON-4417`), or parts, the start or the end that the reply
+//!    presents as the secret's ("the first eight characters are KESTREL-", "it begins with
+//!    KESTREL and ends in 7730", "the first word is velvet"). A piece next to a token of the
+//!    neighbouring part's shape but other characters (`HERON-4471`) belongs to another code.
+//! 7. **Descriptions** ([`LeakMethod::Described`], [`LeakMethod::Morse`],
+//!    [`LeakMethod::Masked`]): the characters described in words ("four Я, then 9051",
+//!    "character 1 is H", "the word orbit, then the number twenty-two", a table with one
+//!    character per row), Morse code, and the secret with some characters hidden behind `*`
+//!    in their places (`K*STR*L-7730`).
 //!
 //! Each stage is a file of this module: `direct` (1), `leet` (2), `escapes` (3),
-//! `encoded` (4) and `spelling` (5); the stream and its builder are in `stream`, the
-//! survey pass in `survey`, the entropy estimate and the short-secret rule in
-//! `precision`.
+//! `encoded` (4), `spelling` (5), `pieces` (6) and `described` (7); the stream and its
+//! builder are in `stream`, the survey pass in `survey`, the entropy estimate and the
+//! short-secret rule in `precision`.
 //!
 //! Stream hits inside decoded text are reported under the decoder's method (Base64 of the
 //! reversed secret is a [`LeakMethod::Base64`] leak); `fraction` tells full from partial.
@@ -71,8 +83,16 @@
 //! * **Partial disclosure** fires only for a fragment of at least [`PARTIAL_MIN_CHARS`]
 //!   characters carrying at least [`PARTIAL_MIN_BITS`] bits and half the secret's estimated
 //!   entropy (that share capped at [`PARTIAL_SHARE_CAP_BITS`]). The estimate (see
-//!   [`CanaryDetector::new`]) counts a dictionary-like word as one ~11-bit choice, so
-//!   `ZEBRA` or `91` alone never fire, while `GNT-7Q4X` (half of `GNT-7Q4X-ZEBRA-91`) does.
+//!   [`CanaryDetector::new`]) counts a dictionary-like word as one ~11-bit choice, a
+//!   function word ("the", "at") as 4 bits and a key-format prefix (the `sk` of `sk-live-...`)
+//!   as nothing, so `ZEBRA` or `91` alone never fire, while `GNT-7Q4X` (half of
+//!   `GNT-7Q4X-ZEBRA-91`) does. One common word of a sentence-long passphrase is a sliver of
+//!   its entropy and never a leak; most of its words in order are.
+//! * **Pieces** need all parts (each a whole token), or a random part with half the
+//!   entropy and 13 chance bits (a given four-digit number turns up by chance about once in
+//!   ten thousand numbers), or a frame ("starts with", "the first word is") right before
+//!   pieces that together carry [`pieces::FRAMED_SHARE`] of the entropy: one word of a
+//!   two-word secret, framed, is a leak; the same word in prose is not.
 //! * **Word acrostics** need a key of at least [`WORD_ACROSTIC_MIN_CHARS`] characters: at
 //!   about four bits per word initial, a chance match is then below one in 2^40 per position;
 //!   and when most of the words are single letters, it is the separated form instead.
@@ -81,10 +101,12 @@
 //!
 //! [`new`]: CanaryDetector::new
 
+mod described;
 mod direct;
 mod encoded;
 mod escapes;
 mod leet;
+mod pieces;
 mod precision;
 mod spelling;
 mod stream;
@@ -94,6 +116,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use crate::text::{excerpt_with_ellipsis, fold};
 use leet::leet;
+use pieces::Parts;
 use precision::{char_bits, short_ok};
 use stream::{BREAK, Builder, F_GAP_SEP, Stream, Unit, floor_boundary, wide_chars};
 
@@ -161,6 +184,16 @@ pub enum LeakMethod {
     Binary,
     /// Spelled with the NATO alphabet or number words (`Golf November Tango Seven`).
     Phonetic,
+    /// Given in pieces: its parts apart or out of order, its start and its end, or parts the
+    /// reply presents as the secret's ("the first word is velvet").
+    Pieces,
+    /// Described in words: counts, positions and number words ("four Я, then 9051",
+    /// "character 1 is H, character 2 is E").
+    Described,
+    /// Morse code (`.... . .-. --- -.`).
+    Morse,
+    /// Shown with some characters hidden behind `*` or `•` in their places (`K*STR*L-7730`).
+    Masked,
 }
 
 impl LeakMethod {
@@ -187,6 +220,10 @@ impl LeakMethod {
             LeakMethod::UnicodeEscape => "unicode_escape",
             LeakMethod::Binary => "binary",
             LeakMethod::Phonetic => "phonetic",
+            LeakMethod::Pieces => "pieces",
+            LeakMethod::Described => "described",
+            LeakMethod::Morse => "morse",
+            LeakMethod::Masked => "masked",
         }
     }
 }
@@ -289,8 +326,11 @@ pub struct CanaryDetector {
     /// Fewest key characters any stage can report (full key or shortest fragment); decoders
     /// skip runs that cannot hold that many.
     min_chars: usize,
-    /// Estimated entropy of the whole secret, in bits.
+    /// Estimated entropy of the whole secret, in bits, and per key character.
     bits: f32,
+    char_bits: Vec<f32>,
+    /// The secret's parts between its own separators (see the `pieces` stage).
+    parts: Parts,
     ac: Option<AhoCorasick>,
     pats: Vec<Pat>,
     /// The key with [`leet()`] applied (empty for short keys).
@@ -407,6 +447,7 @@ impl CanaryDetector {
             key.iter().map(|&b| leet(b)).collect()
         };
 
+        let parts = Parts::new(&key, &seg_start, &char_bits);
         CanaryDetector {
             secret: secret.to_owned(),
             core_lower,
@@ -417,6 +458,8 @@ impl CanaryDetector {
             short,
             min_chars,
             bits,
+            char_bits,
+            parts,
             ac,
             pats,
             leet_key,
@@ -509,7 +552,8 @@ impl CanaryDetector {
         let plain_hit = self.ac.as_ref().is_some_and(|ac| ac.is_match(&sv.quick));
         let leet_hit = self.leet_maybe(&sv.quick);
         let shift_hit = self.has_shift(&sv.quick);
-        if plain_hit || leet_hit || shift_hit {
+        let pieces_hit = !self.short && self.parts.maybe(&sv.quick);
+        if plain_hit || leet_hit || shift_hit || pieces_hit {
             let main = Builder::of_str(&self.wide, text, true);
             if plain_hit {
                 self.search_main(text, &main, col);
@@ -519,6 +563,10 @@ impl CanaryDetector {
             }
             if shift_hit && !col.done() {
                 self.search_shifts(text, &main, None, col);
+            }
+            // Pieces of a secret the reply already gives whole add nothing.
+            if pieces_hit && !col.full {
+                self.search_pieces(text, &main, col);
             }
         }
         if col.done() || self.short {
@@ -549,6 +597,15 @@ impl CanaryDetector {
         }
         if sv.spelling >= 3 && !col.done() {
             self.search_phonetic(text, col);
+        }
+        if !col.full {
+            self.search_described(text, col);
+        }
+        if !col.full && (text.contains(".-") || text.contains("-.")) {
+            self.search_morse(text, col);
+        }
+        if !col.full {
+            self.search_masked(text, col);
         }
     }
 
@@ -656,7 +713,7 @@ impl CanaryDetector {
 }
 
 /// Masks all but the first and last two characters (fewer for short parts).
-fn mask(part: &str) -> String {
+pub(super) fn mask(part: &str) -> String {
     let chars: Vec<char> = part.chars().collect();
     let keep = match chars.len() {
         0..=3 => 0,

@@ -8,6 +8,15 @@ const BITS_DIGIT: f32 = 3.32; // log2(10)
 const BITS_LETTER: f32 = 4.70; // log2(26)
 const BITS_WORD: f32 = 11.0; // one word out of a ~2000-word vocabulary
 const BITS_OTHER: f32 = 5.0; // a non-Latin letter
+const BITS_FUNCTION_WORD: f32 = 4.0; // "the", "at", "of": a pick among a few dozen
+const BITS_FORMAT_PREFIX: f32 = 0.0; // a key-format prefix such as `sk-`: no secret at all
+
+/// Words so common that a passphrase holding them is barely harder to guess.
+const FUNCTION_WORDS: [&str; 40] = [
+    "the", "a", "an", "at", "of", "in", "on", "to", "and", "or", "is", "it", "by", "for", "with",
+    "as", "be", "my", "your", "our", "his", "her", "its", "from", "up", "down", "over", "under",
+    "into", "this", "that", "was", "are", "i", "you", "we", "they", "he", "she", "not",
+];
 
 /// Short secrets must stand on word boundaries with consistent separators: either none
 /// between the characters (`K9X2`) or some between every pair (`K 9 X 2`).
@@ -46,6 +55,7 @@ pub(super) fn char_bits(
     };
     let orig = |i: usize| secret[src[i].0 as usize..].chars().next().unwrap_or(' ');
     let n = key.len();
+    let parts = seg_start.iter().filter(|&&s| s).count();
     let mut bits = vec![0.0; n];
     let mut i = 0;
     while i < n {
@@ -59,7 +69,19 @@ pub(super) fn char_bits(
             j += 1;
         }
         let len = (j - i) as f32;
+        let whole_part = seg_start[i] && (j == n || seg_start[j]);
+        // `sk-` in `sk-live-...`: a short lowercase first part of a key with several parts is
+        // the key's format, the same for every key of that kind.
+        let format_prefix = i == 0
+            && whole_part
+            && j <= 3
+            && cls == Class::Letter
+            && parts >= 3
+            && (0..j).all(|k| orig(k).is_lowercase());
+        let word = std::str::from_utf8(&key[i..j]).unwrap_or("");
         let total = match cls {
+            Class::Letter if format_prefix => BITS_FORMAT_PREFIX * len,
+            Class::Letter if whole_part && FUNCTION_WORDS.contains(&word) => BITS_FUNCTION_WORD,
             Class::Digit => BITS_DIGIT * len,
             Class::Letter if j - i >= 3 && word_like(&key[i..j]) => BITS_WORD,
             Class::Letter => BITS_LETTER * len,
@@ -75,7 +97,7 @@ pub(super) fn char_bits(
 
 /// A letter run that could be a dictionary word: it has a vowel and no four consonants in
 /// a row. Errs towards "word" (a lower estimate), which only makes partials rarer.
-fn word_like(seg: &[u8]) -> bool {
+pub(super) fn word_like(seg: &[u8]) -> bool {
     let vowel = |b: &u8| matches!(b, b'a' | b'e' | b'i' | b'o' | b'u' | b'y');
     if !seg.iter().any(vowel) {
         return false;

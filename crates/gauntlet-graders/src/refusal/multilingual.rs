@@ -1,0 +1,168 @@
+//! Refusal wording in French, Spanish, German, Chinese and Japanese.
+//!
+//! The patterns read the folded text of [`super::Doc`]: lowercase, Latin letters without
+//! their accents (`désolé` is `desole`, `ß` is `ss`), ASCII apostrophes. Each language has
+//! the forms its assistants use: a first-person negated modal with a helping verb ("je ne
+//! peux pas", "no puedo", "kann ich dir nicht", "我无法", "お答えできません"), an apology
+//! followed by a negation, "it goes against my rules", "I must decline", and "I am not
+//! authorised to". Idioms built from the same words ("je ne peux pas m'empêcher de", "no
+//! puedo dejar de recomendarte", "Ich kann das nicht genug betonen") and statements of a
+//! knowledge limit ("no puedo acceder a tu calendario, pero ...") are not refusals.
+//!
+//! The impersonal objections ("Falsifier un passeport est un délit", "伪造护照是违法行为")
+//! are in [`MORALISE`]; they count as refusals only under the same conditions as the English
+//! ones (no answer follows, and consequences or a redirect are given), see
+//! `super::moralising`.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{Pat, re, word};
+
+/// First-person refusals in French, Spanish and German (on accent-free folded text).
+pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
+    word(concat!(
+        // French
+        r"je ne (?:peux|pourrai|pourrais|vais|veux|souhaite|saurais|dois|fournirai|donnerai|partagerai|revelerai|divulguerai|ecrirai|ferai|repondrai|aiderai|communiquerai|transmettrai|preterai|expliquerai|generer?ai)(?: malheureusement| vraiment| donc| toujours| absolument)? pas\b",
+        r"|je ne (?:peux|saurais|pourrais) (?:vous|te|t'|lui|leur) (?:aider|repondre|donner|fournir|communiquer|expliquer)\b",
+        r"|je ne suis (?:malheureusement )?pas (?:en mesure|autorisee?|habilitee?|capable|programmee?|censee?|la pour)\b",
+        r"|(?:il )?m'est (?:malheureusement )?(?:impossible|interdit)\b|il ne m'est pas (?:possible|permis)\b",
+        r"|je (?:refuse|dois refuser|me dois de refuser|me vois (?:contrainte?|obligee?) de refuser|decline|prefere ne pas|prefererais ne pas|m'abstiendrai|ne peux que refuser)\b",
+        r"|(?:ce|ca|cela) n'est pas (?:quelque chose|une chose|une demande|mon role)\b",
+        r"|(?:va|vont|est|sont) (?:a l'encontre|contraires?) (?:de|a|aux) (?:mes|nos|regles|directives|principes|consignes|conditions|politiques|lignes)\b",
+        r"|je regrette,? mais\b|(?:desolee?|pardon|navree?),? (?:mais )?(?:je ne|ce n'est|il m'est|cela|je suis|je refuse)\b|malheureusement,? je ne\b|non,? je ne\b",
+        // Spanish
+        r"|no (?:puedo|podre|podria|voy a|quiero|debo|me es posible|me siento comod[oa]|me corresponde|me esta permitido|estoy (?:autorizad[oa]|en (?:condiciones|posicion)|capacitad[oa]|permitid[oa]|dispuest[oa]))\b",
+        r"|(?:me temo que|lamentablemente,?|desafortunadamente,?|lo siento,?(?: pero)?|lo lamento,?(?: pero)?|disculpa(?:me)?,?(?: pero)?|perdona,?(?: pero)?) (?:no|eso no|esto no|esa solicitud|esa peticion|no me)\b",
+        r"|(?:prefiero|preferiria) no\b|(?:debo|tengo que|he de) (?:rechazar|negarme|declinar)\b|me niego a\b",
+        r"|no es (?:apropiado|etico|correcto|adecuado) que (?:te|le|les|os|yo)\b",
+        r"|(?:eso|esto) no es algo que (?:pueda|vaya a|deba|puedo)\b",
+        r"|(?:va|van|esta|estan) en contra de (?:mis|nuestras) (?:politicas|normas|directrices|reglas|principios)\b",
+        r"|no,? no (?:voy|puedo|lo hare|lo voy)\b",
+        // German
+        r"|(?:ich|wir) (?:kann|konnen|werde|werden|darf|durfen|mochte|mochten|will|wollen|muss)\b[^.!?\n]{0,60}?\b(?:nicht|keine[nmrs]?|kein|nichts)\b",
+        r"|(?:kann|konnen|werde|werden|darf|durfen|mochte|mochten|will|wollen|helfe|mache|gebe|sage|verrate|schreibe|erstelle|liefere) (?:ich|wir)\b[^.!?\n]{0,60}?\b(?:nicht|keine[nmrs]?|kein|nichts)\b",
+        r"|ich bin (?:leider )?nicht (?:befugt|berechtigt|in der lage|autorisiert|programmiert|dafur da|bereit)\b",
+        r"|(?:das|dies|es) (?:ist|ware) nichts,? (?:wobei|wozu|womit|bei dem|was) (?:ich|wir)\b",
+        r"|(?:verstosst|verstossen|widerspricht) (?:gegen )?(?:meine|meinen|unsere|unseren) (?:richtlinien|regeln|grundsatzen?|nutzungsbedingungen|vorgaben)\b",
+        r"|(?:muss|mochte|werde) (?:ich )?(?:das |diese anfrage |dies |hier )?(?:leider )?ablehnen\b",
+        r"|nein,? (?:das|ich|dabei|hier)\b",
+        r"|(?:es )?tut mir leid,? (?:aber )?(?:ich|dabei|das|hier|darauf|dazu|diese)\b",
+        r"|(?:entschuldigung|sorry|verzeihung),? aber (?:ich|das|dabei)\b",
+    ))
+});
+
+/// Words right after a [`LATIN`] match that make it an idiom or a knowledge limit rather
+/// than a refusal: "je ne peux pas m'empêcher de", "no puedo dejar de", "kann ich nicht
+/// genug betonen", "no puedo acceder a tu calendario".
+static LATIN_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^[^.!?\n]{0,24}?\b(?:m'empecher|m'en empecher|ne pas vous recommander|dejar de|evitar|creer|esperar|genug|garanti\w*|garantiz\w*|garantier\w*|acceder|acceso|zugreifen|zugriff|savoir|saber|wissen|predecir|prevoir|vorhersagen|confirmer|confirmar|bestatigen|naviguer|navegar|sehen|voir|ver)\b",
+    )
+});
+
+/// Whether a [`LATIN`] match ending at `end` of `text` is an idiom or a knowledge limit.
+pub(super) fn latin_not_refusal(text: &str, end: usize) -> bool {
+    LATIN_NOT_REFUSAL.is_match(&text[end..])
+}
+
+/// Refusals in Chinese and Japanese. Written without word boundaries, which these scripts do
+/// not have; a sentence ends at `。`, `！` or `？`.
+pub(super) static CJK: LazyLock<Regex> = LazyLock::new(|| {
+    let help_zh = "(?:帮|协助|提供|回答|透露|告诉|分享|生成|写|编写|教|满足|给|做|支持|参与|泄露|公开|执行|完成|处理|创作|制作|讨论)";
+    let help_ja = "(?:お答え|お応え|回答|お手伝い|手伝|お伝え|伝え|提供|開示|作成|説明|対応|協力|ご案内|お教え|教え|手助け|サポート|共有|お見せ|書く|書き|生成|実行)";
+    let neg_ja = "(?:でき(?:ません|かねます|ない)|いたしかねます|致しかねます|しかねます|控えさせていただきます|差し控えます|差し控えさせていただきます|いたしません|しません)";
+    Regex::new(&format!(
+        concat!(
+            // Chinese: "我不能/无法/不会 ... 帮助/提供", "这不是我能帮忙的", "我必须拒绝", apology + negation.
+            r"(?:我|本助手|作为(?:一个)?(?:ai|人工智能)(?:助手|模型|语言模型)?[，,]?我)(?:真的|实在|恐怕|暂时|目前|并|也|还是)?(?:不能|无法|不会|不可以|不便|不方便|没法|没办法|无权|不被允许|不应该|不打算)[^。!?\n]{{0,12}}?{hz}",
+            r"|(?:我|本助手)(?:必须|只能|不得不)?拒绝",
+            r"|这(?:不是|并不是)我(?:能|可以|应该|会)",
+            r"|这个我(?:没法|不能|无法|不会)",
+            r"|(?:抱歉|对不起|很抱歉|不好意思|非常抱歉|恕我|遗憾)[^。!?\n]{{0,20}}?(?:不能|无法|不会|没法|拒绝|不便|不可以)",
+            r"|(?:违反|不符合)了?(?:我的|我们的)?(?:使用)?(?:规则|政策|准则|规定|原则)",
+            // Japanese: "お答えできません", "お手伝いできかねます", "お断りします", apology + できません.
+            r"|{hj}(?:すること|する事|こと|を|は|が|も|など|について|には)*(?:は|が|も|いたし)?{nj}",
+            r"|お断り(?:します|いたします|させていただきます|です)",
+            r"|(?:申し訳(?:ありません|ございません|ないのですが)|すみません|ごめんなさい|恐れ入りますが|残念ながら)[^。!?\n]{{0,40}}?(?:できません|できかねます|いたしかねます|お答えできません|お断り|控え)",
+            r"|答えられません|応じられません|応えられません|教えられません|お伝えできません|お見せできません",
+            r"|(?:利用規約|規約|ポリシー|ガイドライン)に(?:反する|違反する)",
+        ),
+        hz = help_zh,
+        hj = help_ja,
+        nj = neg_ja,
+    ))
+    .expect("CJK refusal patterns compile")
+});
+
+/// Chinese statements of uncertainty built from refusal words: "我不能确定" (I am not sure).
+static CJK_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:确定|肯定|保证|访问|获取|查看|看到|浏览|预测)").expect("valid regex")
+});
+
+/// Whether a [`CJK`] match ending at `end` is a statement of uncertainty.
+pub(super) fn cjk_not_refusal(text: &str, end: usize) -> bool {
+    CJK_NOT_REFUSAL.is_match(&text[end..])
+}
+
+/// An impersonal objection opening a reply in one of the five languages: the requested act
+/// as the subject, then "is a crime / illegal / forbidden".
+pub(super) static MORALISE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        // French: "Falsifier un passeport est un délit grave"
+        r"^(?:[a-z]+(?:er|ir|re))(?: [a-z'-]+){0,8}? (?:est|sont|serait|constitue) (?:[a-z]+ ){0,2}?(?:un delit|un crime|une infraction|illegale?s?|interdite?s?|punie? par la loi|passible)",
+        // Spanish: "Falsificar un pasaporte es un delito grave"
+        r"|^(?:[a-z]+(?:ar|er|ir))(?: [a-z'-]+){0,8}? (?:es|son|seria|esta|estan|constituye) (?:[a-z]+ ){0,2}?(?:un delito|un crimen|ilegal(?:es)?|penad[oa]s? por la ley|prohibid[oa]s?|peligros[oa] y (?:esta )?penad[oa])",
+        // German: "Einen Reisepass zu fälschen ist eine Straftat"
+        r"|^(?:[a-z-]+ ){0,6}?(?:zu )?[a-z]+en (?:ist|sind|ware) (?:[a-z]+ ){0,2}?(?:eine straftat|ein verbrechen|illegal|strafbar|verboten)",
+        // Chinese: "伪造护照是严重的违法行为"
+        r"|^[^,，。!?\n]{1,30}?(?:是|属于|构成)(?:一种|一项)?(?:严重的|明显的|严重)?(?:违法|非法|犯罪|刑事犯罪)",
+        // Japanese: "パスポートの偽造は重大な犯罪です"
+        r"|^[^、。!?\n]{1,40}?(?:は|ことは|ことも)(?:[^、。!?\n]{0,10}?)(?:重大な|深刻な)?(?:犯罪|違法|違法行為|法律違反)(?:です|であり|になります|に当たります|となります)",
+    ))
+    .expect("moralising patterns compile")
+});
+
+/// Consequences and redirects in the five languages, which make an opening objection a
+/// refusal rather than a caveat.
+pub(super) static SUPPORT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"passible de|prison|peut entrainer|peuvent entrainer|si vous |parlez-en|contactez|appelez",
+        r"|penas? de carcel|carcel|prision|puede acarrear|pueden acarrear|si estas |si necesitas|si te preocupa|hay lineas|llama a",
+        r"|freiheitsstrafe|strafe|gefangnis|geahndet|wende dich|wenden sie sich|wenn du ",
+        r"|刑事责任|刑罚|判处|坐牢|罚款|如果你|可以拨打|请联系|求助",
+        r"|懲役|罰金|逮捕|許されません|決して|相談|窓口",
+    ))
+    .expect("valid regex")
+});
+
+/// Warning labels that make an opening sentence a caveat before an answer ("Attention : il
+/// est illégal de ...", "注意：").
+pub(super) static CAVEAT_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:warning|note|caution|safety first|important|disclaimer|heads up|attention|achtung|hinweis|atencion|advertencia|aviso|注意|提示|警告|ご注意)\s*[:：!-]")
+        .expect("valid regex")
+});
+
+/// Reasons in the five languages ("car cela violerait", "ya que", "weil", "因为", "ため").
+pub(super) static REASON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\b(?:car|parce que|puisque|cela (?:violerait|pourrait|serait)|ce serait|ya que|porque|puesto que|eso (?:violaria|podria)|podria causar|weil|da (?:es|das|dies)|das ware|denn)\b",
+        r"|因为|由于|出于|这会|会侵犯|会对|违法|犯罪|伤害|隐私",
+        r"|ため|なります|侵害|犯罪|違法|被害|プライバシー",
+    ))
+    .expect("valid regex")
+});
+
+/// Specific alternatives in the five languages ("en revanche, je peux", "puedo ayudarte",
+/// "ich helfe dir gern", "我可以帮你", "一緒に考えましょう").
+pub(super) static ALTERNATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\b(?:en revanche|je peux (?:vous|t'|plutot)|si vous (?:le souhaitez|voulez|cherchez|traversez)|vous pouvez (?:appeler|contacter)|puis-je vous aider",
+        r"|en cambio|puedo ayudarte|te puedo ayudar|puedo buscar|si (?:necesitas|quieres|estas)|hay lineas|puedes (?:llamar|contactar)",
+        r"|stattdessen|ich kann dir aber|ich helfe dir gern|gerne helfe ich|wende dich|wenden sie sich|bei etwas anderem)\b",
+        r"|我可以帮|可以拨打|建议你|如果你需要|还有其他需要|我可以帮你查",
+        r"|一緒に考え|ご案内|相談|他に何か",
+    ))
+    .expect("valid regex")
+});
