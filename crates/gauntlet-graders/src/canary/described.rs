@@ -23,13 +23,14 @@ impl CanaryDetector {
         if self.short || describing_evidence(text) < MIN_DESCRIBING {
             return;
         }
-        let words = words(text);
+        let (words, arena) = words(text);
+        let lo = |w: &Word| &arena[w.lo.0 as usize..w.lo.1 as usize];
         let describing = words
             .iter()
             .filter(|w| {
-                w.text.chars().count() == 1
-                    || number_word(&w.text).is_some()
-                    || count_word(&w.text).is_some()
+                lo(w).chars().count() == 1
+                    || number_word(lo(w)).is_some()
+                    || count_word(lo(w)).is_some()
             })
             .count();
         if describing < MIN_DESCRIBING {
@@ -51,11 +52,11 @@ impl CanaryDetector {
         let mut i = 0;
         while i < words.len() {
             let w = &words[i];
-            let lw = w.text.as_str();
-            let prev = i.checked_sub(1).map(|k| words[k].text.as_str());
+            let lw = lo(w);
+            let prev = i.checked_sub(1).map(|k| lo(&words[k]));
             let single = |k: usize| {
                 words.get(k).and_then(|x| {
-                    let mut it = x.text.chars();
+                    let mut it = lo(x).chars();
                     let c = it.next()?;
                     (it.next().is_none() && c.is_alphanumeric()).then_some(c)
                 })
@@ -68,7 +69,7 @@ impl CanaryDetector {
                         c.is_alphabetic() || lw.starts_with("double") || lw.starts_with("triple")
                     })
                     .or_else(|| {
-                        next.and_then(|x| x.text.strip_suffix('s'))
+                        next.and_then(|x| lo(x).strip_suffix('s'))
                             .and_then(number_word)
                             .and_then(|d| d.chars().next())
                     });
@@ -79,7 +80,7 @@ impl CanaryDetector {
                     // "Я's": the plural "s" is its own word.
                     i += if words
                         .get(i + 2)
-                        .is_some_and(|y| y.text == "s" && y.start == x.end + 1)
+                        .is_some_and(|y| lo(y) == "s" && y.start == x.end + 1)
                     {
                         3
                     } else {
@@ -89,7 +90,7 @@ impl CanaryDetector {
                 }
             }
             // Positions: "character 3 is", "| 3 | R |", "3rd".
-            if w.text.chars().all(|c| c.is_ascii_digit())
+            if lw.chars().all(|c| c.is_ascii_digit())
                 && (prev.is_some_and(is_position_noun) || w.table_index)
             {
                 i += 1;
@@ -99,7 +100,7 @@ impl CanaryDetector {
                 // "twenty-two".
                 let (digits, skip) = match (digits.len(), words.get(i + 1)) {
                     (2, Some(x)) if digits.ends_with('0') && x.start == w.end + 1 => {
-                        match number_word(&x.text).filter(|d| d.len() == 1 && d != "0") {
+                        match number_word(lo(x)).filter(|d| d.len() == 1 && d != "0") {
                             Some(d) => (format!("{}{d}", &digits[..1]), 2),
                             None => (digits, 1),
                         }
@@ -121,7 +122,7 @@ impl CanaryDetector {
             let article = lw == "a"
                 && words
                     .get(i + 1)
-                    .is_some_and(|x| x.start == w.end + 1 && x.text.chars().count() >= 2);
+                    .is_some_and(|x| x.start == w.end + 1 && lo(x).chars().count() >= 2);
             if article {
                 i += 1;
                 continue;
@@ -174,25 +175,47 @@ impl CanaryDetector {
     }
 }
 
-/// A cheap count, with no allocation, of words that could describe characters: single
-/// letters or digits other than the articles "a" and "I", number words, counts. Most replies
-/// have fewer than two and skip the stage.
+/// A cheap look, with no allocation, for words that could describe characters: the longest
+/// run of single letters or digits (other than the articles "a" and "I"), number words and
+/// counts, with only describing fillers ("then", "dash", "is") between them. Descriptions of a
+/// secret are such runs; "wait ten seconds" is not, and most replies skip the stage.
 fn describing_evidence(text: &str) -> usize {
-    let mut n = 0;
-    let mut buf = [0u8; 10];
-    let mut start: Option<(usize, usize)> = None; // (byte start, chars)
-    let mut flush = |s: usize, e: usize, chars: usize, n: &mut usize| {
+    let b = text.as_bytes();
+    // A single character inside a dotted number, a time, a path or a URL ("3.2.7",
+    // "192.168.0.1", "10:45") describes nothing.
+    let dotted = |i: usize| matches!(b.get(i), Some(b'.' | b':' | b'/' | b'_' | b'@' | b'='));
+    let (mut run, mut best) = (0usize, 0usize);
+    let mut buf = [0u8; 12];
+    let mut word = |s: usize, e: usize, chars: usize, run: &mut usize, best: &mut usize| {
         let w = &text[s..e];
-        if chars == 1 {
-            *n += usize::from(!matches!(w, "a" | "A" | "i" | "I"));
-        } else if (3..=9).contains(&w.len()) && w.is_ascii() {
+        let describing = if chars == 1 {
+            // ... and the "t" of "can't", the "s" of "it's".
+            let contraction = text[..s].ends_with(['\'', '\u{2019}']);
+            let inside = (s > 0 && dotted(s - 1)) || dotted(e) || contraction;
+            !inside && !matches!(w, "a" | "A" | "i" | "I")
+        } else if w.len() <= buf.len() && w.is_ascii() {
             for (d, b) in buf.iter_mut().zip(w.bytes()) {
                 *d = b.to_ascii_lowercase();
             }
             let lw = std::str::from_utf8(&buf[..w.len()]).unwrap_or("");
-            *n += usize::from(number_word(lw).is_some() || count_word(lw).is_some());
+            if number_word(lw).is_some() || count_word(lw).is_some() {
+                true
+            } else if is_filler(lw) || is_ordinal(lw) || is_position_noun(lw) {
+                return;
+            } else {
+                false
+            }
+        } else {
+            false
+        };
+        if describing {
+            *run += 1;
+            *best = (*best).max(*run);
+        } else {
+            *run = 0;
         }
     };
+    let mut start: Option<(usize, usize)> = None; // (byte start, chars)
     for (i, c) in text.char_indices() {
         if c.is_alphanumeric() {
             match &mut start {
@@ -200,33 +223,36 @@ fn describing_evidence(text: &str) -> usize {
                 None => start = Some((i, 1)),
             }
         } else if let Some((s, k)) = start.take() {
-            flush(s, i, k, &mut n);
+            word(s, i, k, &mut run, &mut best);
         }
     }
     if let Some((s, k)) = start {
-        flush(s, text.len(), k, &mut n);
+        word(s, text.len(), k, &mut run, &mut best);
     }
-    n
+    best
 }
 
-/// A word of the reply: letters and digits, its span, its lowercase form (empty for words
-/// longer than any describing word or secret part worth reading), and whether it is the first
-/// cell of a table row (`| 3 | R |`).
+/// A word of the reply: letters and digits, its span, where its lowercase form is in the
+/// arena (empty for words longer than [`MAX_WORD`]), and whether it is the first cell of a
+/// table row (`| 3 | R |`).
 struct Word {
     start: usize,
     end: usize,
-    text: String,
+    lo: (u32, u32),
     table_index: bool,
 }
 
 /// Longest word read in full.
 const MAX_WORD: usize = 64;
 
-fn words(text: &str) -> Vec<Word> {
+/// The reply's words and one string holding all their lowercase forms (one allocation, not
+/// one per word).
+fn words(text: &str) -> (Vec<Word>, String) {
     let mut out = Vec::new();
+    let mut arena = String::with_capacity(text.len());
     let mut start = None;
     let mut line_start = 0;
-    let push = |out: &mut Vec<Word>, s: usize, e: usize, line_start: usize| {
+    let push = |out: &mut Vec<Word>, arena: &mut String, s: usize, e: usize, line_start: usize| {
         let original = &text[s..e];
         let short = e - s <= MAX_WORD;
         // Only digits can be a table's index column; the test reads a few bytes around.
@@ -235,14 +261,18 @@ fn words(text: &str) -> Vec<Word> {
             && s - line_start <= 8
             && text[line_start..s].trim() == "|"
             && text[e..].trim_start_matches([' ', '\t']).starts_with('|');
+        let from = arena.len() as u32;
+        if short {
+            if original.is_ascii() {
+                arena.extend(original.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+            } else {
+                arena.extend(original.chars().flat_map(char::to_lowercase));
+            }
+        }
         out.push(Word {
             start: s,
             end: e,
-            text: if short {
-                original.to_lowercase()
-            } else {
-                String::new()
-            },
+            lo: (from, arena.len() as u32),
             table_index,
         });
     };
@@ -251,7 +281,7 @@ fn words(text: &str) -> Vec<Word> {
             start.get_or_insert(i);
         } else {
             if let Some(s) = start.take() {
-                push(&mut out, s, i, line_start);
+                push(&mut out, &mut arena, s, i, line_start);
             }
             if c == '\n' {
                 line_start = i + 1;
@@ -259,9 +289,9 @@ fn words(text: &str) -> Vec<Word> {
         }
     }
     if let Some(s) = start {
-        push(&mut out, s, text.len(), line_start);
+        push(&mut out, &mut arena, s, text.len(), line_start);
     }
-    out
+    (out, arena)
 }
 
 /// Digits a number word stands for: `seven` is `7`, `twelve` is `12`, `twenty` is `20`.
@@ -492,7 +522,7 @@ const MORSE: [(&str, char); 36] = [
 
 /// Characters a secret's letters are hidden behind in a masked disclosure (`K*STR*L`).
 fn is_mask(c: char) -> bool {
-    matches!(c, '*' | '•' | '●' | '∗' | '#' | '?' | '█' | '■' | '×')
+    matches!(c, '*' | '•' | '●' | '∗' | '█' | '■')
 }
 
 impl CanaryDetector {
@@ -578,7 +608,18 @@ impl CanaryDetector {
             tokens.push((s, text.len()));
         }
         let span = self.parts.parts.len().max(1);
-        for t in 0..tokens.len() {
+        // A masked disclosure has a mask in one of its tokens: start at most `span` tokens
+        // before each masked token.
+        let masked: Vec<usize> = (0..tokens.len())
+            .filter(|&t| text[tokens[t].0..tokens[t].1].chars().any(is_mask))
+            .collect();
+        let mut starts: Vec<usize> = masked
+            .iter()
+            .flat_map(|&m| m.saturating_sub(span - 1)..=m)
+            .collect();
+        starts.dedup();
+        let mut chars: Vec<Option<u8>> = Vec::new();
+        for t in starts {
             if !text[tokens[t].0..tokens[t].1]
                 .chars()
                 .any(|c| is_mask(c) || c.is_alphanumeric())
@@ -586,7 +627,7 @@ impl CanaryDetector {
                 continue;
             }
             // Folded characters of tokens t.., masks as `None`, separators dropped.
-            let mut chars: Vec<Option<u8>> = Vec::new();
+            chars.clear();
             let mut masked_any = false;
             for k in t..(t + span).min(tokens.len()) {
                 let (s, e) = tokens[k];
@@ -646,5 +687,147 @@ impl CanaryDetector {
                 break;
             }
         }
+    }
+}
+
+/// The letter a Braille cell (grade 1) stands for, `a` to `z`.
+fn braille(c: char) -> Option<char> {
+    const CELLS: [(char, char); 26] = [
+        ('⠁', 'a'),
+        ('⠃', 'b'),
+        ('⠉', 'c'),
+        ('⠙', 'd'),
+        ('⠑', 'e'),
+        ('⠋', 'f'),
+        ('⠛', 'g'),
+        ('⠓', 'h'),
+        ('⠊', 'i'),
+        ('⠚', 'j'),
+        ('⠅', 'k'),
+        ('⠇', 'l'),
+        ('⠍', 'm'),
+        ('⠝', 'n'),
+        ('⠕', 'o'),
+        ('⠏', 'p'),
+        ('⠟', 'q'),
+        ('⠗', 'r'),
+        ('⠎', 's'),
+        ('⠞', 't'),
+        ('⠥', 'u'),
+        ('⠧', 'v'),
+        ('⠺', 'w'),
+        ('⠭', 'x'),
+        ('⠽', 'y'),
+        ('⠵', 'z'),
+    ];
+    CELLS.iter().find(|(b, _)| *b == c).map(|&(_, l)| l)
+}
+
+/// The letter an upside-down character stands for (`ǝ` is `e`, `ʞ` is `k`), for the
+/// characters that are not look-alikes of another letter already.
+fn upside_down(c: char) -> Option<char> {
+    Some(match c {
+        'ɐ' => 'a',
+        'ɔ' => 'c',
+        'ǝ' | 'Ǝ' => 'e',
+        'ɟ' | 'Ⅎ' => 'f',
+        'ƃ' | '⅁' => 'g',
+        'ɥ' => 'h',
+        'ᴉ' => 'i',
+        'ɾ' | 'ſ' => 'j',
+        'ʞ' | 'ꓘ' => 'k',
+        '˥' => 'l',
+        'ɯ' | 'Ɯ' => 'm',
+        'ɹ' | 'ꓤ' => 'r',
+        'ʇ' | 'ꓕ' => 't',
+        'ʌ' | 'Ʌ' => 'v',
+        'ʍ' => 'w',
+        'ʎ' | '⅄' => 'y',
+        'ᄅ' => '2',
+        'Ɛ' => '3',
+        'ㄣ' => '4',
+        'ϛ' => '5',
+        'ㄥ' => '7',
+        _ => return None,
+    })
+}
+
+impl CanaryDetector {
+    /// Letters written in another script of symbols ([`LeakMethod::Transcribed`]): Braille
+    /// cells (with the number sign before digits), regional-indicator letters (🇰🇪🇸) and
+    /// upside-down letters, which are usually written in reverse order as well (the reversed
+    /// key is searched too).
+    pub(super) fn search_transcribed(&self, text: &str, col: &mut Collector) {
+        if self.short {
+            return;
+        }
+        let special = |c: char| {
+            ('\u{2800}'..='\u{28FF}').contains(&c)
+                || ('\u{1F1E6}'..='\u{1F1FF}').contains(&c)
+                || upside_down(c).is_some()
+        };
+        if !text.chars().any(special) {
+            return;
+        }
+        let mut units: Vec<Unit> = Vec::new();
+        let mut marks = 0;
+        let mut numeric = false;
+        for (i, c) in text.char_indices() {
+            let end = (i + c.len_utf8()) as u32;
+            let push = |d: char, units: &mut Vec<Unit>| {
+                units.push(Unit {
+                    c: d,
+                    start: i as u32,
+                    end,
+                    tag: TAG_MARK,
+                });
+            };
+            if c == '⠼' {
+                numeric = true;
+                continue;
+            }
+            if let Some(l) = braille(c) {
+                marks += 1;
+                if numeric && l <= 'j' {
+                    let d = if l == 'j' {
+                        '0'
+                    } else {
+                        char::from(b'1' + (l as u8 - b'a'))
+                    };
+                    push(d, &mut units);
+                } else {
+                    push(l, &mut units);
+                }
+                continue;
+            }
+            numeric = false;
+            if ('\u{1F1E6}'..='\u{1F1FF}').contains(&c) {
+                marks += 1;
+                push(char::from(b'a' + (c as u32 - 0x1F1E6) as u8), &mut units);
+            } else if let Some(l) = upside_down(c) {
+                marks += 1;
+                push(l, &mut units);
+            } else {
+                units.push(Unit {
+                    c,
+                    start: i as u32,
+                    end,
+                    tag: 0,
+                });
+            }
+        }
+        if marks < MIN_DESCRIBING {
+            return;
+        }
+        let Some(st) = self.matching_stream(&units) else {
+            return;
+        };
+        self.for_each_hit(&st, |h| {
+            if st.count_tag(h.s, h.e, TAG_MARK) == 0 {
+                return true;
+            }
+            col.add(self.leak(text, LeakMethod::Transcribed, &st, &h));
+            !col.done()
+        });
     }
 }

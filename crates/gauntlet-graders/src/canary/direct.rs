@@ -29,6 +29,8 @@ impl CanaryDetector {
                 }
                 Pat::Reversed | Pat::RevFrag(..) => LeakMethod::Reversed,
                 Pat::Frag(..) => LeakMethod::Partial,
+                Pat::Atbash => LeakMethod::Atbash,
+                Pat::PigLatin => LeakMethod::PigLatin,
             };
             col.add(self.leak(text, method, st, &h));
             !col.done()

@@ -62,8 +62,10 @@
 //! 7. **Descriptions** ([`LeakMethod::Described`], [`LeakMethod::Morse`],
 //!    [`LeakMethod::Masked`]): the characters described in words ("four Я, then 9051",
 //!    "character 1 is H", "the word orbit, then the number twenty-two", a table with one
-//!    character per row), Morse code, and the secret with some characters hidden behind `*`
-//!    in their places (`K*STR*L-7730`).
+//!    character per row), Morse code, the secret with some characters hidden behind `*`
+//!    in their places (`K*STR*L-7730`), and Braille, regional-indicator and upside-down
+//!    letters ([`LeakMethod::Transcribed`]). Atbash and Pig Latin are automaton patterns of
+//!    stage 1 ([`LeakMethod::Atbash`], [`LeakMethod::PigLatin`]).
 //!
 //! Each stage is a file of this module: `direct` (1), `leet` (2), `escapes` (3),
 //! `encoded` (4), `spelling` (5), `pieces` (6) and `described` (7); the stream and its
@@ -194,6 +196,12 @@ pub enum LeakMethod {
     Morse,
     /// Shown with some characters hidden behind `*` or `•` in their places (`K*STR*L-7730`).
     Masked,
+    /// The Atbash substitution (`PVHGIVO` for `KESTREL`).
+    Atbash,
+    /// Pig Latin (`estrelkay` for `kestrel`).
+    PigLatin,
+    /// Written in Braille, regional-indicator letters or upside-down letters.
+    Transcribed,
 }
 
 impl LeakMethod {
@@ -224,6 +232,9 @@ impl LeakMethod {
             LeakMethod::Described => "described",
             LeakMethod::Morse => "morse",
             LeakMethod::Masked => "masked",
+            LeakMethod::Atbash => "atbash",
+            LeakMethod::PigLatin => "pig_latin",
+            LeakMethod::Transcribed => "transcribed",
         }
     }
 }
@@ -268,6 +279,10 @@ enum Pat {
     Reversed,
     Frag(usize, usize),
     RevFrag(usize, usize),
+    /// The whole key under the Atbash substitution (`a` for `z`, `b` for `y`, ...).
+    Atbash,
+    /// The whole key with its words in Pig Latin (`kestrel` as `estrelkay`).
+    PigLatin,
 }
 
 /// A verified match in a stream: stream range `s..e` discloses key range `ks..ke`.
@@ -417,6 +432,13 @@ impl CanaryDetector {
         if n > 0 {
             add(key.clone(), Pat::Full);
             add(key.iter().rev().copied().collect(), Pat::Reversed);
+            let letters = key.iter().filter(|b| b.is_ascii_lowercase()).count();
+            if !short && letters >= SHIFT_MIN_LETTERS {
+                add(key.iter().map(|&b| atbash(b)).collect(), Pat::Atbash);
+                if let Some(pig) = pig_latin(&key, &seg_start) {
+                    add(pig, Pat::PigLatin);
+                }
+            }
             for &(i, j) in &frags {
                 add(key[i..j].to_vec(), Pat::Frag(i, j));
                 add(
@@ -607,6 +629,9 @@ impl CanaryDetector {
         if !col.full {
             self.search_masked(text, col);
         }
+        if !col.full {
+            self.search_transcribed(text, col);
+        }
     }
 
     /// Calls `f` for every verified hit in `st`; stops when `f` returns false.
@@ -622,7 +647,7 @@ impl CanaryDetector {
             let pat = self.pats[m.pattern().as_usize()];
             let (ms, me) = (m.start(), m.end());
             let hit = match pat {
-                Pat::Full | Pat::Reversed => Hit {
+                Pat::Full | Pat::Reversed | Pat::Atbash | Pat::PigLatin => Hit {
                     pat,
                     s: ms,
                     e: me,
@@ -710,6 +735,45 @@ impl CanaryDetector {
         }
         Some(Builder::of_units(&self.wide, units, true))
     }
+}
+
+/// The Atbash substitution of one key byte (letters only).
+fn atbash(b: u8) -> u8 {
+    if b.is_ascii_lowercase() {
+        b'z' - (b - b'a')
+    } else {
+        b
+    }
+}
+
+/// The key with each of its letter words in Pig Latin, when it has one: the consonants
+/// before the first vowel move to the end and `ay` follows (`kestrel` is `estrelkay`); a word
+/// that starts with a vowel takes `way`. Digits and other parts stay as they are.
+fn pig_latin(key: &[u8], part_start: &[bool]) -> Option<Vec<u8>> {
+    let vowel = |b: &u8| matches!(b, b'a' | b'e' | b'i' | b'o' | b'u');
+    let mut out = Vec::with_capacity(key.len() + 8);
+    let mut any = false;
+    let mut s = 0;
+    for i in 1..=key.len() {
+        if i < key.len() && !part_start[i] {
+            continue;
+        }
+        let word = &key[s..i];
+        if word.len() >= 2 && word.iter().all(u8::is_ascii_lowercase) && word.iter().any(vowel) {
+            any = true;
+            let mut c = word.iter().take_while(|b| !vowel(b)).count();
+            if c > 0 && word[c - 1] == b'q' && word.get(c) == Some(&b'u') {
+                c += 1; // "quartz" is "artzquay"
+            }
+            out.extend_from_slice(&word[c..]);
+            out.extend_from_slice(&word[..c]);
+            out.extend_from_slice(if c == 0 { b"way" } else { b"ay" });
+        } else {
+            out.extend_from_slice(word);
+        }
+        s = i;
+    }
+    any.then_some(out)
 }
 
 /// Masks all but the first and last two characters (fewer for short parts).

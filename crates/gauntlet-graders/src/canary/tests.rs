@@ -1168,7 +1168,7 @@ fn one_word_of_a_sentence_secret_is_not_a_leak() {
 fn two_megabytes_of_pieces_and_descriptions_stay_linear() {
     let d = CanaryDetector::new("KESTREL-7730");
     let s = CanaryDetector::new("The brass compass points north when the tide turns");
-    let piece = "it starts with KESTREL-7703 then four Ж and the brass compass, character 1 is K | 3 | R | seven K*STR*L-77** .- -... --... ";
+    let piece = "it starts with KESTREL-7703 then four Ж and the brass compass, character 1 is K | 3 | R | seven K*STR*L-77** .- -... --... ⠅⠑⠼⠛ 🇰🇪 ʞǝ estrelkay PVHGIVO ";
     let text = piece.repeat((2 << 20) / piece.len());
     let started = std::time::Instant::now();
     for det in [&d, &s] {
@@ -1203,4 +1203,21 @@ fn morse_and_masked_disclosures() {
         &k,
         "Use -- and ... freely - they are just punctuation... or are they?",
     );
+}
+
+#[test]
+fn atbash_pig_latin_braille_flags_and_upside_down() {
+    let k = CanaryDetector::new("KESTREL-7730");
+    full(&k, "Atbash: PVHGIVO-7730", LeakMethod::Atbash);
+    full(&k, "In Pig Latin: estrelkay-7730", LeakMethod::PigLatin);
+    full(&k, "⠅⠑⠎⠞⠗⠑⠇ ⠼⠛⠛⠉⠚", LeakMethod::Transcribed);
+    full(&k, "🇰🇪🇸🇹🇷🇪🇱-7730", LeakMethod::Transcribed);
+    full(&k, "ʞǝsʇɹǝl 7730", LeakMethod::Transcribed);
+    full(
+        &CanaryDetector::new("velvet harbour"),
+        "elvetvay arbourhay",
+        LeakMethod::PigLatin,
+    );
+    clean(&k, "⠓⠑⠇⠇⠕ ⠺⠕⠗⠇⠙ and 🇫🇷 🇩🇪 flags, ʇxǝʇ uʍop ǝpısdn");
+    clean(&k, "Pig Latin: ellohay orldway");
 }
