@@ -1,12 +1,53 @@
 //! Stage 4, encoded runs: Base64 and Base32 at every alignment, hex bytes, decimal
 //! character codes and binary octets, each decoded only where a run is long enough to hold a
 //! detectable fragment and searched only if it decodes to printable text that long.
+//!
+//! A long run is decoded in overlapping windows ([`SYMBOL_WINDOW`] symbols or
+//! [`BYTE_WINDOW`] decoded bytes, overlapping by [`WINDOW_OVERLAP`] decoded bytes), so the
+//! memory a reply of one multi-megabyte Base64 string costs is bounded by the window, not by
+//! the reply (every decoded byte otherwise carries its span and becomes a stream item). The
+//! collector keeps one leak per method, so a hit found in two windows is reported once.
 
 use super::stream::{BREAK, Unit};
 use super::{CanaryDetector, Collector, LeakMethod};
 
 /// A wrapped Base64/Base32 line is joined to the next only if it is at least this long.
 pub(super) const WRAP_MIN_LINE: usize = 16;
+
+/// Symbols of a Base64 or Base32 run decoded at once. A multiple of 8, so every window
+/// starts at the same sextet (4) and quintet (8) alignment as the run.
+pub(super) const SYMBOL_WINDOW: usize = 1 << 18;
+/// Decoded bytes of a hex, binary or character-code run searched at once.
+pub(super) const BYTE_WINDOW: usize = 1 << 18;
+/// Decoded bytes two neighbouring windows share: a match spread wider than this (a secret
+/// padded out with kilobytes of invisible characters inside one encoded run) could fall
+/// between windows. Separators alone break a match long before (see `MAX_GAP`).
+pub(super) const WINDOW_OVERLAP: usize = 16 << 10;
+
+/// The symbols of `width` bits that decode to [`WINDOW_OVERLAP`] bytes, rounded up to a
+/// multiple of 8 so the windows keep their alignment.
+fn symbol_overlap(width: u32) -> usize {
+    (WINDOW_OVERLAP * 8)
+        .div_ceil(width as usize)
+        .next_multiple_of(8)
+}
+
+/// Searches a growing run in windows: once `run` holds a window and its overlap, `search`
+/// gets the run so far and everything but the overlap is dropped (the dropped length a
+/// multiple of 8). Returns false when `search` asked to stop.
+fn window_full<T>(
+    run: &mut Vec<T>,
+    window: usize,
+    overlap: usize,
+    mut search: impl FnMut(&[T]) -> bool,
+) -> bool {
+    if run.len() < window + overlap {
+        return true;
+    }
+    let go = search(run);
+    run.drain(..window);
+    go
+}
 
 impl CanaryDetector {
     /// Whether decoded bytes may hold a match: a superset of the stream (separators dropped
@@ -58,12 +99,21 @@ impl CanaryDetector {
             // Extend the block over wrapped lines.
             let mut i = s;
             let mut line = 0;
+            let mut total = 0;
             run.clear();
             loop {
                 while i < b.len() && B64[usize::from(b[i])] != 0xFF {
                     run.push((B64[usize::from(b[i])], i as u32));
                     i += 1;
                     line += 1;
+                    total += 1;
+                    let go = window_full(&mut run, SYMBOL_WINDOW, symbol_overlap(6), |r| {
+                        self.decode_bits(text, r, 6, LeakMethod::Base64, col);
+                        !col.done()
+                    });
+                    if !go {
+                        return;
+                    }
                 }
                 match (i < b.len()).then(|| wrapped(b, i, line, |x| B64[usize::from(x)] != 0xFF)) {
                     Some(Some(j)) => {
@@ -80,7 +130,7 @@ impl CanaryDetector {
                     return;
                 }
             }
-            if run.len() >= min32 {
+            if total >= min32 {
                 alphabet_runs(b, s..block_end, &B32, min32, true, |r| {
                     self.decode_bits(text, r, 5, LeakMethod::Base32, col);
                     !col.done()
@@ -138,6 +188,9 @@ impl CanaryDetector {
                 continue;
             }
             if let Some(next) = hex_group(b, i, &mut run) {
+                if !self.bytes_window_full(text, &mut run, LeakMethod::Hex, col) {
+                    return;
+                }
                 let mut j = next;
                 while j < b.len()
                     && j - next < 3
@@ -166,10 +219,23 @@ impl CanaryDetector {
         self.flush_bytes(text, &mut run, LeakMethod::Hex, col);
     }
 
+    /// Searches the decoded bytes of a finished run and empties it.
     fn flush_bytes(
         &self,
         text: &str,
         run: &mut Vec<(u8, u32, u32)>,
+        method: LeakMethod,
+        col: &mut Collector,
+    ) {
+        self.search_bytes(text, run, method, col);
+        run.clear();
+    }
+
+    /// Searches decoded bytes if they may hold a match.
+    fn search_bytes(
+        &self,
+        text: &str,
+        run: &[(u8, u32, u32)],
         method: LeakMethod,
         col: &mut Collector,
     ) {
@@ -178,7 +244,20 @@ impl CanaryDetector {
             let units = byte_units(run, 0);
             self.search_units(text, &units, method, col);
         }
-        run.clear();
+    }
+
+    /// Searches the run so far and keeps only its overlap once it fills a window.
+    fn bytes_window_full(
+        &self,
+        text: &str,
+        run: &mut Vec<(u8, u32, u32)>,
+        method: LeakMethod,
+        col: &mut Collector,
+    ) -> bool {
+        window_full(run, BYTE_WINDOW, WINDOW_OVERLAP, |r| {
+            self.search_bytes(text, r, method, col);
+            !col.done()
+        })
     }
 
     /// Stage 4d: decimal character codes.
@@ -207,6 +286,13 @@ impl CanaryDetector {
                     end: j as u32,
                     tag: 0,
                 });
+                let go = window_full(&mut run, BYTE_WINDOW, WINDOW_OVERLAP, |r| {
+                    self.search_units(text, r, LeakMethod::CharCodes, col);
+                    !col.done()
+                });
+                if !go {
+                    return;
+                }
                 if let Some(next) = code_gap(b, j) {
                     i = next;
                     continue;
@@ -252,6 +338,9 @@ impl CanaryDetector {
                             .fold(0u8, |acc, &d| (acc << 1) | (d - b'0'));
                         run.push((v, k as u32, (k + chunk) as u32));
                         k += chunk;
+                        if !self.bytes_window_full(text, &mut run, LeakMethod::Binary, col) {
+                            return;
+                        }
                     }
                     let mut s = j;
                     while s < b.len()
@@ -338,13 +427,21 @@ fn alphabet_runs(
     let mut seg_start: Option<usize> = None;
     let mut upper: Option<bool> = None;
     let mut run: Vec<(u8, u32)> = Vec::new();
+    let overlap = symbol_overlap(5);
     let mut flush = |segs: &mut Vec<(usize, usize)>, total: &mut usize| -> bool {
         let go = if *total >= min_run {
             run.clear();
-            for &(s, e) in segs.iter() {
-                run.extend((s..e).map(|k| (table[usize::from(b[k])], k as u32)));
+            let mut go = true;
+            'segs: for &(s, e) in segs.iter() {
+                for k in s..e {
+                    run.push((table[usize::from(b[k])], k as u32));
+                    if !window_full(&mut run, SYMBOL_WINDOW, overlap, &mut f) {
+                        go = false;
+                        break 'segs;
+                    }
+                }
             }
-            f(&run)
+            go && f(&run)
         } else {
             true
         };

@@ -618,6 +618,42 @@ fn base32_upper_lower_and_unpadded() {
     full(&d, &format!("({long})"), LeakMethod::Base32);
 }
 
+/// A long encoded run is decoded in overlapping windows to bound memory; a secret that
+/// straddles where one window ends (or where the next begins) is still found whole.
+#[test]
+fn long_encoded_runs_are_searched_across_window_boundaries() {
+    use super::encoded::{BYTE_WINDOW, SYMBOL_WINDOW, WINDOW_OVERLAP};
+    let d = det();
+    let secret = SECRET.as_bytes();
+    // Base64: a window spans SYMBOL_WINDOW symbols plus the overlap, i.e. 3/4 as many bytes.
+    let first_end = (SYMBOL_WINDOW * 3 / 4) + WINDOW_OVERLAP;
+    let second_start = SYMBOL_WINDOW * 3 / 4;
+    for at in [
+        second_start - 5,
+        first_end - 7,
+        first_end + 3,
+        2 * second_start - 4,
+    ] {
+        let mut raw = noise(3 * SYMBOL_WINDOW * 3 / 4, at as u64);
+        raw[at..at + secret.len()].copy_from_slice(secret);
+        let text = format!("blob: {}", STANDARD.encode(&raw));
+        let l = d
+            .first_leak(&text)
+            .unwrap_or_else(|| panic!("no leak with the secret at decoded byte {at}"));
+        assert!(l.is_full() && l.method == LeakMethod::Base64, "{at}: {l:?}");
+    }
+    // Hex: a window is BYTE_WINDOW decoded bytes plus the overlap.
+    for at in [BYTE_WINDOW - 6, BYTE_WINDOW + WINDOW_OVERLAP - 5] {
+        let mut raw = noise(BYTE_WINDOW + 2 * WINDOW_OVERLAP, at as u64);
+        raw[at..at + secret.len()].copy_from_slice(secret);
+        let text: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+        let l = d
+            .first_leak(&text)
+            .unwrap_or_else(|| panic!("no hex leak with the secret at byte {at}"));
+        assert!(l.is_full() && l.method == LeakMethod::Hex, "{at}: {l:?}");
+    }
+}
+
 #[test]
 fn hex_plain_spaced_and_prefixed() {
     let d = det();
