@@ -3,9 +3,11 @@
 //!
 //! Where a store is comes as a [`StoreLocation`]: a file path for the embedded SQLite store
 //! (`.gauntlet/runs.db` by default; [`sqlite`]), or a `postgres://` URL for a team store on a
-//! PostgreSQL server ([`pg`]). Every query is written once, here, against the [`Db`] seam;
-//! each backend module owns only what is its own (opening, the schema, damage checks, the
-//! SQLite writer's WAL upkeep).
+//! PostgreSQL server (`pg`, behind the `postgres` cargo feature: its client is a large share
+//! of a cold build that most users never need; a build without it refuses such a URL with
+//! [`StoreError::NoPostgres`], which says how to get it). Every query is written once, here,
+//! against the [`Db`] seam; each backend module owns only what is its own (opening, the
+//! schema, damage checks, the SQLite writer's WAL upkeep).
 //!
 //! Every trial is written as soon as its event arrives and committed when the runner flushes
 //! its reporters, at most 25 ms later (one transaction per flush: durable against a killed
@@ -19,8 +21,10 @@
 //! any number of runs (the shards of one sharded run among them) write one store at once.
 
 pub mod db;
+#[cfg(feature = "postgres")]
 pub mod pg;
 pub mod sqlite;
+#[cfg(feature = "postgres")]
 #[doc(hidden)]
 pub mod testing;
 
@@ -33,6 +37,7 @@ use gauntlet_core::result::{CaseResult, TrialResult};
 use gauntlet_core::summary::Summary;
 
 pub use crate::db::{Db, Dialect, Row, Value};
+#[cfg(feature = "postgres")]
 pub use crate::pg::PgLocation;
 pub use crate::sqlite::{CHECKPOINT_EVERY, WAL_RESTART_BYTES};
 
@@ -51,8 +56,14 @@ pub enum StoreError {
     #[error("run store: {0}")]
     Sql(#[from] rusqlite::Error),
     /// PostgreSQL failed.
+    #[cfg(feature = "postgres")]
     #[error("run store: {}", pg_message(.0))]
     Postgres(#[from] postgres::Error),
+    /// A `postgres://` store was asked of a build without the `postgres` feature.
+    #[error(
+        "run store: this gauntlet was built without PostgreSQL support, so it cannot open a `postgres://` store"
+    )]
+    NoPostgres,
     /// A stored document did not parse.
     #[error("run store: a stored record is not valid: {0}")]
     Json(#[from] serde_json::Error),
@@ -93,6 +104,7 @@ pub enum StoreError {
 }
 
 /// A PostgreSQL error with the server's message or the cause of a failed connection.
+#[cfg(feature = "postgres")]
 fn pg_message(e: &postgres::Error) -> String {
     if let Some(db) = e.as_db_error() {
         return format!("PostgreSQL: {}: {}", db.severity(), db.message());
@@ -120,7 +132,9 @@ impl StoreError {
             StoreError::Sql(e) if sqlite::is_corrupt(e) => {
                 "nothing more is written into it; `gauntlet runs check` shows every problem. Move the file aside (new runs start a new store), or restore a copy; `sqlite3 FILE .recover` can save what is readable"
             }
+            StoreError::NoPostgres => NO_POSTGRES_HINT,
             // Not reached, or not let in (SQLSTATE class 28), or no such database (3D000).
+            #[cfg(feature = "postgres")]
             StoreError::Postgres(e)
                 if e.as_db_error().is_none_or(|d| {
                     let code = d.code().code();
@@ -137,12 +151,16 @@ impl StoreError {
     }
 }
 
+/// How to get a gauntlet that opens `postgres://` stores ([`StoreError::NoPostgres`]).
+pub const NO_POSTGRES_HINT: &str = "build gauntlet with the `postgres` feature: `cargo install --locked --path crates/gauntlet --features postgres` (or `cargo build --release --features postgres`); the release binaries and the container image have it. Without it, use an SQLite file (the default `.gauntlet/runs.db`)";
+
 /// Where a store is.
 #[derive(Debug, Clone)]
 pub enum StoreLocation {
     /// An SQLite file.
     Sqlite(PathBuf),
     /// A PostgreSQL database.
+    #[cfg(feature = "postgres")]
     Postgres(Box<PgLocation>),
 }
 
@@ -150,7 +168,10 @@ impl StoreLocation {
     /// A `postgres://` (or `postgresql://`) URL, else a file path.
     pub fn parse(spec: &str) -> Result<StoreLocation, StoreError> {
         if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
-            Ok(StoreLocation::Postgres(Box::new(PgLocation::parse(spec)?)))
+            #[cfg(feature = "postgres")]
+            return Ok(StoreLocation::Postgres(Box::new(PgLocation::parse(spec)?)));
+            #[cfg(not(feature = "postgres"))]
+            return Err(StoreError::NoPostgres);
         } else {
             Ok(StoreLocation::Sqlite(PathBuf::from(spec)))
         }
@@ -161,6 +182,7 @@ impl StoreLocation {
     pub fn exists(&self) -> bool {
         match self {
             StoreLocation::Sqlite(p) => p.exists(),
+            #[cfg(feature = "postgres")]
             StoreLocation::Postgres(_) => true,
         }
     }
@@ -169,6 +191,7 @@ impl StoreLocation {
     pub fn path(&self) -> Option<&Path> {
         match self {
             StoreLocation::Sqlite(p) => Some(p),
+            #[cfg(feature = "postgres")]
             StoreLocation::Postgres(_) => None,
         }
     }
@@ -177,6 +200,7 @@ impl StoreLocation {
     pub fn secrets(&self) -> Vec<(String, String)> {
         match self {
             StoreLocation::Sqlite(_) => Vec::new(),
+            #[cfg(feature = "postgres")]
             StoreLocation::Postgres(p) => p.secrets(),
         }
     }
@@ -185,6 +209,7 @@ impl StoreLocation {
         Ok(match self {
             StoreLocation::Sqlite(p) if checked => Box::new(sqlite::SqliteDb::open(p)?),
             StoreLocation::Sqlite(p) => Box::new(sqlite::SqliteDb::open_unchecked(p)?),
+            #[cfg(feature = "postgres")]
             StoreLocation::Postgres(p) => Box::new(pg::PgDb::connect(p)?),
         })
     }
@@ -195,6 +220,7 @@ impl fmt::Display for StoreLocation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StoreLocation::Sqlite(p) => write!(f, "{}", p.display()),
+            #[cfg(feature = "postgres")]
             StoreLocation::Postgres(p) => f.write_str(p.shown()),
         }
     }
@@ -344,6 +370,7 @@ impl Store {
     fn writer(&self, resume: bool) -> Result<StoreReporter, StoreError> {
         let db: Box<dyn Db> = match &self.location {
             StoreLocation::Sqlite(p) => Box::new(sqlite::SqliteDb::writer(p)?),
+            #[cfg(feature = "postgres")]
             StoreLocation::Postgres(p) => Box::new(pg::PgDb::connect(p)?),
         };
         Ok(StoreReporter::new(db, resume))
@@ -1387,5 +1414,24 @@ mod tests {
             .query_row("SELECT COUNT(*) FROM cases", [], |r| r.get(0))
             .expect("count");
         assert_eq!(n, 10);
+    }
+}
+
+#[cfg(all(test, not(feature = "postgres")))]
+mod without_postgres {
+    use super::*;
+
+    #[test]
+    fn a_postgres_url_in_a_build_without_it_says_how_to_get_it() {
+        for url in ["postgres://u:s3cret@db/runs", "postgresql://db/runs"] {
+            let e = StoreLocation::parse(url).expect_err("no PostgreSQL in this build");
+            assert!(matches!(e, StoreError::NoPostgres), "{e:?}");
+            let shown = e.to_string();
+            assert!(shown.contains("without PostgreSQL support"), "{shown}");
+            assert!(!shown.contains("s3cret"), "{shown}");
+            assert!(e.hint().contains("--features postgres"), "{}", e.hint());
+        }
+        // A file path is still a store.
+        assert!(StoreLocation::parse("runs.db").is_ok());
     }
 }

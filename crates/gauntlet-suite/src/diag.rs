@@ -1,7 +1,25 @@
 //! Diagnostics for suite files: [`Diagnostic`] (file, line, column, message, hint) and its
 //! rendering with a source snippet.
+//!
+//! A suite file is untrusted input and may hold one enormous line (a generated file, a
+//! minified JSON blob pasted into YAML): a diagnostic never copies the whole line. It keeps
+//! a window of [`EXCERPT_CHARS`] characters around the column, marked with `…` where it was
+//! cut, and messages and hints (which may quote a value from the file) are cut to
+//! [`MAX_TEXT_CHARS`], so what is printed and what is held stay small whatever the file.
 
 use std::fmt;
+
+/// Most characters of the source line a diagnostic keeps: a window around the column.
+pub const EXCERPT_CHARS: usize = 120;
+
+/// Characters of the window kept before the column (the rest come after it).
+const EXCERPT_BEFORE: usize = 40;
+
+/// Most characters of a message or a hint (a value quoted from the file is cut).
+pub const MAX_TEXT_CHARS: usize = 1000;
+
+/// The marker where an excerpt was cut.
+const CUT: char = '…';
 
 /// One problem found in a suite file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,8 +34,43 @@ pub struct Diagnostic {
     pub message: String,
     /// How to fix it.
     pub hint: Option<String>,
-    /// The source line, for the snippet.
+    /// The source line, for the snippet: the whole line when it is short, else a window
+    /// of [`EXCERPT_CHARS`] characters around the column, with `…` where it was cut.
     pub source_line: Option<String>,
+    /// The column within `source_line` the caret points at (1-based; equals `column` when
+    /// the line was not cut at its start).
+    pub source_column: usize,
+}
+
+/// A window of the line around `column` (1-based, in characters) and the column within the
+/// window. Reads only as far as the window's end, so a 50 MB line costs nothing.
+fn excerpt(line: &str, column: usize) -> (String, usize) {
+    let col = column.max(1);
+    let start = col.saturating_sub(1 + EXCERPT_BEFORE);
+    let mut chars = line.chars().skip(start);
+    let mut out = String::new();
+    if start > 0 {
+        out.push(CUT);
+    }
+    out.extend(chars.by_ref().take(EXCERPT_CHARS));
+    if chars.next().is_some() {
+        out.push(CUT);
+    }
+    (out, col - start + usize::from(start > 0))
+}
+
+/// `text`, or its first [`MAX_TEXT_CHARS`] characters and a note of how much was cut.
+fn clip_text(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_TEXT_CHARS) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((end, _)) => {
+            let rest = text[end..].chars().count();
+            std::borrow::Cow::Owned(format!(
+                "{}{CUT} ({rest} more characters cut)",
+                &text[..end]
+            ))
+        }
+    }
 }
 
 impl Diagnostic {
@@ -29,17 +82,20 @@ impl Diagnostic {
         column: usize,
         message: impl Into<String>,
     ) -> Self {
-        let source_line = source
+        let (source_line, source_column) = source
             .filter(|_| line > 0)
             .and_then(|s| s.lines().nth(line - 1))
-            .map(str::to_owned);
+            .map(|l| excerpt(l, column))
+            .unzip();
+        let message = message.into();
         Diagnostic {
             file: file.to_owned(),
             line,
             column,
-            message: message.into(),
+            message: clip_text(&message).into_owned(),
             hint: None,
             source_line,
+            source_column: source_column.unwrap_or(column),
         }
     }
 
@@ -50,7 +106,7 @@ impl Diagnostic {
 
     /// Adds a hint.
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+        self.hint = Some(clip_text(&hint.into()).into_owned());
         self
     }
 
@@ -75,7 +131,13 @@ impl fmt::Display for Diagnostic {
     /// hint: did you mean `expect`?
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "error: {}: {}", self.location(), self.message)?;
+        // Cut again here: the fields are public, and a message set directly may be long.
+        writeln!(
+            f,
+            "error: {}: {}",
+            self.location(),
+            clip_text(&self.message)
+        )?;
         if let Some(src) = &self.source_line {
             let num = self.line.to_string();
             let pad = " ".repeat(num.len());
@@ -83,13 +145,13 @@ impl fmt::Display for Diagnostic {
             writeln!(f, " {num} | {src}")?;
             let caret_pad: String = src
                 .chars()
-                .take(self.column.saturating_sub(1))
+                .take(self.source_column.saturating_sub(1))
                 .map(|c| if c == '\t' { '\t' } else { ' ' })
                 .collect();
             writeln!(f, " {pad} | {caret_pad}^")?;
         }
         if let Some(h) = &self.hint {
-            writeln!(f, "hint: {h}")?;
+            writeln!(f, "hint: {}", clip_text(h))?;
         }
         Ok(())
     }

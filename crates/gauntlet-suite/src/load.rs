@@ -423,12 +423,25 @@ fn load_source(
                 ));
             }
         }
-        if let Err(e) = check_json_schema(&t.parameters) {
+        if let Err(p) = schema_problem(&t.parameters) {
+            // Placed at the offending node of the schema (inside an `anyOf`, say), not at
+            // the start of `parameters`.
+            let (path, shown) = if p.at.is_empty() {
+                (format!("agent.tools[{i}].parameters"), String::new())
+            } else {
+                (
+                    format!("agent.tools[{i}].parameters{}", p.at),
+                    format!(" at `parameters{}`", p.at),
+                )
+            };
             diags.push(diag(
-                &format!("agent.tools[{i}].parameters"),
+                &path,
                 false,
-                format!("tool `{}` has an invalid parameters schema: {e}", t.name),
-                Some("parameters is a JSON Schema object, e.g. {type: object, properties: {id: {type: string}}}".into()),
+                format!(
+                    "tool `{}` has an invalid parameters schema{shown}: {}",
+                    t.name, p.reason
+                ),
+                Some(p.hint.unwrap_or_else(|| "parameters is a JSON Schema object, e.g. {type: object, properties: {id: {type: string}}}".into())),
             ));
         }
     }
@@ -689,13 +702,29 @@ fn parse_yaml<T: serde::de::DeserializeOwned>(
     let mut options = serde_saphyr::Options::default();
     options.strict_booleans = true;
     serde_saphyr::from_str_with_options::<T>(source, options).map_err(|e| {
-        let (line, col) = e
+        let (mut line, mut col) = e
             .location()
             .map(|l| (l.line() as usize, l.column() as usize))
             .unwrap_or((0, 0));
         let plain = e.without_snippet().to_string();
         let message = strip_position_suffix(&plain).to_owned();
-        let (message, hint) = match reword(&message, source, line, col) {
+        let reworded = if let serde_saphyr::Error::Budget { breach, .. } = e.without_snippet() {
+            Some(budget_words(breach))
+        } else if is_tab_error(&message) {
+            // The reader reports where the token it was reading began (often the value
+            // before the line break), not where the tab is: point at the tab.
+            if let Some(at) = find_tab(source, line, col) {
+                (line, col) = at;
+            }
+            Some((
+                "a tab where YAML allows only spaces: YAML indents with spaces".to_owned(),
+                "replace the tab with spaces (set your editor to insert spaces in YAML files)"
+                    .to_owned(),
+            ))
+        } else {
+            reword(&message, source, line, col)
+        };
+        let (message, hint) = match reworded {
             Some((m, h)) => (m, Some(h)),
             None => {
                 let hint = hint_for_serde(&message);
@@ -745,6 +774,92 @@ fn reword(message: &str, source: &str, line: usize, col: usize) -> Option<(Strin
         format!("{what}, not `{value}`"),
         format!("write {takes} here, without quotes"),
     ))
+}
+
+/// The YAML reader's messages about a tab where it allows none.
+fn is_tab_error(message: &str) -> bool {
+    [
+        "found a tab",
+        "tabs disallowed",
+        "start with a tab",
+        "tab cannot be used",
+    ]
+    .iter()
+    .any(|m| message.contains(m))
+}
+
+/// Where the tab is that the YAML reader complained of at `line:col`: the first tab in the
+/// indentation of that line or of the lines after it, up to the first line with content
+/// after it (the reader looks no further), else the first tab at or after the column on the
+/// line itself.
+fn find_tab(source: &str, line: usize, col: usize) -> Option<(usize, usize)> {
+    let first = line.max(1);
+    for (i, text) in source.lines().enumerate().skip(first - 1) {
+        let content = text.trim_start_matches([' ', '\t']);
+        let indent = &text[..text.len() - content.len()];
+        if let Some(p) = indent.find('\t') {
+            return Some((i + 1, indent[..p].chars().count() + 1));
+        }
+        if i + 1 > first && !content.trim().is_empty() {
+            break;
+        }
+    }
+    let text = source.lines().nth(first - 1)?;
+    let skip = col.saturating_sub(1);
+    text.chars()
+        .skip(skip)
+        .position(|c| c == '\t')
+        .map(|p| (first, skip + p + 1))
+}
+
+/// Our words for a breached budget of the YAML reader (its guards against documents that
+/// would take unbounded memory or time): which budget, its limit, and what to do. A large
+/// case list is the usual cause, and JSON lines includes are streamed with no such limit.
+fn budget_words(breach: &serde_saphyr::budget::BudgetBreach) -> (String, String) {
+    use serde_saphyr::budget::BudgetBreach as B;
+    let limits = serde_saphyr::Budget::default();
+    let big_list = "move the cases into a JSON lines file (one case per line, as JSON: {\"id\": \"c1\", \"input\": \"...\", \"expect\": [{\"contains\": \"...\"}]}) and name it in the suite with `include: [cases.jsonl]`; JSON lines includes are streamed, with no limit on the number of cases (see docs/suite-format.md)";
+    let (what, hint) = match breach {
+        B::Nodes { .. } => (
+            format!(
+                "the file is too large for the YAML reader: more than {} nodes (keys, values and list items; its `Nodes` budget)",
+                limits.max_nodes
+            ),
+            big_list.to_owned(),
+        ),
+        B::Events { .. } => (
+            format!(
+                "the file is too large for the YAML reader: more than {} parser events (its `Events` budget)",
+                limits.max_events
+            ),
+            big_list.to_owned(),
+        ),
+        B::ScalarBytes { .. } => (
+            format!(
+                "the file holds more than {} bytes of text values (the YAML reader's `ScalarBytes` budget)",
+                limits.max_total_scalar_bytes
+            ),
+            big_list.to_owned(),
+        ),
+        B::Depth { .. } => (
+            format!(
+                "the file nests deeper than {} levels (the YAML reader's `Depth` budget)",
+                limits.max_depth
+            ),
+            "flatten the nesting; a suite needs only a few levels".to_owned(),
+        ),
+        B::Aliases { .. } | B::Anchors { .. } | B::AliasAnchorRatio { .. } => (
+            format!(
+                "the file uses too many YAML anchors or aliases (the YAML reader's budget: {breach:?})"
+            ),
+            format!("write the repeated parts out, use `defaults:`, or {big_list}"),
+        ),
+        other => (
+            format!("the file is over a limit of the YAML reader (its budget: {other:?})"),
+            big_list.to_owned(),
+        ),
+    };
+    (what, hint)
 }
 
 /// serde-saphyr appends " at line L, column C"; the diagnostic shows the position itself.
@@ -1008,6 +1123,37 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             out.push(Problem::new(p(e.oracle.key()), found.message, found.hint));
         }
     }
+    // A scripted reply that calls a tool the suite does not declare would only get
+    // `error: unknown tool` from the simulated tools: a fixture that tests nothing it meant to.
+    for (i, reply) in case.scripted.iter().enumerate() {
+        for (j, call) in reply.tool_calls.iter().enumerate() {
+            if tools.iter().any(|t| t.name == call.name) {
+                continue;
+            }
+            let declared: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+            let hint = match did_you_mean(&call.name, declared.iter().copied()) {
+                Some(c) => format!("did you mean `{c}`?"),
+                None if declared.is_empty() => format!(
+                    "the suite declares no tools: add `{}` under agent.tools (name, description, parameters), or remove the call",
+                    call.name
+                ),
+                None => format!(
+                    "declared tools: {}; declare `{}` under agent.tools, or fix the name",
+                    declared.join(", "),
+                    call.name
+                ),
+            };
+            out.push(Problem::new(
+                format!("scripted[{i}].tool_calls[{j}].name"),
+                format!(
+                    "scripted reply {} calls `{}`, a tool the suite does not declare in agent.tools",
+                    i + 1,
+                    call.name
+                ),
+                hint,
+            ));
+        }
+    }
     for (i, f) in case.tool_faults.iter().enumerate() {
         let mut v = Validation::new(case, tools, canary_known, ctx);
         v.tool(&f.tool);
@@ -1162,13 +1308,81 @@ fn ctx_free_regex(p: &str) -> Result<(), SyntaxError> {
 
 /// Checks that a value is a usable JSON Schema (meta-valid, compilable, no remote `$ref`).
 pub fn check_json_schema(schema: &serde_json::Value) -> Result<(), SyntaxError> {
+    schema_problem(schema).map_err(|p| {
+        let at = if p.at.is_empty() {
+            String::new()
+        } else {
+            format!(" (at `{}`)", p.at.trim_start_matches('.'))
+        };
+        SyntaxError(format!("{}{at}", p.reason))
+    })
+}
+
+/// Why a JSON Schema is not usable, and where in it.
+struct SchemaProblem {
+    reason: String,
+    /// The offending node, as a path below the schema in the suite's path syntax
+    /// (`.properties.id.anyOf[1].type`); empty for the schema itself.
+    at: String,
+    hint: Option<String>,
+}
+
+/// The JSON Schema types, for a `type` that is none of them.
+const SCHEMA_TYPES: &str = "string, number, integer, boolean, object, array, null";
+
+fn schema_problem(schema: &serde_json::Value) -> Result<(), SchemaProblem> {
     if !schema.is_object() && !schema.is_boolean() {
-        return Err(SyntaxError("a schema is an object (or true/false)".into()));
+        return Err(SchemaProblem {
+            reason: "a schema is an object (or true/false)".into(),
+            at: String::new(),
+            hint: None,
+        });
     }
-    let reason = |e: &dyn std::fmt::Display| SyntaxError(one_line(&e.to_string()));
-    jsonschema::meta::validate(schema).map_err(|e| reason(&e))?;
-    jsonschema::validator_for(schema).map_err(|e| reason(&e))?;
+    let problem = |e: jsonschema::ValidationError<'_>| {
+        let at = pointer_to_path(schema, e.instance_path().as_str());
+        let value = e.instance();
+        // The meta-schema writes `type` as an `anyOf`, whose own message ("not valid under
+        // any of the schemas listed in the 'anyOf' keyword") names no type.
+        if at.ends_with(".type") {
+            return SchemaProblem {
+                reason: format!("{} is not a JSON Schema type", one_line(&value.to_string())),
+                at,
+                hint: Some(format!(
+                    "`type` is one of {SCHEMA_TYPES}, or a list of them"
+                )),
+            };
+        }
+        SchemaProblem {
+            reason: one_line(&e.to_string()),
+            at,
+            hint: None,
+        }
+    };
+    jsonschema::meta::validate(schema).map_err(problem)?;
+    jsonschema::validator_for(schema).map_err(problem)?;
     Ok(())
+}
+
+/// A JSON pointer into `root` (`/properties/id/anyOf/1`) in the suite's path syntax
+/// (`.properties.id.anyOf[1]`): a token is an index where the node it points into is a list.
+fn pointer_to_path(root: &serde_json::Value, pointer: &str) -> String {
+    let mut out = String::new();
+    let mut node = Some(root);
+    for token in pointer.split('/').skip(1) {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        match node {
+            Some(serde_json::Value::Array(items)) => {
+                out.push_str(&format!("[{token}]"));
+                node = token.parse::<usize>().ok().and_then(|i| items.get(i));
+            }
+            other => {
+                out.push('.');
+                out.push_str(&token);
+                node = other.and_then(|n| n.get(&token));
+            }
+        }
+    }
+    out
 }
 
 fn one_line(s: &str) -> String {
@@ -1188,10 +1402,25 @@ fn check_jsonl(
 ) -> (usize, usize) {
     let mut n = 0;
     let mut kept = 0;
-    for (i, line) in reader.lines().enumerate() {
+    for (i, line) in CappedLines::new(reader).enumerate() {
         let lineno = i + 1;
         let line = match line {
-            Ok(l) => l,
+            Ok(JsonLine::Text(l)) => l,
+            Ok(JsonLine::TooLong(bytes)) => {
+                diags.push(
+                    Diagnostic::at(
+                        shown,
+                        None,
+                        lineno,
+                        1,
+                        format!(
+                            "line {lineno} holds {bytes} bytes, more than the {MAX_FILE_BYTES} one case may"
+                        ),
+                    )
+                    .hint("a JSON lines case is one line of at most 16 MiB; shorten its text, or split it into several cases"),
+                );
+                continue;
+            }
             Err(e) => {
                 diags.push(Diagnostic::at(
                     shown,
@@ -1250,14 +1479,9 @@ fn check_jsonl(
             }
             Err(e) => {
                 let msg = e.to_string();
-                let hint = hint_for_serde(&msg);
-                let mut d = Diagnostic::at(
-                    shown,
-                    None,
-                    lineno,
-                    e.column(),
-                    strip_serde_json_position(&msg).to_owned(),
-                );
+                let msg = strip_serde_json_position(&msg);
+                let hint = hint_for_serde(msg);
+                let mut d = Diagnostic::at(shown, None, lineno, e.column(), msg.to_owned());
                 d.hint = hint;
                 diags.push(d);
             }
@@ -1268,6 +1492,96 @@ fn check_jsonl(
         }
     }
     (n, kept)
+}
+
+/// One line of a JSON lines file ([`CappedLines`]).
+enum JsonLine {
+    /// The line, without its line break.
+    Text(String),
+    /// A line over [`MAX_FILE_BYTES`]: how many bytes it holds (none of them kept).
+    TooLong(u64),
+}
+
+/// The lines of a JSON lines file, each read with a cap: a line over [`MAX_FILE_BYTES`] is
+/// skipped to its end without being held, so a file with one 50 MB line costs at most the
+/// cap in memory (`BufRead::lines` would hold the whole line).
+struct CappedLines<R> {
+    reader: R,
+    buf: Vec<u8>,
+}
+
+impl<R: BufRead> CappedLines<R> {
+    fn new(reader: R) -> Self {
+        CappedLines {
+            reader,
+            buf: Vec::new(),
+        }
+    }
+
+    fn next_line(&mut self) -> std::io::Result<Option<JsonLine>> {
+        let cap = MAX_FILE_BYTES as usize;
+        self.buf.clear();
+        let mut total: u64 = 0;
+        let mut read_any = false;
+        let mut newline = false;
+        loop {
+            let chunk = match self.reader.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            read_any = true;
+            let (take, end) = match chunk.iter().position(|b| *b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            total += take as u64;
+            // One byte past the cap (plus the line break) is enough to know it is over.
+            let room = (cap + 2).saturating_sub(self.buf.len());
+            self.buf.extend_from_slice(&chunk[..take.min(room)]);
+            self.reader.consume(take);
+            if end {
+                newline = true;
+                break;
+            }
+        }
+        if !read_any {
+            return Ok(None);
+        }
+        let mut len = total;
+        if newline {
+            len -= 1;
+            if len <= cap as u64 {
+                self.buf.pop();
+                if self.buf.last() == Some(&b'\r') {
+                    self.buf.pop();
+                    len -= 1;
+                }
+            }
+        }
+        if len > cap as u64 {
+            return Ok(Some(JsonLine::TooLong(len)));
+        }
+        String::from_utf8(std::mem::take(&mut self.buf))
+            .map(|l| Some(JsonLine::Text(l)))
+            .map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "stream did not contain valid UTF-8",
+                )
+            })
+    }
+}
+
+impl<R: BufRead> Iterator for CappedLines<R> {
+    type Item = std::io::Result<JsonLine>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_line().transpose()
+    }
 }
 
 fn strip_serde_json_position(msg: &str) -> &str {
@@ -1290,6 +1604,16 @@ pub enum StreamError {
         /// The I/O error.
         #[source]
         source: std::io::Error,
+    },
+    /// The line is longer than a case may be (the file changed since it was checked).
+    #[error("line {line} of `{}` holds {bytes} bytes, more than the {MAX_FILE_BYTES} one case may", file.display())]
+    TooLong {
+        /// The file.
+        file: PathBuf,
+        /// 1-based.
+        line: usize,
+        /// The line's length in bytes.
+        bytes: u64,
     },
     /// The line is not a case (the file changed since it was checked).
     #[error("failed to parse the case on line {line} of `{}`", file.display())]
@@ -1325,7 +1649,7 @@ pub fn stream_jsonl(
     let f = std::fs::File::open(path)?;
     let file = path.to_path_buf();
     let shown = path.display().to_string();
-    let mut lines = BufReader::new(f).lines().enumerate();
+    let mut lines = CappedLines::new(BufReader::new(f)).enumerate();
     Ok(std::iter::from_fn(move || {
         loop {
             let (i, line) = lines.next()?;
@@ -1338,8 +1662,15 @@ pub fn stream_jsonl(
                         source,
                     }));
                 }
-                Ok(l) if l.trim().is_empty() => continue,
-                Ok(l) => {
+                Ok(JsonLine::TooLong(bytes)) => {
+                    return Some(Err(StreamError::TooLong {
+                        file: file.clone(),
+                        line: line_no,
+                        bytes,
+                    }));
+                }
+                Ok(JsonLine::Text(l)) if l.trim().is_empty() => continue,
+                Ok(JsonLine::Text(l)) => {
                     return Some(
                         serde_json::from_str::<Case>(&l)
                             .map(|mut c| {
@@ -1496,4 +1827,32 @@ pub fn check_unique_ids(suites: &[LoadedSuite]) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_over_the_cap_is_skipped_without_being_held() {
+        use std::io::Read;
+        // 50 MB without a line break, then a short line.
+        let long = std::io::repeat(b'x').take(50 << 20);
+        let rest = std::io::Cursor::new(b"\n{}\r\n".to_vec());
+        let mut lines = CappedLines::new(BufReader::new(long.chain(rest)));
+        match lines.next() {
+            Some(Ok(JsonLine::TooLong(n))) => assert_eq!(n, 50 << 20),
+            _ => panic!("expected a line over the cap"),
+        }
+        assert!(
+            lines.buf.capacity() <= (MAX_FILE_BYTES as usize) * 2 + 64,
+            "held {} bytes",
+            lines.buf.capacity()
+        );
+        match lines.next() {
+            Some(Ok(JsonLine::Text(l))) => assert_eq!(l, "{}"),
+            _ => panic!("expected the next line"),
+        }
+        assert!(lines.next().is_none());
+    }
 }

@@ -269,3 +269,158 @@ fn a_duplicate_key_is_explained_in_our_words() {
     assert!(shown.contains(":5:5"), "{shown}");
     assert!(!shown.contains("DuplicateKeyPolicy"), "{shown}");
 }
+
+/// Line and column (1-based) of the first `needle` in `src`.
+fn pos_of(src: &str, needle: &str) -> (usize, usize) {
+    let at = src.find(needle).expect("needle in source");
+    let line = src[..at].matches('\n').count() + 1;
+    let start = src[..at].rfind('\n').map_or(0, |i| i + 1);
+    (line, src[start..at].chars().count() + 1)
+}
+
+#[test]
+fn a_huge_single_line_is_cut_to_a_window_around_the_column() {
+    let t = tempfile::tempdir().unwrap();
+    // 12 MB on one line (under the 16 MiB a suite file may hold), the error at its end.
+    let src = format!("suite: s\ncases: [{}@]\n", " ".repeat(12 << 20));
+    write(t.path(), "s.yaml", &src);
+    let e = errors(t.path(), "s.yaml");
+    let shown = e[0].to_string();
+    assert!(shown.len() < 2_000, "{} bytes printed", shown.len());
+    let excerpt = e[0].source_line.as_deref().unwrap();
+    assert!(excerpt.starts_with('…'), "{excerpt:?}");
+    assert!(excerpt.chars().count() <= 125, "{excerpt:?}");
+    // The caret still points at the character the reader stopped at.
+    let caret_line = shown.lines().nth(3).unwrap();
+    let src_line = shown.lines().nth(2).unwrap();
+    let caret = caret_line.chars().count() - 1;
+    assert_eq!(src_line.chars().nth(caret), Some('@'), "{shown}");
+}
+
+#[test]
+fn a_huge_value_quoted_in_a_message_is_cut() {
+    let t = tempfile::tempdir().unwrap();
+    let src = format!(
+        "suite: s\ncases:\n  - id: \"a {}\"\n    input: x\n    expect: [{{contains: y}}]\n",
+        "x".repeat(1 << 20)
+    );
+    write(t.path(), "s.yaml", &src);
+    let e = errors(t.path(), "s.yaml");
+    let shown = e[0].to_string();
+    assert!(shown.contains("invalid case id"), "{}", &shown[..200]);
+    assert!(shown.len() < 3_000, "{} bytes printed", shown.len());
+    assert!(shown.contains("more characters cut"), "{}", &shown[..200]);
+}
+
+#[test]
+fn a_json_lines_case_over_the_line_limit_is_an_error_not_a_read() {
+    let t = tempfile::tempdir().unwrap();
+    let big = format!(
+        "{{\"id\": \"big\", \"input\": \"{}\", \"expect\": [{{\"contains\": \"x\"}}]}}\n",
+        "x".repeat(50 << 20)
+    );
+    let ok = "{\"id\": \"ok\", \"input\": \"hi\", \"expect\": [{\"contains\": \"x\"}]}\n";
+    write(t.path(), "cases.jsonl", &format!("{big}{ok}"));
+    write(t.path(), "s.yaml", "suite: s\ninclude: [cases.jsonl]\n");
+    let e = errors(t.path(), "s.yaml");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!(e[0].line, 1);
+    assert!(
+        e[0].message.contains("more than the 16777216 one case may"),
+        "{}",
+        e[0].message
+    );
+    assert!(e[0].to_string().len() < 2_000);
+}
+
+#[test]
+fn a_tab_is_reported_where_it_is() {
+    let t = tempfile::tempdir().unwrap();
+    // The reader complains while reading `x` (line 4); the tab is on line 5.
+    let src = "suite: s\ncases:\n  - id: a\n    input: x\n\texpect: [{contains: y}]\n";
+    write(t.path(), "s.yaml", src);
+    let e = errors(t.path(), "s.yaml");
+    assert_eq!((e[0].line, e[0].column), (5, 1), "{}", e[0]);
+    assert!(e[0].message.contains("tab"), "{}", e[0]);
+    assert!(e[0].hint.as_deref().unwrap().contains("spaces"), "{}", e[0]);
+    // A tab in block indentation: the column of the tab, not the one after it.
+    let src = "suite: s\ncases:\n  - id: a\n    input: x\n    expect:\n\t- contains: y\n";
+    write(t.path(), "s2.yaml", src);
+    let e = errors(t.path(), "s2.yaml");
+    assert_eq!((e[0].line, e[0].column), (6, 1), "{}", e[0]);
+}
+
+#[test]
+fn a_bad_tool_schema_inside_any_of_points_at_the_offending_node() {
+    let t = tempfile::tempdir().unwrap();
+    let src = "suite: s\nagent:\n  tools:\n    - name: t\n      description: d\n      parameters:\n        type: object\n        properties:\n          a:\n            anyOf:\n              - type: string\n              - type: bogus\ncases:\n  - id: a\n    input: x\n    expect: [{contains: y}]\n";
+    write(t.path(), "s.yaml", src);
+    let e = errors(t.path(), "s.yaml");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!((e[0].line, e[0].column), pos_of(src, "bogus"), "{}", e[0]);
+    let shown = e[0].to_string();
+    assert!(
+        shown.contains("at `parameters.properties.a.anyOf[1].type`"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("\"bogus\" is not a JSON Schema type"),
+        "{shown}"
+    );
+    assert!(e[0].hint.as_deref().unwrap().contains("integer"), "{shown}");
+}
+
+#[test]
+fn the_yaml_node_budget_points_at_json_lines_includes() {
+    let t = tempfile::tempdir().unwrap();
+    let mut src = String::from("suite: s\ncases:\n");
+    for i in 0..30_000 {
+        src.push_str(&format!(
+            "  - id: c{i}\n    input: hello\n    expect:\n      - contains: x\n      - not_contains: [q, r]\n"
+        ));
+    }
+    write(t.path(), "s.yaml", &src);
+    let e = errors(t.path(), "s.yaml");
+    assert_eq!(e.len(), 1, "{e:?}");
+    let shown = e[0].to_string();
+    assert!(shown.contains("`Nodes` budget"), "{shown}");
+    assert!(shown.contains("250000 nodes"), "{shown}");
+    assert!(!shown.contains("budget breached"), "{shown}");
+    let hint = e[0].hint.as_deref().unwrap();
+    assert!(hint.contains("JSON lines"), "{hint}");
+    assert!(hint.contains("include: [cases.jsonl]"), "{hint}");
+}
+
+#[test]
+fn a_scripted_call_to_an_undeclared_tool_is_flagged() {
+    let t = tempfile::tempdir().unwrap();
+    let src = "suite: s\ntarget: fake:scripted\nagent:\n  tools:\n    - {name: get_order, description: d, parameters: {type: object}}\ncases:\n  - id: a\n    input: x\n    scripted:\n      - tool_calls:\n          - {name: get_ordr, arguments: {}}\n      - done\n    expect: [{contains: done}]\n";
+    write(t.path(), "s.yaml", src);
+    let e = errors(t.path(), "s.yaml");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!(
+        (e[0].line, e[0].column),
+        pos_of(src, "get_ordr"),
+        "{}",
+        e[0]
+    );
+    assert!(
+        e[0].message
+            .contains("calls `get_ordr`, a tool the suite does not declare"),
+        "{}",
+        e[0]
+    );
+    assert_eq!(e[0].hint.as_deref(), Some("did you mean `get_order`?"));
+    // Declared: loads.
+    write(t.path(), "ok.yaml", &src.replace("get_ordr", "get_order"));
+    load_file(&t.path().join("ok.yaml"), &LoadOptions::default()).unwrap();
+    // No tools at all: still flagged, with what to do.
+    let none = "suite: s\ntarget: fake:scripted\ncases:\n  - id: a\n    input: x\n    scripted:\n      - tool_calls: [{name: refund}]\n      - done\n    expect: [{contains: done}]\n";
+    write(t.path(), "none.yaml", none);
+    let e = errors(t.path(), "none.yaml");
+    assert!(
+        e[0].hint.as_deref().unwrap().contains("declares no tools"),
+        "{}",
+        e[0]
+    );
+}

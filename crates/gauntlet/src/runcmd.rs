@@ -841,10 +841,7 @@ fn written_by_us(s: &Settings) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = s
         .store
         .iter()
-        .filter_map(|l| match l {
-            gauntlet_store::StoreLocation::Sqlite(p) => Some(p.clone()),
-            gauntlet_store::StoreLocation::Postgres(_) => None,
-        })
+        .filter_map(|l| l.path().map(std::path::Path::to_path_buf))
         .collect();
     if let Some(dir) = &s.out {
         for f in gauntlet_report::Format::ALL {

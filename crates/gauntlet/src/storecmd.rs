@@ -11,7 +11,7 @@ use gauntlet_core::result::CaseStatus;
 use gauntlet_graders::OracleGrader;
 use gauntlet_report::text::failure_reason;
 use gauntlet_runner::{CaseJob, Delivery, PlanItem, RunConfig, Runner};
-use gauntlet_store::{Store, StoreLocation};
+use gauntlet_store::Store;
 use gauntlet_suite::filter::Selection;
 use gauntlet_suite::{Plan, PlanSettings};
 
@@ -104,9 +104,11 @@ fn check(args: &RunsArgs) -> Result<i32, CliError> {
         };
         return Err(CliError::usage(e.to_string(), e.hint()));
     }
-    let what = match location {
-        StoreLocation::Sqlite(_) => "every page and index, and every run's manifest and summary",
-        StoreLocation::Postgres(_) => "the tables, and every run's manifest and summary",
+    // Matched through `path()`: the PostgreSQL variant exists only in builds with it.
+    let what = if location.path().is_some() {
+        "every page and index, and every run's manifest and summary"
+    } else {
+        "the tables, and every run's manifest and summary"
     };
     writeln!(Printer::stdout(), "ok: {location} ({what} checked)")?;
     Ok(0)

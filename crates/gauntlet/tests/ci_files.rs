@@ -185,3 +185,38 @@ fn the_gate_script_fails_the_job_by_the_state_and_the_chosen_policy() {
     let (code, out, _) = gate(dir, &["run", "missing.yaml"], &[]);
     assert_eq!((code, out.contains("status=ERROR")), (2, true), "{out}");
 }
+
+/// What is shipped has the optional features a user may need (the PostgreSQL store is off
+/// in a plain source build, to build faster), and the commands that test the project test
+/// them too: the README's test command, `.ci/run`'s tests and lints.
+#[test]
+fn shipped_builds_and_the_test_commands_include_the_optional_features() {
+    let read = |rel: &str| std::fs::read_to_string(root().join(rel)).unwrap();
+    let release = read(".github/workflows/release.yml");
+    let build = release
+        .lines()
+        .find(|l| l.contains("build --locked --profile dist"))
+        .expect("the release build line");
+    assert!(build.contains("--features postgres"), "{build}");
+    let docker = read("Dockerfile");
+    let build = docker
+        .lines()
+        .find(|l| l.contains("cargo build"))
+        .expect("the Dockerfile's build line");
+    assert!(build.contains("--features postgres"), "{build}");
+    let readme = read("README.md");
+    assert!(
+        readme.contains("cargo test --workspace --all-features"),
+        "the README's test command builds every feature"
+    );
+    let ci = read(".ci/run");
+    assert!(ci.contains("cargo test --workspace --all-features --locked"));
+    assert!(
+        ci.contains(
+            "cargo clippy --workspace --all-targets --all-features --locked -- -D warnings"
+        )
+    );
+    // The feature forwarded by the binary is the store's.
+    let manifest = read("crates/gauntlet/Cargo.toml");
+    assert!(manifest.contains(r#"postgres = ["gauntlet-store/postgres"]"#));
+}

@@ -5,16 +5,23 @@
 //! (`.ci/run` starts a server; see `.ci/postgres`).
 
 use std::collections::BTreeMap;
+#[cfg(feature = "postgres")]
 use std::process::Stdio;
+#[cfg(feature = "postgres")]
 use std::time::{Duration, Instant};
 
+// The PostgreSQL shard test and its helpers need the store's `postgres` feature
+// (`cargo test --workspace --all-features`, as `.ci/run` does).
+#[cfg(feature = "postgres")]
 use gauntlet_store::testing::TestDatabase;
+#[cfg(feature = "postgres")]
 use gauntlet_store::{Store, StoreLocation};
 use serde_json::Value;
 
 mod common;
 use common::{bin, code, report, run, text};
 
+#[cfg(feature = "postgres")]
 #[allow(clippy::print_stderr)]
 fn postgres(label: &str) -> Option<TestDatabase> {
     match TestDatabase::create(label) {
@@ -53,6 +60,7 @@ fn outcome(r: &Value) -> Value {
 
 /// A suite with required packs: tasks that pass, two quality tasks that fail (so the run is
 /// CONDITIONAL, and INCONCLUSIVE wherever the refusal pack is missing), two refusals.
+#[cfg(feature = "postgres")]
 fn suite(port: u16, tasks: usize) -> String {
     let mut s = format!(
         "suite: sharded\ntarget: {{kind: openai, model: gauntlet-fake-safe, base_url: 'http://127.0.0.1:{port}/v1'}}\npacks: {{required: [smoke, refusal]}}\ncases:\n"
@@ -74,8 +82,10 @@ fn suite(port: u16, tasks: usize) -> String {
 }
 
 /// `gauntlet serve-fake` on a free port, answering after `latency_ms`.
+#[cfg(feature = "postgres")]
 struct Server(std::process::Child, u16);
 
+#[cfg(feature = "postgres")]
 impl Server {
     fn start(latency_ms: u64) -> Server {
         use std::io::BufRead;
@@ -103,6 +113,7 @@ impl Server {
     }
 }
 
+#[cfg(feature = "postgres")]
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -110,6 +121,7 @@ impl Drop for Server {
     }
 }
 
+#[cfg(feature = "postgres")]
 fn stored_trials(url: &str, run: &str) -> usize {
     let Ok(mut store) = Store::open(StoreLocation::parse(url).expect("url")) else {
         return 0;
@@ -120,6 +132,7 @@ fn stored_trials(url: &str, run: &str) -> usize {
         .unwrap_or(0)
 }
 
+#[cfg(feature = "postgres")]
 #[test]
 fn four_shards_into_postgres_one_killed_and_resumed_merge_into_the_single_process_run() {
     let Some(db) = postgres("four_shards") else {
