@@ -228,13 +228,19 @@ static INSTRUCTION: LazyLock<Regex> = LazyLock::new(|| {
 
 fn text_findings(out: &mut Vec<Finding>, item: &'static str, name: &str, text: &str) {
     let folded = fold(text);
-    for m in INSTRUCTION.find_iter(&folded) {
+    // One finding per text, quoting the first phrase: a poisoned description often has
+    // several, and each would say the same.
+    let phrases: Vec<regex::Match<'_>> = INSTRUCTION.find_iter(&folded).collect();
+    if let Some(m) = phrases.first() {
         out.push(Finding {
             kind: FindingKind::HiddenInstruction,
             severity: Severity::High,
             item,
             name: name.to_owned(),
-            message: "addresses the model with instructions instead of describing the item".into(),
+            message: format!(
+                "addresses the model with instructions instead of describing the item ({} phrase(s))",
+                phrases.len()
+            ),
             evidence: around(&folded, m.start(), m.end()),
         });
     }
@@ -262,7 +268,7 @@ fn text_findings(out: &mut Vec<Finding>, item: &'static str, name: &str, text: &
             evidence: format!("hidden text: {}", clip(&tags, 140)),
         });
         let hidden = fold(&tags);
-        for m in INSTRUCTION.find_iter(&hidden) {
+        if let Some(m) = INSTRUCTION.find(&hidden) {
             out.push(Finding {
                 kind: FindingKind::HiddenInstruction,
                 severity: Severity::Critical,
@@ -450,7 +456,7 @@ fn broad_schema(out: &mut Vec<Finding>, tool: &str, schema: &Value, at: &str) {
         };
         if open {
             let place = if at.is_empty() {
-                "its arguments".to_owned()
+                "the arguments object".to_owned()
             } else {
                 format!("`{at}`")
             };
