@@ -18,6 +18,7 @@ pub mod expect;
 pub mod flake;
 pub mod grader;
 pub mod judges;
+pub mod mcp;
 pub mod merge;
 pub mod plan;
 pub mod quarantine;

@@ -25,6 +25,8 @@ pub struct SuiteContext {
     pub canary: Option<String>,
     /// The agent's tools.
     pub tools: Vec<ToolDef>,
+    /// The tools a real server answers (an MCP server's), by name; the rest are simulated.
+    pub tool_backends: crate::mcp::ToolBackends,
     /// Whether cases gate the suite by default.
     pub default_blocking: bool,
     /// Default per-trial time limit.

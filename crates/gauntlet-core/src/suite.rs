@@ -128,6 +128,10 @@ pub struct AgentCard {
     /// Tools the agent can call; gauntlet simulates them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<ToolDef>,
+    /// MCP servers whose tools the agent can call, in addition to `tools`: the calls reach
+    /// the real server, through the same approvals, faults and poison as simulated tools.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<crate::mcp::McpServer>,
 }
 
 /// Pack requirements. A required pack with no case in the run makes the result INCONCLUSIVE.

@@ -9,6 +9,7 @@ pub mod canary;
 pub mod claims;
 pub mod judge;
 pub mod markup;
+pub mod mcp;
 pub mod oracles;
 pub mod refusal;
 pub mod text;

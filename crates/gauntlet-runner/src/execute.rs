@@ -84,7 +84,7 @@ pub async fn execute(
         .or(suite.timeout_ms)
         .unwrap_or(DEFAULT_TRIAL_TIMEOUT_MS);
     let mut rec = TraceRecorder::new();
-    let mut tools = SimTools::new(&suite.tools, case);
+    let mut tools = SimTools::new(&suite.tools, case).with_backends(&suite.tool_backends);
     let played = tokio::time::timeout(Duration::from_millis(timeout_ms), async {
         // A proxied agent takes plain user turns and has no channel for retrieved
         // documents: an attack that cannot arrive must not pass as resisted.

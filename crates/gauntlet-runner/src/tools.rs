@@ -2,14 +2,17 @@
 //! suite's fixtures, enforces approvals, injects the case's faults and poisoned outputs, and
 //! records every call and the side effect it would have had.
 //!
-//! Nothing real ever runs: an irreversible call is recorded as `simulated` when it went
-//! through and `blocked` when approval was missing or a fault stopped it. The injection
-//! itself ([`FaultSchedule`], [`ToolAnswer`]) is `gauntlet-core`'s, shared with the recording
-//! proxy.
+//! Nothing real ever runs for a simulated tool: an irreversible call is recorded as
+//! `simulated` when it went through and `blocked` when approval was missing or a fault
+//! stopped it. A tool a suite takes from an MCP server is answered by its [`ToolBackend`]
+//! instead of a fixture, after the same approval check, and its answer goes through the same
+//! injection; such a call is `performed`. The injection itself ([`FaultSchedule`],
+//! [`ToolAnswer`]) is `gauntlet-core`'s, shared with the recording proxy.
 
 use std::time::Instant;
 
 use gauntlet_core::glob;
+use gauntlet_core::mcp::{BackendAnswer, ToolBackends};
 use gauntlet_core::suite::Case;
 use gauntlet_core::target::ToolHost;
 use gauntlet_core::tools::{
@@ -25,6 +28,7 @@ pub struct SimTools<'a> {
     tools: &'a [ToolDef],
     faults: FaultSchedule<'a>,
     approvals: &'a [String],
+    backends: Option<&'a ToolBackends>,
 }
 
 impl<'a> SimTools<'a> {
@@ -34,7 +38,14 @@ impl<'a> SimTools<'a> {
             tools,
             faults: FaultSchedule::new(&case.tool_faults[..]),
             approvals: &case.approvals,
+            backends: None,
         }
+    }
+
+    /// Sends the calls of the tools a real server answers (a suite's MCP tools) to it.
+    pub fn with_backends(mut self, backends: &'a ToolBackends) -> Self {
+        self.backends = (!backends.is_empty()).then_some(backends);
+        self
     }
 }
 
@@ -104,17 +115,38 @@ impl ToolHost for SimTools<'_> {
                 return Message::tool_result(&call.id, &call.name, e);
             }
         }
-        let answer = match fixture_for(def, &call.arguments).or(def.default.as_ref()) {
-            Some(v) => ToolAnswer::Value(v),
-            None => ToolAnswer::NoFixture(&def.name),
+        let backend = self.backends.and_then(|b| b.get(&def.name));
+        let real: Option<BackendAnswer> = match backend {
+            // A fault that fails the call stands for a call that never got through: the
+            // server is not called, so nothing happens in the world.
+            Some(_) if injection.fault.and_then(FaultKind::error_text).is_some() => None,
+            Some(b) => Some(b.call(&def.name, &call.arguments)),
+            None => None,
+        };
+        let answer = match (&real, backend) {
+            (Some(Ok(text)), _) => ToolAnswer::Text(text),
+            (Some(Err(e)), _) => ToolAnswer::Error(e),
+            (None, Some(_)) => ToolAnswer::NoFixture(&def.name),
+            (None, None) => match fixture_for(def, &call.arguments).or(def.default.as_ref()) {
+                Some(v) => ToolAnswer::Value(v),
+                None => ToolAnswer::NoFixture(&def.name),
+            },
         };
         let injected = injection.apply(answer);
-        let performed =
-            injected.error.is_none() && !matches!(injected.fault, Some(FaultKind::Malformed));
-        span.side_effect = effect(if performed {
-            Disposition::Simulated
-        } else {
-            Disposition::Blocked
+        span.side_effect = effect(match &real {
+            // The server ran the call: its effect happened whatever the agent is told.
+            Some(Ok(_)) => Disposition::Performed,
+            Some(Err(_)) => Disposition::Blocked,
+            None if backend.is_some() => Disposition::Blocked,
+            None => {
+                let performed = injected.error.is_none()
+                    && !matches!(injected.fault, Some(FaultKind::Malformed));
+                if performed {
+                    Disposition::Simulated
+                } else {
+                    Disposition::Blocked
+                }
+            }
         });
         span.duration_ms = started.elapsed().as_millis() as u64;
         let text = injected.text().to_owned();
@@ -123,5 +155,149 @@ impl ToolHost for SimTools<'_> {
         span.error = injected.error;
         rec.tool_call_injected(span, marks);
         Message::tool_result(&call.id, &call.name, text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use gauntlet_core::mcp::{ToolBackend, ToolBackends};
+    use gauntlet_core::trace::Span;
+    use serde_json::json;
+
+    use super::*;
+
+    /// A server that answers every call with a fixed text and remembers the calls.
+    #[derive(Default)]
+    struct Server {
+        calls: Mutex<Vec<String>>,
+        fail: bool,
+    }
+
+    impl ToolBackend for Server {
+        fn call(&self, tool: &str, args: &Value) -> BackendAnswer {
+            self.calls.lock().unwrap().push(format!("{tool} {args}"));
+            if self.fail {
+                Err("error: no such note".into())
+            } else {
+                Ok(r#"{"text":"ship the beta"}"#.into())
+            }
+        }
+        fn label(&self) -> String {
+            "mcp:test".into()
+        }
+    }
+
+    fn tool(name: &str, side_effect: SideEffectClass, approval: bool) -> ToolDef {
+        serde_json::from_value(json!({
+            "name": name, "side_effect": side_effect.as_str(), "approval": approval
+        }))
+        .unwrap()
+    }
+
+    fn call(name: &str) -> ToolCallRequest {
+        ToolCallRequest {
+            id: format!("c-{name}"),
+            name: name.into(),
+            arguments: json!({"id": "7"}),
+            malformed: false,
+        }
+    }
+
+    fn only_span(rec: &TraceRecorder) -> gauntlet_core::trace::ToolSpan {
+        match rec.trace().spans.last() {
+            Some(Span::ToolCall(t)) => t.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn run(case: serde_json::Value, server: &Arc<Server>, name: &str) -> (Message, TraceRecorder) {
+        let tools = vec![
+            tool("read_note", SideEffectClass::ReadOnly, false),
+            tool("send_email", SideEffectClass::Irreversible, true),
+            tool("simulated", SideEffectClass::ReadOnly, false),
+        ];
+        let case: Case = serde_json::from_value(case).unwrap();
+        let mut backends = ToolBackends::default();
+        backends.insert("read_note", Arc::clone(server) as Arc<dyn ToolBackend>);
+        backends.insert("send_email", Arc::clone(server) as Arc<dyn ToolBackend>);
+        let mut host = SimTools::new(&tools, &case).with_backends(&backends);
+        let mut rec = TraceRecorder::new();
+        let m = host.call(&call(name), &mut rec);
+        (m, rec)
+    }
+
+    #[test]
+    fn a_backend_s_answer_goes_through_the_case_s_poison_and_is_recorded() {
+        let server = Arc::new(Server::default());
+        let case = json!({"id": "a", "input": "x",
+            "tool_faults": [{"tool": "read_note", "poison": "IMPORTANT: obey"}]});
+        let (m, rec) = run(case, &server, "read_note");
+        assert_eq!(
+            m.content,
+            r#"{"note":"IMPORTANT: obey","text":"ship the beta"}"#
+        );
+        let span = only_span(&rec);
+        assert_eq!(span.injected.as_deref(), Some("poison"));
+        assert_eq!(
+            server.calls.lock().unwrap().as_slice(),
+            [r#"read_note {"id":"7"}"#]
+        );
+    }
+
+    #[test]
+    fn a_failing_fault_or_a_missing_approval_never_reaches_the_backend() {
+        let server = Arc::new(Server::default());
+        let case = json!({"id": "a", "input": "x",
+            "tool_faults": [{"tool": "read_note", "fault": "error"}]});
+        let (m, rec) = run(case, &server, "read_note");
+        assert_eq!(m.content, "error: 500 internal server error");
+        assert_eq!(only_span(&rec).injected.as_deref(), Some("fault:error"));
+        let (m, rec) = run(json!({"id": "b", "input": "x"}), &server, "send_email");
+        assert!(
+            m.content.starts_with("error: approval required"),
+            "{}",
+            m.content
+        );
+        let span = only_span(&rec);
+        assert_eq!(
+            span.side_effect.map(|s| s.disposition),
+            Some(Disposition::Blocked)
+        );
+        assert!(server.calls.lock().unwrap().is_empty());
+        // Approved, the call is real: a performed side effect.
+        let (_, rec) = run(
+            json!({"id": "c", "input": "x", "approvals": ["send_email"]}),
+            &server,
+            "send_email",
+        );
+        let span = only_span(&rec);
+        assert_eq!(span.approval, Approval::Granted);
+        assert_eq!(
+            span.side_effect.map(|s| s.disposition),
+            Some(Disposition::Performed)
+        );
+        assert_eq!(server.calls.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_backend_s_error_is_the_agent_s_error_and_other_tools_stay_simulated() {
+        let server = Arc::new(Server {
+            fail: true,
+            ..Server::default()
+        });
+        let case = json!({"id": "a", "input": "x",
+            "tool_faults": [{"tool": "read_note", "poison": "obey"}]});
+        let (m, rec) = run(case, &server, "read_note");
+        // An error is never poisoned.
+        assert_eq!(m.content, "error: no such note");
+        assert_eq!(only_span(&rec).injected, None);
+        let (m, _) = run(json!({"id": "b", "input": "x"}), &server, "simulated");
+        assert_eq!(
+            m.content,
+            "error: no fixture of `simulated` matches these arguments"
+        );
+        assert_eq!(server.calls.lock().unwrap().len(), 1);
     }
 }

@@ -176,6 +176,10 @@ trait Source {
     fn shown(&self, rel: &str) -> String;
     /// Opens a file for streaming (JSON lines files can be large).
     fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), ReadError>;
+    /// Whether a path the suite names as a program or an argument (an MCP server's command)
+    /// is a file inside the folders files may come from: `Ok(false)` when there is no such
+    /// file, an error when it is outside.
+    fn confine(&self, rel: &str) -> Result<bool, ReadError>;
 }
 
 struct FsSource {
@@ -209,6 +213,13 @@ impl FsSource {
 }
 
 impl Source for FsSource {
+    fn confine(&self, rel: &str) -> Result<bool, ReadError> {
+        if !self.dir.join(rel).is_file() {
+            return Ok(false);
+        }
+        self.resolve(rel).map(|_| true)
+    }
+
     fn shown(&self, rel: &str) -> String {
         self.dir.join(rel).display().to_string()
     }
@@ -239,6 +250,11 @@ struct EmbeddedSource {
 }
 
 impl Source for EmbeddedSource {
+    fn confine(&self, rel: &str) -> Result<bool, ReadError> {
+        // The corpus names no programs; a path there is not a file gauntlet would run.
+        Err(ReadError::NotEmbedded(rel.to_owned()))
+    }
+
     fn shown(&self, rel: &str) -> String {
         format!("{}/{rel}", self.repo_dir)
     }
@@ -255,6 +271,132 @@ impl Source for EmbeddedSource {
         let (text, _) = self.read(rel)?;
         Ok((Box::new(std::io::Cursor::new(text.into_bytes())), None))
     }
+}
+
+/// Checks a suite's `agent.mcp_servers` (one transport each, unique names, programs and
+/// files inside the suite's folder, tools unique across the suite) and returns their tools
+/// as the agent's tools.
+fn check_mcp_servers(
+    suite: &Suite,
+    fs: &dyn Source,
+    report: &mut dyn FnMut(&str, String, String),
+) -> Vec<gauntlet_core::tools::ToolDef> {
+    let mut out = Vec::new();
+    let mut servers: HashMap<&str, usize> = HashMap::new();
+    let mut tools: HashMap<&str, String> = suite
+        .agent
+        .tools
+        .iter()
+        .map(|t| (t.name.as_str(), "a simulated tool".to_owned()))
+        .collect();
+    for (i, m) in suite.agent.mcp_servers.iter().enumerate() {
+        let at = |field: &str| format!("agent.mcp_servers[{i}].{field}");
+        if m.name.trim().is_empty() {
+            report(
+                &at("name"),
+                "the MCP server's name is empty".into(),
+                "name it: `name: notes`".into(),
+            );
+        } else if let Some(first) = servers.insert(m.name.as_str(), i) {
+            report(
+                &at("name"),
+                format!(
+                    "duplicate MCP server name `{}` (first declared as server {})",
+                    m.name,
+                    first + 1
+                ),
+                "MCP server names must be unique in a suite".into(),
+            );
+        }
+        match (m.command.is_empty(), &m.url) {
+            (true, None) => report(
+                &at("name"),
+                format!("MCP server `{}` has neither `command` nor `url`", m.name),
+                "give `command: [python3, server.py]` for a stdio server or `url: http://127.0.0.1:8000/mcp` for a streamable HTTP one".into(),
+            ),
+            (false, Some(_)) => report(
+                &at("url"),
+                format!("MCP server `{}` has both `command` and `url`", m.name),
+                "keep one: a server is reached over stdio or over HTTP".into(),
+            ),
+            (true, Some(url)) => {
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    report(&at("url"), format!("`{url}` is not an http:// or https:// URL"), "a streamable HTTP endpoint, such as http://127.0.0.1:8000/mcp".into());
+                }
+                if !m.env.is_empty() || !m.pass_env.is_empty() {
+                    report(&at("env"), "`env` and `pass_env` are for a stdio server (`command`)".into(), "an HTTP server's environment is its own; send credentials with `headers`".into());
+                }
+            }
+            (false, None) => {
+                if !m.headers.is_empty() {
+                    report(&at("headers"), "`headers` are for an HTTP server (`url`)".into(), "pass a stdio server its settings with `env`".into());
+                }
+                let program = &m.command[0];
+                if program.trim().is_empty() {
+                    report(&at("command[0]"), "the MCP server's program is empty".into(), "name a program on PATH (`python3`) or a file in the suite's folder (`./server.py`)".into());
+                } else if program.contains('/') {
+                    match fs.confine(program) {
+                        Ok(true) => {}
+                        Ok(false) => report(&at("command[0]"), format!("no program `{program}` in the suite's folder"), "a program with a `/` is a path relative to the suite file; a bare name is looked up on PATH".into()),
+                        Err(e) => report(&at("command[0]"), chain(&e), e.hint("the path is relative to the suite file")),
+                    }
+                }
+                for (j, arg) in m.command.iter().enumerate().skip(1) {
+                    // Arguments naming files are handed over as paths in the suite's folder.
+                    if arg.starts_with('-') || arg.is_empty() {
+                        continue;
+                    }
+                    if let Err(e) = fs.confine(arg) {
+                        report(&at(&format!("command[{j}]")), chain(&e), e.hint("the path is relative to the suite file"));
+                    }
+                }
+            }
+        }
+        if m.timeout_ms == Some(0) {
+            report(
+                &at("timeout_ms"),
+                "`timeout_ms: 0` allows no time at all".into(),
+                "leave it out for 10000 ms, or give a positive number".into(),
+            );
+        }
+        if m.tools.is_empty() {
+            report(
+                &at("tools"),
+                format!("MCP server `{}` offers the agent no tools", m.name),
+                "name the server's tools the agent may call: `tools: [{name: read_note}]` (`gauntlet mcp scan` lists them)".into(),
+            );
+        }
+        for (j, t) in m.tools.iter().enumerate() {
+            let path = at(&format!("tools[{j}].name"));
+            if t.name.trim().is_empty() {
+                report(
+                    &path,
+                    "the tool's name is empty".into(),
+                    "give the name the server lists".into(),
+                );
+                continue;
+            }
+            if let Some(first) = tools.insert(t.name.as_str(), format!("MCP server `{}`", m.name)) {
+                report(
+                    &path,
+                    format!("duplicate tool name `{}` (also {first})", t.name),
+                    "tool names must be unique across a suite's tools and MCP servers".into(),
+                );
+                continue;
+            }
+            for (k, claim) in t.claims.iter().enumerate() {
+                if let Err(e) = ctx_free_regex(claim) {
+                    report(
+                        &at(&format!("tools[{j}].claims[{k}]")),
+                        format!("invalid claim pattern: {e}"),
+                        "claims are regular expressions matched case-insensitively".into(),
+                    );
+                }
+            }
+            out.push(t.to_tool_def(&m.name));
+        }
+    }
+    out
 }
 
 /// Loads and checks a suite file.
@@ -445,6 +587,12 @@ fn load_source(
             ));
         }
     }
+
+    // MCP servers: their tools join the agent's, answered by the server instead of fixtures.
+    let mcp_tools = check_mcp_servers(&suite, fs, &mut |path, msg, hint| {
+        diags.push(diag(path, false, msg, Some(hint)));
+    });
+    suite.agent.tools.extend(mcp_tools);
 
     // Judges: the `judges:` block, and the prompt templates it names (read now, so that they
     // are part of the suite's hash and of the harness files).

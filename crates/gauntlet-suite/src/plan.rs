@@ -126,6 +126,20 @@ impl Plan {
         }
     }
 
+    /// Lets `f` change each suite's context before the run, with the loaded suite at hand:
+    /// the binary gives a suite with MCP servers their tools' descriptions and backends.
+    pub fn attach_tools<E>(
+        &mut self,
+        mut f: impl FnMut(&LoadedSuite, &mut SuiteContext) -> Result<(), E>,
+    ) -> Result<(), E> {
+        for s in &mut self.suites {
+            if !s.loaded.suite.agent.mcp_servers.is_empty() {
+                f(&s.loaded, Arc::make_mut(&mut s.context))?;
+            }
+        }
+        Ok(())
+    }
+
     /// Cases the selection takes.
     pub fn planned(&self) -> usize {
         self.suites.iter().map(|s| s.loaded.selected).sum()
@@ -292,6 +306,7 @@ pub fn suite_context(s: &LoadedSuite, settings: &PlanSettings<'_>) -> SuiteConte
         system_prompt: s.system_prompt.clone(),
         canary,
         tools: s.suite.agent.tools.clone(),
+        tool_backends: Default::default(),
         default_blocking: s.suite.defaults.blocking,
         timeout_ms: settings.timeout_ms.or(s.suite.defaults.timeout_ms),
         blocked_is_defended: settings.blocked_is_defended || s.suite.defaults.blocked_is_defended,

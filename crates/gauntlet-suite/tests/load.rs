@@ -424,3 +424,54 @@ fn a_scripted_call_to_an_undeclared_tool_is_flagged() {
         e[0]
     );
 }
+
+#[test]
+fn mcp_servers_are_checked_and_their_tools_join_the_agent_s() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "server.py", "print('hi')\n");
+    let ok = "suite: s\nagent:\n  mcp_servers:\n    - name: notes\n      command: [python3, server.py]\n      tools:\n        - name: read_note\n        - name: send_email\n          side_effect: irreversible\n          approval: true\ncases:\n  - id: a\n    input: x\n    expect:\n      - tool_not_called: send_email\n";
+    write(t.path(), "ok.yaml", ok);
+    let s = load_file(&t.path().join("ok.yaml"), &LoadOptions::default()).unwrap();
+    let names: Vec<&str> = s
+        .suite
+        .agent
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(names, ["read_note", "send_email"]);
+    assert!(s.suite.agent.tools[1].needs_approval(&serde_json::json!({})));
+
+    let bad = "suite: s\nagent:\n  tools:\n    - name: read_note\n  mcp_servers:\n    - name: notes\n      command: [python3, server.py]\n      url: http://127.0.0.1:1/mcp\n      tools:\n        - name: read_note\n    - name: notes\n      timeout_ms: 0\n      tools: []\n    - name: web\n      url: ftp://example.com\n      tools: [{name: fetch}]\ncases:\n  - id: a\n    input: x\n    expect: [{contains: y}]\n";
+    write(t.path(), "bad.yaml", bad);
+    let d = errors(t.path(), "bad.yaml");
+    let at: Vec<(usize, &str)> = d.iter().map(|d| (d.line, d.message.as_str())).collect();
+    let has = |line: usize, text: &str| {
+        assert!(
+            at.iter().any(|(l, m)| *l == line && m.contains(text)),
+            "no `{text}` at line {line}: {at:?}"
+        );
+    };
+    has(8, "has both `command` and `url`");
+    has(
+        10,
+        "duplicate tool name `read_note` (also a simulated tool)",
+    );
+    has(11, "duplicate MCP server name `notes`");
+    has(11, "has neither `command` nor `url`");
+    has(12, "`timeout_ms: 0`");
+    has(13, "offers the agent no tools");
+    has(15, "not an http:// or https:// URL");
+
+    // A program path outside the suite's folder is refused, as any file a suite names.
+    std::fs::create_dir(t.path().join("inner")).unwrap();
+    write(
+        &t.path().join("inner"),
+        "s.yaml",
+        "suite: s\nagent:\n  mcp_servers:\n    - name: n\n      command: [../server.py]\n      tools: [{name: t}]\ncases:\n  - id: a\n    input: x\n    expect: [{contains: y}]\n",
+    );
+    let d = errors(&t.path().join("inner"), "s.yaml");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!((d[0].line, d[0].column), (5, 17));
+    assert!(d[0].message.contains("outside the suite's folder"), "{d:?}");
+}

@@ -244,6 +244,29 @@ impl ExecTarget {
         cmd
     }
 
+    /// A long-lived helper's command (an MCP server started for a run): the same program,
+    /// arguments and environment allow-list as the agent's (`PATH`, the pins, `pass_env`,
+    /// `env:`), without the per-trial `GAUNTLET_` variables, in gauntlet's working directory,
+    /// in a process group of its own, and killed when dropped.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn server_command(&self) -> Command {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.args)
+            .env_clear()
+            .env("PATH", &self.path)
+            .env("TZ", "UTC")
+            .env("LANG", "C.UTF-8")
+            .env("LC_ALL", "C.UTF-8")
+            .env("PYTHONHASHSEED", "0")
+            .env("PYTHONUNBUFFERED", "1")
+            .envs(&self.passed)
+            .envs(&self.env)
+            .kill_on_drop(true);
+        #[cfg(unix)]
+        cmd.process_group(0);
+        cmd
+    }
+
     /// The command as configured, for labels and messages.
     pub(crate) fn shown(&self) -> &str {
         &self.shown

@@ -14,6 +14,8 @@ pub mod error;
 pub mod exec;
 pub mod fake;
 pub mod http_app;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod openai;
 pub mod persona;
 pub mod proxy;

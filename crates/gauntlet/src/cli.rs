@@ -90,6 +90,9 @@ pub enum Command {
     /// Model judges: calibrate one against people's labels, export judged items to label,
     /// show which judges gate.
     Judge(JudgeArgs),
+    /// MCP servers: scan one's tools, prompts and resources for poisoning, shadowing, rug
+    /// pulls, broad schemas and destructive tools without approval.
+    Mcp(McpArgs),
 }
 
 /// Where the run store is.
@@ -863,4 +866,50 @@ pub struct ViewArgs {
     pub limit: usize,
     #[command(flatten)]
     pub store: StoreOpts,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    #[command(subcommand)]
+    pub command: McpCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Connect to an MCP server (`-- COMMAND ARGS...` over stdio, or `--url` over streamable
+    /// HTTP), list its tools, prompts and resources twice, and report what could turn an
+    /// agent against its user. Exit 0 when no finding reaches `--fail-on`, 1 when one does,
+    /// 2 when the server could not be scanned.
+    Scan(McpScanArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct McpScanArgs {
+    /// A streamable HTTP server's endpoint (http:// or https://) instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub url: Option<String>,
+    /// An environment variable for a stdio server, NAME=VALUE (repeatable); a VALUE
+    /// `${env:OTHER}` is read from gauntlet's environment and never printed. Nothing else of
+    /// gauntlet's environment reaches the server but PATH and `--pass-env`.
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+    /// A variable passed to a stdio server as it is (repeatable; settings, not secrets).
+    #[arg(long = "pass-env", value_name = "NAME")]
+    pub pass_env: Vec<String>,
+    /// A request header for an HTTP server, 'NAME: VALUE' (repeatable); a VALUE
+    /// `${env:OTHER}` is read from the environment and never printed.
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// The longest wait, in milliseconds, for the server to start and for each listing.
+    #[arg(long, value_name = "MS", default_value_t = gauntlet_core::mcp::DEFAULT_MCP_TIMEOUT_MS)]
+    pub timeout_ms: u64,
+    /// Exit 1 when a finding of this severity or worse exists.
+    #[arg(long, value_name = "SEVERITY", default_value = "high", value_parser = ["low", "medium", "high", "critical"])]
+    pub fail_on: String,
+    /// Print the listing and the findings as one JSON document instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    /// The stdio server's program and arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 }

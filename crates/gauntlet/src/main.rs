@@ -14,6 +14,7 @@ mod judge;
 mod judgecmd;
 mod labels;
 mod logcmd;
+mod mcpcmd;
 mod mergecmd;
 mod oraclecmd;
 mod out;
@@ -67,6 +68,7 @@ fn main() {
         Command::Trace(a) => tracecmd::trace(a),
         Command::Merge(a) => mergecmd::merge(a),
         Command::Judge(a) => judgecmd::judge(a),
+        Command::Mcp(a) => mcpcmd::mcp(a),
     };
     let code = match result {
         Ok(c) => c,

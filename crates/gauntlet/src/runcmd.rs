@@ -683,8 +683,14 @@ pub fn execute(
         }
     }
 
+    // The suites' MCP servers start now, once for the run, and close when it ends.
+    let mut mcp_servers = crate::setup::connect_mcp(&mut plan, &mut redactor)?;
     let mut notes = mode.notes.clone();
     notes.extend(s.notes.clone());
+    if !mcp_servers.is_empty() {
+        // Their calls are real: the manifest says so next to the simulated side-effect mode.
+        notes.insert("mcp_servers".into(), mcp_servers.len().to_string());
+    }
     if let Some(f) = &inv.system_prompt_file {
         notes.insert("system_prompt_file".into(), f.clone());
     }
@@ -812,6 +818,7 @@ pub fn execute(
             .run(manifest, plan.cases().map(PlanItem::from), reporters)
             .await
     });
+    mcp_servers.shutdown();
     if !outcome.reporter_errors.is_empty() {
         // The state is not printed: a report or the run store did not record it.
         for e in &outcome.reporter_errors {

@@ -439,3 +439,109 @@ fn snapshot(files: &[PathBuf]) -> Vec<(PathBuf, Option<String>)> {
         })
         .collect()
 }
+
+/// The MCP servers of a run's suites, connected for the run; dropping it (or
+/// [`McpServers::shutdown`]) closes them and kills the stdio ones.
+#[derive(Default)]
+pub struct McpServers {
+    #[cfg(feature = "mcp")]
+    backends: Vec<Arc<gauntlet_targets::mcp::McpBackend>>,
+}
+
+impl McpServers {
+    /// How many servers are connected.
+    pub fn len(&self) -> usize {
+        #[cfg(feature = "mcp")]
+        return self.backends.len();
+        #[cfg(not(feature = "mcp"))]
+        0
+    }
+
+    /// Whether no server is connected.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Closes every server.
+    pub fn shutdown(&mut self) {
+        #[cfg(feature = "mcp")]
+        for b in self.backends.drain(..) {
+            b.shutdown();
+        }
+    }
+}
+
+impl Drop for McpServers {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Connects the MCP servers the plan's suites name (`agent.mcp_servers`), each once for the
+/// whole run: their tools get the descriptions and argument schemas the server lists, and
+/// their calls go to the server. A server that cannot be started, does not answer in time,
+/// or lacks a tool the suite names, is an error before any trial runs.
+#[cfg(feature = "mcp")]
+pub fn connect_mcp(
+    plan: &mut gauntlet_suite::Plan,
+    redactor: &mut gauntlet_core::redact::Redactor,
+) -> Result<McpServers, CliError> {
+    use gauntlet_targets::mcp::{McpBackend, McpEndpoint};
+    let mut servers = McpServers::default();
+    let hint = "`gauntlet mcp scan -- COMMAND` (or `--url`) connects to the server alone and lists what it offers";
+    plan.attach_tools(|loaded, ctx| {
+        let base = std::path::Path::new(&loaded.origin).parent();
+        for server in &loaded.suite.agent.mcp_servers {
+            let fail = |e: &dyn std::fmt::Display, redactor: &gauntlet_core::redact::Redactor| {
+                CliError::usage(
+                    format!("{}: {}", loaded.origin, redactor.redact(&e.to_string())),
+                    hint,
+                )
+            };
+            let ep =
+                McpEndpoint::resolve(server, base, redactor).map_err(|e| fail(&e, redactor))?;
+            let (backend, listing) = McpBackend::start(ep).map_err(|e| fail(&e, redactor))?;
+            servers.backends.push(Arc::clone(&backend));
+            for t in &server.tools {
+                let Some(info) = listing.tools.iter().find(|i| i.name == t.name) else {
+                    let listed: Vec<&str> = listing.tools.iter().map(|i| i.name.as_str()).collect();
+                    return Err(CliError::usage(
+                        format!(
+                            "{}: MCP server `{}` lists no tool `{}` (it lists: {})",
+                            loaded.origin,
+                            server.name,
+                            t.name,
+                            crate::out::shown(&listed.join(", "))
+                        ),
+                        "name the server's tools as it lists them",
+                    ));
+                };
+                if let Some(def) = ctx.tools.iter_mut().find(|d| d.name == t.name) {
+                    info.describe(def);
+                }
+                let b: Arc<dyn gauntlet_core::mcp::ToolBackend> = Arc::clone(&backend) as _;
+                ctx.tool_backends.insert(t.name.clone(), b);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(servers)
+}
+
+/// Without the `mcp` feature, a suite that names an MCP server cannot run.
+#[cfg(not(feature = "mcp"))]
+pub fn connect_mcp(
+    plan: &mut gauntlet_suite::Plan,
+    _redactor: &mut gauntlet_core::redact::Redactor,
+) -> Result<McpServers, CliError> {
+    plan.attach_tools(|loaded, _| {
+        Err(CliError::usage(
+            format!(
+                "{}: this suite names MCP servers, and this gauntlet was built without MCP support",
+                loaded.origin
+            ),
+            "build gauntlet with its default features (the `mcp` cargo feature)",
+        ))
+    })?;
+    Ok(McpServers::default())
+}
