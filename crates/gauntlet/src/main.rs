@@ -16,6 +16,7 @@ mod labels;
 mod logcmd;
 mod mergecmd;
 mod oraclecmd;
+mod otel;
 mod out;
 mod printer;
 mod proxycmd;
