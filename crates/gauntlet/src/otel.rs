@@ -42,6 +42,11 @@ pub fn prepare(flags: &OtelFlags, redactor: &mut Redactor) -> Result<Option<Expo
         &env,
     )
     .map_err(|e| CliError::usage(e.to_string(), e.hint()))?;
+    if cfg.is_none() && flags.content {
+        out::warn(
+            "--otel-content does nothing without an endpoint (--otel-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT)",
+        );
+    }
     Ok(cfg.map(|cfg| {
         for (name, secret) in cfg.secrets() {
             redactor.add(&name, &secret);
@@ -54,9 +59,9 @@ pub fn prepare(flags: &OtelFlags, redactor: &mut Redactor) -> Result<Option<Expo
 #[cfg(not(feature = "otel"))]
 pub fn prepare(flags: &OtelFlags, _redactor: &mut Redactor) -> Result<Option<Export>, CliError> {
     let _ = content_env;
-    if flags.endpoint.is_some() {
+    if flags.endpoint.is_some() || flags.content {
         return Err(CliError::usage(
-            "--otel-endpoint: this gauntlet was built without OpenTelemetry export",
+            "--otel-endpoint and --otel-content: this gauntlet was built without OpenTelemetry export",
             "build it with the `otel` feature (on by default): cargo install --path crates/gauntlet --features otel",
         ));
     }
