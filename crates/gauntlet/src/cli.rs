@@ -543,6 +543,16 @@ pub struct ExecOpts {
     /// suite's folder.
     #[arg(long, value_name = "DIR")]
     pub allow_path: Vec<PathBuf>,
+    /// Send each trial as OpenTelemetry spans (GenAI semantic conventions) over OTLP/HTTP to
+    /// this collector or tracing backend, e.g. http://127.0.0.1:4318 (/v1/traces is added).
+    /// Without it, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT turn
+    /// the export on; OTEL_EXPORTER_OTLP_HEADERS and OTEL_SERVICE_NAME apply either way.
+    #[arg(long, value_name = "URL")]
+    pub otel_endpoint: Option<String>,
+    /// Put message content in the exported spans: prompts, answers, tool arguments and
+    /// results, the graders' evidence (redacted). Off by default.
+    #[arg(long)]
+    pub otel_content: bool,
     /// Print no per-case lines.
     #[arg(long, short = 'q', conflicts_with = "verbose")]
     pub quiet: bool,

@@ -85,6 +85,7 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
         config: args.config.clone(),
         user_model: None,
         notes: Default::default(),
+        otel: None,
     };
     let captured = Arc::new(Mutex::new(Vec::new()));
     let mut mode = Mode::new("flaky");

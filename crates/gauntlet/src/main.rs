@@ -17,6 +17,7 @@ mod logcmd;
 mod mcpcmd;
 mod mergecmd;
 mod oraclecmd;
+mod otel;
 mod out;
 mod printer;
 mod proxycmd;

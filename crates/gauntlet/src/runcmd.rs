@@ -55,6 +55,8 @@ pub struct Settings {
     pub user_model: Option<TargetConfig>,
     /// `--note KEY=VALUE` entries for the manifest.
     pub notes: BTreeMap<String, String>,
+    /// The OpenTelemetry export flags (`None`: no export, whatever the variables say).
+    pub otel: Option<crate::otel::OtelFlags>,
 }
 
 /// What kind of run, and what it continues.
@@ -182,6 +184,10 @@ fn settings(opts: &ExecOpts, invocation: Invocation) -> Result<Settings, CliErro
         config: opts.config.clone(),
         user_model: spec(&opts.user_model)?,
         notes,
+        otel: Some(crate::otel::OtelFlags {
+            endpoint: opts.otel_endpoint.clone(),
+            content: opts.otel_content,
+        }),
     })
 }
 
@@ -565,6 +571,10 @@ pub fn execute(
     for (name, secret) in s.store.iter().flat_map(StoreLocation::secrets) {
         redactor.add(&name, &secret);
     }
+    let otel = match &s.otel {
+        Some(flags) => crate::otel::prepare(flags, &mut redactor)?,
+        None => None,
+    };
     // Rate limits are per target, whichever process calls it: each shard takes its share.
     let mut target_cfg = inv.target.clone();
     let mut rate_note = None;
@@ -768,6 +778,20 @@ pub fn execute(
     if let Some(c) = &mode.capture {
         reporters.push(Box::new(Capture(Arc::clone(c))));
     }
+    // Last: its final wait for the endpoint comes after every other reporter's work.
+    let otel_report = match &otel {
+        Some(export) => {
+            let skip = finished
+                .values()
+                .flatten()
+                .map(|t| (t.case_id.clone(), t.trial))
+                .collect();
+            let (r, report) = export.reporter(redactor.clone(), skip)?;
+            reporters.push(r);
+            Some(report)
+        }
+        None => None,
+    };
 
     let cancel = Arc::new(AtomicBool::new(false));
     let probe: gauntlet_runner::RefusalProbe =
@@ -831,6 +855,9 @@ pub fn execute(
     }
     let reports_dir = s.out.as_ref().map(|o| o.display().to_string());
     print_summary(&outcome.summary, reports_dir.as_deref())?;
+    if let Some(r) = &otel_report {
+        r.print();
+    }
     if outcome.stop == Stop::Cancelled {
         out::note(&format!(
             "interrupted: the reports cover the cases that finished; continue with `gauntlet run --resume {run_id}`"
