@@ -19,4 +19,13 @@ pub struct Config {
     /// Where runs are stored (default `.gauntlet/runs.db`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<String>,
+    /// `gauntlet validate` warns when a suite with more cases than this has no hold-out
+    /// case (`holdout: true`); `--holdout-min-cases` overrides it. No warning when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holdout_min_cases: Option<usize>,
+    /// `gauntlet plan --diff`: which kind of change a changed file is, as globs by kind
+    /// (`prompt`, `tool`, `model`, `judge`, `retrieval`, `workflow`, `agent_code`). A kind
+    /// listed here replaces its built-in globs; `*` matches across folders.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub change_globs: BTreeMap<crate::regression::FileChange, Vec<String>>,
 }

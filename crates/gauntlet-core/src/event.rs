@@ -274,6 +274,9 @@ pub struct Invocation {
     /// A stratified sample of this many cases (`--sample`), drawn with the run seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample: Option<usize>,
+    /// Hold-out cases were taken too (`--include-holdout`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_holdout: bool,
 }
 
 /// An error from a reporter.

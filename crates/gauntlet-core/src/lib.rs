@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod backlog;
 pub mod calibration;
 pub mod compare;
 pub mod config;

@@ -304,7 +304,12 @@ impl ShardMerge {
             })
             .max()
             .unwrap_or(0);
-        let summary = self.fold.finish(&self.packs, &end, duration);
+        // Hold-out cases are not in the shards' event streams, only in their slice counts.
+        let mut fold = self.fold;
+        for s in self.parts.iter().filter_map(|p| p.summary.as_ref()) {
+            fold.add_holdout_slices(&s.holdout);
+        }
+        let summary = fold.finish(&self.packs, &end, duration);
         Ok((summary, last.finished_at.clone().unwrap_or_default()))
     }
 }

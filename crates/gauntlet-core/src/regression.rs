@@ -22,6 +22,107 @@ pub enum ChangeType {
     Workflow,
 }
 
+/// What a changed file is, for a change-aware plan (`gauntlet plan --diff`): the regression
+/// protocol's kinds of change, plus the app's own code and the suite files themselves.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum FileChange {
+    /// A prompt or system prompt file.
+    Prompt,
+    /// A tool, its schema, its fixtures or its implementation.
+    Tool,
+    /// Model configuration (which model, its settings, the targets file).
+    Model,
+    /// A judge prompt or calibration record.
+    Judge,
+    /// Retrieval or knowledge: documents, index, embedding configuration.
+    Retrieval,
+    /// Multi-agent workflow code or configuration.
+    Workflow,
+    /// The agent's own code.
+    AgentCode,
+    /// A suite file or a file of cases.
+    Suite,
+}
+
+impl FileChange {
+    /// Every kind, in the order plans list them.
+    pub const ALL: [FileChange; 8] = [
+        FileChange::Suite,
+        FileChange::Prompt,
+        FileChange::Tool,
+        FileChange::Model,
+        FileChange::Judge,
+        FileChange::Retrieval,
+        FileChange::Workflow,
+        FileChange::AgentCode,
+    ];
+
+    /// The snake_case name used in files and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileChange::Prompt => "prompt",
+            FileChange::Tool => "tool",
+            FileChange::Model => "model",
+            FileChange::Judge => "judge",
+            FileChange::Retrieval => "retrieval",
+            FileChange::Workflow => "workflow",
+            FileChange::AgentCode => "agent_code",
+            FileChange::Suite => "suite",
+        }
+    }
+
+    /// The globs a file of this kind matches when the config names none (`*` crosses
+    /// folders; matched against the path from the repository root and the file name).
+    pub fn default_globs(self) -> &'static [&'static str] {
+        match self {
+            FileChange::Prompt => &["*prompt*", "*.prompt", "*.j2", "*.jinja"],
+            FileChange::Tool => &["*tool*", "*fixture*", "*mock*", "*openapi*"],
+            FileChange::Model => &[
+                "gauntlet.yaml",
+                "*model*.yaml",
+                "*model*.yml",
+                "*model*.json",
+                "*llm*.yaml",
+                "*.env.example",
+            ],
+            FileChange::Judge => &["*judge*", "*.calibration.json", "*grader*", "*rubric*"],
+            FileChange::Retrieval => &[
+                "*retriev*",
+                "*embedding*",
+                "*vector*",
+                "*index*.yaml",
+                "*knowledge*",
+                "*rag*",
+            ],
+            FileChange::Workflow => &[
+                "*workflow*",
+                "*handoff*",
+                "*orchestrat*",
+                "*multi-agent*",
+                "*multi_agent*",
+            ],
+            FileChange::AgentCode => &[
+                "*.py", "*.ts", "*.js", "*.mjs", "*.rs", "*.go", "*.java", "*.kt", "*.rb", "*.cs",
+                "*.php",
+            ],
+            FileChange::Suite => &[],
+        }
+    }
+}
+
 /// Where a regression most likely comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CauseClass {

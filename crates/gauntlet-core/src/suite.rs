@@ -238,6 +238,12 @@ pub struct Case {
     /// Free-form tags for filtering.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// A hold-out case: left out of runs unless `--include-holdout` (the release profile),
+    /// and then reported only as the pass rate of its slices (its suite, and each of its
+    /// tags), never with its input or answers, so that prompt iteration cannot fit it. It
+    /// does not change the run's state.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub holdout: bool,
     /// Overrides the suite default: does this case gate the suite?
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocking: Option<bool>,

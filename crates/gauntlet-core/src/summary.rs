@@ -117,6 +117,62 @@ pub struct Summary {
     /// Model-judge calls, counted apart from the agent's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeTally>,
+    /// Hold-out cases, as pass rates per slice only (no case of theirs is in `cases` or in
+    /// any count above, and none is reported on its own).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub holdout: Vec<HoldoutSlice>,
+}
+
+/// The pass rate of the hold-out cases of one slice: a suite (`suite:NAME`) or a tag
+/// (`tag:NAME`). A case is in its suite's slice and in one slice per tag.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct HoldoutSlice {
+    /// `suite:NAME` or `tag:NAME`.
+    pub slice: String,
+    /// Hold-out cases run in the slice.
+    pub cases: usize,
+    /// Passed.
+    pub passed: usize,
+    /// Failed or conditional.
+    pub failed: usize,
+    /// Not graded (error, timeout, blocked, not assessed, quarantined): not in the rate.
+    pub not_assessed: usize,
+    /// `passed / (passed + failed)`; `None` when nothing was graded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_rate: Option<f64>,
+    /// The rate's 95 % Wilson interval, low end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub low: Option<f64>,
+    /// The rate's 95 % Wilson interval, high end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub high: Option<f64>,
+}
+
+impl HoldoutSlice {
+    /// The slices a hold-out case counts in: its suite's, then one per tag.
+    pub fn names(case: &crate::result::CaseMeta) -> Vec<String> {
+        let mut v = vec![format!("suite:{}", case.suite)];
+        for t in &case.tags {
+            let name = format!("tag:{t}");
+            if !v.contains(&name) {
+                v.push(name);
+            }
+        }
+        v
+    }
+
+    fn with_rate(mut self) -> HoldoutSlice {
+        let graded = (self.passed + self.failed) as u64;
+        if graded > 0 {
+            let (low, high) = crate::stats::wilson(self.passed as u64, graded, 0.05);
+            self.pass_rate = Some(self.passed as f64 / graded as f64);
+            self.low = Some(low);
+            self.high = Some(high);
+        } else {
+            (self.pass_rate, self.low, self.high) = (None, None, None);
+        }
+        self
+    }
 }
 
 /// What the run's model judges did, apart from the agent.
@@ -279,6 +335,7 @@ pub struct SummaryBuilder {
     refusal_cases: usize,
     categories: BTreeMap<String, CategoryRow>,
     judge: JudgeTally,
+    holdout: BTreeMap<String, HoldoutSlice>,
 }
 
 impl SummaryBuilder {
@@ -422,6 +479,47 @@ impl SummaryBuilder {
         }
     }
 
+    /// Adds a hold-out case: to the counts of its slices only. Nothing of it reaches the
+    /// state, the case counts or the category table.
+    pub fn add_holdout(&mut self, r: &CaseResult) {
+        for name in HoldoutSlice::names(&r.case) {
+            let row = self
+                .holdout
+                .entry(name.clone())
+                .or_insert_with(|| HoldoutSlice {
+                    slice: name,
+                    ..HoldoutSlice::default()
+                });
+            row.cases += 1;
+            match r.status {
+                _ if r.quarantined => row.not_assessed += 1,
+                CaseStatus::Pass => row.passed += 1,
+                CaseStatus::Fail | CaseStatus::Conditional => row.failed += 1,
+                CaseStatus::Error
+                | CaseStatus::Blocked
+                | CaseStatus::NotAssessed
+                | CaseStatus::Skipped => row.not_assessed += 1,
+            }
+        }
+    }
+
+    /// Adds slices counted elsewhere (the shards of a merged run).
+    pub fn add_holdout_slices(&mut self, slices: &[HoldoutSlice]) {
+        for s in slices {
+            let row = self
+                .holdout
+                .entry(s.slice.clone())
+                .or_insert_with(|| HoldoutSlice {
+                    slice: s.slice.clone(),
+                    ..HoldoutSlice::default()
+                });
+            row.cases += s.cases;
+            row.passed += s.passed;
+            row.failed += s.failed;
+            row.not_assessed += s.not_assessed;
+        }
+    }
+
     /// Finishes the fold: the summary and the state of the run.
     pub fn finish(&self, packs: &PackRequirements, end: &RunEnd, duration_ms: u64) -> Summary {
         let mut missing: Vec<String> = packs
@@ -481,6 +579,12 @@ impl SummaryBuilder {
                 )
             });
         }
+        if !self.holdout.is_empty() {
+            decision.reasons.push(
+                "hold-out cases are reported only as pass rates per slice and do not change the state"
+                    .to_owned(),
+            );
+        }
         let tasks = stats(&self.tasks, 9.0, 12.0);
         let refusals = stats(&self.refusals, 1.0, 2.0);
         // The band reads how good cases usually are: a blocking case's mean over its trials
@@ -513,6 +617,11 @@ impl SummaryBuilder {
             end: end.clone(),
             judge: (self.judge.calls > 0 || self.judge.gating + self.judge.triage > 0)
                 .then(|| self.judge.clone()),
+            holdout: self
+                .holdout
+                .values()
+                .map(|s| s.clone().with_rate())
+                .collect(),
         }
     }
 }

@@ -237,6 +237,28 @@ pub fn render(
         }
         o.push('\n');
     }
+    if !s.holdout.is_empty() {
+        // Rates only: no hold-out case reaches this page, by design.
+        o.push_str("### Hold-out slices\n\n| slice | cases | passed | failed | not assessed | pass rate (95% interval) |\n|---|---:|---:|---:|---:|---|\n");
+        for h in &s.holdout {
+            let rate = match (h.pass_rate, h.low, h.high) {
+                (Some(r), Some(l), Some(u)) => {
+                    format!("{:.0}% [{:.0}%, {:.0}%]", r * 100.0, l * 100.0, u * 100.0)
+                }
+                _ => "no case graded".to_owned(),
+            };
+            o.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} |\n",
+                md::code_cell(&h.slice),
+                h.cases,
+                h.passed,
+                h.failed,
+                h.not_assessed,
+                rate
+            ));
+        }
+        o.push('\n');
+    }
     if !findings.is_empty() {
         o.push_str("### Findings\n\n| case | status | score | why |\n|---|---|---|---|\n");
         for f in findings {

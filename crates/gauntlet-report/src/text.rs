@@ -88,3 +88,25 @@ pub fn failure_reason(r: &CaseResult) -> String {
 pub fn clip(s: &str, n: usize) -> String {
     gauntlet_core::text::clip(&s.replace('\n', " "), n)
 }
+
+/// One hold-out slice on one line: `suite:support 3/4 passed = 75% [30%, 95%], 1 not
+/// assessed`; `no case graded` when none was.
+pub fn holdout_line(h: &gauntlet_core::summary::HoldoutSlice) -> String {
+    let pct = |v: f64| format!("{:.0}%", v * 100.0);
+    let rate = match (h.pass_rate, h.low, h.high) {
+        (Some(r), Some(l), Some(u)) => format!(
+            "{}/{} passed = {} [{}, {}]",
+            h.passed,
+            h.passed + h.failed,
+            pct(r),
+            pct(l),
+            pct(u)
+        ),
+        _ => "no case graded".to_owned(),
+    };
+    let mut line = format!("{} {rate}", h.slice);
+    if h.not_assessed > 0 {
+        line.push_str(&format!(", {} not assessed", h.not_assessed));
+    }
+    line
+}

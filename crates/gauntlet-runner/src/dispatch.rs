@@ -145,6 +145,8 @@ pub struct Runner {
 /// A case whose trials are not all in.
 struct Pending {
     meta: CaseMeta,
+    /// A hold-out case: folded into its slices' pass rates, never emitted.
+    holdout: bool,
     trials: Vec<Option<TrialResult>>,
     remaining: usize,
 }
@@ -179,10 +181,17 @@ impl Dispatch<'_> {
     }
 
     /// The one place a case completes: its trials combine, quarantine applies, it is
-    /// counted and folded, and its event goes out.
-    fn complete(&mut self, meta: CaseMeta, trials: Vec<TrialResult>) {
-        let mut result = CaseResult::combine(meta, trials);
+    /// counted and folded, and its event goes out. A hold-out case stops here: only its
+    /// slices' counts keep anything of it, so no reporter, store or page can show its input
+    /// or answers.
+    fn complete(&mut self, p: Pending) {
+        let trials = p.trials.into_iter().flatten().collect();
+        let mut result = CaseResult::combine(p.meta, trials);
         result.quarantined = self.cfg.quarantined.contains(&result.case.id);
+        if p.holdout {
+            self.fold.add_holdout(&result);
+            return;
+        }
         self.finish_case(result);
     }
 
@@ -289,7 +298,7 @@ impl Runner {
                     // Every trial was already stored (resume): fold it without running.
                     if pending[&seq].remaining == 0 {
                         let p = pending.remove(&seq).expect("pending case");
-                        d.complete(p.meta, p.trials.into_iter().flatten().collect());
+                        d.complete(p);
                         continue;
                     }
                 }
@@ -331,7 +340,7 @@ impl Runner {
             };
             // With one trial per case, `case_finished` carries the trial right away; a
             // separate event would only copy it.
-            if emit_trials {
+            if emit_trials && !pending[&seq].holdout {
                 d.emit(EventKind::TrialFinished {
                     trial: Box::new(result.clone()),
                 });
@@ -341,7 +350,7 @@ impl Runner {
             p.remaining -= 1;
             if p.remaining == 0 {
                 let p = pending.remove(&seq).expect("pending case");
-                d.complete(p.meta, p.trials.into_iter().flatten().collect());
+                d.complete(p);
             }
         }
         if stop == Stop::Completed && plan.peek().is_some() {
@@ -398,6 +407,7 @@ impl Runner {
             }
             return Some(Pending {
                 meta,
+                holdout: planned.case.holdout,
                 trials: (0..n).map(|_| None).collect(),
                 remaining: n,
             });
@@ -422,6 +432,7 @@ impl Runner {
         }
         Some(Pending {
             meta,
+            holdout: planned.case.holdout,
             trials: slots,
             remaining: todo.len(),
         })

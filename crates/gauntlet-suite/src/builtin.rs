@@ -1,5 +1,6 @@
 //! Suites embedded in the binary: the OWASP red-team corpus ([`OWASP_FILES`]) and the
-//! starter harness written by `gauntlet init` ([`STARTER_FILES`]).
+//! starter harness written by `gauntlet init` ([`STARTER_FILES`]), and the backlog benchmark's
+//! template ([`BACKLOG_FILES`]).
 //!
 //! The files live next to this crate as ordinary YAML (reviewed, diffed and validated like
 //! any suite) and are compiled in with `include_str!`.
@@ -84,6 +85,17 @@ pub const STARTER_FILES: &[(&str, &str)] = &[
         include_str!("../starter/REGRESSION_LOG.md"),
     ),
     ("README.md", include_str!("../starter/README.md")),
+];
+
+/// The backlog benchmark's template (`gauntlet init --backlog`): a contract to edit and
+/// freeze, an empty CSV ledger and how to use them.
+pub const BACKLOG_FILES: &[(&str, &str)] = &[
+    (
+        "contract.json",
+        include_str!("../starter/backlog/contract.json"),
+    ),
+    ("ledger.csv", include_str!("../starter/backlog/ledger.csv")),
+    ("README.md", include_str!("../starter/backlog/README.md")),
 ];
 
 /// Where an embedded suite's files live in gauntlet's repository, for reports that point at

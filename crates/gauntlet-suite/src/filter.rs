@@ -230,7 +230,8 @@ impl fmt::Display for Shard {
 }
 
 /// Which cases of the loaded suites a run takes: filter terms, a shard, and (re-running
-/// failures) an explicit set of ids. All three must hold.
+/// failures) an explicit set of ids. All three must hold. Hold-out cases are left out
+/// unless `include_holdout` (`--include-holdout`).
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
     /// `--filter` terms.
@@ -239,19 +240,25 @@ pub struct Selection {
     pub shard: Option<Shard>,
     /// Only these ids.
     pub only: Option<HashSet<String>>,
+    /// Take hold-out cases too (`--include-holdout`).
+    pub include_holdout: bool,
 }
 
 impl Selection {
     /// Whether the run takes this case.
     pub fn keeps(&self, case: &Case) -> bool {
-        self.filter.matches(case)
+        (self.include_holdout || !case.holdout)
+            && self.filter.matches(case)
             && self.shard.is_none_or(|s| s.contains(&case.id))
             && self.only.as_ref().is_none_or(|o| o.contains(&case.id))
     }
 
-    /// Whether every case is taken.
+    /// Whether every case is taken (hold-out cases included).
     pub fn is_everything(&self) -> bool {
-        self.filter.is_empty() && self.shard.is_none() && self.only.is_none()
+        self.filter.is_empty()
+            && self.shard.is_none()
+            && self.only.is_none()
+            && self.include_holdout
     }
 
     /// How the selection reads in a manifest: `filter ...`, `shard i/n`, `only N case(s)`.
@@ -265,6 +272,9 @@ impl Selection {
         }
         if let Some(o) = &self.only {
             out.push(format!("only {} case(s)", o.len()));
+        }
+        if self.include_holdout {
+            out.push("hold-out cases included".to_owned());
         }
         out
     }

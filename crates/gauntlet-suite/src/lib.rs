@@ -1,11 +1,14 @@
 //! Suite files in, checked suites out: loading ([`load::load_file`]), validation with spans
 //! ([`diag::Diagnostic`]), filters and shards ([`filter`]), the plan of a run ([`plan::Plan`]:
 //! contexts, packs, the case stream, the manifest), the suites embedded in the binary
-//! ([`builtin`]), prompt converters ([`converters`]), stratified samples ([`sample`]) and
-//! importers of public attack sets ([`import`]).
+//! ([`builtin`]), prompt converters ([`converters`]), stratified samples ([`sample`]),
+//! importers of public attack sets ([`import`]), change-aware plans ([`changes`]) and the
+//! backlog benchmark's contract and ledger ([`backlog`]).
 
 pub mod audit;
+pub mod backlog;
 pub mod builtin;
+pub mod changes;
 pub mod converters;
 pub mod diag;
 pub mod filter;

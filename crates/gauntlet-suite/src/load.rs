@@ -42,6 +42,8 @@ pub struct LoadedSuite {
     pub case_count: usize,
     /// Cases the run's selection takes ([`LoadOptions::select`]; all of them without one).
     pub selected: usize,
+    /// Hold-out cases (`holdout: true`), inline, included and streamed.
+    pub holdout_count: usize,
     /// SHA-256 (hex) over the suite file and everything it includes.
     pub sha256: String,
     /// Every file read, for integrity checks.
@@ -673,6 +675,7 @@ fn load_source(
     let mut case_count = suite.cases.len();
     // Cases in memory are counted at the end; streamed ones as they are checked.
     let mut selected = 0;
+    let mut holdout_count = 0;
     for (i, rel) in suite.include.iter().enumerate() {
         let is_jsonl = rel.ends_with(".jsonl") || rel.ends_with(".ndjson");
         if is_jsonl {
@@ -692,7 +695,7 @@ fn load_source(
                 .as_ref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|| format!("{origin}/{rel}"));
-            let (n, kept) = check_jsonl(
+            let (n, kept, held) = check_jsonl(
                 &shown,
                 reader,
                 &mut hasher,
@@ -703,6 +706,7 @@ fn load_source(
             );
             case_count += n;
             selected += kept;
+            holdout_count += held;
             if let Some(p) = &path {
                 streamed.push(p.clone());
             }
@@ -827,6 +831,7 @@ fn load_source(
         Some(sel) => suite.cases.iter().filter(|c| sel.keeps(c)).count(),
         None => suite.cases.len(),
     };
+    holdout_count += suite.cases.iter().filter(|c| c.holdout).count();
     let digest = hasher.finalize();
     Ok(LoadedSuite {
         origin: origin.to_owned(),
@@ -835,6 +840,7 @@ fn load_source(
         streamed,
         case_count,
         selected,
+        holdout_count,
         sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
         files,
     })
@@ -1537,8 +1543,8 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Checks a JSON lines file of cases; returns how many cases it holds and how many of them
-/// the selection takes.
+/// Checks a JSON lines file of cases; returns how many cases it holds, how many of them
+/// the selection takes, and how many are hold-outs.
 fn check_jsonl(
     shown: &str,
     reader: Box<dyn BufRead>,
@@ -1547,9 +1553,10 @@ fn check_jsonl(
     ids: &mut Seen,
     diags: &mut Vec<Diagnostic>,
     select: Option<&crate::filter::Selection>,
-) -> (usize, usize) {
+) -> (usize, usize, usize) {
     let mut n = 0;
     let mut kept = 0;
+    let mut held = 0;
     for (i, line) in CappedLines::new(reader).enumerate() {
         let lineno = i + 1;
         let line = match line {
@@ -1601,6 +1608,7 @@ fn check_jsonl(
                 if select.is_none_or(|sel| sel.keeps(&case)) {
                     kept += 1;
                 }
+                held += usize::from(case.holdout);
                 for p in case_problems(&case, ctx) {
                     let at = if p.path.is_empty() {
                         "the case"
@@ -1639,7 +1647,7 @@ fn check_jsonl(
             break;
         }
     }
-    (n, kept)
+    (n, kept, held)
 }
 
 /// One line of a JSON lines file ([`CappedLines`]).

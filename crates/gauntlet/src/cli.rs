@@ -74,7 +74,8 @@ pub enum Command {
     Flaky(FlakyArgs),
     /// Append a run to the regression log (REGRESSION_LOG.md and its JSON twin).
     Log(LogArgs),
-    /// Which packs to re-run for a kind of change.
+    /// What to re-run: for a kind of change (--change), or for the files a change touched
+    /// (--diff BASE, --changed FILE...) under a profile (pr, nightly, release).
     Plan(PlanArgs),
     /// Show one case of a run: the case, its trace turn by turn, and each check's verdict.
     Trace(TraceArgs),
@@ -93,6 +94,46 @@ pub enum Command {
     /// MCP servers: scan one's tools, prompts and resources for poisoning, shadowing, rug
     /// pulls, broad schemas and destructive tools without approval.
     Mcp(McpArgs),
+    /// The backlog benchmark: check a frozen contract and its ledger of (task x arm x trial)
+    /// rows, and report acceptance, burden and cost per arm.
+    Backlog(BacklogArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BacklogArgs {
+    #[command(subcommand)]
+    pub command: BacklogCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BacklogCommand {
+    /// Check a contract (and a ledger against it) and print the contract's hash, which every
+    /// ledger row records. Exit 0 if valid, 2 with diagnostics otherwise.
+    Validate {
+        /// The contract (JSON).
+        #[arg(value_name = "CONTRACT")]
+        contract: std::path::PathBuf,
+        /// A ledger to check against it: JSON lines, or CSV if it ends in .csv.
+        #[arg(long, value_name = "LEDGER")]
+        ledger: Option<std::path::PathBuf>,
+    },
+    /// Acceptance rate per arm with Wilson intervals (final and to date, censoring stated),
+    /// review and rework minutes and cost per accepted task, and each arm against the
+    /// control.
+    Report {
+        /// The ledger: JSON lines, or CSV if it ends in .csv.
+        #[arg(value_name = "LEDGER")]
+        ledger: std::path::PathBuf,
+        /// The contract the ledger was written against.
+        #[arg(long, value_name = "CONTRACT")]
+        contract: std::path::PathBuf,
+        /// One JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Markdown (for a pull request or a wiki page).
+        #[arg(long, conflicts_with = "json")]
+        markdown: bool,
+    },
 }
 
 /// Where the run store is.
@@ -392,9 +433,44 @@ pub struct LogArgs {
 
 #[derive(Debug, Args)]
 pub struct PlanArgs {
-    /// The kind of change.
+    /// The kind of change: prints the rerun scope for it (no suites needed).
+    #[arg(long, value_enum, required_unless_present_any = ["diff", "changed", "profile"], conflicts_with_all = ["diff", "changed", "profile"])]
+    pub change: Option<ChangeType>,
+    /// Suite files to plan over (with --diff, --changed or --profile).
+    #[arg(value_name = "SUITE")]
+    pub suites: Vec<PathBuf>,
+    /// Plan for the files changed since this git revision (`git diff --name-only BASE`,
+    /// run in the first suite's repository).
+    #[arg(long, value_name = "BASE", conflicts_with = "changed")]
+    pub diff: Option<String>,
+    /// Plan for these changed files (without git).
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub changed: Vec<PathBuf>,
+    /// pr: smoke, critical security and what the changes select; nightly: every case with
+    /// k trials, adversarial packs and judges; release: nightly plus the hold-out cases
+    /// (default pr).
     #[arg(long, value_enum)]
-    pub change: ChangeType,
+    pub profile: Option<PlanProfile>,
+    /// One JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Config file with `change_globs` (default: gauntlet.yaml in the current folder, if any).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// A folder outside the suite's own that the files a suite names may come from
+    /// (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub allow_path: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum PlanProfile {
+    /// A pull request.
+    Pr,
+    /// The nightly run.
+    Nightly,
+    /// A release.
+    Release,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -487,6 +563,10 @@ pub struct ExecOpts {
     /// in one filter: any (`'tag:handoff|pack:regression'`).
     #[arg(long, short = 'f', value_name = "FILTER")]
     pub filter: Vec<String>,
+    /// Run the hold-out cases (`holdout: true`) too. They are reported only as pass rates per
+    /// slice (suite and tag), never one by one, and do not change the state.
+    #[arg(long)]
+    pub include_holdout: bool,
     /// Run one shard of the cases, i/n (by a stable hash of the case id). Required packs are
     /// checked when the shards are merged (`gauntlet merge`), and the target's rate limits
     /// are divided by n unless --whole-rate-limit.
@@ -603,6 +683,13 @@ pub struct ValidateArgs {
     /// Suite files (YAML).
     #[arg(required = true, value_name = "SUITE")]
     pub suites: Vec<PathBuf>,
+    /// Warn when a suite with more than N cases has no hold-out case (`holdout: true`)
+    /// (default: `holdout_min_cases` in the config file; no warning without either).
+    #[arg(long, value_name = "N")]
+    pub holdout_min_cases: Option<usize>,
+    /// Config file (default: gauntlet.yaml in the current folder, if any).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// A canary that will be given at run time (`--canary`), so `no_canary` checks may rely on it.
     #[arg(long, value_name = "VALUE")]
     pub canary: Option<String>,
@@ -653,6 +740,9 @@ pub struct InitArgs {
     /// Overwrite files that already exist.
     #[arg(long)]
     pub force: bool,
+    /// Write the backlog benchmark's template instead (a contract and an empty ledger).
+    #[arg(long)]
+    pub backlog: bool,
 }
 
 #[derive(Debug, Args)]

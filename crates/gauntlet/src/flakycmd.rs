@@ -25,7 +25,7 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
     if s.selected == 0 {
         return Err(CliError::usage(
             format!("`{}` has no case `{}`", path, args.case),
-            "pass the id of a case in that suite",
+            "pass the id of a case in that suite (a hold-out case is not triaged case by case: its results are reported only as slice pass rates)",
         ));
     }
     if args.k < 2 {

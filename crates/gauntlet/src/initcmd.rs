@@ -1,18 +1,24 @@
 //! `gauntlet init [DIR]`: writes the starter harness (agent card, 10 tasks, 5 refusals, a
-//! scoring sheet and a regression log). Existing files are never overwritten without
-//! `--force`, and nothing is written if any would be.
+//! scoring sheet and a regression log), or with `--backlog` the backlog benchmark's
+//! template. Existing files are never overwritten without `--force`, and nothing is written
+//! if any would be.
 
 use std::io::Write;
 
-use gauntlet_suite::builtin::STARTER_FILES;
+use gauntlet_suite::builtin::{BACKLOG_FILES, STARTER_FILES};
 
 use crate::cli::InitArgs;
 use crate::error::CliError;
 
 pub fn init(args: InitArgs) -> Result<i32, CliError> {
     let dir = &args.dir;
+    let files = if args.backlog {
+        BACKLOG_FILES
+    } else {
+        STARTER_FILES
+    };
     if !args.force {
-        let existing: Vec<String> = STARTER_FILES
+        let existing: Vec<String> = files
             .iter()
             .map(|(name, _)| dir.join(name))
             .filter(|p| p.exists())
@@ -31,7 +37,7 @@ pub fn init(args: InitArgs) -> Result<i32, CliError> {
             "pick a writable folder",
         )
     })?;
-    for (name, text) in STARTER_FILES {
+    for (name, text) in files {
         let p = dir.join(name);
         std::fs::write(&p, text).map_err(|e| {
             CliError::usage(
@@ -42,8 +48,19 @@ pub fn init(args: InitArgs) -> Result<i32, CliError> {
     }
     let mut out = crate::out::Printer::stdout();
     let shown = dir.display();
+    if args.backlog {
+        writeln!(out, "Created a backlog benchmark template in {shown}:")?;
+        for (name, _) in files {
+            writeln!(out, "  {shown}/{name}")?;
+        }
+        writeln!(
+            out,
+            "\nNext: edit and commit the contract (it is frozen from then on), then\n  gauntlet backlog validate {shown}/contract.json                 # prints the hash every row records\n  gauntlet backlog validate {shown}/contract.json --ledger {shown}/ledger.csv\n  gauntlet backlog report {shown}/ledger.csv --contract {shown}/contract.json"
+        )?;
+        return Ok(0);
+    }
     writeln!(out, "Created a starter harness in {shown}:")?;
-    for (name, _) in STARTER_FILES {
+    for (name, _) in files {
         writeln!(out, "  {shown}/{name}")?;
     }
     writeln!(

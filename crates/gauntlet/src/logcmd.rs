@@ -1,5 +1,7 @@
 //! The regression protocol on the command line: `log RUN` (the regression log and its JSON
-//! twin), `plan --change TYPE` (what to re-run) and `sample-size` (pairs a comparison needs).
+//! twin), `plan --change TYPE` (what to re-run for a kind of change), `plan SUITE --diff BASE`
+//! (the cases to run for the files a change touched, under a profile: the mapping is
+//! `gauntlet_suite::changes`) and `sample-size` (pairs a comparison needs).
 
 use std::io::Write;
 use std::path::Path;
@@ -7,7 +9,9 @@ use std::path::Path;
 use gauntlet_core::regression::{ChangeType, hypothesis};
 use gauntlet_report::text::trim_num;
 
-use crate::cli::{LogArgs, PlanArgs, SampleSizeArgs};
+use gauntlet_suite::changes::ChangedFile;
+
+use crate::cli::{LogArgs, PlanArgs, PlanProfile, SampleSizeArgs};
 use crate::comparecmd::comparison;
 use crate::error::CliError;
 use crate::out::Printer;
@@ -18,7 +22,10 @@ fn opt(v: Option<f64>) -> String {
 }
 
 pub fn plan(args: PlanArgs) -> Result<i32, CliError> {
-    let change = ChangeType::from(args.change);
+    let Some(change) = args.change else {
+        return plan_changes(args);
+    };
+    let change = ChangeType::from(change);
     let mut out = Printer::stdout();
     writeln!(out, "A {} change: re-run", change.title())?;
     for p in change.rerun_scope() {
@@ -289,4 +296,225 @@ fn append(md: &Path, text: &str, entry: &serde_json::Value) -> Result<(), CliErr
     .map_err(|e| io(e, &tmp))?;
     std::fs::rename(&tmp, &twin).map_err(|e| io(e, &twin))?;
     Ok(())
+}
+
+/// Single quotes for a shell, with any quote inside closed and reopened.
+fn sh_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-:=+,@".contains(c))
+    {
+        return s.to_owned();
+    }
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The changed files: from `git diff --name-only BASE` in the first suite's repository, or
+/// as given.
+fn changed_files(args: &PlanArgs) -> Result<Vec<ChangedFile>, CliError> {
+    use std::path::PathBuf;
+    if let Some(base) = &args.diff {
+        let first = &args.suites[0];
+        let dir = first
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let git = |a: &[&str]| -> Result<String, CliError> {
+            let o = std::process::Command::new("git")
+                .arg("-C")
+                .arg(dir)
+                .args(a)
+                .output()
+                .map_err(|e| {
+                    CliError::usage(
+                        format!("failed to run git: {e}"),
+                        "install git, or name the changed files with --changed FILE...",
+                    )
+                })?;
+            if !o.status.success() {
+                return Err(CliError::usage(
+                    format!(
+                        "`git {}` failed: {}",
+                        a.join(" "),
+                        String::from_utf8_lossy(&o.stderr).trim()
+                    ),
+                    "--diff takes a revision of the suite's repository (a branch, a tag, a commit); outside git use --changed FILE...",
+                ));
+            }
+            Ok(String::from_utf8_lossy(&o.stdout).into_owned())
+        };
+        let root = PathBuf::from(git(&["rev-parse", "--show-toplevel"])?.trim());
+        let names = git(&["diff", "--name-only", base, "--"])?;
+        return Ok(names
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| ChangedFile {
+                shown: l.to_owned(),
+                path: root.join(l),
+            })
+            .collect());
+    }
+    Ok(args
+        .changed
+        .iter()
+        .map(|p| {
+            let shown = p.display().to_string();
+            ChangedFile {
+                shown: shown.strip_prefix("./").unwrap_or(&shown).to_owned(),
+                path: p.clone(),
+            }
+        })
+        .collect())
+}
+
+fn plan_changes(args: PlanArgs) -> Result<i32, CliError> {
+    use gauntlet_suite::changes::Profile;
+    if args.suites.is_empty() {
+        return Err(CliError::usage(
+            "name the suites to plan over",
+            "gauntlet plan SUITE... --diff BASE (or --changed FILE..., or --profile nightly)",
+        ));
+    }
+    let profile = match args.profile.unwrap_or(PlanProfile::Pr) {
+        PlanProfile::Pr => Profile::Pr,
+        PlanProfile::Nightly => Profile::Nightly,
+        PlanProfile::Release => Profile::Release,
+    };
+    let paths: Vec<String> = args
+        .suites
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let suites = crate::setup::load_all(&paths, None, None, None, &args.allow_path)?;
+    let changed = changed_files(&args)?;
+    let cfg_path = args
+        .config
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from("gauntlet.yaml"));
+    let globs = if args.config.is_some() || cfg_path.exists() {
+        gauntlet_suite::load::load_config(&cfg_path)
+            .map_err(CliError::Diagnostics)?
+            .change_globs
+    } else {
+        Default::default()
+    };
+    let plan = gauntlet_suite::changes::plan_changes(&suites, &changed, &globs, profile);
+    let suites_arg: Vec<String> = paths.iter().map(|p| sh_quote(p)).collect();
+    let mut command = format!("gauntlet run {}", suites_arg.join(" "));
+    match profile {
+        Profile::Pr => match plan.filter() {
+            Some(f) => command.push_str(&format!(" --filter {}", sh_quote(&f))),
+            None => command.clear(),
+        },
+        Profile::Nightly => command.push_str(" -k 5"),
+        Profile::Release => command.push_str(" -k 5 --include-holdout"),
+    }
+    let mut out = Printer::stdout();
+    if args.json {
+        let mut v = serde_json::to_value(&plan).expect("plan serializes");
+        if let serde_json::Value::Object(m) = &mut v {
+            m.insert("base".into(), args.diff.clone().into());
+            m.insert("filter".into(), plan.filter().into());
+            m.insert(
+                "command".into(),
+                (!command.is_empty()).then_some(command.clone()).into(),
+            );
+        }
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&v).expect("plan serializes")
+        )?;
+        return Ok(0);
+    }
+    let since = match &args.diff {
+        Some(b) => format!(" since {b}"),
+        None => String::new(),
+    };
+    writeln!(
+        out,
+        "Plan ({} profile): {} changed file{}{since}",
+        profile.as_str(),
+        changed.len(),
+        if changed.len() == 1 { "" } else { "s" }
+    )?;
+    let width = plan
+        .changed
+        .iter()
+        .map(|f| f.file.chars().count())
+        .chain(plan.unclassified.iter().map(|f| f.chars().count()))
+        .max()
+        .unwrap_or(0)
+        .min(48);
+    for f in &plan.changed {
+        let kinds: Vec<&str> = f.kinds.iter().map(|k| k.as_str()).collect();
+        writeln!(
+            out,
+            "  {:<width$}  {:<12} {}",
+            f.file,
+            kinds.join(", "),
+            f.why
+        )?;
+    }
+    for f in &plan.unclassified {
+        writeln!(
+            out,
+            "  {f:<width$}  {:<12} no rule matched (name it under change_globs in gauntlet.yaml if it matters)",
+            "unclassified"
+        )?;
+    }
+    for s in &plan.suites {
+        writeln!(
+            out,
+            "\nSuite `{}` ({}): {} of {} case{}",
+            s.suite,
+            s.file,
+            s.selected.len(),
+            s.cases,
+            if s.cases == 1 { "" } else { "s" }
+        )?;
+        if profile == Profile::Pr {
+            let w = s
+                .selected
+                .iter()
+                .map(|c| c.id.chars().count())
+                .max()
+                .unwrap_or(0)
+                .min(40);
+            for c in &s.selected {
+                writeln!(out, "  {:<w$}  {}", c.id, c.reasons.join("; "))?;
+            }
+        }
+        if s.holdout > 0 {
+            writeln!(
+                out,
+                "  {} hold-out case{} {}",
+                s.holdout,
+                if s.holdout == 1 { "" } else { "s" },
+                if s.holdout_included {
+                    "run too, reported only as pass rates per slice"
+                } else {
+                    "not run (the release profile runs them)"
+                }
+            )?;
+        }
+    }
+    if !plan.also.is_empty() {
+        writeln!(out, "\nAlso:")?;
+        for a in &plan.also {
+            writeln!(out, "  - {a}")?;
+        }
+    }
+    if !plan.notes.is_empty() {
+        writeln!(out, "\nNotes:")?;
+        for n in &plan.notes {
+            writeln!(out, "  - {n}")?;
+        }
+    }
+    if command.is_empty() {
+        writeln!(out, "\nNothing to run: no case is selected.")?;
+    } else {
+        writeln!(out, "\nRun it:\n  {command}")?;
+    }
+    Ok(0)
 }

@@ -4,6 +4,7 @@
 //! output), `printer` (a run's terminal view) and `error` (`error:` and `hint:` lines).
 
 mod auditcmd;
+mod backlogcmd;
 mod cli;
 mod comparecmd;
 mod error;
@@ -70,6 +71,7 @@ fn main() {
         Command::Merge(a) => mergecmd::merge(a),
         Command::Judge(a) => judgecmd::judge(a),
         Command::Mcp(a) => mcpcmd::mcp(a),
+        Command::Backlog(a) => backlogcmd::backlog(a),
     };
     let code = match result {
         Ok(c) => c,

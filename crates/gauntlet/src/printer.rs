@@ -244,6 +244,15 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
                 j.triage
             )?;
         }
+        // Hold-out slices: rates only, never a case (the cases never reached this printer).
+        for (i, h) in s.holdout.iter().enumerate() {
+            writeln!(
+                o,
+                "{BOLD}{:>12}{BOLD:#} {}",
+                if i == 0 { "Hold-out" } else { "" },
+                shown(&gauntlet_report::text::holdout_line(h))
+            )?;
+        }
         let st = status_style(s.status);
         writeln!(
             o,

@@ -131,6 +131,7 @@ pub fn selection(
         filter,
         shard,
         only,
+        include_holdout: false,
     })
 }
 
@@ -247,7 +248,8 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
     let spf = base_invocation
         .as_ref()
         .and_then(|i| i.system_prompt_file.clone());
-    let select = selection(&opts.filter, opts.shard.as_deref(), mode.only.clone())?;
+    let mut select = selection(&opts.filter, opts.shard.as_deref(), mode.only.clone())?;
+    select.include_holdout = opts.include_holdout;
     let allow = base_invocation
         .as_ref()
         .map_or_else(|| opts.allow_path.clone(), allowed_paths);
@@ -282,6 +284,7 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
         allow_paths: allow.iter().map(|p| p.display().to_string()).collect(),
         converters: converters(opts, base_invocation.as_ref())?,
         sample: opts.sample,
+        include_holdout: select.include_holdout,
     };
     let s = settings(opts, invocation)?;
     execute(suites, select, s, mode)
@@ -324,7 +327,8 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
     for c in &categories {
         filters.push(format!("owasp:{c}"));
     }
-    let select = selection(&filters, args.exec.shard.as_deref(), None)?;
+    let mut select = selection(&filters, args.exec.shard.as_deref(), None)?;
+    select.include_holdout = args.exec.include_holdout;
     let suites = load_all(
         &[BUILTIN_OWASP.to_owned()],
         args.canary.as_deref(),
@@ -377,6 +381,7 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
             .collect(),
         converters: converters(&args.exec, None)?,
         sample: args.exec.sample,
+        include_holdout: select.include_holdout,
     };
     let s = settings(&args.exec, invocation)?;
     execute(suites, select, s, Mode::new("redteam"))
@@ -400,7 +405,8 @@ fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
             "it was made by an older gauntlet; start a new run",
         )
     })?;
-    let select = selection(&inv.filters, inv.shard.as_deref(), None)?;
+    let mut select = selection(&inv.filters, inv.shard.as_deref(), None)?;
+    select.include_holdout = inv.include_holdout;
     let suites = load_all(
         &resolve_suite_paths(&inv, store.location())?,
         inv.canary.as_deref(),

@@ -33,16 +33,56 @@ pub fn validate(args: ValidateArgs) -> Result<i32, CliError> {
     if !diags.is_empty() {
         return Err(CliError::Diagnostics(diags));
     }
+    let min_cases = match args.holdout_min_cases {
+        Some(n) => Some(n),
+        None => {
+            let path = args
+                .config
+                .clone()
+                .unwrap_or_else(|| std::path::PathBuf::from("gauntlet.yaml"));
+            if path.exists() || args.config.is_some() {
+                gauntlet_suite::load::load_config(&path)
+                    .map_err(CliError::Diagnostics)?
+                    .holdout_min_cases
+            } else {
+                None
+            }
+        }
+    };
     let mut out = Printer::stdout();
     for s in &ok {
+        let held = if s.holdout_count > 0 {
+            format!(", {} hold-out", s.holdout_count)
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "ok: {} (suite `{}`, {} case{})",
+            "ok: {} (suite `{}`, {} case{}{held})",
             s.origin,
             s.suite.suite,
             s.case_count,
             if s.case_count == 1 { "" } else { "s" }
         )?;
+    }
+    // A suite large enough for prompt iteration to fit it wants a slice kept back.
+    if let Some(n) = min_cases {
+        for s in ok
+            .iter()
+            .filter(|s| s.holdout_count == 0 && s.case_count > n)
+        {
+            crate::out::warn(&format!(
+                "{}: suite `{}` has {} cases and no hold-out slice; mark a share of them `holdout: true` (they then run only with --include-holdout and are reported as pass rates per slice), so that prompt iteration cannot overfit every case (threshold {n}, from {})",
+                s.origin,
+                s.suite.suite,
+                s.case_count,
+                if args.holdout_min_cases.is_some() {
+                    "--holdout-min-cases"
+                } else {
+                    "holdout_min_cases in the config file"
+                }
+            ));
+        }
     }
     Ok(0)
 }

@@ -386,6 +386,7 @@ impl HtmlReport {
             facts: facts(m.as_ref(), s, finished_at, self.charts.tokens()),
             rubric_any: rubric.iter().any(|r| r.cases > 0),
             rubric,
+            holdout: s.holdout.iter().map(crate::text::holdout_line).collect(),
             charts: self.charts.layout(),
             warnings: std::mem::take(&mut self.warnings),
             warnings_more: self.warnings_more,
@@ -586,6 +587,8 @@ struct ReportPage {
     facts: Vec<(String, String)>,
     rubric_any: bool,
     rubric: Vec<RubricRow>,
+    /// Hold-out slices, one line each: rates only.
+    holdout: Vec<String>,
     charts: Vec<Chart>,
     warnings: Vec<String>,
     warnings_more: usize,
