@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod calibration;
+pub mod capture;
 pub mod compare;
 pub mod config;
 pub mod context;

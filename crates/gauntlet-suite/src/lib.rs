@@ -6,6 +6,7 @@
 
 pub mod audit;
 pub mod builtin;
+pub mod capture;
 pub mod converters;
 pub mod diag;
 pub mod filter;

@@ -8,6 +8,7 @@ mod cli;
 mod comparecmd;
 mod error;
 mod flakycmd;
+mod gradecmd;
 mod importcmd;
 mod initcmd;
 mod judge;
@@ -55,6 +56,7 @@ fn main() {
         Command::Runs(a) => storecmd::runs(a),
         Command::Report(a) => storecmd::report(a),
         Command::Regrade(a) => storecmd::regrade(a),
+        Command::Grade(a) => gradecmd::grade(a),
         Command::Baseline(a) => comparecmd::baseline(a),
         Command::Compare(a) => comparecmd::compare_cmd(a),
         Command::View(a) => viewcmd::view(a),
