@@ -14,6 +14,7 @@ pub mod compare;
 pub mod config;
 pub mod context;
 mod de;
+pub mod drift;
 pub mod event;
 pub mod expect;
 pub mod flake;

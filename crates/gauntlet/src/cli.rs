@@ -319,6 +319,19 @@ pub struct CompareArgs {
     /// Also write the comparison as a self-contained HTML page.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// The online / canary comparison instead: per-check pass rates of the two batches,
+    /// Wilson intervals, a two-proportion test and a drift flag per check.
+    #[arg(long)]
+    pub drift: bool,
+    /// With --drift: the family-wise significance level (Bonferroni over the checks).
+    #[arg(long, default_value_t = 0.05, requires = "drift")]
+    pub alpha: f64,
+    /// With --drift: also write the comparison as Markdown.
+    #[arg(long, value_name = "FILE", requires = "drift")]
+    pub markdown: Option<PathBuf>,
+    /// With --drift: exit 1 when a check drifted.
+    #[arg(long, requires = "drift")]
+    pub fail_on_drift: bool,
     #[command(flatten)]
     pub store: StoreOpts,
 }

@@ -6,6 +6,7 @@
 mod auditcmd;
 mod cli;
 mod comparecmd;
+mod driftcmd;
 mod error;
 mod flakycmd;
 mod gradecmd;
