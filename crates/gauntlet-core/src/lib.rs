@@ -10,10 +10,12 @@
 
 pub mod backlog;
 pub mod calibration;
+pub mod capture;
 pub mod compare;
 pub mod config;
 pub mod context;
 mod de;
+pub mod drift;
 pub mod event;
 pub mod expect;
 pub mod flake;

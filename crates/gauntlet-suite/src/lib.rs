@@ -9,6 +9,7 @@ pub mod audit;
 pub mod backlog;
 pub mod builtin;
 pub mod changes;
+pub mod capture;
 pub mod converters;
 pub mod diag;
 pub mod filter;

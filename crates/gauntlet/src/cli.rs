@@ -61,6 +61,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Re-grade a stored run's traces with the current graders (no target calls), as a new run.
     Regrade(RegradeArgs),
+    /// Grade traces captured elsewhere (OTLP JSON of GenAI spans, proxy recordings, gauntlet
+    /// JSON lines) against a suite, with no target call, as a run with evidence `replay`.
+    Grade(GradeArgs),
     /// Name a stored run as a baseline, or list baselines.
     Baseline(BaselineArgs),
     /// Compare two stored runs: per-case changes, averages, McNemar test, Wilson intervals.
@@ -277,6 +280,56 @@ pub struct RegradeArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct GradeArgs {
+    /// Files of captured traces: OTLP JSON exports, `gauntlet proxy` recordings, or
+    /// gauntlet's JSON-lines trace format (`gauntlet schema --trace`).
+    #[arg(required = true, value_name = "TRACES")]
+    pub traces: Vec<PathBuf>,
+    /// The suite whose cases the traces are graded against (repeat for several).
+    #[arg(long, required = true, value_name = "SUITE")]
+    pub suite: Vec<String>,
+    /// How a trace is matched to a case, tried in order: `id` (the case id the trace
+    /// names), `case_id=attr:NAME`, `input` (its first user message is the case's input),
+    /// `input=regex:PATTERN` (what PATTERN captures from it is). Default: `id`, then `input`.
+    #[arg(long = "match", value_name = "RULE")]
+    pub match_rules: Vec<String>,
+    /// The files' format: auto (decided per file), otlp, proxy or jsonl.
+    #[arg(long, value_name = "FORMAT", default_value = "auto")]
+    pub format: String,
+    /// The traces are live traffic (a canary slice, production): record evidence `online`
+    /// instead of `replay`.
+    #[arg(long)]
+    pub online: bool,
+    /// Grade what can be read when some traces are malformed (each is listed in the run);
+    /// without it a malformed trace stops the command before anything is graded.
+    #[arg(long)]
+    pub skip_malformed: bool,
+    /// Where to write the run's reports (and unmatched.jsonl).
+    #[arg(long, short = 'o', value_name = "DIR", default_value = "gauntlet-out")]
+    pub out: PathBuf,
+    /// The run's id (default: a fresh one).
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+    /// Traces graded at once (judges make this matter).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// The judge model of every `judge` check (overrides the suites' `judge:`).
+    #[arg(long, value_name = "SPEC")]
+    pub judge: Option<String>,
+    /// Keep judge answers in this file and reuse them.
+    #[arg(long, value_name = "FILE")]
+    pub judge_cache: Option<PathBuf>,
+    /// Config file with named targets (for judges given by name) and the store.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print no per-case lines.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
+#[derive(Debug, Args)]
 pub struct BaselineArgs {
     #[command(subcommand)]
     pub command: BaselineCommand,
@@ -310,6 +363,19 @@ pub struct CompareArgs {
     /// Also write the comparison as a self-contained HTML page.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// The online / canary comparison instead: per-check pass rates of the two batches,
+    /// Wilson intervals, a two-proportion test and a drift flag per check.
+    #[arg(long)]
+    pub drift: bool,
+    /// With --drift: the family-wise significance level (Bonferroni over the checks).
+    #[arg(long, default_value_t = 0.05, requires = "drift")]
+    pub alpha: f64,
+    /// With --drift: also write the comparison as Markdown.
+    #[arg(long, value_name = "FILE", requires = "drift")]
+    pub markdown: Option<PathBuf>,
+    /// With --drift: exit 1 when a check drifted.
+    #[arg(long, requires = "drift")]
+    pub fail_on_drift: bool,
     #[command(flatten)]
     pub store: StoreOpts,
 }
@@ -723,6 +789,10 @@ pub struct SchemaArgs {
     /// Print the schema of the project config file (gauntlet.yaml) instead.
     #[arg(long)]
     pub config: bool,
+    /// Print the schema of one line of gauntlet's JSON-lines trace format (what
+    /// `gauntlet grade` reads) instead.
+    #[arg(long, conflicts_with_all = ["report", "config"])]
+    pub trace: bool,
 }
 
 #[derive(Debug, Args)]

@@ -224,6 +224,9 @@ pub fn compare_cmd(args: CompareArgs) -> Result<i32, CliError> {
     let mut store = open_existing_store(args.store.store.as_deref())?;
     let a = store.resolve(&args.run_a).map_err(store_err)?;
     let b = store.resolve(&args.run_b).map_err(store_err)?;
+    if args.drift {
+        return crate::driftcmd::compare_drift(&mut store, &a, &b, &args);
+    }
     let (da, sa) = digests(&mut store, &a)?;
     let (db, sb) = digests(&mut store, &b)?;
     let mut c = compare(&a, &da, sa.as_ref(), &b, &db, sb.as_ref());

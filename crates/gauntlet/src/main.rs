@@ -7,8 +7,10 @@ mod auditcmd;
 mod backlogcmd;
 mod cli;
 mod comparecmd;
+mod driftcmd;
 mod error;
 mod flakycmd;
+mod gradecmd;
 mod importcmd;
 mod initcmd;
 mod judge;
@@ -58,6 +60,7 @@ fn main() {
         Command::Runs(a) => storecmd::runs(a),
         Command::Report(a) => storecmd::report(a),
         Command::Regrade(a) => storecmd::regrade(a),
+        Command::Grade(a) => gradecmd::grade(a),
         Command::Baseline(a) => comparecmd::baseline(a),
         Command::Compare(a) => comparecmd::compare_cmd(a),
         Command::View(a) => viewcmd::view(a),

@@ -98,6 +98,12 @@ pub fn schema(args: SchemaArgs) -> Result<i32, CliError> {
                 .expect("schema serializes"),
             "report.schema.json",
         )
+    } else if args.trace {
+        (
+            serde_json::to_value(schemars::schema_for!(gauntlet_core::capture::CapturedTrace))
+                .expect("schema serializes"),
+            "trace.schema.json",
+        )
     } else if args.config {
         (
             serde_json::to_value(schemars::schema_for!(gauntlet_core::config::Config))

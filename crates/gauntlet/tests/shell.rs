@@ -77,6 +77,7 @@ fn the_published_schemas_are_what_gauntlet_schema_prints() {
         (None, "suite.schema.json"),
         (Some("--report"), "report.schema.json"),
         (Some("--config"), "config.schema.json"),
+        (Some("--trace"), "trace.schema.json"),
     ] {
         let mut args = vec!["schema"];
         args.extend(flag);
