@@ -19,4 +19,10 @@ pub struct Config {
     /// Where runs are stored (default `.gauntlet/runs.db`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<String>,
+    /// Model prices in US dollars per million tokens, by model id (or id prefix: `gpt-4o`
+    /// prices `gpt-4o-2024-08-06`), over the built-in defaults. A model without a price has
+    /// an unknown cost, never zero. e.g. `prices: {my-model: {input_per_mtok: 0.2,
+    /// output_per_mtok: 0.6}}`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub prices: BTreeMap<String, crate::cost::Price>,
 }

@@ -8,10 +8,12 @@
 
 #![warn(missing_docs)]
 
+pub mod cache;
 pub mod calibration;
 pub mod compare;
 pub mod config;
 pub mod context;
+pub mod cost;
 mod de;
 pub mod event;
 pub mod expect;

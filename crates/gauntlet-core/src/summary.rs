@@ -117,6 +117,10 @@ pub struct Summary {
     /// Model-judge calls, counted apart from the agent's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeTally>,
+    /// Tokens and money: the agent's, each judge's and the total, and the trials replayed
+    /// from the response cache. Absent when no model was called.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend: Option<crate::cost::RunSpend>,
 }
 
 /// What the run's model judges did, apart from the agent.
@@ -224,6 +228,8 @@ impl RunEnd {
         for e in ends {
             out.stop = match (out.stop, e.stop) {
                 (Stop::Cancelled, _) | (_, Stop::Cancelled) => Stop::Cancelled,
+                // A spent budget leaves cases unrun whatever the other shards did.
+                (Stop::Budget(b), _) | (_, Stop::Budget(b)) => Stop::Budget(b),
                 (Stop::MaxFail(a), Stop::MaxFail(b)) => Stop::MaxFail(a + b),
                 (Stop::MaxFail(a), Stop::Completed) | (Stop::Completed, Stop::MaxFail(a)) => {
                     Stop::MaxFail(a)
@@ -279,6 +285,7 @@ pub struct SummaryBuilder {
     refusal_cases: usize,
     categories: BTreeMap<String, CategoryRow>,
     judge: JudgeTally,
+    spend: crate::cost::RunSpend,
 }
 
 impl SummaryBuilder {
@@ -317,6 +324,7 @@ impl SummaryBuilder {
         row.total += 1;
         for t in &r.trials {
             self.judge.add(t);
+            self.spend.add_trial(&t.spend, t.replayed());
         }
         if r.quarantined {
             self.quarantined += 1;
@@ -513,6 +521,7 @@ impl SummaryBuilder {
             end: end.clone(),
             judge: (self.judge.calls > 0 || self.judge.gating + self.judge.triage > 0)
                 .then(|| self.judge.clone()),
+            spend: (!self.spend.is_empty()).then(|| self.spend.clone()),
         }
     }
 }
