@@ -102,6 +102,12 @@ impl Counter {
         }
     }
 
+    /// Starts counting again (the cache was cleared).
+    pub fn reset(&self) {
+        self.hits.store(0, Ordering::Relaxed);
+        self.misses.store(0, Ordering::Relaxed);
+    }
+
     /// The counts so far.
     pub fn get(&self) -> CacheCounts {
         CacheCounts {

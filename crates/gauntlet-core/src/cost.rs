@@ -251,6 +251,24 @@ impl Spend {
         self.unpriced.extend(o.unpriced.iter().cloned());
     }
 
+    /// Calls, tokens and cost on one line: `12 calls (3 cached), 3456 tokens, $0.0012`.
+    pub fn line(&self) -> String {
+        let cached = if self.cached > 0 {
+            format!(" ({} cached)", self.cached)
+        } else {
+            String::new()
+        };
+        format!(
+            "{} call{}{cached}, {} tokens ({} in, {} out), {}",
+            self.calls,
+            if self.calls == 1 { "" } else { "s" },
+            self.tokens(),
+            self.input_tokens,
+            self.output_tokens,
+            self.cost_label()
+        )
+    }
+
     /// The cost as a person reads it: `$0.0123`, or `unknown (no price for m; $0.01 priced)`.
     pub fn cost_label(&self) -> String {
         match self.cost_usd {

@@ -276,6 +276,7 @@ impl Plan {
                 total: s.total,
                 run: facts.shard_run,
             }),
+            prices: None,
         }
     }
 }

@@ -90,6 +90,36 @@ pub enum Command {
     /// Model judges: calibrate one against people's labels, export judged items to label,
     /// show which judges gate.
     Judge(JudgeArgs),
+    /// The response cache next to the run store (.gauntlet/cache.db): what it holds, or
+    /// empty it.
+    Cache(CacheArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    #[command(subcommand)]
+    pub command: CacheCommand,
+    #[command(flatten)]
+    pub store: StoreOpts,
+    /// Config file (for `store:`; default: gauntlet.yaml in the current folder, if any).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CacheCommand {
+    /// Entries, bytes, and the hits and misses counted by every run that used the cache.
+    Stats {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete the cached answers (of one scope with --scope).
+    Clear {
+        /// Only this scope: agent, judge or attacker.
+        #[arg(long, value_name = "SCOPE")]
+        scope: Option<String>,
+    },
 }
 
 /// Where the run store is.
@@ -516,6 +546,24 @@ pub struct ExecOpts {
     /// Stop scheduling new cases after N failed cases.
     #[arg(long, value_name = "N")]
     pub max_fail: Option<usize>,
+    /// Cache the agent's model calls (openai and anthropic targets) in .gauntlet/cache.db:
+    /// a call made before with the same model, base URL, request body and trial index is
+    /// answered from the cache, and its trial's evidence is `replay`. Never for exec agents,
+    /// HTTP apps or the proxy.
+    #[arg(long, conflicts_with = "no_cache")]
+    pub cache: bool,
+    /// Use no response cache at all: judges are asked afresh (they use the cache by default).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Stop starting trials once the run's model calls (judges included) have cost this many
+    /// US dollars; the run is INCONCLUSIVE and `--resume` continues it. Every model called
+    /// must have a price (built in, or `prices:` in gauntlet.yaml).
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
+    /// Stop starting trials once the run's model calls (judges included) have used this many
+    /// tokens; the run is INCONCLUSIVE and `--resume` continues it.
+    #[arg(long, value_name = "N")]
+    pub max_total_tokens: Option<u64>,
     /// Sampling temperature for model targets.
     #[arg(long, value_name = "T")]
     pub temperature: Option<f64>,

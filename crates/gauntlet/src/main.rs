@@ -4,6 +4,7 @@
 //! output), `printer` (a run's terminal view) and `error` (`error:` and `hint:` lines).
 
 mod auditcmd;
+mod cachecmd;
 mod cli;
 mod comparecmd;
 mod error;
@@ -67,6 +68,7 @@ fn main() {
         Command::Trace(a) => tracecmd::trace(a),
         Command::Merge(a) => mergecmd::merge(a),
         Command::Judge(a) => judgecmd::judge(a),
+        Command::Cache(a) => cachecmd::cache(a),
     };
     let code = match result {
         Ok(c) => c,
