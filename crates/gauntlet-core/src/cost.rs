@@ -397,7 +397,7 @@ impl RunSpend {
     }
 }
 
-/// Limits on what a run may spend (`--max-cost`, `--max-tokens`): when one is reached, no
+/// Limits on what a run may spend (`--max-cost`, `--max-total-tokens`): when one is reached, no
 /// new trial starts, the run is INCONCLUSIVE and `--resume` continues it.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct Budget {

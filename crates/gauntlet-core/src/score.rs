@@ -197,14 +197,14 @@ pub enum BudgetStop {
 }
 
 impl BudgetStop {
-    /// The limit as the flag that set it: `--max-cost 0.50`, `--max-tokens 10000`.
+    /// The limit as the flag that set it: `--max-cost 0.50`, `--max-total-tokens 10000`.
     pub fn flag(&self) -> String {
         match self {
             BudgetStop::Cost { limit_micro_usd } => {
                 let usd = *limit_micro_usd as f64 / 1e6;
                 format!("--max-cost {}", trim_float(usd))
             }
-            BudgetStop::Tokens { limit } => format!("--max-tokens {limit}"),
+            BudgetStop::Tokens { limit } => format!("--max-total-tokens {limit}"),
         }
     }
 
