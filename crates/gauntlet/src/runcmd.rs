@@ -639,11 +639,15 @@ pub fn execute(
     let prices = Arc::new(crate::setup::prices(s.config.as_deref())?);
     // One response cache for the run: judges use it unless `--no-cache`, the agent only with
     // `--cache`. Flake triage asks everything afresh.
-    let response_cache = if s.no_cache || s.fresh_judges {
-        None
-    } else {
-        Some(crate::cachecmd::open_response_cache(s.store.as_ref())?)
-    };
+    // Without a run store (`--no-store`) nothing is kept on disk: the cache lasts the run.
+    let response_cache: Option<Arc<dyn gauntlet_core::cache::ResponseCache>> =
+        if s.no_cache || s.fresh_judges {
+            None
+        } else if s.store.is_none() {
+            Some(Arc::new(gauntlet_core::cache::MemoryCache::new()))
+        } else {
+            Some(crate::cachecmd::open_response_cache(s.store.as_ref())?)
+        };
     let build_err = |e: gauntlet_targets::BuildError| {
         CliError::usage(
             e.to_string(),
@@ -679,9 +683,7 @@ pub fn execute(
         crate::judge::open_cache(
             s.judge_cache.as_deref(),
             s.fresh_judges || s.no_cache,
-            response_cache
-                .clone()
-                .map(|c| c as Arc<dyn gauntlet_core::cache::ResponseCache>),
+            response_cache.clone(),
         )?,
         Some(&target.info()),
         &mut redactor,
