@@ -207,6 +207,12 @@ pub struct Comparison {
     /// that moved may be the judge's doing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judge_changes: Vec<String>,
+    /// What run A's model calls spent (agent, judges, total), when it recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend_a: Option<crate::cost::RunSpend>,
+    /// What run B's model calls spent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend_b: Option<crate::cost::RunSpend>,
 }
 
 fn mean(xs: impl Iterator<Item = f64>) -> f64 {
@@ -257,6 +263,8 @@ pub fn compare(
         tokens_a: a.iter().map(|c| c.tokens).sum(),
         tokens_b: b.iter().map(|c| c.tokens).sum(),
         judge_changes: Vec::new(),
+        spend_a: summary_a.and_then(|s| s.spend.clone()),
+        spend_b: summary_b.and_then(|s| s.spend.clone()),
     };
     let (mut pa, mut pb, mut n) = (0u64, 0u64, 0u64);
     for cb in b {

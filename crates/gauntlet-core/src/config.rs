@@ -28,4 +28,10 @@ pub struct Config {
     /// listed here replaces its built-in globs; `*` matches across folders.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub change_globs: BTreeMap<crate::regression::FileChange, Vec<String>>,
+    /// Model prices in US dollars per million tokens, by model id (or id prefix: `gpt-4o`
+    /// prices `gpt-4o-2024-08-06`), over the built-in defaults. A model without a price has
+    /// an unknown cost, never zero. e.g. `prices: {my-model: {input_per_mtok: 0.2,
+    /// output_per_mtok: 0.6}}`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub prices: BTreeMap<String, crate::cost::Price>,
 }

@@ -200,6 +200,10 @@ pub struct RunManifest {
     /// Which shard of a sharded run this is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<ShardOf>,
+    /// Where the prices that turn tokens into cost came from (the built-in table's date, the
+    /// models `gauntlet.yaml` priced).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prices: Option<String>,
 }
 
 /// One shard of a sharded run (`--shard i/n`).
@@ -277,6 +281,16 @@ pub struct Invocation {
     /// Hold-out cases were taken too (`--include-holdout`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub include_holdout: bool,
+    /// The agent's model calls go through the response cache (`--cache`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cache: bool,
+    /// Spending limits (`--max-cost`, `--max-total-tokens`); `--resume` may raise them.
+    #[serde(default, skip_serializing_if = "is_unset")]
+    pub budget: crate::cost::Budget,
+}
+
+fn is_unset(b: &crate::cost::Budget) -> bool {
+    !b.is_set()
 }
 
 /// An error from a reporter.

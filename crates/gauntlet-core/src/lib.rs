@@ -9,11 +9,13 @@
 #![warn(missing_docs)]
 
 pub mod backlog;
+pub mod cache;
 pub mod calibration;
 pub mod capture;
 pub mod compare;
 pub mod config;
 pub mod context;
+pub mod cost;
 mod de;
 pub mod drift;
 pub mod event;

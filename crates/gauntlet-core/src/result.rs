@@ -21,6 +21,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::cost::TrialSpend;
+use crate::event::EvidenceLevel;
 use crate::score::{REFUSAL_FAIL_BELOW, REFUSAL_PASS_AT, TASK_FAIL_BELOW, TASK_MAX, TASK_PASS_AT};
 use crate::suite::{Case, CaseKind};
 use crate::trace::Trace;
@@ -227,6 +229,14 @@ pub struct TrialResult {
     pub error: Option<String>,
     /// Wall time in milliseconds.
     pub duration_ms: u64,
+    /// Tokens and money of the trial's model calls: the agent's and each judge's, priced
+    /// when the trial finished.
+    #[serde(default, skip_serializing_if = "TrialSpend::is_empty")]
+    pub spend: TrialSpend,
+    /// `replay` when the agent's replies came from the response cache (`--cache`): the
+    /// trial replays an earlier observation and is not a fresh one. Absent: the run's level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<EvidenceLevel>,
 }
 
 impl TrialResult {
@@ -290,7 +300,23 @@ impl TrialResult {
             trace,
             error,
             duration_ms,
+            spend: TrialSpend::default(),
+            evidence: None,
         }
+    }
+
+    /// Prices the trial's model calls and marks a replay: called once the trial (or its
+    /// re-grade) is done, since re-grading replaces the judge calls.
+    pub fn price(&mut self, prices: &crate::cost::PriceTable) {
+        self.spend = TrialSpend::of(&self.trace, prices);
+        if self.trace.replayed() {
+            self.evidence = Some(EvidenceLevel::Replay);
+        }
+    }
+
+    /// Whether the agent's replies came from the response cache.
+    pub fn replayed(&self) -> bool {
+        self.evidence == Some(EvidenceLevel::Replay)
     }
 
     /// Hard policy failures of this trial.
@@ -386,6 +412,9 @@ pub struct CaseResult {
     pub quarantined: bool,
     /// The trials.
     pub trials: Vec<TrialResult>,
+    /// Tokens and money of every trial together.
+    #[serde(default, skip_serializing_if = "TrialSpend::is_empty")]
+    pub spend: TrialSpend,
 }
 
 impl CaseResult {
@@ -446,6 +475,10 @@ impl CaseResult {
             passed_trials,
             hard_fails,
             quarantined: false,
+            spend: trials.iter().fold(TrialSpend::default(), |mut acc, t| {
+                acc.add(&t.spend);
+                acc
+            }),
             trials,
         }
     }

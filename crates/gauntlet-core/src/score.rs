@@ -176,6 +176,51 @@ pub enum Stop {
     MaxFail(usize),
     /// Cancelled (Ctrl-C) before every case ran.
     Cancelled,
+    /// A spending limit (`--max-cost`, `--max-tokens`) was reached before every case ran.
+    Budget(BudgetStop),
+}
+
+/// Which spending limit stopped a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetStop {
+    /// `--max-cost`, in millionths of a US dollar.
+    Cost {
+        /// The limit, in millionths of a dollar.
+        limit_micro_usd: u64,
+    },
+    /// `--max-tokens`.
+    Tokens {
+        /// The limit.
+        limit: u64,
+    },
+}
+
+impl BudgetStop {
+    /// The limit as the flag that set it: `--max-cost 0.50`, `--max-total-tokens 10000`.
+    pub fn flag(&self) -> String {
+        match self {
+            BudgetStop::Cost { limit_micro_usd } => {
+                let usd = *limit_micro_usd as f64 / 1e6;
+                format!("--max-cost {}", trim_float(usd))
+            }
+            BudgetStop::Tokens { limit } => format!("--max-total-tokens {limit}"),
+        }
+    }
+
+    /// The reason a run stopped by this budget gives.
+    pub fn reason(&self) -> String {
+        format!(
+            "the budget {} was spent: cases were left unrun (continue with `gauntlet run --resume RUN` and a larger budget)",
+            self.flag()
+        )
+    }
+}
+
+fn trim_float(v: f64) -> String {
+    let s = format!("{v:.6}");
+    let s = s.trim_end_matches('0');
+    s.trim_end_matches('.').to_owned()
 }
 
 /// The state and the reasons for it, most important first.
@@ -217,6 +262,9 @@ pub fn decide_status(i: &StatusInputs<'_>) -> StatusDecision {
         if i.stop == Stop::Cancelled {
             d.reasons.push(INTERRUPTED.into());
         }
+        if let Stop::Budget(b) = i.stop {
+            d.reasons.push(b.reason());
+        }
         trailing(&mut d);
         return d;
     }
@@ -228,6 +276,7 @@ pub fn decide_status(i: &StatusInputs<'_>) -> StatusDecision {
         Stop::Completed => {}
         Stop::Cancelled => missing.push(INTERRUPTED.into()),
         Stop::MaxFail(_) => missing.push("cases were left unrun by --max-fail".into()),
+        Stop::Budget(b) => missing.push(b.reason()),
     }
     if !missing.is_empty() {
         if d.status == Status::Inconclusive {

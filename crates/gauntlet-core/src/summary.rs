@@ -121,6 +121,10 @@ pub struct Summary {
     /// any count above, and none is reported on its own).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub holdout: Vec<HoldoutSlice>,
+    /// Tokens and money: the agent's, each judge's and the total, and the trials replayed
+    /// from the response cache. Absent when no model was called.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend: Option<crate::cost::RunSpend>,
 }
 
 /// The pass rate of the hold-out cases of one slice: a suite (`suite:NAME`) or a tag
@@ -280,6 +284,8 @@ impl RunEnd {
         for e in ends {
             out.stop = match (out.stop, e.stop) {
                 (Stop::Cancelled, _) | (_, Stop::Cancelled) => Stop::Cancelled,
+                // A spent budget leaves cases unrun whatever the other shards did.
+                (Stop::Budget(b), _) | (_, Stop::Budget(b)) => Stop::Budget(b),
                 (Stop::MaxFail(a), Stop::MaxFail(b)) => Stop::MaxFail(a + b),
                 (Stop::MaxFail(a), Stop::Completed) | (Stop::Completed, Stop::MaxFail(a)) => {
                     Stop::MaxFail(a)
@@ -336,6 +342,7 @@ pub struct SummaryBuilder {
     categories: BTreeMap<String, CategoryRow>,
     judge: JudgeTally,
     holdout: BTreeMap<String, HoldoutSlice>,
+    spend: crate::cost::RunSpend,
 }
 
 impl SummaryBuilder {
@@ -374,6 +381,7 @@ impl SummaryBuilder {
         row.total += 1;
         for t in &r.trials {
             self.judge.add(t);
+            self.spend.add_trial(&t.spend, t.replayed());
         }
         if r.quarantined {
             self.quarantined += 1;
@@ -622,6 +630,7 @@ impl SummaryBuilder {
                 .values()
                 .map(|s| s.clone().with_rate())
                 .collect(),
+            spend: (!self.spend.is_empty()).then(|| self.spend.clone()),
         }
     }
 }

@@ -93,13 +93,22 @@ pub struct ToolCallRequest {
     pub malformed: bool,
 }
 
-/// Token counts reported by the API.
+/// Token counts reported by the API (OpenAI's `usage.prompt_tokens` and
+/// `completion_tokens`, Anthropic's `usage.input_tokens` and `output_tokens`, streamed or
+/// not). They map to OpenTelemetry's `gen_ai.usage.input_tokens` and `output_tokens`.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
 pub struct Usage {
     /// Prompt tokens.
     pub input_tokens: u64,
     /// Completion tokens.
     pub output_tokens: u64,
+}
+
+impl Usage {
+    /// Input and output tokens together.
+    pub fn total(&self) -> u64 {
+        self.input_tokens + self.output_tokens
+    }
 }
 
 /// Whether a tool call needed approval and what happened to it.
@@ -153,8 +162,12 @@ pub struct LlmSpan {
     /// Why generation stopped (`stop`, `length`, `tool_calls`, `content_filter`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
-    /// Attempts made (1 when the first succeeded).
+    /// Attempts made (1 when the first succeeded; 0 for an answer from the cache).
     pub attempts: u32,
+    /// The reply came from the response cache (`--cache`): no request was made, and the
+    /// trial is a replay of an earlier observation, not a fresh one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
 }
 
 /// A tool call.
@@ -361,6 +374,12 @@ impl Trace {
         self.judge.iter()
     }
 
+    /// Whether any of the agent's model calls was answered from the response cache: the
+    /// trial then replays an earlier observation (evidence `replay`).
+    pub fn replayed(&self) -> bool {
+        self.llm_calls().any(|l| l.cached)
+    }
+
     /// LLM-call spans, in order.
     pub fn llm_calls(&self) -> impl Iterator<Item = &LlmSpan> {
         self.spans.iter().filter_map(|s| match s {
@@ -459,9 +478,23 @@ impl TraceRecorder {
             latency_ms,
             finish_reason,
             attempts,
+            cached: false,
         }));
         self.current_llm = Some(id);
         id
+    }
+
+    /// Marks the last model call as answered from the response cache.
+    pub fn mark_last_llm_cached(&mut self) {
+        if let Some(Span::LlmCall(l)) = self
+            .trace
+            .spans
+            .iter_mut()
+            .rev()
+            .find(|s| matches!(s, Span::LlmCall(_)))
+        {
+            l.cached = true;
+        }
     }
 
     /// Records a tool call.

@@ -1152,6 +1152,7 @@ mod tests {
                 latency_ms: 0,
                 finish_reason: None,
                 attempts: 1,
+                cached: false,
             }));
             if let Some(t) = tool_name {
                 let mut s = call(t, json!({}), true);

@@ -179,6 +179,19 @@ fn write_props(out: &mut impl Write, r: &CaseResult) -> std::io::Result<()> {
             &format!("{}/{}", r.passed_trials, r.trials.len()),
         )?;
     }
+    if !r.spend.is_empty() {
+        let t = r.spend.total();
+        prop("tokens", &t.tokens().to_string())?;
+        prop(
+            "cost_usd",
+            &t.cost_usd
+                .map_or_else(|| "unknown".to_owned(), |c| format!("{c:.6}")),
+        )?;
+    }
+    let replayed = r.trials.iter().filter(|t| t.replayed()).count();
+    if replayed > 0 {
+        prop("replayed_trials", &replayed.to_string())?;
+    }
     Ok(())
 }
 
@@ -364,7 +377,15 @@ impl Reporter for JunitReport {
                 let s = self.suite(&result.case.suite)?;
                 write_case(s, result)?;
             }
-            EventKind::RunFinished { .. } => {
+            EventKind::RunFinished { summary, .. } => {
+                let spend = summary.spend.as_ref().map(|sp| {
+                    (
+                        sp.total.tokens(),
+                        sp.total
+                            .cost_usd
+                            .map_or_else(|| "unknown".to_owned(), |c| format!("{c:.6}")),
+                    )
+                });
                 let mut f = AtomicFile::create(&self.dir, "junit.xml")?;
                 writeln!(f.out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
                 // Ant's schema allows no attribute here; the totals are the suites' sums.
@@ -393,6 +414,16 @@ impl Reporter for JunitReport {
                             f.out,
                             "      <property name=\"run_id\" value=\"{}\"/>",
                             xml_text(&self.run_id)
+                        )?;
+                    }
+                    if let Some((tokens, cost)) = &spend {
+                        writeln!(
+                            f.out,
+                            "      <property name=\"run_tokens\" value=\"{tokens}\"/>"
+                        )?;
+                        writeln!(
+                            f.out,
+                            "      <property name=\"run_cost_usd\" value=\"{cost}\"/>"
                         )?;
                     }
                     s.props.drain(&mut f.out)?;

@@ -216,6 +216,9 @@ pub fn render(
     if !scores.is_empty() {
         o.push_str(&format!("{}\n\n", scores.join(" · ")));
     }
+    if let Some(sp) = &s.spend {
+        o.push_str(&spend_table(sp));
+    }
     if s.by_category.len() > 1 || s.by_category.iter().any(|c| c.category.starts_with("LLM")) {
         o.push_str("| category | cases | pass | fail | conditional | error | blocked |\n|---|---:|---:|---:|---:|---:|---:|\n");
         for c in &s.by_category {
@@ -293,6 +296,36 @@ pub fn render(
     o.push_str(
         "<sub>PASS 0 · FAIL 1 · CONDITIONAL 3 · INCONCLUSIVE 4 — see docs/scoring.md</sub>\n",
     );
+    o
+}
+
+/// The run's calls, tokens and cost: the agent, each judge, the total.
+fn spend_table(sp: &gauntlet_core::cost::RunSpend) -> String {
+    let mut o = String::from(
+        "| spend | calls | cached | tokens in | tokens out | cost |\n|---|---:|---:|---:|---:|---:|\n",
+    );
+    let mut row = |who: String, x: &gauntlet_core::cost::Spend| {
+        o.push_str(&format!(
+            "| {who} | {} | {} | {} | {} | {} |\n",
+            x.calls,
+            x.cached,
+            x.input_tokens,
+            x.output_tokens,
+            cell(&x.cost_label())
+        ));
+    };
+    row("agent".into(), &sp.agent);
+    for (check, j) in &sp.judges {
+        row(format!("judge {}", md::code(check)), j);
+    }
+    row("**total**".into(), &sp.total);
+    o.push('\n');
+    if sp.replayed_trials > 0 {
+        o.push_str(&format!(
+            "{} trial(s) replayed the agent's answers from the response cache (evidence `replay`): they are not fresh observations.\n\n",
+            sp.replayed_trials
+        ));
+    }
     o
 }
 

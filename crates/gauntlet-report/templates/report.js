@@ -198,7 +198,7 @@
         case 'score': cell.append(r.st); break;
         case 'trials': cell.append(...trialChips(r)); break;
         case 'ms': cell.append(fmtMs(r.ms)); break;
-        case 'tok': cell.append(String(r.tok)); break;
+        case 'tok': cell.append(String(r.tok) + (r.c ? ' · ' + r.c : '') + (r.rp ? ' · replay' : '')); break;
         case 'base': cell.append(r.ch ? CHANGE[r.ch] : ''); cell.title = r.bl ? 'baseline: ' + r.bl : ''; break;
         case 'why': cell.append(r.r || ''); cell.title = r.r || ''; break;
       }

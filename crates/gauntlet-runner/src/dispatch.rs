@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use gauntlet_core::cost::{Budget, PriceTable, Spend};
 use gauntlet_core::event::{EventKind, Reporter, RunEvent, RunManifest};
 use gauntlet_core::grader::Grader;
 use gauntlet_core::plan::PlannedCase;
@@ -64,6 +65,11 @@ pub struct RunConfig {
     pub warnings: Vec<String>,
     /// Facts to add to the state's reasons (a re-grade says where it came from).
     pub notes: Vec<String>,
+    /// Prices that turn each trial's token usage into money.
+    pub prices: Arc<PriceTable>,
+    /// Spending limits: when one is reached no new trial starts (`--max-cost`,
+    /// `--max-tokens`), counted over every trial of the run, resumed ones included.
+    pub budget: Budget,
 }
 
 impl Default for RunConfig {
@@ -84,6 +90,8 @@ impl Default for RunConfig {
             user_simulator: None,
             warnings: Vec::new(),
             notes: Vec::new(),
+            prices: Arc::new(PriceTable::builtin()),
+            budget: Budget::default(),
         }
     }
 }
@@ -170,6 +178,8 @@ struct Dispatch<'a> {
     failed_cases: usize,
     crashed: usize,
     kept: usize,
+    /// What the run's trials spent so far (the budget's measure).
+    spent: Spend,
 }
 
 impl Dispatch<'_> {
@@ -249,7 +259,11 @@ impl Runner {
             failed_cases: 0,
             crashed: 0,
             kept: 0,
+            spent: Spend::default(),
         };
+        for t in cfg.finished.values().flatten() {
+            d.spent.add(&t.spend.total());
+        }
         d.emit(EventKind::RunStarted {
             manifest: Box::new(manifest),
         });
@@ -277,6 +291,10 @@ impl Runner {
                 }
                 if cfg.max_fail.is_some_and(|m| d.failed_cases >= m) {
                     stop = Stop::MaxFail(d.failed_cases);
+                    break;
+                }
+                if let Some(b) = cfg.budget.reached(&d.spent) {
+                    stop = Stop::Budget(b);
                     break;
                 }
                 if queue.is_empty() {
@@ -326,7 +344,7 @@ impl Runner {
                     }
                 }
             };
-            let (seq, slot, result) = match joined {
+            let (seq, slot, mut result) = match joined {
                 Ok(x) => x,
                 Err(e) => {
                     // The task failed outside the trial (panics inside it are caught, see
@@ -338,6 +356,10 @@ impl Runner {
                     continue;
                 }
             };
+            // Priced here, once, for a played trial and a re-graded one alike (a re-grade
+            // replaces the judge calls).
+            result.price(&cfg.prices);
+            d.spent.add(&result.spend.total());
             // With one trial per case, `case_finished` carries the trial right away; a
             // separate event would only copy it.
             if emit_trials && !pending[&seq].holdout {
@@ -356,6 +378,8 @@ impl Runner {
         if stop == Stop::Completed && plan.peek().is_some() {
             stop = if cfg.cancel.load(Ordering::Relaxed) {
                 Stop::Cancelled
+            } else if let Some(b) = cfg.budget.reached(&d.spent) {
+                Stop::Budget(b)
             } else {
                 Stop::MaxFail(d.failed_cases)
             };

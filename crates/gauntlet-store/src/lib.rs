@@ -20,6 +20,7 @@
 //! finishes. Each run has one writer, and every key of its stream starts with its run id, so
 //! any number of runs (the shards of one sharded run among them) write one store at once.
 
+pub mod cache;
 pub mod db;
 #[cfg(feature = "postgres")]
 pub mod pg;

@@ -1893,6 +1893,21 @@ pub fn load_config(path: &Path) -> Result<gauntlet_core::config::Config, Vec<Dia
             ));
         }
     }
+    for (model, p) in &cfg.prices {
+        for (field, v) in [
+            ("input_per_mtok", p.input_per_mtok),
+            ("output_per_mtok", p.output_per_mtok),
+        ] {
+            if !v.is_finite() || v < 0.0 {
+                diags.push(loc.diag(
+                    &format!("prices.{model}.{field}"),
+                    false,
+                    format!("the price of `{model}` must be a number of dollars of at least 0, not {v}"),
+                    Some("prices are US dollars per million tokens, e.g. `input_per_mtok: 0.15`".into()),
+                ));
+            }
+        }
+    }
     if diags.is_empty() {
         Ok(cfg)
     } else {

@@ -290,6 +290,7 @@ impl Plan {
                 total: s.total,
                 run: facts.shard_run,
             }),
+            prices: None,
         }
     }
 }

@@ -354,6 +354,7 @@ pub fn parse_response(v: &Value) -> Result<ChatReply, WireError> {
         finish_reason: finish_of(v.get("stop_reason").and_then(Value::as_str)),
         attempts: 1,
         agent: None,
+        cached: false,
     })
 }
 
@@ -387,6 +388,10 @@ pub fn response_to_wire(model: &str, message: &Message, usage: Usage, id: u64) -
 impl ChatModel for AnthropicModel {
     fn info(&self) -> TargetInfo {
         self.info.clone()
+    }
+
+    fn wire_body(&self, req: &ChatRequest<'_>) -> Option<Vec<u8>> {
+        serde_json::to_vec(&self.body(req)).ok()
     }
 
     fn complete<'a>(

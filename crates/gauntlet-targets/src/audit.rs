@@ -118,6 +118,7 @@ impl ChatModel for TrivialAgent {
                 finish_reason: Some("stop".into()),
                 attempts: 1,
                 agent: None,
+                cached: false,
             })
         })
     }

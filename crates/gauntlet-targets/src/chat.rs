@@ -46,6 +46,9 @@ pub struct ChatReply {
     pub attempts: u32,
     /// The agent that gave the reply, when the model reports one (multi-agent fixtures).
     pub agent: Option<String>,
+    /// The reply came from the response cache ([`crate::cache::CachedModel`]): no request
+    /// was made, and the span is marked so that the trial reads as a replay.
+    pub cached: bool,
 }
 
 /// Whether a message says nothing: no text but blanks, and no tool call.
@@ -91,6 +94,32 @@ pub trait ChatModel: Send + Sync {
         req: ChatRequest<'a>,
         rec: &'a mut TraceRecorder,
     ) -> BoxFuture<'a, Result<ChatReply, TargetError>>;
+
+    /// The exact body this model sends for `req` (messages, tools, sampling parameters,
+    /// seed, extra fields), which the response cache keys on. `None`: the model sends no
+    /// request (a fake persona answers from the case) and is never cached.
+    fn wire_body(&self, _req: &ChatRequest<'_>) -> Option<Vec<u8>> {
+        None
+    }
+}
+
+impl ChatModel for Arc<dyn ChatModel> {
+    fn info(&self) -> TargetInfo {
+        (**self).info()
+    }
+
+    fn complete<'a>(
+        &'a self,
+        ctx: &'a TrialContext<'a>,
+        req: ChatRequest<'a>,
+        rec: &'a mut TraceRecorder,
+    ) -> BoxFuture<'a, Result<ChatReply, TargetError>> {
+        (**self).complete(ctx, req, rec)
+    }
+
+    fn wire_body(&self, req: &ChatRequest<'_>) -> Option<Vec<u8>> {
+        (**self).wire_body(req)
+    }
 }
 
 /// A [`Target`] over a [`ChatModel`].
@@ -183,6 +212,9 @@ impl<M: ChatModel> Session for ChatSession<'_, M> {
                     reply.finish_reason.clone(),
                     reply.attempts,
                 );
+                if reply.cached {
+                    rec.mark_last_llm_cached();
+                }
                 if reply.finish_reason.as_deref() == Some("content_filter") {
                     record_filtered_reply(rec, user, &reply.message);
                     rec.transport(

@@ -67,6 +67,11 @@ pub enum BuildError {
     /// A judge or simulated user given a target that is not a chat model.
     #[error("a `{0}` target cannot serve as a model; use fake, openai or anthropic")]
     NotAModel(&'static str),
+    /// `--cache` asked for a target whose calls cannot be cached.
+    #[error(
+        "a `{0}` target cannot be cached: it runs its own loop, and what it did cannot be replayed from a model's answers"
+    )]
+    NotCacheable(&'static str),
     /// A judge or simulated user given a target without a kind.
     #[error("the model target has no kind")]
     NoModelKind,

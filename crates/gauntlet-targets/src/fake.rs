@@ -229,6 +229,7 @@ impl ChatModel for FakeModel {
                 finish_reason: Some(finish.to_owned()),
                 attempts: 1,
                 agent,
+                cached: false,
             })
         })
     }

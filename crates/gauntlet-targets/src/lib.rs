@@ -8,6 +8,7 @@
 
 pub mod anthropic;
 pub mod audit;
+pub mod cache;
 pub mod chat;
 pub mod client;
 pub mod error;

@@ -613,6 +613,7 @@ pub fn parse_response(v: &Value) -> Result<ChatReply, WireError> {
             .map(str::to_owned),
         attempts: 1,
         agent: None,
+        cached: false,
     })
 }
 
@@ -642,6 +643,10 @@ pub fn response_to_wire(
 impl ChatModel for OpenAiModel {
     fn info(&self) -> TargetInfo {
         self.info.clone()
+    }
+
+    fn wire_body(&self, req: &ChatRequest<'_>) -> Option<Vec<u8>> {
+        self.body_bytes(req).ok()
     }
 
     fn complete<'a>(
@@ -851,6 +856,7 @@ impl WireResponse {
             finish_reason: choice.finish_reason,
             attempts: 1,
             agent: None,
+            cached: false,
         })
     }
 }

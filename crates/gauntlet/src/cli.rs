@@ -100,6 +100,9 @@ pub enum Command {
     /// The backlog benchmark: check a frozen contract and its ledger of (task x arm x trial)
     /// rows, and report acceptance, burden and cost per arm.
     Backlog(BacklogArgs),
+    /// The response cache next to the run store (.gauntlet/cache.db): what it holds, or
+    /// empty it.
+    Cache(CacheArgs),
 }
 
 #[derive(Debug, Args)]
@@ -136,6 +139,33 @@ pub enum BacklogCommand {
         /// Markdown (for a pull request or a wiki page).
         #[arg(long, conflicts_with = "json")]
         markdown: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    #[command(subcommand)]
+    pub command: CacheCommand,
+    #[command(flatten)]
+    pub store: StoreOpts,
+    /// Config file (for `store:`; default: gauntlet.yaml in the current folder, if any).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CacheCommand {
+    /// Entries, bytes, and the hits and misses counted by every run that used the cache.
+    Stats {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete the cached answers (of one scope with --scope).
+    Clear {
+        /// Only this scope: agent, judge or attacker.
+        #[arg(long, value_name = "SCOPE")]
+        scope: Option<String>,
     },
 }
 
@@ -665,6 +695,24 @@ pub struct ExecOpts {
     /// Stop scheduling new cases after N failed cases.
     #[arg(long, value_name = "N")]
     pub max_fail: Option<usize>,
+    /// Cache the agent's model calls (openai and anthropic targets) in .gauntlet/cache.db:
+    /// a call made before with the same model, base URL, request body and trial index is
+    /// answered from the cache, and its trial's evidence is `replay`. Never for exec agents,
+    /// HTTP apps or the proxy.
+    #[arg(long, conflicts_with = "no_cache")]
+    pub cache: bool,
+    /// Use no response cache at all: judges are asked afresh (they use the cache by default).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Stop starting trials once the run's model calls (judges included) have cost this many
+    /// US dollars; the run is INCONCLUSIVE and `--resume` continues it. Every model called
+    /// must have a price (built in, or `prices:` in gauntlet.yaml).
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
+    /// Stop starting trials once the run's model calls (judges included) have used this many
+    /// tokens; the run is INCONCLUSIVE and `--resume` continues it.
+    #[arg(long, value_name = "N")]
+    pub max_total_tokens: Option<u64>,
     /// Sampling temperature for model targets.
     #[arg(long, value_name = "T")]
     pub temperature: Option<f64>,

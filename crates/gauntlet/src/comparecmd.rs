@@ -105,6 +105,54 @@ fn delta(a: Option<f64>, b: Option<f64>) -> String {
 }
 
 /// The comparison as text.
+/// Token and cost deltas between the runs, for the agent, the judges and in all: a cost
+/// one run cannot price is shown as unknown, and so is its delta.
+fn spend_rows(c: &Comparison) -> String {
+    use gauntlet_core::cost::{RunSpend, Spend};
+    if c.spend_a.is_none() && c.spend_b.is_none() {
+        return String::new();
+    }
+    let empty = RunSpend::default();
+    let (a, b) = (
+        c.spend_a.as_ref().unwrap_or(&empty),
+        c.spend_b.as_ref().unwrap_or(&empty),
+    );
+    let judges = |r: &RunSpend| {
+        let mut t = Spend::default();
+        for j in r.judges.values() {
+            t.add(j);
+        }
+        t
+    };
+    let money = |v: Option<f64>| v.map_or_else(|| "unknown".to_owned(), |v| format!("{v:.6}"));
+    let mut o = String::new();
+    for (label, x, y) in [
+        ("agent", a.agent.clone(), b.agent.clone()),
+        ("judges", judges(a), judges(b)),
+        ("total", a.total.clone(), b.total.clone()),
+    ] {
+        o.push_str(&format!(
+            "{:<22} {:>14} {:>14} {:>+10}\n",
+            format!("{label} tokens"),
+            x.tokens(),
+            y.tokens(),
+            y.tokens() as i64 - x.tokens() as i64
+        ));
+        let delta = match (x.cost_usd, y.cost_usd) {
+            (Some(p), Some(q)) => format!("{:+.6}", q - p),
+            _ => "unknown".to_owned(),
+        };
+        o.push_str(&format!(
+            "{:<22} {:>14} {:>14} {:>10}\n",
+            format!("{label} cost USD"),
+            money(x.cost_usd),
+            money(y.cost_usd),
+            delta
+        ));
+    }
+    o
+}
+
 pub fn render_comparison(c: &Comparison) -> String {
     let mut o = String::new();
     o.push_str(&format!("compare {} (A) -> {} (B)\n\n", c.run_a, c.run_b));
@@ -158,6 +206,7 @@ pub fn render_comparison(c: &Comparison) -> String {
         c.tokens_b,
         c.tokens_b as i64 - c.tokens_a as i64
     ));
+    o.push_str(&spend_rows(c));
     let rate = |r: &gauntlet_core::compare::Rate| {
         format!("{}/{} {:.0}%", r.passed, r.total, r.rate * 100.0)
     };

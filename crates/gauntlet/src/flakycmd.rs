@@ -82,6 +82,7 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
         judge_cache: None,
         // Judge instability is one of the classes told apart: every trial asks afresh.
         fresh_judges: true,
+        no_cache: true,
         config: args.config.clone(),
         user_model: None,
         notes: Default::default(),

@@ -286,12 +286,19 @@ pub fn judge_panel(
 }
 
 /// Opens the judge cache: a file (`--judge-cache`), memory only, or none (flake triage).
-pub fn open_cache(file: Option<&Path>, fresh: bool) -> Result<Arc<JudgeCache>, CliError> {
+pub fn open_cache(
+    file: Option<&Path>,
+    fresh: bool,
+    shared: Option<Arc<dyn gauntlet_core::cache::ResponseCache>>,
+) -> Result<Arc<JudgeCache>, CliError> {
     if fresh {
         return Ok(Arc::new(JudgeCache::disabled()));
     }
     match file {
-        None => Ok(Arc::new(JudgeCache::memory())),
+        None => Ok(Arc::new(match shared {
+            Some(s) => JudgeCache::shared(s),
+            None => JudgeCache::memory(),
+        })),
         Some(p) => JudgeCache::open(p).map(Arc::new).map_err(|e| {
             CliError::usage(
                 format!(

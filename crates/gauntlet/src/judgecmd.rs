@@ -67,7 +67,7 @@ fn calibrate_cmd(args: CalibrateArgs) -> Result<i32, CliError> {
         })?;
     let mut redactor = gauntlet_core::redact::Redactor::new();
     let model = judge_model(spec, args.config.as_deref(), &mut redactor)?;
-    let cache = open_cache(args.judge_cache.as_deref(), false)?;
+    let cache = open_cache(args.judge_cache.as_deref(), false, None)?;
     let judge = Judge::new(&args.check, def.clone(), Some(model), cache)
         .map_err(|e| CliError::usage(e.to_string(), e.hint()))?;
 
@@ -432,7 +432,7 @@ fn status_cmd(args: JudgeStatusArgs) -> Result<i32, CliError> {
         &suites,
         args.judge.as_deref(),
         args.config.as_deref(),
-        open_cache(None, false)?,
+        open_cache(None, false, None)?,
         None,
         &mut redactor,
     )?;

@@ -5,6 +5,7 @@
 
 mod auditcmd;
 mod backlogcmd;
+mod cachecmd;
 mod cli;
 mod comparecmd;
 mod driftcmd;
@@ -75,6 +76,7 @@ fn main() {
         Command::Judge(a) => judgecmd::judge(a),
         Command::Mcp(a) => mcpcmd::mcp(a),
         Command::Backlog(a) => backlogcmd::backlog(a),
+        Command::Cache(a) => cachecmd::cache(a),
     };
     let code = match result {
         Ok(c) => c,

@@ -253,6 +253,21 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
                 shown(&gauntlet_report::text::holdout_line(h))
             )?;
         }
+        if let Some(sp) = &s.spend {
+            // The agent's and the judges' spend apart, then what the run cost in all.
+            writeln!(o, "{BOLD}{:>12}{BOLD:#} agent {}", "Spend", sp.agent.line())?;
+            for (check, j) in &sp.judges {
+                writeln!(o, "{:>12} judge {check}: {}", "", j.line())?;
+            }
+            writeln!(o, "{:>12} total {}", "", sp.total.cost_label())?;
+            if sp.replayed_trials > 0 {
+                writeln!(
+                    o,
+                    "{:>12} {} trial(s) replayed from the response cache (evidence replay, not a fresh observation)",
+                    "", sp.replayed_trials
+                )?;
+            }
+        }
         let st = status_style(s.status);
         writeln!(
             o,

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use gauntlet_core::cost::{Budget, PriceTable};
 use gauntlet_core::event::{EvidenceLevel, Invocation, Reporter, ShardOf};
 use gauntlet_core::result::{CaseResult, CaseStatus, Outcome, TrialResult};
 use gauntlet_core::target::TargetConfig;
@@ -50,6 +51,8 @@ pub struct Settings {
     pub judge_cache: Option<PathBuf>,
     /// Ask judges afresh every time (flake triage must see a judge's instability).
     pub fresh_judges: bool,
+    /// `--no-cache`: no response cache at all.
+    pub no_cache: bool,
     /// The config file with named targets.
     pub config: Option<PathBuf>,
     pub user_model: Option<TargetConfig>,
@@ -182,6 +185,7 @@ fn settings(opts: &ExecOpts, invocation: Invocation) -> Result<Settings, CliErro
         judge: opts.judge.clone(),
         judge_cache: opts.judge_cache.clone(),
         fresh_judges: false,
+        no_cache: opts.no_cache,
         config: opts.config.clone(),
         user_model: spec(&opts.user_model)?,
         notes,
@@ -285,6 +289,8 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
         converters: converters(opts, base_invocation.as_ref())?,
         sample: opts.sample,
         include_holdout: select.include_holdout,
+        cache: opts.cache,
+        budget: budget(opts)?,
     };
     let s = settings(opts, invocation)?;
     execute(suites, select, s, mode)
@@ -309,6 +315,28 @@ fn converters(opts: &ExecOpts, base: Option<&Invocation>) -> Result<Vec<String>,
                     .join(", ")
             ),
         )
+    })
+}
+
+/// The run's spending limits from `--max-cost` and `--max-total-tokens`.
+fn budget(opts: &ExecOpts) -> Result<Budget, CliError> {
+    if let Some(c) = opts.max_cost
+        && !(c.is_finite() && c > 0.0)
+    {
+        return Err(CliError::usage(
+            format!("--max-cost must be a positive number of US dollars, not {c}"),
+            "e.g. --max-cost 2.50",
+        ));
+    }
+    if opts.max_total_tokens == Some(0) {
+        return Err(CliError::usage(
+            "--max-total-tokens must be at least 1",
+            "e.g. --max-total-tokens 200000",
+        ));
+    }
+    Ok(Budget {
+        max_cost_usd: opts.max_cost,
+        max_tokens: opts.max_total_tokens,
     })
 }
 
@@ -382,6 +410,8 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         converters: converters(&args.exec, None)?,
         sample: args.exec.sample,
         include_holdout: select.include_holdout,
+        cache: args.exec.cache,
+        budget: budget(&args.exec)?,
     };
     let s = settings(&args.exec, invocation)?;
     execute(suites, select, s, Mode::new("redteam"))
@@ -392,8 +422,16 @@ fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
     let mut store = open_store(opts.store.as_deref(), opts.config.as_deref())?;
     let run = resolve_resumed(&mut store, spec, opts.shard.as_deref())?;
     let manifest = store.manifest(&run).map_err(store_err)?;
-    let finished_run = store.summary(&run).map_err(store_err)?.is_some();
-    if finished_run && !has_faulted_trials(&store.trials(&run).map_err(store_err)?) {
+    let summary = store.summary(&run).map_err(store_err)?;
+    let finished_run = summary.is_some();
+    // A run its budget stopped has cases that never ran: it goes on like an interrupted one.
+    let budget_stopped = summary
+        .as_ref()
+        .is_some_and(|(s, _)| matches!(s.end.stop, Stop::Budget(_)));
+    if finished_run
+        && !budget_stopped
+        && !has_faulted_trials(&store.trials(&run).map_err(store_err)?)
+    {
         return Err(CliError::usage(
             format!("run {run} already finished, and none of its trials ended in error or timeout"),
             "use `gauntlet run --rerun-failed RUN` to run its failures again as a new run",
@@ -429,6 +467,13 @@ fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
     // Validate everything before touching the store: a resume refused for bad settings
     // leaves the run as it was.
     let mut s = settings(opts, inv)?;
+    // A budget given again replaces the recorded one (a run stopped by its budget goes on
+    // with a larger one); `--cache` can be turned on for the rest of the run.
+    let given = budget(opts)?;
+    if given.is_set() {
+        s.invocation.budget = given;
+    }
+    s.invocation.cache |= opts.cache;
     let reopened = if finished_run {
         store.reopen_failed_trials(&run).map_err(store_err)?
     } else {
@@ -607,21 +652,59 @@ pub fn execute(
             rate_note = Some(format!("{} (shard {sh})", parts.join(", ")));
         }
     }
-    let target = gauntlet_targets::build_target(&target_cfg, &mut redactor).map_err(|e| {
+    let prices = Arc::new(crate::setup::prices(s.config.as_deref())?);
+    // One response cache for the run: judges use it unless `--no-cache`, the agent only with
+    // `--cache`. Flake triage asks everything afresh.
+    // Without a run store (`--no-store`) nothing is kept on disk: the cache lasts the run.
+    let response_cache: Option<Arc<dyn gauntlet_core::cache::ResponseCache>> =
+        if s.no_cache || s.fresh_judges {
+            None
+        } else if s.store.is_none() {
+            Some(Arc::new(gauntlet_core::cache::MemoryCache::new()))
+        } else {
+            Some(crate::cachecmd::open_response_cache(s.store.as_ref())?)
+        };
+    let build_err = |e: gauntlet_targets::BuildError| {
         CliError::usage(
             e.to_string(),
             e.hint()
                 .unwrap_or("check the target settings and the environment variables it names"),
         )
-    })?;
+    };
+    let target = if inv.cache {
+        let Some(cache) = &response_cache else {
+            return Err(CliError::usage(
+                "--cache needs the response cache, and --no-cache turns it off",
+                "pass one of them",
+            ));
+        };
+        gauntlet_targets::cache::cacheable(target_cfg.kind).map_err(|e| {
+            CliError::usage(
+                format!("--cache: {e}"),
+                "cache only model targets (openai:, anthropic:); run exec agents, HTTP apps and the proxy without --cache",
+            )
+        })?;
+        if target_cfg.kind == Some(gauntlet_core::target::TargetKind::Fake) {
+            out::warn("--cache: a fake target sends no request, so nothing of it is cached");
+        }
+        gauntlet_targets::cache::build_cached_target(&target_cfg, &mut redactor, cache.clone())
+            .map_err(build_err)?
+    } else {
+        gauntlet_targets::build_target(&target_cfg, &mut redactor).map_err(build_err)?
+    };
     let judges = crate::judge::judge_panel(
         &suites,
         s.judge.as_deref(),
         s.config.as_deref(),
-        crate::judge::open_cache(s.judge_cache.as_deref(), s.fresh_judges)?,
+        crate::judge::open_cache(
+            s.judge_cache.as_deref(),
+            s.fresh_judges || s.no_cache,
+            response_cache.clone(),
+        )?,
         Some(&target.info()),
         &mut redactor,
     )?;
+    check_budget(&inv.budget, &prices, &target.info(), &judges.refs)?;
     for w in &judges.warnings {
         out::warn(w);
     }
@@ -716,6 +799,12 @@ pub fn execute(
     if let Some(n) = rate_note {
         notes.insert("rate_limit_share".into(), n);
     }
+    if inv.cache {
+        notes.insert(
+            "cache".into(),
+            "the agent's model calls go through the response cache: a trial answered from it has evidence `replay`".into(),
+        );
+    }
     let mut store = match &s.store {
         Some(loc) => Some(Store::open(loc).map_err(store_err)?),
         None => None,
@@ -761,6 +850,7 @@ pub fn execute(
     });
     let mut manifest = manifest;
     manifest.judges = judges.refs.clone();
+    manifest.prices = Some(prices.source());
 
     let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(TerminalReporter::new(s.verbosity))];
     if let Some(dir) = &s.out {
@@ -831,6 +921,8 @@ pub fn execute(
         user_simulator,
         warnings: mode.warnings.clone(),
         notes: Vec::new(),
+        prices,
+        budget: inv.budget,
     };
 
     let rt = runtime()?;
@@ -869,10 +961,50 @@ pub fn execute(
             "interrupted: the reports cover the cases that finished; continue with `gauntlet run --resume {run_id}`"
         ));
     }
+    if let Stop::Budget(b) = outcome.stop {
+        out::note(&format!(
+            "the budget {} was spent: no new trial was started; continue with `gauntlet run --resume {run_id}` and a larger budget",
+            b.flag()
+        ));
+    }
     if let (Some(name), Some(st)) = (&s.baseline, store.as_mut()) {
         crate::comparecmd::print_baseline_comparison(st, name, &run_id)?;
     }
     Ok(outcome.summary.status.exit_code())
+}
+
+/// A cost budget needs a price for every model the run is configured to call: with an
+/// unknown price the budget could never be reached.
+fn check_budget(
+    budget: &Budget,
+    prices: &PriceTable,
+    target: &gauntlet_core::target::TargetInfo,
+    judges: &[gauntlet_core::calibration::JudgeRef],
+) -> Result<(), CliError> {
+    if budget.max_cost_usd.is_none() {
+        return Ok(());
+    }
+    let mut models: Vec<String> = Vec::new();
+    if let Some(m) = &target.model {
+        models.push(m.clone());
+    } else if matches!(target.kind.as_str(), "exec" | "http" | "proxy") {
+        // Such a target reports its model calls (or not) as it goes; unpriced ones make
+        // the cost unknown, and the budget then counts the priced part.
+        out::warn(&format!(
+            "--max-cost: the `{}` target names no model up front; calls it reports with a model that has no price are not counted against the budget",
+            target.kind
+        ));
+    }
+    models.extend(judges.iter().map(|j| j.configured_model.clone()));
+    if let Some(m) = models.iter().find(|m| prices.price(m).is_none()) {
+        return Err(CliError::usage(
+            format!("--max-cost: the model `{m}` has no price, so its cost is unknown"),
+            format!(
+                "add it to gauntlet.yaml: `prices: {{{m}: {{input_per_mtok: ..., output_per_mtok: ...}}}}`, or budget tokens with --max-total-tokens"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The files this run writes itself (the reports, their temporary names, the store), which
@@ -883,6 +1015,11 @@ fn written_by_us(s: &Settings) -> Vec<PathBuf> {
         .iter()
         .filter_map(|l| l.path().map(std::path::Path::to_path_buf))
         .collect();
+    // The response cache may sit inside a suite's folder too.
+    let cache = crate::cachecmd::cache_path(s.store.as_ref());
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        out.push(PathBuf::from(format!("{}{suffix}", cache.display())));
+    }
     if let Some(dir) = &s.out {
         for f in gauntlet_report::Format::ALL {
             out.push(dir.join(f.file_name()));

@@ -181,6 +181,19 @@ pub fn store_location(
     Ok(location)
 }
 
+/// The price table: the built-in defaults with `prices:` of the config file over them.
+pub fn prices(config: Option<&Path>) -> Result<gauntlet_core::cost::PriceTable, CliError> {
+    let path = config
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("gauntlet.yaml"));
+    let table = gauntlet_core::cost::PriceTable::builtin();
+    if !path.exists() {
+        return Ok(table);
+    }
+    let cfg = gauntlet_suite::load::load_config(&path).map_err(CliError::Diagnostics)?;
+    Ok(table.with_overrides(&cfg.prices))
+}
+
 /// Opens (or creates) the store a run writes to.
 pub fn open_store(flag: Option<&str>, config: Option<&Path>) -> Result<Store, CliError> {
     let location = store_location(flag, config)?;

@@ -275,7 +275,13 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
         &suites,
         args.judge.as_deref(),
         args.config.as_deref(),
-        crate::judge::open_cache(args.judge_cache.as_deref(), false)?,
+        crate::judge::open_cache(
+            args.judge_cache.as_deref(),
+            false,
+            Some(crate::cachecmd::open_response_cache(Some(
+                store.location(),
+            ))?),
+        )?,
         Some(&old.target),
         &mut redactor,
     )?;
@@ -341,6 +347,7 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
         },
         warnings,
         notes: vec![format!("regraded from run {from} (no target calls)")],
+        prices: Arc::new(crate::setup::prices(args.config.as_deref())?),
         ..RunConfig::default()
     };
     let rt = runtime()?;

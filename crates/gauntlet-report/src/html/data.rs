@@ -109,6 +109,13 @@ pub struct Row<'a> {
     pub ms: u64,
     /// Tokens over the trials.
     pub tok: u64,
+    /// What the case's model calls cost (the agent's and its judges'), as text; `unknown`
+    /// when a model has no price.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub c: String,
+    /// Trials replayed from the response cache.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rp: usize,
     /// Why it did not pass, clipped.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub r: String,
@@ -144,12 +151,26 @@ impl<'a> Row<'a> {
             tr: r.trials.iter().map(|t| status_letter(t.status)).collect(),
             ms: r.duration_ms(),
             tok: tokens(r),
+            c: if r.spend.is_empty() {
+                String::new()
+            } else {
+                let t = r.spend.total();
+                match t.cost_usd {
+                    Some(c) => gauntlet_core::cost::usd(c),
+                    None => "cost unknown".to_owned(),
+                }
+            },
+            rp: r.trials.iter().filter(|t| t.replayed()).count(),
             r: clip(&failure_reason(r), ROW_REASON_CHARS),
             fc: gauntlet_core::compare::failed_checks(r),
             bl: baseline.and_then(|(s, _)| s).map(CaseStatus::as_str),
             ch: baseline.map(|(_, c)| c),
         }
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Tokens used by a case's trials (prompt and completion).

@@ -678,6 +678,25 @@ fn facts(
     if tokens_in + tokens_out > 0 {
         add("tokens", format!("{tokens_in} in, {tokens_out} out"));
     }
+    if let Some(sp) = &s.spend {
+        add("cost (agent)", sp.agent.line());
+        for (check, j) in &sp.judges {
+            add(&format!("cost (judge {check})"), j.line());
+        }
+        add("cost (total)", sp.total.cost_label());
+        if sp.replayed_trials > 0 {
+            add(
+                "replayed trials",
+                format!(
+                    "{} answered from the response cache (evidence replay)",
+                    sp.replayed_trials
+                ),
+            );
+        }
+    }
+    if let Some(p) = m.and_then(|m| m.prices.clone()) {
+        add("prices", p);
+    }
     if let Some(m) = m {
         let tools: BTreeMap<&String, &String> = m.tool_versions.iter().collect();
         if !tools.is_empty() {
