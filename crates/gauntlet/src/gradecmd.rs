@@ -220,7 +220,7 @@ pub fn grade(args: GradeArgs) -> Result<i32, CliError> {
         &suites,
         args.judge.as_deref(),
         args.config.as_deref(),
-        crate::judge::open_cache(args.judge_cache.as_deref(), false)?,
+        crate::judge::open_cache(args.judge_cache.as_deref(), false, None)?,
         None,
         &mut redactor,
     )?;
@@ -544,6 +544,9 @@ fn placeholder(
         trace,
         error,
         duration_ms,
+        // The run's evidence level (replay or online) covers every trial of a grade.
+        evidence: None,
+        spend: Default::default(),
     }
 }
 

@@ -191,27 +191,10 @@ pub(crate) fn diag_at(
     message: String,
     hint: String,
 ) -> Diagnostic {
-    Diagnostic {
-        file: file.to_owned(),
-        line,
-        column,
-        message,
-        hint: Some(hint),
-        source_line: Some(clip_line(text)),
-    }
-}
-
-/// A line too long to show whole in a snippet is cut (the column still points into it).
-fn clip_line(text: &str) -> String {
-    const SHOWN: usize = 4096;
-    if text.len() <= SHOWN {
-        return text.to_owned();
-    }
-    let mut end = SHOWN;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text[..end].to_owned()
+    // The snippet is a window around the column, so a huge line costs nothing to show.
+    let mut d = Diagnostic::at(file, Some(text), 1, column, message).hint(hint);
+    d.line = line;
+    d
 }
 
 /// Decides a file's format from the start of its first object: `resourceSpans` is OTLP, a
@@ -427,6 +410,7 @@ fn from_captured(t: CapturedTrace, no: usize) -> Result<CapturedTrial, LineError
             latency_ms: 0,
             finish_reason: None,
             attempts: 1,
+            cached: false,
         }));
         for c in &m.tool_calls {
             if let Some(i) = tools.iter().position(|s| s.id == 0 && s.call_id == c.id) {

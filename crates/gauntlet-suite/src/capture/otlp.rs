@@ -547,6 +547,7 @@ pub(super) fn read<R: Read>(
                     ),
                     hint: Some(HINT.into()),
                     source_line: None,
+                    source_column: e.column(),
                 });
                 break;
             }
@@ -892,6 +893,7 @@ fn assemble(
                     latency_ms: ms(s.start_ns, s.end_ns),
                     finish_reason: finish,
                     attempts: 1,
+                    cached: false,
                 }));
                 current_llm = Some(next_id);
                 next_id += 1;
