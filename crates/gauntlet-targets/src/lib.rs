@@ -13,6 +13,7 @@ pub mod client;
 pub mod error;
 pub mod exec;
 pub mod fake;
+pub mod helpers;
 pub mod http_app;
 pub mod openai;
 pub mod persona;
