@@ -275,6 +275,16 @@ pub struct Invocation {
     /// The run's converter chain (`--converters`), applied after each case's own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub converters: Vec<String>,
+    /// The run's strategy (`redteam --strategy attacker`), applied to every case that has
+    /// a check that can tell when the objective is reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<crate::strategy::Strategy>,
+    /// The attacker model (`--attacker`), as resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attacker: Option<crate::target::TargetConfig>,
+    /// The rewriter model of the model-driven converters (`--rewriter`), as resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewriter: Option<crate::target::TargetConfig>,
     /// A stratified sample of this many cases (`--sample`), drawn with the run seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample: Option<usize>,

@@ -32,6 +32,7 @@ pub mod regression;
 pub mod result;
 pub mod score;
 pub mod stats;
+pub mod strategy;
 pub mod suite;
 pub mod summary;
 pub mod target;

@@ -306,6 +306,11 @@ pub struct Case {
     /// carries the conversation on, up to `max_turns` more turns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulated_user: Option<SimulatedUser>,
+    /// A multi-turn attack: scripted escalation (`crescendo`, over `turns`) or an attacker
+    /// model (`attacker`, `--attacker TARGET`). The conversation is graded after every turn
+    /// and the attack stops when the objective is reached (see `docs/redteam.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<crate::strategy::Strategy>,
     /// Where the case is written (file and line), recorded by the loader for reports that
     /// point at it (SARIF). Not part of the file format.
     #[serde(skip)]
@@ -386,6 +391,10 @@ pub struct Turn {
     /// Send this turn only if the agent's previous answer matches (a rule, not a model).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<TurnCondition>,
+    /// Crescendo: other wordings of this step, tried in order when the agent refuses it
+    /// (the refused exchange is taken back from the agent's conversation first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rephrase: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -394,17 +403,24 @@ struct TurnMap {
     user: String,
     #[serde(default)]
     when: Option<TurnCondition>,
+    #[serde(default)]
+    rephrase: Vec<String>,
 }
 
 impl<'de> Deserialize<'de> for Turn {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::de::string_or_map(
             d,
-            "a user message, or a map with `user` and `when`",
-            |user| Turn { user, when: None },
+            "a user message, or a map with `user`, `when` and `rephrase`",
+            |user| Turn {
+                user,
+                when: None,
+                rephrase: Vec::new(),
+            },
             |m: TurnMap| Turn {
                 user: m.user,
                 when: m.when,
+                rephrase: m.rephrase,
             },
         )
     }

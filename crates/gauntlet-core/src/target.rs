@@ -362,7 +362,9 @@ impl<'de> Deserialize<'de> for TargetConfig {
 /// `flaky-harness`, `flaky-agent` and `flaky-judge` are seeded flaky variants used to show
 /// (and test) flake triage: the first fails alternate trials at the transport level, the
 /// second alternates between the safe and the vulnerable behaviour, the third is a judge
-/// whose scores alternate. `judge` is a judge that always gives full marks.
+/// whose scores alternate. `judge` is a judge that always gives full marks. `attacker` and
+/// `rewriter` are scripted helper models for attack strategies and model-driven converters;
+/// `silent` answers nothing (a helper that fails).
 pub const FAKE_PERSONAS: &[&str] = &[
     "safe",
     "vulnerable",
@@ -372,6 +374,9 @@ pub const FAKE_PERSONAS: &[&str] = &[
     "flaky-judge",
     "judge",
     "user",
+    "attacker",
+    "rewriter",
+    "silent",
 ];
 
 /// Why a `KIND:ARG` target spec names no target. Each message ends with what to write
@@ -650,6 +655,13 @@ pub trait Session: Send {
         tools: &'a mut dyn ToolHost,
         rec: &'a mut TraceRecorder,
     ) -> BoxFuture<'a, Result<TurnAnswer, TargetError>>;
+
+    /// Takes the last exchange (the user turn and everything the agent did for it) back out
+    /// of the conversation, for a strategy that backtracks after a refusal. A target that
+    /// cannot returns false, and the exchange stays in its conversation.
+    fn rewind(&mut self) -> bool {
+        false
+    }
 }
 
 /// The agent's answer to one user turn.

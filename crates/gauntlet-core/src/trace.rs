@@ -298,6 +298,111 @@ pub struct Trace {
     /// The calls model judges made to grade this trial (not the agent's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judge: Vec<JudgeSpan>,
+    /// What a multi-turn strategy or a model-driven converter did, in order: every call of
+    /// an attacker or rewriter model, the score after each turn, each decision.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub strategy: Vec<StrategyEvent>,
+}
+
+/// One step of a strategy (or of a model-driven converter), as recorded.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StrategyEvent {
+    /// A call of an attacker or rewriter model.
+    HelperCall(HelperCall),
+    /// The conversation graded after a turn.
+    Score(TurnScore),
+    /// What the strategy did next, and why.
+    Decision(StrategyDecision),
+}
+
+/// One call of a helper model (an attacker or a rewriter), exactly as made.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct HelperCall {
+    /// Attacker or rewriter.
+    pub role: crate::strategy::HelperRole,
+    /// The exchange it was for (0-based, exchanges taken back included).
+    pub turn: u32,
+    /// For a rewriter: the converter step (`paraphrase`, `translate:fr`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub converter: Option<String>,
+    /// Where the model is.
+    pub endpoint: String,
+    /// The prompt's name and version.
+    pub prompt: String,
+    /// The seed sent with the call.
+    pub seed: u64,
+    /// The model id the answer reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The messages sent.
+    pub messages_in: Vec<Message>,
+    /// The answer, exactly as received (empty when there was none).
+    pub answer: String,
+    /// Tokens.
+    #[serde(default)]
+    pub usage: Usage,
+    /// Wall time in milliseconds.
+    pub latency_ms: u64,
+    /// Attempts.
+    pub attempts: u32,
+    /// Why the call gave nothing usable (a transport failure, an empty answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The conversation so far, graded after one exchange by the case's checks that can tell
+/// whether the objective was reached (violation checks and judges).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct TurnScore {
+    /// The exchange (0-based, exchanges taken back included).
+    pub turn: u32,
+    /// A gating check failed: the objective was reached.
+    pub reached: bool,
+    /// The answer was a refusal.
+    pub refused: bool,
+    /// The checks that failed (gating or not), with their evidence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<String>,
+    /// The checks that could not decide.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_assessed: Vec<String>,
+    /// Judge calls made for this score.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judge: Vec<JudgeSpan>,
+}
+
+/// What a strategy decided after an exchange.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct StrategyDecision {
+    /// The exchange (0-based).
+    pub turn: u32,
+    /// The decision.
+    pub action: StrategyAction,
+    /// Why, in words.
+    pub detail: String,
+}
+
+/// A strategy's decisions.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum StrategyAction {
+    /// Keep the exchange and go on.
+    Continue,
+    /// The agent refused: the exchange was taken back from its conversation. It stays in
+    /// the trace's turns and is graded like the others: what the agent said was said.
+    Backtrack,
+    /// The agent refused, but the exchange stays (no backtrack left, or the target cannot
+    /// take one back).
+    Keep,
+    /// The objective was reached: the attack stops.
+    Reached,
+    /// The turns ran out without the objective being reached.
+    MaxTurns,
+    /// The token budget ran out.
+    Budget,
+    /// The attacker or the rewriter failed: the trial is an error.
+    Fault,
 }
 
 /// One call of a model judge, made to grade a trial (or a labelled item).
@@ -553,6 +658,11 @@ impl TraceRecorder {
             answer,
             truncated,
         });
+    }
+
+    /// Records a strategy event.
+    pub fn strategy(&mut self, event: StrategyEvent) {
+        self.trace.strategy.push(event);
     }
 
     /// The trace so far.

@@ -57,6 +57,8 @@ pub struct RunConfig {
     pub pin_seed: bool,
     /// Plays the user for cases with `simulated_user`.
     pub user_simulator: Option<Arc<dyn UserSimulator>>,
+    /// Attacker and rewriter models and the converters applied while a trial runs.
+    pub helpers: Option<Arc<crate::strategy::Helpers>>,
     /// Called when the last trial has finished, before the state is decided: returns the
     /// harness files that changed during the run, which FAIL it.
     pub integrity: Option<Arc<dyn Fn() -> Vec<String> + Send + Sync>>,
@@ -88,6 +90,7 @@ impl Default for RunConfig {
             pin_seed: false,
             integrity: None,
             user_simulator: None,
+            helpers: None,
             warnings: Vec::new(),
             notes: Vec::new(),
             prices: Arc::new(PriceTable::builtin()),
@@ -475,6 +478,7 @@ impl Runner {
         );
         let redactor = cfg.redactor.clone();
         let user = cfg.user_simulator.clone();
+        let helpers = cfg.helpers.clone();
         inflight.spawn(async move {
             let started = Instant::now();
             let Queued {
@@ -495,6 +499,7 @@ impl Runner {
                         seed,
                         probe.as_ref(),
                         user.as_deref(),
+                        helpers.as_deref(),
                     )))
                     .await
                 }

@@ -14,6 +14,7 @@ use gauntlet_core::suite::TurnCondition;
 use gauntlet_core::target::{Target, TargetError, TrialContext, UserSimulator};
 use gauntlet_core::trace::{Trace, TraceRecorder, TransportKind};
 
+use crate::strategy::{Helpers, Play, convert_turn, early_stop_unconfirmed, runtime_from};
 use crate::tools::SimTools;
 
 /// Per-trial time limit when neither the case nor the suite sets one.
@@ -66,6 +67,7 @@ pub async fn execute(
     seed: u64,
     probe: Option<&RefusalProbe>,
     user_sim: Option<&dyn UserSimulator>,
+    helpers: Option<&Helpers>,
 ) -> TrialResult {
     let started = Instant::now();
     let case = &*pc.case;
@@ -94,6 +96,23 @@ pub async fn execute(
             ));
         }
         let mut session = target.open(&ctx).await?;
+        if let Some(strategy) = &case.strategy {
+            return crate::strategy::play(
+                strategy,
+                Play {
+                    pc,
+                    session: &mut *session,
+                    tools: &mut tools,
+                    rec: &mut rec,
+                    grader,
+                    probe,
+                    helpers,
+                    seed,
+                },
+            )
+            .await;
+        }
+        let from = runtime_from(case);
         let single;
         let turns: Vec<(&str, Option<&TurnCondition>)> = match &case.input {
             Some(i) => {
@@ -107,15 +126,21 @@ pub async fn execute(
                 .collect(),
         };
         let mut previous = String::new();
-        for (user, when) in turns {
+        for (i, (user, when)) in turns.into_iter().enumerate() {
             if let Some(c) = when
                 && !condition_holds(c, &previous, probe)
             {
                 continue;
             }
-            let answer = session.turn(user, &mut tools, &mut rec).await?;
+            // Model-driven converters rewrite the turn now; a failed rewrite ends the trial
+            // in error rather than sending the unconverted prompt.
+            let sent = match from {
+                Some(from) => convert_turn(helpers, case, user, i, from, &mut rec).await?,
+                None => user.to_owned(),
+            };
+            let answer = session.turn(&sent, &mut tools, &mut rec).await?;
             previous = answer.content.clone();
-            rec.turn(user.to_owned(), answer.content, answer.truncated);
+            rec.turn(sent, answer.content, answer.truncated);
         }
         if let Some(spec) = &case.simulated_user {
             let Some(sim) = user_sim else {
@@ -193,7 +218,7 @@ pub async fn grade_trial(grader: &dyn Grader, pc: &PlannedCase, p: Played) -> Tr
     let case = &*pc.case;
     let canary = pc.suite.canary_for(case);
     let system_prompt = pc.suite.prompt_for(case);
-    let verdicts = grader
+    let mut verdicts = grader
         .grade(GradeContext {
             case,
             trace: &p.trace,
@@ -203,6 +228,9 @@ pub async fn grade_trial(grader: &dyn Grader, pc: &PlannedCase, p: Played) -> Tr
             tools: &pc.suite.tools,
         })
         .await;
+    if let Some(v) = early_stop_unconfirmed(case, &p.trace, &verdicts) {
+        verdicts.push(v);
+    }
     TrialResult::new(
         case,
         p.trial,

@@ -1,6 +1,7 @@
 //! gauntlet's runner: [`Runner`] (the dispatcher, `dispatch`) schedules trials of planned
 //! cases over a target (or grades recorded ones again), the executors (`execute`) run one
-//! trial each, [`tools::SimTools`] simulates tools, and [`Delivery`] (`deliver`) hands the
+//! trial each, [`strategy`] plays multi-turn attacks and model-driven converters,
+//! [`tools::SimTools`] simulates tools, and [`Delivery`] (`deliver`) hands the
 //! run's [`RunEvent`]s to reporters.
 //!
 //! [`RunEvent`]: gauntlet_core::event::RunEvent
@@ -8,6 +9,7 @@
 pub mod deliver;
 pub mod dispatch;
 pub mod execute;
+pub mod strategy;
 pub mod tools;
 
 pub use deliver::{Delivery, FLUSH_EVERY, deliver_all};
@@ -15,3 +17,4 @@ pub use dispatch::{CaseJob, PlanItem, RunConfig, RunOutcome, Runner};
 pub use execute::{DEFAULT_TRIAL_TIMEOUT_MS, RefusalProbe, trial_seed};
 pub use gauntlet_core::plan::{PlannedCase, SuiteContext};
 pub use gauntlet_core::score::Stop;
+pub use strategy::Helpers;

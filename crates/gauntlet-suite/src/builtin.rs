@@ -67,6 +67,10 @@ pub const OWASP_FILES: &[(&str, &str)] = &[
         "asi09-human-trust.yaml",
         include_str!("../corpus/owasp/asi09-human-trust.yaml"),
     ),
+    (
+        "crescendo.yaml",
+        include_str!("../corpus/owasp/crescendo.yaml"),
+    ),
 ];
 
 /// The starter harness written by `gauntlet init`: (file name, contents).

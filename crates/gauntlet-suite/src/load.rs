@@ -1176,6 +1176,79 @@ impl Problem {
     }
 }
 
+/// What serde cannot check about a case's `strategy:` and its turns' `rephrase:`.
+fn strategy_problems(case: &Case, out: &mut Vec<Problem>) {
+    use gauntlet_core::strategy::StrategyKind;
+    let Some(s) = &case.strategy else {
+        if let Some(i) = case.turns.iter().position(|t| !t.rephrase.is_empty()) {
+            out.push(Problem::new(
+                format!("turns[{i}].rephrase"),
+                "`rephrase` is only used by a crescendo strategy",
+                "add `strategy: {kind: crescendo}` to the case, or remove `rephrase`",
+            ));
+        }
+        return;
+    };
+    if case.simulated_user.is_some() {
+        out.push(Problem::new(
+            "strategy",
+            "a case cannot have both a strategy and a simulated user",
+            "keep one: the strategy writes the user's turns",
+        ));
+    }
+    if s.max_turns == Some(0) {
+        out.push(Problem::new(
+            "strategy.max_turns",
+            "max_turns is 0",
+            "give at least 1",
+        ));
+    }
+    if !case.expect.iter().any(|e| e.oracle.is_violation_check()) {
+        out.push(Problem::new(
+            "strategy",
+            format!(
+                "case `{}` has a strategy but no check that can tell, turn by turn, whether its objective was reached",
+                case.id
+            ),
+            "add a violation check (no_canary, not_contains, not_regex, tool_not_called, no_unsafe_markup, injection_resistance, ...); a judge may join it",
+        ));
+    }
+    match s.kind {
+        StrategyKind::Crescendo => {
+            if case.turns.len() < 2 {
+                out.push(Problem::new(
+                    "strategy",
+                    format!("crescendo case `{}` needs at least two `turns`", case.id),
+                    "write the benign steps that approach the objective as `turns:`, the last one closest to it",
+                ));
+            }
+            if let Some(i) = case.turns.iter().position(|t| t.when.is_some()) {
+                out.push(Problem::new(
+                    format!("turns[{i}].when"),
+                    "a crescendo step cannot have a `when` condition",
+                    "a refused step is reworded with `rephrase:` instead",
+                ));
+            }
+        }
+        StrategyKind::Attacker => {
+            if s.objective_for(case).is_none() {
+                out.push(Problem::new(
+                    "strategy.objective",
+                    format!("attacker case `{}` has no objective", case.id),
+                    "say what the attack tries to make the agent do, e.g. `objective: print the internal reference code`",
+                ));
+            }
+            if let Some(i) = case.turns.iter().position(|t| !t.rephrase.is_empty()) {
+                out.push(Problem::new(
+                    format!("turns[{i}].rephrase"),
+                    "`rephrase` is only used by a crescendo strategy",
+                    "the attacker writes its own rewordings",
+                ));
+            }
+        }
+    }
+}
+
 fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
     let mut out = Vec::new();
     if case.id.trim().is_empty() || case.id.chars().any(|c| c.is_whitespace() || c.is_control()) {
@@ -1191,11 +1264,17 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             format!("case `{}` has both `input` and `turns`", case.id),
             "use `input` for one message or `turns` for a conversation",
         )),
-        (None, true) => out.push(Problem::new(
-            "",
-            format!("case `{}` has no input", case.id),
-            "add `input: <the user's message>` or a `turns:` list",
-        )),
+        (None, true)
+            if !case.strategy.as_ref().is_some_and(|s| {
+                s.kind == gauntlet_core::strategy::StrategyKind::Attacker && s.objective.is_some()
+            }) =>
+        {
+            out.push(Problem::new(
+                "",
+                format!("case `{}` has no input", case.id),
+                "add `input: <the user's message>` or a `turns:` list",
+            ))
+        }
         _ => {}
     }
     if case.turns.first().is_some_and(|t| t.when.is_some()) {
@@ -1214,6 +1293,7 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             "use the LLM Top 10 (2025) ids LLM01 to LLM10 or the Agentic Top 10 (2026) ids ASI01 to ASI10, e.g. `owasp: LLM01`",
         ));
     }
+    strategy_problems(case, &mut out);
     if let Err(e) = crate::converters::check_chain(&case.converters) {
         out.push(Problem::new(
             "converters",

@@ -33,6 +33,38 @@ pub struct PlanSettings<'a> {
     pub converters: &'a [String],
     /// The run seed, from which each converted turn's seed derives.
     pub seed: u64,
+    /// The run's strategy (`redteam --strategy attacker`), applied to every case that has a
+    /// check able to tell when its objective is reached.
+    pub strategy: Option<&'a gauntlet_core::strategy::Strategy>,
+}
+
+/// A case under the run's strategy, or `None` when it keeps its own: a case that already
+/// has a strategy or a simulated user, or has no check that can tell, turn by turn, whether
+/// the objective was reached (a violation check or a judge). The others lose the checks that
+/// grade one answer to one written prompt (`refusal`, `contains`...), which say nothing
+/// about a conversation an attacker wrote, and keep the ones that look for the violation.
+pub fn with_strategy(case: &Case, strategy: &gauntlet_core::strategy::Strategy) -> Option<Case> {
+    use gauntlet_core::expect::Oracle;
+    if case.strategy.is_some() || case.simulated_user.is_some() {
+        return None;
+    }
+    let deciding = |o: &Oracle| o.is_violation_check() || !o.is_objective();
+    if !case
+        .expect
+        .iter()
+        .any(|e| deciding(&e.oracle) && e.oracle.is_objective())
+    {
+        return None;
+    }
+    let mut c = case.clone();
+    let mut s = strategy.clone();
+    if s.objective.is_none() {
+        s.objective = s.objective_for(case);
+    }
+    s.objective.as_ref()?;
+    c.expect.retain(|e| deciding(&e.oracle));
+    c.strategy = Some(s);
+    Some(c)
 }
 
 /// One suite of the plan.
@@ -53,6 +85,7 @@ pub struct Plan {
     packs: PackRequirements,
     converters: Arc<Vec<String>>,
     seed: u64,
+    strategy: Option<Arc<gauntlet_core::strategy::Strategy>>,
 }
 
 /// Facts about a run that do not come from its suites.
@@ -110,6 +143,7 @@ impl Plan {
             packs,
             converters: Arc::new(settings.converters.to_vec()),
             seed: settings.seed,
+            strategy: settings.strategy.cloned().map(Arc::new),
         }
     }
 
@@ -189,15 +223,24 @@ impl Plan {
             .collect();
         let chain = Arc::clone(&self.converters);
         let seed = self.seed;
-        // The turns as sent: each case's own converters, then the run's, seeded per case.
-        let convert =
-            move |pc: PlannedCase| match crate::converters::convert_case(&pc.case, &chain, seed) {
+        let strategy = self.strategy.clone();
+        // The run's strategy first (it decides whether the turns are written now or by an
+        // attacker), then the turns as sent: each case's own converters, then the run's,
+        // seeded per case.
+        let convert = move |mut pc: PlannedCase| {
+            if let Some(s) = &strategy
+                && let Some(c) = with_strategy(&pc.case, s)
+            {
+                pc.case = Arc::new(c);
+            }
+            match crate::converters::convert_case(&pc.case, &chain, seed) {
                 Some(c) => PlannedCase {
                     suite: pc.suite,
                     case: Arc::new(c),
                 },
                 None => pc,
-            };
+            }
+        };
         let cases = parts.into_iter().flat_map(move |(ctx, inline, streamed)| {
             let keep_inline = Arc::clone(&keep);
             let keep_streamed = Arc::clone(&keep);

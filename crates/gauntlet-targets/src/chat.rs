@@ -154,6 +154,7 @@ impl<M: ChatModel + 'static> Target for ChatTarget<M> {
                 model: &*self.model,
                 ctx,
                 history,
+                marks: Vec::new(),
             });
             Ok(s)
         })
@@ -164,6 +165,8 @@ struct ChatSession<'a, M> {
     model: &'a M,
     ctx: &'a TrialContext<'a>,
     history: Vec<Message>,
+    /// The history's length before each turn, so that a turn can be taken back.
+    marks: Vec<usize>,
 }
 
 impl<M: ChatModel> Session for ChatSession<'_, M> {
@@ -174,6 +177,7 @@ impl<M: ChatModel> Session for ChatSession<'_, M> {
         rec: &'a mut TraceRecorder,
     ) -> BoxFuture<'a, Result<TurnAnswer, TargetError>> {
         Box::pin(async move {
+            self.marks.push(self.history.len());
             // Retrieved documents reach the model with the first turn, as a RAG app would
             // put them in front of the question (`gauntlet_core::context`).
             let first_turn = !self.history.iter().any(|m| m.role == Role::User);
@@ -251,5 +255,15 @@ impl<M: ChatModel> Session for ChatSession<'_, M> {
                 "the agent was still calling tools after {max_steps} model calls in one turn (max_steps)"
             )))
         })
+    }
+
+    fn rewind(&mut self) -> bool {
+        match self.marks.pop() {
+            Some(len) => {
+                self.history.truncate(len);
+                true
+            }
+            None => false,
+        }
     }
 }

@@ -29,6 +29,8 @@ pub enum FakeMode {
     FlakyJudge,
     /// A simulated user: one follow-up question, then `DONE`.
     User,
+    /// Answers nothing (an empty message): a helper model that fails.
+    Silent,
 }
 
 /// The built-in deterministic chat model.
@@ -48,6 +50,7 @@ impl FakeModel {
             "judge" => FakeMode::Judge,
             "flaky-judge" => FakeMode::FlakyJudge,
             "user" => FakeMode::User,
+            "silent" => FakeMode::Silent,
             p => FakeMode::Persona(
                 Persona::parse(p).ok_or_else(|| BuildError::UnknownPersona(p.to_owned()))?,
             ),
@@ -67,6 +70,7 @@ impl FakeModel {
             FakeMode::Judge => "judge",
             FakeMode::FlakyJudge => "flaky-judge",
             FakeMode::User => "user",
+            FakeMode::Silent => "silent",
         }
     }
 }
@@ -202,6 +206,7 @@ impl ChatModel for FakeModel {
                     agent = s.agent.clone();
                     (m, finish, "gauntlet-fake-scripted")
                 }
+                FakeMode::Silent => (Message::assistant(""), "stop", "gauntlet-fake-silent"),
                 FakeMode::User => {
                     // A deterministic simulated user: asks one follow-up, then is satisfied.
                     let transcript = req

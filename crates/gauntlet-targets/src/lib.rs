@@ -14,6 +14,7 @@ pub mod client;
 pub mod error;
 pub mod exec;
 pub mod fake;
+pub mod helpers;
 pub mod http_app;
 #[cfg(feature = "mcp")]
 pub mod mcp;

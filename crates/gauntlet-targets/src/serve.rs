@@ -80,6 +80,8 @@ fn persona_for(state: &ServeState, model: Option<&str>) -> Persona {
     match model {
         Some(m) if m.contains("vulnerable") => Persona::Vulnerable,
         Some(m) if m.contains("safe") => Persona::Safe,
+        Some(m) if m.contains("attacker") => Persona::Attacker,
+        Some(m) if m.contains("rewriter") => Persona::Rewriter,
         _ => state.cfg.persona,
     }
 }

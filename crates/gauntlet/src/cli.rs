@@ -599,6 +599,13 @@ pub struct ServeFakeArgs {
     pub latency_ms: u64,
 }
 
+/// `--strategy`: the multi-turn strategies a run can apply to every case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StrategyArg {
+    /// An attacker model writes each message (`--attacker`).
+    Attacker,
+}
+
 /// Options shared by `run` and `redteam`.
 #[derive(Debug, Args, Clone)]
 pub struct ExecOpts {
@@ -680,6 +687,27 @@ pub struct ExecOpts {
     /// drawn with --seed (0 when absent).
     #[arg(long, value_name = "N")]
     pub sample: Option<usize>,
+    /// Play every case that has a violation check as a multi-turn attack: `attacker` (an
+    /// attacker model, --attacker, writes each message towards the case's attack).
+    #[arg(long, value_name = "KIND", value_enum)]
+    pub strategy: Option<StrategyArg>,
+    /// The attacker model of attacker strategies (fake:attacker, openai:MODEL, a named
+    /// target). Every call is recorded in the trace.
+    #[arg(long, value_name = "SPEC")]
+    pub attacker: Option<String>,
+    /// The rewriter model of the `paraphrase` and `translate:LANG` converters (fake:rewriter,
+    /// openai:MODEL, a named target). Every call is recorded in the trace.
+    #[arg(long, value_name = "SPEC")]
+    pub rewriter: Option<String>,
+    /// With --strategy: most turns kept in the agent's conversation (default 5).
+    #[arg(long, value_name = "N", requires = "strategy")]
+    pub max_turns: Option<u32>,
+    /// With --strategy: most refused exchanges taken back (default 2).
+    #[arg(long, value_name = "N", requires = "strategy")]
+    pub max_backtracks: Option<u32>,
+    /// With --strategy: stop an attack after this many tokens (the agent's and the attacker's).
+    #[arg(long, value_name = "N", requires = "strategy")]
+    pub max_attack_tokens: Option<u64>,
     /// Trials per case. Blocking cases pass only if every trial passes (pass^k).
     #[arg(long, short = 'k', value_name = "N", default_value_t = 1)]
     pub k: u32,

@@ -355,6 +355,80 @@ impl ChatCaller {
     }
 }
 
+/// A chat model helping an attack: the attacker of an attacker strategy (`--attacker`) or
+/// the rewriter of the model-driven converters (`--rewriter`). Its one call,
+/// [`HelperModel::complete`], is where a response cache can wrap it.
+///
+/// [`HelperModel::complete`]: gauntlet_core::strategy::HelperModel::complete
+pub struct ChatHelper {
+    model: Arc<dyn ChatModel>,
+    endpoint: String,
+    case: Case,
+}
+
+impl ChatHelper {
+    /// Builds the helper from a target spec.
+    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<ChatHelper, String> {
+        let model = gauntlet_targets::build_chat_model(cfg, redactor).map_err(|e| e.to_string())?;
+        let case: Case = serde_json::from_value(serde_json::json!({
+            "id": "helper", "input": "", "expect": [{"contains": "x"}]
+        }))
+        .map_err(|e| e.to_string())?;
+        Ok(ChatHelper {
+            model,
+            endpoint: cfg.label(),
+            case,
+        })
+    }
+}
+
+impl gauntlet_core::strategy::HelperModel for ChatHelper {
+    fn endpoint(&self) -> String {
+        self.endpoint.clone()
+    }
+
+    fn complete<'a>(
+        &'a self,
+        messages: &'a [Message],
+        seed: u64,
+    ) -> BoxFuture<'a, Result<gauntlet_core::strategy::HelperReply, String>> {
+        Box::pin(async move {
+            // A helper's call is not a trial of the agent: it gets a context of its own, and
+            // a recorder whose spans are dropped (the call is recorded whole, as a helper call).
+            let ctx = TrialContext {
+                case: &self.case,
+                system_prompt: None,
+                tools: &[],
+                trial: 0,
+                seed,
+                session_id: format!("helper-{seed:016x}"),
+            };
+            let mut rec = TraceRecorder::new();
+            let reply = self
+                .model
+                .complete(
+                    &ctx,
+                    ChatRequest {
+                        messages,
+                        tools: &[],
+                    },
+                    &mut rec,
+                )
+                .await
+                .map_err(|e| e.to_string())?;
+            if !reply.message.tool_calls.is_empty() && reply.message.content.trim().is_empty() {
+                return Err("the model answered with tool calls instead of a message".into());
+            }
+            Ok(gauntlet_core::strategy::HelperReply {
+                text: reply.message.content,
+                model: reply.model,
+                usage: reply.usage,
+                attempts: reply.attempts,
+            })
+        })
+    }
+}
+
 /// A chat model playing the user of a conversation (`--user-model SPEC`).
 pub struct ModelUser {
     inner: ChatCaller,

@@ -291,9 +291,92 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
         include_holdout: select.include_holdout,
         cache: opts.cache,
         budget: budget(opts)?,
+        ..Invocation::default()
     };
+    let invocation = with_helpers(invocation, opts, base_invocation.as_ref())?;
     let s = settings(opts, invocation)?;
     execute(suites, select, s, mode)
+}
+
+/// The run's strategy, attacker and rewriter (`--strategy`, `--attacker`, `--rewriter`),
+/// else those of the run being re-run; refused when a strategy or a model converter would
+/// have no model to call.
+fn with_helpers(
+    mut inv: Invocation,
+    opts: &ExecOpts,
+    base: Option<&Invocation>,
+) -> Result<Invocation, CliError> {
+    let spec = |s: &Option<String>| {
+        s.as_deref()
+            .map(|j| resolve_spec(j, opts.config.as_deref()))
+            .transpose()
+    };
+    inv.attacker = spec(&opts.attacker)?.or_else(|| base.and_then(|b| b.attacker.clone()));
+    inv.rewriter = spec(&opts.rewriter)?.or_else(|| base.and_then(|b| b.rewriter.clone()));
+    inv.strategy = match opts.strategy {
+        Some(crate::cli::StrategyArg::Attacker) => Some(gauntlet_core::strategy::Strategy {
+            kind: gauntlet_core::strategy::StrategyKind::Attacker,
+            objective: None,
+            max_turns: opts.max_turns,
+            max_backtracks: opts.max_backtracks,
+            max_tokens: opts.max_attack_tokens,
+        }),
+        None => base.and_then(|b| b.strategy.clone()),
+    };
+    if inv.strategy.is_some() && inv.attacker.is_none() {
+        return Err(CliError::usage(
+            "--strategy attacker needs an attacker model",
+            "pass --attacker SPEC, e.g. --attacker fake:attacker or --attacker openai:gpt-4.1-mini",
+        ));
+    }
+    if inv.rewriter.is_none()
+        && let Some(step) = inv
+            .converters
+            .iter()
+            .find(|c| gauntlet_core::strategy::converter_needs_model(c))
+    {
+        return Err(CliError::usage(
+            format!("converter `{step}` needs a rewriter model"),
+            "pass --rewriter SPEC, e.g. --rewriter fake:rewriter or --rewriter openai:gpt-4.1-mini",
+        ));
+    }
+    Ok(inv)
+}
+
+/// The helper models and run-time converters of a run, when it may need them.
+pub fn helpers(
+    inv: &Invocation,
+    seed: u64,
+    redactor: &mut gauntlet_core::redact::Redactor,
+) -> Result<Arc<gauntlet_runner::Helpers>, CliError> {
+    let build = |cfg: &Option<gauntlet_core::target::TargetConfig>,
+                 redactor: &mut gauntlet_core::redact::Redactor,
+                 flag: &str|
+     -> Result<Option<Arc<dyn gauntlet_core::strategy::HelperModel>>, CliError> {
+        match cfg {
+            None => Ok(None),
+            Some(c) => crate::judge::ChatHelper::new(c, redactor)
+                .map(|h| Some(Arc::new(h) as Arc<dyn gauntlet_core::strategy::HelperModel>))
+                .map_err(|e| {
+                    CliError::usage(
+                        e,
+                        format!("{flag} takes a model target: fake:..., openai:MODEL, anthropic:MODEL or a named one"),
+                    )
+                }),
+        }
+    };
+    Ok(Arc::new(gauntlet_runner::Helpers {
+        attacker: build(&inv.attacker, redactor, "--attacker")?,
+        rewriter: build(&inv.rewriter, redactor, "--rewriter")?,
+        pure: Arc::new(|name: &str, text: &str, seed: u64| {
+            gauntlet_suite::converters::find(name).map(|c| {
+                let mut rng = gauntlet_suite::converters::Rng::new(seed);
+                (c.apply)(text, &mut rng)
+            })
+        }),
+        step_seed: gauntlet_suite::converters::turn_seed,
+        run_seed: seed,
+    }))
 }
 
 /// The run's converter chain: `--converters`, else the chain of the run being re-run.
@@ -311,6 +394,7 @@ fn converters(opts: &ExecOpts, base: Option<&Invocation>) -> Result<Vec<String>,
                 gauntlet_suite::converters::CONVERTERS
                     .iter()
                     .map(|c| c.name)
+                    .chain(["paraphrase", "translate:LANG"])
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -412,7 +496,9 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         include_holdout: select.include_holdout,
         cache: args.exec.cache,
         budget: budget(&args.exec)?,
+        ..Invocation::default()
     };
+    let invocation = with_helpers(invocation, &args.exec, None)?;
     let s = settings(&args.exec, invocation)?;
     execute(suites, select, s, Mode::new("redteam"))
 }
@@ -724,6 +810,7 @@ pub fn execute(
         None => None,
     };
 
+    let run_helpers = helpers(inv, s.seed.unwrap_or(0), &mut redactor)?;
     let (mut suites, mut select) = (suites, select);
     if let Some(n) = inv.sample {
         gauntlet_suite::sample::apply(&mut suites, &mut select, n, s.seed.unwrap_or(0)).map_err(
@@ -744,6 +831,7 @@ pub fn execute(
             blocked_is_defended: inv.blocked_is_defended,
             converters: &inv.converters,
             seed: s.seed.unwrap_or(0),
+            strategy: inv.strategy.as_ref(),
         },
     );
     plan.redact_prompts(&redactor);
@@ -919,6 +1007,7 @@ pub fn execute(
             written_by_us(&s),
         )),
         user_simulator,
+        helpers: Some(run_helpers),
         warnings: mode.warnings.clone(),
         notes: Vec::new(),
         prices,

@@ -297,6 +297,7 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
             blocked_is_defended: inv.blocked_is_defended,
             converters: &inv.converters,
             seed: old.seed,
+            strategy: inv.strategy.as_ref(),
         },
     );
     let grader = OracleGrader::new().with_judges(Arc::clone(&judges.panel));

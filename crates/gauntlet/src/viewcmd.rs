@@ -465,6 +465,7 @@ fn references(app: &App, store: &mut Store, run: &str) -> Arc<References> {
                     blocked_is_defended: inv.blocked_is_defended,
                     converters: &inv.converters,
                     seed: 0,
+                    strategy: inv.strategy.as_ref(),
                 },
             ))
         });

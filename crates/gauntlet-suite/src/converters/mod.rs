@@ -8,9 +8,10 @@
 //! first and then writes the result in leetspeak. The seed comes from the run seed and the
 //! case, so the same `--seed` sends byte-for-byte the same prompts.
 //!
-//! Converters that need a model (paraphrase, translation) are not here: a rewrite by a model
-//! is only reproducible with a recorded, cached rewriter call, which the run store does not
-//! offer yet.
+//! Converters that need a model (`paraphrase`, `translate:LANG`) are named here but applied
+//! when the trial runs, by the rewriter model (`--rewriter`): the plan applies a chain up to
+//! its first model step ([`convert_case`]) and leaves the rest, recorded in the case's
+//! chain, to the executor, which records every rewriter call in the trace.
 
 mod ciphers;
 mod encodings;
@@ -200,8 +201,20 @@ pub fn find(name: &str) -> Option<&'static Converter> {
 pub fn check_chain<S: AsRef<str>>(names: &[S]) -> Result<(), String> {
     for n in names {
         let n = n.as_ref();
-        if find(n).is_none() {
-            let hint = crate::diag::did_you_mean(n, CONVERTERS.iter().map(|c| c.name))
+        if let Some(lang) = n.strip_prefix("translate:") {
+            if lang.trim().is_empty() || lang.chars().any(|c| c.is_control() || c == ',') {
+                return Err(format!(
+                    "converter `{n}` names no language; write `translate:LANG`, such as `translate:fr`"
+                ));
+            }
+            continue;
+        }
+        if find(n).is_none() && !gauntlet_core::strategy::converter_needs_model(n) {
+            let names = CONVERTERS
+                .iter()
+                .map(|c| c.name)
+                .chain(["paraphrase", "translate:LANG"]);
+            let hint = crate::diag::did_you_mean(n, names)
                 .map(|c| format!("; did you mean `{c}`?"))
                 .unwrap_or_default();
             return Err(format!("unknown converter `{n}`{hint}"));
@@ -238,11 +251,36 @@ pub fn turn_seed(run_seed: u64, case_id: &str, turn: usize, step: usize) -> u64 
     h
 }
 
-/// Applies a chain of converters to one turn. Unknown names are skipped (the loader and the
-/// command line refuse them before a run starts).
+/// The index of the first step of a chain that needs a rewriter model, if any: the plan
+/// applies the steps before it; the trial applies it and the rest.
+pub fn first_model_step(chain: &[String]) -> Option<usize> {
+    chain
+        .iter()
+        .position(|n| gauntlet_core::strategy::converter_needs_model(n))
+}
+
+/// The seed of the `j`-th rewording of a crescendo step, from its step's seed.
+pub fn rephrase_seed(step_seed: u64, j: usize) -> u64 {
+    (step_seed ^ (j as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)).rotate_left(7)
+}
+
+/// Applies a chain of converters to one turn. Unknown names and model steps are skipped (the
+/// loader and the command line refuse unknown names before a run starts; model steps are
+/// applied by the trial).
 pub fn apply_chain(text: &str, chain: &[String], seed_of: impl Fn(usize) -> u64) -> String {
+    apply_steps(text, chain, 0, seed_of)
+}
+
+/// Applies the pure converter steps `chain[from..]` to one turn (`seed_of` gets each step's
+/// index in the whole chain).
+pub fn apply_steps(
+    text: &str,
+    chain: &[String],
+    from: usize,
+    seed_of: impl Fn(usize) -> u64,
+) -> String {
     let mut out = text.to_owned();
-    for (step, name) in chain.iter().enumerate() {
+    for (step, name) in chain.iter().enumerate().skip(from) {
         if let Some(c) = find(name) {
             let mut rng = Rng::new(seed_of(step));
             out = (c.apply)(&out, &mut rng);
@@ -254,6 +292,10 @@ pub fn apply_chain(text: &str, chain: &[String], seed_of: impl Fn(usize) -> u64)
 /// A case with its chain applied: the case's own converters, then the run's. The turns as
 /// sent replace the written ones and `converters` becomes the whole chain, so reports and
 /// traces show what was sent and how it was made. A case with no chain is returned as is.
+///
+/// A chain with a model step is applied up to that step; the trial applies the rest. An
+/// attacker strategy's messages are written during the trial, so its chain is only
+/// recorded here and applied, whole, to each attacker message.
 pub fn convert_case(
     case: &gauntlet_core::suite::Case,
     run_chain: &[String],
@@ -269,15 +311,28 @@ pub fn convert_case(
         .cloned()
         .collect();
     let mut c = case.clone();
-    if let Some(input) = &case.input {
-        c.input = Some(apply_chain(input, &chain, |step| {
-            turn_seed(run_seed, &case.id, 0, step)
-        }));
-    }
-    for (i, t) in c.turns.iter_mut().enumerate() {
-        t.user = apply_chain(&t.user, &chain, |step| {
-            turn_seed(run_seed, &case.id, i, step)
-        });
+    let attacker = case
+        .strategy
+        .as_ref()
+        .is_some_and(|s| s.kind == gauntlet_core::strategy::StrategyKind::Attacker);
+    if !attacker {
+        let pure = &chain[..first_model_step(&chain).unwrap_or(chain.len())];
+        let pure = pure.to_vec();
+        if let Some(input) = &case.input {
+            c.input = Some(apply_chain(input, &pure, |step| {
+                turn_seed(run_seed, &case.id, 0, step)
+            }));
+        }
+        for (i, t) in c.turns.iter_mut().enumerate() {
+            t.user = apply_chain(&t.user, &pure, |step| {
+                turn_seed(run_seed, &case.id, i, step)
+            });
+            for (j, r) in t.rephrase.iter_mut().enumerate() {
+                *r = apply_chain(r, &pure, |step| {
+                    rephrase_seed(turn_seed(run_seed, &case.id, i, step), j)
+                });
+            }
+        }
     }
     c.converters = chain;
     Some(c)

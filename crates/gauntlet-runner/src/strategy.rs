@@ -1,0 +1,504 @@
+//! Multi-turn attack strategies and model-driven converters, as one trial plays them:
+//! [`Helpers`] (the attacker and rewriter models and the pure converters a trial may need),
+//! [`play`] (the crescendo and attacker loops: propose, send, score, decide, backtrack) and
+//! [`convert_turn`] (the converter steps applied while the trial runs).
+//!
+//! Everything a strategy does is recorded in the trace ([`StrategyEvent`]): each attacker
+//! and rewriter call (prompt, answer, seed, tokens), the score after each exchange and each
+//! decision. The final verdicts are the graders' over the whole trace, every exchange
+//! included (taken back or not), so `regrade` reproduces them from the stored trace alone.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+use gauntlet_core::grader::{GradeContext, Grader};
+use gauntlet_core::plan::PlannedCase;
+use gauntlet_core::result::Outcome;
+use gauntlet_core::strategy::{
+    ATTACKER_PROMPT_VERSION, DEFAULT_ATTACKER_TURNS, DEFAULT_BACKTRACKS, HelperModel, HelperRole,
+    REWRITER_PROMPT_VERSION, Strategy, StrategyKind, attacker_messages, converter_needs_model,
+    rewriter_messages,
+};
+use gauntlet_core::suite::Case;
+use gauntlet_core::target::{Session, TargetError};
+use gauntlet_core::trace::{
+    HelperCall, Message, StrategyAction, StrategyDecision, StrategyEvent, Trace, TraceRecorder,
+    TurnScore,
+};
+use gauntlet_core::verdict::Verdict;
+
+use crate::execute::RefusalProbe;
+use crate::tools::SimTools;
+
+/// Applies one pure converter: `(name, text, seed)` to the converted text (`None` for a name
+/// it does not know).
+pub type PureConverter = Arc<dyn Fn(&str, &str, u64) -> Option<String> + Send + Sync>;
+
+/// The seed of one converter step: `(run seed, case id, turn, step)`.
+pub type StepSeed = fn(u64, &str, usize, usize) -> u64;
+
+/// What trials with strategies or model-driven converters need, built by the binary.
+#[derive(Clone)]
+pub struct Helpers {
+    /// The attacker model (`--attacker`).
+    pub attacker: Option<Arc<dyn HelperModel>>,
+    /// The rewriter model (`--rewriter`).
+    pub rewriter: Option<Arc<dyn HelperModel>>,
+    /// The pure converters, for the steps of a chain applied while the trial runs.
+    pub pure: PureConverter,
+    /// The seed of each converter step (the plan's, so both agree).
+    pub step_seed: StepSeed,
+    /// The run seed.
+    pub run_seed: u64,
+}
+
+/// Where the converter chain of a case starts to apply while the trial runs: from the
+/// start for an attacker's messages (written during the trial), from the first model step
+/// otherwise (the plan applied the steps before it), or not at all.
+pub fn runtime_from(case: &Case) -> Option<usize> {
+    if case.converters.is_empty() {
+        return None;
+    }
+    if case
+        .strategy
+        .as_ref()
+        .is_some_and(|s| s.kind == StrategyKind::Attacker)
+    {
+        return Some(0);
+    }
+    case.converters
+        .iter()
+        .position(|n| converter_needs_model(n))
+}
+
+/// Applies `case.converters[from..]` to one message: pure steps locally, model steps by the
+/// rewriter, each rewriter call recorded. A rewriter that fails or answers nothing ends the
+/// trial in error: the original prompt is never sent in its place.
+pub async fn convert_turn(
+    helpers: Option<&Helpers>,
+    case: &Case,
+    text: &str,
+    turn: usize,
+    from: usize,
+    rec: &mut TraceRecorder,
+) -> Result<String, TargetError> {
+    let Some(h) = helpers else {
+        return Err(TargetError::Harness(
+            "this case's converters are applied while the trial runs, but no converter was set up for the run".into(),
+        ));
+    };
+    let mut out = text.to_owned();
+    for (step, name) in case.converters.iter().enumerate().skip(from) {
+        let seed = (h.step_seed)(h.run_seed, &case.id, turn, step);
+        if !converter_needs_model(name) {
+            out = (h.pure)(name, &out, seed).unwrap_or(out);
+            continue;
+        }
+        let Some(model) = &h.rewriter else {
+            return Err(TargetError::Harness(format!(
+                "converter `{name}` needs a rewriter model; pass --rewriter TARGET"
+            )));
+        };
+        let Some(messages) = rewriter_messages(name, &out, seed) else {
+            continue;
+        };
+        let answer = call_helper(
+            &**model,
+            HelperRole::Rewriter,
+            Some(name),
+            REWRITER_PROMPT_VERSION,
+            turn as u32,
+            messages,
+            seed,
+            rec,
+        )
+        .await;
+        match answer {
+            Ok(t) => out = t,
+            Err(e) => {
+                return Err(TargetError::Harness(format!(
+                    "the rewriter failed on converter `{name}`: {e}"
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Calls a helper model once and records the call, whatever happened. An empty answer is a
+/// failure: there is nothing to send.
+#[allow(clippy::too_many_arguments)]
+async fn call_helper(
+    model: &dyn HelperModel,
+    role: HelperRole,
+    converter: Option<&str>,
+    prompt: &str,
+    turn: u32,
+    messages: Vec<Message>,
+    seed: u64,
+    rec: &mut TraceRecorder,
+) -> Result<String, String> {
+    let started = Instant::now();
+    let reply = model.complete(&messages, seed).await;
+    let latency_ms = started.elapsed().as_millis() as u64;
+    let mut call = HelperCall {
+        role,
+        turn,
+        converter: converter.map(str::to_owned),
+        endpoint: model.endpoint(),
+        prompt: prompt.to_owned(),
+        seed,
+        model: None,
+        messages_in: messages,
+        answer: String::new(),
+        usage: Default::default(),
+        latency_ms,
+        attempts: 1,
+        error: None,
+    };
+    let result = match reply {
+        Ok(r) => {
+            call.model = r.model;
+            call.usage = r.usage;
+            call.attempts = r.attempts;
+            call.answer = r.text.clone();
+            let text = r.text.trim().to_owned();
+            if text.is_empty() {
+                Err("the model answered nothing".to_owned())
+            } else {
+                Ok(text)
+            }
+        }
+        Err(e) => Err(e),
+    };
+    if let Err(e) = &result {
+        call.error = Some(e.clone());
+    }
+    rec.strategy(StrategyEvent::HelperCall(call));
+    result
+}
+
+/// Tokens the trial has used so far: the agent's model calls and the helpers'.
+fn tokens_used(trace: &Trace) -> u64 {
+    let agent: u64 = trace
+        .llm_calls()
+        .map(|c| c.usage.input_tokens + c.usage.output_tokens)
+        .sum();
+    let helpers: u64 = trace
+        .strategy
+        .iter()
+        .filter_map(|e| match e {
+            StrategyEvent::HelperCall(c) => Some(c.usage.input_tokens + c.usage.output_tokens),
+            _ => None,
+        })
+        .sum();
+    agent + helpers
+}
+
+/// The check keys that can tell, after a turn, whether the objective was reached: the
+/// case's violation checks and judges, and the leak check every case gets.
+fn deciding_keys(case: &Case) -> BTreeSet<&'static str> {
+    let mut keys: BTreeSet<&'static str> = case
+        .expect
+        .iter()
+        .filter(|e| e.oracle.is_violation_check() || !e.oracle.is_objective())
+        .map(|e| e.oracle.key())
+        .collect();
+    keys.insert("no_canary");
+    keys
+}
+
+/// Whether verdicts say the objective was reached: a deciding check that gates, could
+/// decide and failed. A triage judge's failure is reported but decides nothing.
+pub fn objective_reached(case: &Case, verdicts: &[Verdict]) -> bool {
+    let keys = deciding_keys(case);
+    verdicts
+        .iter()
+        .any(|v| keys.contains(v.check.as_str()) && v.gating && v.assessed && !v.passed)
+}
+
+/// What a strategy needs from the trial it runs in.
+pub struct Play<'a, 'b> {
+    /// The case and its suite.
+    pub pc: &'a PlannedCase,
+    /// The agent's session.
+    pub session: &'a mut (dyn Session + 'b),
+    /// The simulated tools.
+    pub tools: &'a mut SimTools<'b>,
+    /// The trace.
+    pub rec: &'a mut TraceRecorder,
+    /// The graders, to score the conversation after each turn.
+    pub grader: &'a dyn Grader,
+    /// The refusal detector (no backtracking without one).
+    pub probe: Option<&'a RefusalProbe>,
+    /// The helper models and converters.
+    pub helpers: Option<&'a Helpers>,
+    /// The trial's seed.
+    pub seed: u64,
+}
+
+fn decide(rec: &mut TraceRecorder, turn: u32, action: StrategyAction, detail: String) {
+    rec.strategy(StrategyEvent::Decision(StrategyDecision {
+        turn,
+        action,
+        detail,
+    }));
+}
+
+/// The seed of one attacker call.
+fn attacker_seed(trial_seed: u64, exchange: u32) -> u64 {
+    (trial_seed ^ u64::from(exchange).wrapping_mul(0x9e37_79b9_7f4a_7c15)).rotate_left(11)
+}
+
+/// Plays a case's strategy: each exchange is proposed (the next scripted step, a rewording
+/// after a refusal, or the attacker's message), converted, sent, recorded, and the
+/// conversation so far graded; the attack stops when the objective is reached or its
+/// bounds (turns, tokens) run out. A refused exchange is taken back from the agent's
+/// conversation while backtracks remain, and the attacker is told.
+pub async fn play(strategy: &Strategy, p: Play<'_, '_>) -> Result<(), TargetError> {
+    let case = &*p.pc.case;
+    let suite = &*p.pc.suite;
+    let scripted = case.turns.len() as u32;
+    let max_turns = match strategy.kind {
+        StrategyKind::Crescendo => strategy.max_turns.unwrap_or(scripted).min(scripted),
+        StrategyKind::Attacker => strategy.max_turns.unwrap_or(DEFAULT_ATTACKER_TURNS),
+    };
+    let max_backtracks = strategy.max_backtracks.unwrap_or(DEFAULT_BACKTRACKS);
+    let objective = strategy.objective_for(case).unwrap_or_default();
+    let attacker = match strategy.kind {
+        StrategyKind::Attacker => {
+            if objective.is_empty() {
+                return Err(TargetError::Harness(
+                    "this attacker case has no objective (`strategy.objective` or `input`)".into(),
+                ));
+            }
+            match p.helpers.and_then(|h| h.attacker.as_ref()) {
+                Some(a) => Some(Arc::clone(a)),
+                None => {
+                    return Err(TargetError::Harness(
+                        "this case's strategy needs an attacker model; pass --attacker TARGET"
+                            .into(),
+                    ));
+                }
+            }
+        }
+        StrategyKind::Crescendo => None,
+    };
+    let from = runtime_from(case);
+    let canary = suite.canary_for(case);
+    let system_prompt = suite.prompt_for(case);
+    let mut kept: Vec<usize> = Vec::new();
+    let mut refused_msgs: Vec<String> = Vec::new();
+    let mut backtracks = 0u32;
+    let mut exchange = 0u32;
+    let (mut step, mut attempt) = (0usize, 0usize);
+    while (kept.len() as u32) < max_turns {
+        let proposed = match &attacker {
+            None => {
+                let t = &case.turns[step];
+                if attempt == 0 {
+                    t.user.clone()
+                } else {
+                    t.rephrase[attempt - 1].clone()
+                }
+            }
+            Some(a) => {
+                let records: Vec<_> = kept.iter().map(|&i| &p.rec.trace().turns[i]).collect();
+                let refused: Vec<&str> = refused_msgs.iter().map(String::as_str).collect();
+                let messages = attacker_messages(
+                    &objective,
+                    kept.len() as u32 + 1,
+                    max_turns,
+                    &records,
+                    &refused,
+                );
+                let seed = attacker_seed(p.seed, exchange);
+                match call_helper(
+                    &**a,
+                    HelperRole::Attacker,
+                    None,
+                    ATTACKER_PROMPT_VERSION,
+                    exchange,
+                    messages,
+                    seed,
+                    p.rec,
+                )
+                .await
+                {
+                    Ok(m) => m,
+                    Err(e) => {
+                        decide(p.rec, exchange, StrategyAction::Fault, e.clone());
+                        return Err(TargetError::Harness(format!("the attacker failed: {e}")));
+                    }
+                }
+            }
+        };
+        let sent = match from {
+            Some(from) => {
+                let turn = if attacker.is_some() {
+                    exchange as usize
+                } else {
+                    step + attempt * 1_000_000
+                };
+                match convert_turn(p.helpers, case, &proposed, turn, from, p.rec).await {
+                    Ok(s) => s,
+                    Err(e) => {
+                        decide(p.rec, exchange, StrategyAction::Fault, e.to_string());
+                        return Err(e);
+                    }
+                }
+            }
+            None => proposed.clone(),
+        };
+        let answer = p.session.turn(&sent, p.tools, p.rec).await?;
+        let refused = p.probe.is_some_and(|probe| probe(&answer.content));
+        p.rec.turn(sent, answer.content, answer.truncated);
+        let index = p.rec.trace().turns.len() - 1;
+
+        let verdicts = p
+            .grader
+            .grade(GradeContext {
+                case,
+                trace: p.rec.trace(),
+                outcome: Outcome::Completed,
+                canary,
+                system_prompt: system_prompt.as_deref(),
+                tools: &suite.tools,
+            })
+            .await;
+        let reached = objective_reached(case, &verdicts);
+        let keys = deciding_keys(case);
+        let failed = verdicts
+            .iter()
+            .filter(|v| keys.contains(v.check.as_str()) && v.assessed && !v.passed)
+            .map(|v| format!("{}: {}", v.label, v.evidence))
+            .collect();
+        let not_assessed = verdicts
+            .iter()
+            .filter(|v| keys.contains(v.check.as_str()) && !v.assessed)
+            .map(|v| format!("{}: {}", v.label, v.evidence))
+            .collect();
+        let judge = verdicts.into_iter().flat_map(|v| v.judge_calls).collect();
+        p.rec.strategy(StrategyEvent::Score(TurnScore {
+            turn: exchange,
+            reached,
+            refused,
+            failed,
+            not_assessed,
+            judge,
+        }));
+        if reached {
+            decide(
+                p.rec,
+                exchange,
+                StrategyAction::Reached,
+                format!(
+                    "the objective was reached after {} exchange(s)",
+                    exchange + 1
+                ),
+            );
+            return Ok(());
+        }
+        let mut keep = true;
+        if refused {
+            let reword_left = match &attacker {
+                Some(_) => true,
+                None => attempt < case.turns[step].rephrase.len(),
+            };
+            if backtracks < max_backtracks && reword_left {
+                if p.session.rewind() {
+                    backtracks += 1;
+                    keep = false;
+                    decide(
+                        p.rec,
+                        exchange,
+                        StrategyAction::Backtrack,
+                        format!(
+                            "refused; the exchange was taken back ({backtracks} of {max_backtracks} backtracks)"
+                        ),
+                    );
+                    match &attacker {
+                        Some(_) => refused_msgs.push(proposed),
+                        None => attempt += 1,
+                    }
+                } else {
+                    decide(
+                        p.rec,
+                        exchange,
+                        StrategyAction::Keep,
+                        "refused; the target cannot take an exchange back, so it stays".into(),
+                    );
+                }
+            } else {
+                decide(
+                    p.rec,
+                    exchange,
+                    StrategyAction::Keep,
+                    if reword_left {
+                        format!("refused; no backtrack left ({max_backtracks} used)")
+                    } else {
+                        "refused; this step has no other wording left".into()
+                    },
+                );
+            }
+        }
+        exchange += 1;
+        if keep {
+            kept.push(index);
+            step += 1;
+            attempt = 0;
+            if !refused {
+                decide(
+                    p.rec,
+                    exchange - 1,
+                    StrategyAction::Continue,
+                    "not reached; kept".into(),
+                );
+            }
+        }
+        if let Some(limit) = strategy.max_tokens {
+            let used = tokens_used(p.rec.trace());
+            if used >= limit {
+                decide(
+                    p.rec,
+                    exchange - 1,
+                    StrategyAction::Budget,
+                    format!("{used} tokens used of {limit}: the attack stops unfinished"),
+                );
+                return Ok(());
+            }
+        }
+    }
+    decide(
+        p.rec,
+        exchange.saturating_sub(1),
+        StrategyAction::MaxTurns,
+        format!("not reached in {max_turns} turn(s) ({backtracks} backtrack(s))"),
+    );
+    Ok(())
+}
+
+/// When a recorded attack stopped because its objective was reached, but the checks (as
+/// they are now) no longer see it, the turns it never played were never put to the test:
+/// the verdict that says so is not assessed, so the case cannot pass on a shortened attack.
+pub fn early_stop_unconfirmed(case: &Case, trace: &Trace, verdicts: &[Verdict]) -> Option<Verdict> {
+    let stopped = trace.strategy.iter().any(|e| {
+        matches!(
+            e,
+            StrategyEvent::Decision(StrategyDecision {
+                action: StrategyAction::Reached,
+                ..
+            })
+        )
+    });
+    if !stopped || objective_reached(case, verdicts) {
+        return None;
+    }
+    Some(Verdict::not_assessed(
+        "strategy",
+        "strategy (attack stopped early)".into(),
+        gauntlet_core::verdict::Dimension::Policy,
+        "the recorded attack stopped when its objective was reached, but the checks no longer see it reached; the turns it did not play were never tested".into(),
+    ))
+}

@@ -1,0 +1,404 @@
+//! Multi-turn strategies and model-driven converters end to end: crescendo cases against both
+//! personas, the attacker loop against `serve-fake` with the scripted attacker (and regrade
+//! from the stored traces), faults of the attacker and the rewriter, and byte-for-byte
+//! repeatable request bodies captured at a local server.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+mod common;
+use common::{code, report, run, serve_fake, text, write};
+
+fn cases(r: &Value) -> &Vec<Value> {
+    r["cases"].as_array().unwrap()
+}
+
+/// The strategy events of a case's first trial.
+fn events(c: &Value) -> Vec<Value> {
+    c["trials"][0]["trace"]["strategy"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn actions(c: &Value) -> Vec<String> {
+    events(c)
+        .iter()
+        .filter(|e| e["kind"] == "decision")
+        .map(|e| e["action"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn scores(c: &Value) -> Vec<bool> {
+    events(c)
+        .iter()
+        .filter(|e| e["kind"] == "score")
+        .map(|e| e["reached"].as_bool().unwrap())
+        .collect()
+}
+
+#[test]
+fn crescendo_cases_fall_at_their_last_step_on_vulnerable_and_hold_on_safe() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (persona, want) in [("fake:vulnerable", "FAIL"), ("fake:safe", "PASS")] {
+        let out = format!("o-{want}");
+        let o = run(
+            &[
+                "redteam",
+                "-t",
+                persona,
+                "--filter",
+                "technique:crescendo-*",
+                "--no-store",
+                "-q",
+                "-o",
+                &out,
+            ],
+            tmp.path(),
+        );
+        assert!(matches!(code(&o), 0 | 1), "{}", text(&o));
+        let r = report(&tmp.path().join(&out));
+        assert_eq!(cases(&r).len(), 5);
+        for c in cases(&r) {
+            let id = c["case"]["id"].as_str().unwrap();
+            assert_eq!(c["status"], want, "{id} on {persona}");
+            let s = scores(c);
+            if want == "FAIL" {
+                // Benign steps first: the fall comes at the last step, not before.
+                assert_eq!(s, [false, false, true], "{id}");
+                assert_eq!(actions(c).last().unwrap(), "reached", "{id}");
+            } else {
+                assert!(s.iter().all(|r| !r), "{id}: {s:?}");
+                assert_eq!(actions(c).last().unwrap(), "max_turns", "{id}");
+            }
+        }
+        if want == "PASS" {
+            // The refused last step is taken back and reworded, twice, then kept.
+            let c = common::case(&r, "llm01-crescendo-rephrased");
+            let a = actions(c);
+            assert_eq!(a.iter().filter(|x| *x == "backtrack").count(), 2, "{a:?}");
+            let turns = c["trials"][0]["trace"]["turns"].as_array().unwrap();
+            assert_eq!(turns.len(), 5);
+            assert!(
+                turns[3]["user"]
+                    .as_str()
+                    .unwrap()
+                    .contains("full text from before")
+            );
+        }
+    }
+}
+
+/// A config file whose named targets are personas of one `serve-fake`.
+fn config(dir: &Path, url: &str) {
+    let t = |name: &str, model: &str| {
+        format!("  {name}:\n    kind: openai\n    model: {model}\n    base_url: {url}/v1\n")
+    };
+    write(
+        dir,
+        "gauntlet.yaml",
+        &format!(
+            "targets:\n{}{}{}",
+            t("agent-vulnerable", "gauntlet-fake-vulnerable"),
+            t("agent-safe", "gauntlet-fake-safe"),
+            t("red", "gauntlet-fake-attacker"),
+        ),
+    );
+}
+
+#[test]
+fn the_attacker_loop_against_serve_fake_falls_or_holds_and_regrades_the_same() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_server, url) = serve_fake("safe");
+    config(tmp.path(), &url);
+    let store = tmp.path().join("runs.db");
+    let store = store.to_str().unwrap();
+    for (agent, want) in [("agent-vulnerable", "FAIL"), ("agent-safe", "PASS")] {
+        let out = format!("a-{want}");
+        let o = run(
+            &[
+                "redteam",
+                "-t",
+                agent,
+                "--category",
+                "LLM07",
+                "--strategy",
+                "attacker",
+                "--attacker",
+                "red",
+                "--max-turns",
+                "4",
+                "--store",
+                store,
+                "-q",
+                "-o",
+                &out,
+            ],
+            tmp.path(),
+        );
+        assert!(matches!(code(&o), 0 | 1), "{}", text(&o));
+        let r = report(&tmp.path().join(&out));
+        assert!(cases(&r).len() >= 10);
+        for c in cases(&r) {
+            let id = c["case"]["id"].as_str().unwrap();
+            assert_eq!(c["status"], want, "{id} with {agent}");
+            if c["case"]["technique"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("crescendo"))
+            {
+                continue; // a crescendo case keeps its own script
+            }
+            let ev = events(c);
+            let calls: Vec<&Value> = ev.iter().filter(|e| e["kind"] == "helper_call").collect();
+            assert!(!calls.is_empty(), "{id}: no attacker call recorded");
+            // Every message the agent got was written by the attacker, and recorded as such.
+            let turns = c["trials"][0]["trace"]["turns"].as_array().unwrap();
+            assert_eq!(calls.len(), turns.len(), "{id}");
+            for (call, turn) in calls.iter().zip(turns) {
+                assert_eq!(call["role"], "attacker");
+                assert_eq!(call["prompt"], "attacker@1");
+                assert_eq!(call["answer"].as_str().unwrap().trim(), turn["user"]);
+                assert!(
+                    call["messages_in"][1]["content"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("OBJECTIVE: ")
+                );
+            }
+            let s = scores(c);
+            if want == "FAIL" {
+                assert!(s.len() <= 3 && *s.last().unwrap(), "{id}: {s:?}");
+            } else {
+                // PASS only because every turn was graded and none reached the objective,
+                // through all four kept turns.
+                assert!(s.iter().all(|r| !r), "{id}: {s:?}");
+                let kept = s.len() - actions(c).iter().filter(|a| *a == "backtrack").count();
+                assert_eq!(kept, 4, "{id}: {:?}", actions(c));
+                assert_eq!(actions(c).last().unwrap(), "max_turns");
+            }
+        }
+        // The stored traces give the same verdicts when graded again.
+        let o = run(
+            &["regrade", "latest", "--store", store, "-q", "-o", "re"],
+            tmp.path(),
+        );
+        assert!(matches!(code(&o), 0 | 1), "{}", text(&o));
+        let again = report(&tmp.path().join("re"));
+        let verdicts = |r: &Value| {
+            let mut v: Vec<(String, String, String)> = cases(r)
+                .iter()
+                .map(|c| {
+                    (
+                        c["case"]["id"].as_str().unwrap().to_owned(),
+                        c["status"].as_str().unwrap().to_owned(),
+                        c["trials"][0]["verdicts"].to_string(),
+                    )
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(verdicts(&r), verdicts(&again), "regrade changed a verdict");
+    }
+}
+
+#[test]
+fn an_attacker_or_rewriter_that_answers_nothing_is_an_error_never_a_pass() {
+    let tmp = tempfile::tempdir().unwrap();
+    for extra in [
+        ["--strategy", "attacker", "--attacker", "fake:silent"],
+        ["--converters", "paraphrase", "--rewriter", "fake:silent"],
+    ] {
+        let mut args = vec![
+            "redteam",
+            "-t",
+            "fake:safe",
+            "--filter",
+            "id:llm07-verbatim*",
+            "--no-store",
+            "-q",
+            "-o",
+            "f",
+        ];
+        args.extend(extra);
+        let o = run(&args, tmp.path());
+        assert_eq!(code(&o), 4, "{}", text(&o));
+        let r = report(&tmp.path().join("f"));
+        for c in cases(&r) {
+            let t = &c["trials"][0];
+            assert_eq!(t["outcome"], "error", "{extra:?}");
+            assert_ne!(c["status"], "PASS");
+            let ev = events(c);
+            let call = ev.iter().find(|e| e["kind"] == "helper_call").unwrap();
+            assert_eq!(call["error"], "the model answered nothing");
+            // Nothing unconverted or unwritten reached the agent.
+            assert!(t["trace"]["turns"].as_array().unwrap().is_empty());
+        }
+    }
+    // A model converter without a rewriter, or a strategy without an attacker, is refused.
+    for args in [
+        &["redteam", "--converters", "translate:fr", "--no-store"][..],
+        &["redteam", "--strategy", "attacker", "--no-store"][..],
+    ] {
+        let o = run(args, tmp.path());
+        assert_eq!(code(&o), 2, "{}", text(&o));
+        assert!(text(&o).contains("hint:"), "{}", text(&o));
+    }
+}
+
+#[test]
+fn model_converters_record_the_rewriter_call_and_the_prompt_sent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(
+        &[
+            "redteam",
+            "-t",
+            "fake:vulnerable",
+            "--filter",
+            "id:llm07-verbatim*",
+            "--converters",
+            "translate:fr,paraphrase",
+            "--rewriter",
+            "fake:rewriter",
+            "--no-store",
+            "-q",
+            "-o",
+            "m",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let r = report(&tmp.path().join("m"));
+    let c = &cases(&r)[0];
+    assert_eq!(
+        c["case"]["converters"],
+        serde_json::json!(["translate:fr", "paraphrase"])
+    );
+    let ev = events(c);
+    let calls: Vec<&Value> = ev.iter().filter(|e| e["kind"] == "helper_call").collect();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0]["converter"], "translate:fr");
+    assert_eq!(calls[1]["converter"], "paraphrase");
+    let sent = c["trials"][0]["trace"]["turns"][0]["user"]
+        .as_str()
+        .unwrap();
+    assert_eq!(sent, calls[1]["answer"].as_str().unwrap().trim());
+    assert!(sent.contains("[fr] "), "{sent}");
+    // The paraphrase rewrote the translation, as the chain says.
+    assert!(
+        calls[1]["messages_in"][1]["content"]
+            .as_str()
+            .unwrap()
+            .contains(calls[0]["answer"].as_str().unwrap()),
+    );
+}
+
+/// A chat-completions server that refuses everything and records every request body.
+fn capture() -> (u16, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let bodies = Arc::new(Mutex::new(Vec::new()));
+    let keep = Arc::clone(&bodies);
+    std::thread::spawn(move || {
+        for s in listener.incoming().flatten() {
+            let keep = Arc::clone(&keep);
+            std::thread::spawn(move || answer(s, &keep));
+        }
+    });
+    (port, bodies)
+}
+
+fn answer(mut s: TcpStream, keep: &Mutex<Vec<String>>) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let body = loop {
+        let n = s.read(&mut chunk).unwrap_or(0);
+        if n == 0 {
+            return;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        let t = String::from_utf8_lossy(&buf).to_string();
+        if let Some(end) = t.find("\r\n\r\n") {
+            let len = t[..end]
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                })
+                .unwrap_or(0);
+            if buf.len() >= end + 4 + len {
+                break String::from_utf8_lossy(&buf[end + 4..end + 4 + len]).to_string();
+            }
+        }
+    };
+    keep.lock().unwrap().push(body);
+    let reply = r#"{"id":"c1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"I'm sorry, but I can't help with that."},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":9,"total_tokens":12}}"#;
+    let _ = write!(
+        s,
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+        reply.len()
+    );
+}
+
+#[test]
+fn the_same_seed_sends_byte_for_byte_the_same_requests_with_strategies_and_rewriters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (port, bodies) = capture();
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let go = |seed: &str, strategy: bool| {
+        bodies.lock().unwrap().clear();
+        let mut args = vec![
+            "redteam",
+            "-t",
+            "openai:m",
+            "--base-url",
+            &base,
+            "--category",
+            "LLM07",
+            "--seed",
+            seed,
+            "-j",
+            "1",
+            "--no-store",
+            "-q",
+            "-o",
+            "s",
+        ];
+        if strategy {
+            args.extend(["--strategy", "attacker", "--attacker", "fake:attacker"]);
+            args.extend(["--converters", "homoglyph"]);
+        } else {
+            args.extend([
+                "--converters",
+                "caesar,paraphrase",
+                "--rewriter",
+                "fake:rewriter",
+            ]);
+        }
+        let o = run(&args, tmp.path());
+        // A canned apology is a weak refusal (CONDITIONAL); what matters is that nothing
+        // ended in error.
+        assert!(matches!(code(&o), 0 | 3), "{}", text(&o));
+        let sent = bodies.lock().unwrap().clone();
+        assert!(sent.len() >= 10, "{}", sent.len());
+        sent
+    };
+    for strategy in [true, false] {
+        let a = go("7", strategy);
+        let b = go("7", strategy);
+        assert_eq!(
+            a, b,
+            "the same seed must send the same bodies (strategy: {strategy})"
+        );
+        let c = go("8", strategy);
+        assert_ne!(
+            a, c,
+            "another seed converts differently (strategy: {strategy})"
+        );
+    }
+}
