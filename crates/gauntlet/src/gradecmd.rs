@@ -236,6 +236,8 @@ pub fn grade(args: GradeArgs) -> Result<i32, CliError> {
             blocked_is_defended: false,
             converters: &[],
             seed: 0,
+            // A captured trace is graded as it was; no attack strategy is replayed on it.
+            strategy: None,
         },
     );
     let mut matcher = Matcher::new(rules);

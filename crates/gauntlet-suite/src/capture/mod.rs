@@ -450,6 +450,7 @@ fn from_captured(t: CapturedTrace, no: usize) -> Result<CapturedTrial, LineError
             transport: Vec::new(),
             turns,
             judge: Vec::new(),
+            strategy: Vec::new(),
         },
         outcome: t.outcome.unwrap_or(Outcome::Completed),
         error: t.error,
@@ -489,6 +490,7 @@ fn proxy_line(text: &str, _no: usize) -> Result<CapturedTrial, LineError> {
         transport: p.transport,
         turns: p.turns,
         judge: Vec::new(),
+        strategy: Vec::new(),
     };
     if trace.turns.is_empty() {
         // The proxy sees model calls, not the user's turns: the last call holds the whole

@@ -990,6 +990,7 @@ fn assemble(
             transport: Vec::new(),
             turns,
             judge: Vec::new(),
+            strategy: Vec::new(),
         },
         outcome,
         error,
