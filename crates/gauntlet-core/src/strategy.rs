@@ -103,6 +103,8 @@ pub struct HelperReply {
     pub usage: Usage,
     /// Attempts (infrastructure retries included).
     pub attempts: u32,
+    /// The answer came from the response cache: no request was made.
+    pub cached: bool,
 }
 
 /// A model that helps attack (an attacker, a rewriter). Every call of either goes through

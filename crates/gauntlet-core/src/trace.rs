@@ -346,6 +346,10 @@ pub struct HelperCall {
     pub latency_ms: u64,
     /// Attempts.
     pub attempts: u32,
+    /// The answer was replayed from the response cache (no request was made): the attack
+    /// message is the one written for the same request before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
     /// Why the call gave nothing usable (a transport failure, an empty answer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

@@ -155,10 +155,12 @@ async fn call_helper(
         usage: Default::default(),
         latency_ms,
         attempts: 1,
+        cached: false,
         error: None,
     };
     let result = match reply {
         Ok(r) => {
+            call.cached = r.cached;
             call.model = r.model;
             call.usage = r.usage;
             call.attempts = r.attempts;

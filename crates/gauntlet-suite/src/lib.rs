@@ -8,8 +8,8 @@
 pub mod audit;
 pub mod backlog;
 pub mod builtin;
-pub mod changes;
 pub mod capture;
+pub mod changes;
 pub mod converters;
 pub mod diag;
 pub mod filter;

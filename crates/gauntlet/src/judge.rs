@@ -367,9 +367,24 @@ pub struct ChatHelper {
 }
 
 impl ChatHelper {
-    /// Builds the helper from a target spec.
-    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<ChatHelper, String> {
-        let model = gauntlet_targets::build_chat_model(cfg, redactor).map_err(|e| e.to_string())?;
+    /// Builds the helper from a target spec. With a response cache (the run's, unless
+    /// `--no-cache`), its calls are cached like a judge's: an attack written once is
+    /// replayed for the same request, so re-running a red team costs the attacker nothing.
+    pub fn new(
+        cfg: &TargetConfig,
+        redactor: &mut Redactor,
+        cache: Option<Arc<dyn gauntlet_core::cache::ResponseCache>>,
+    ) -> Result<ChatHelper, String> {
+        let model = match cache {
+            Some(cache) => gauntlet_targets::cache::build_cached_chat_model(
+                cfg,
+                redactor,
+                cache,
+                gauntlet_core::cache::CacheScope::Attacker,
+            ),
+            None => gauntlet_targets::build_chat_model(cfg, redactor),
+        }
+        .map_err(|e| e.to_string())?;
         let case: Case = serde_json::from_value(serde_json::json!({
             "id": "helper", "input": "", "expect": [{"contains": "x"}]
         }))
@@ -424,6 +439,7 @@ impl gauntlet_core::strategy::HelperModel for ChatHelper {
                 model: reply.model,
                 usage: reply.usage,
                 attempts: reply.attempts,
+                cached: reply.cached,
             })
         })
     }

@@ -348,6 +348,7 @@ pub fn helpers(
     inv: &Invocation,
     seed: u64,
     redactor: &mut gauntlet_core::redact::Redactor,
+    cache: Option<Arc<dyn gauntlet_core::cache::ResponseCache>>,
 ) -> Result<Arc<gauntlet_runner::Helpers>, CliError> {
     let build = |cfg: &Option<gauntlet_core::target::TargetConfig>,
                  redactor: &mut gauntlet_core::redact::Redactor,
@@ -355,7 +356,7 @@ pub fn helpers(
      -> Result<Option<Arc<dyn gauntlet_core::strategy::HelperModel>>, CliError> {
         match cfg {
             None => Ok(None),
-            Some(c) => crate::judge::ChatHelper::new(c, redactor)
+            Some(c) => crate::judge::ChatHelper::new(c, redactor, cache.clone())
                 .map(|h| Some(Arc::new(h) as Arc<dyn gauntlet_core::strategy::HelperModel>))
                 .map_err(|e| {
                     CliError::usage(
@@ -810,7 +811,12 @@ pub fn execute(
         None => None,
     };
 
-    let run_helpers = helpers(inv, s.seed.unwrap_or(0), &mut redactor)?;
+    let run_helpers = helpers(
+        inv,
+        s.seed.unwrap_or(0),
+        &mut redactor,
+        response_cache.clone(),
+    )?;
     let (mut suites, mut select) = (suites, select);
     if let Some(n) = inv.sample {
         gauntlet_suite::sample::apply(&mut suites, &mut select, n, s.seed.unwrap_or(0)).map_err(

@@ -402,3 +402,68 @@ fn the_same_seed_sends_byte_for_byte_the_same_requests_with_strategies_and_rewri
         );
     }
 }
+
+/// The attacker's calls go through the run's response cache: the second run of the same red
+/// team replays the attacks it wrote (marked `cached` in the trace, counted by `cache
+/// stats`), reaches the same verdicts, and `--no-cache` asks the attacker afresh.
+#[test]
+fn the_attacker_s_calls_are_cached_marked_and_replay_the_same_verdicts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_server, url) = serve_fake("safe");
+    config(tmp.path(), &url);
+    let redteam = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "redteam",
+            "-t",
+            "agent-vulnerable",
+            "--category",
+            "LLM07",
+            "--strategy",
+            "attacker",
+            "--attacker",
+            "red",
+            "--max-turns",
+            "3",
+            "-q",
+            "-o",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        let o = run(&args, tmp.path());
+        assert_eq!(code(&o), 1, "{}", text(&o));
+        report(&tmp.path().join(out))
+    };
+    let attacker_calls = |r: &Value| -> Vec<bool> {
+        cases(r)
+            .iter()
+            .flat_map(events)
+            .filter(|e| e["kind"] == "helper_call")
+            .map(|e| e["cached"] == true)
+            .collect()
+    };
+    let statuses =
+        |r: &Value| -> Vec<Value> { cases(r).iter().map(|c| c["status"].clone()).collect() };
+    let first = redteam("a", &[]);
+    let calls = attacker_calls(&first);
+    assert!(!calls.is_empty() && calls.iter().all(|c| !c), "{calls:?}");
+    let second = redteam("b", &[]);
+    let calls = attacker_calls(&second);
+    assert!(!calls.is_empty() && calls.iter().all(|c| *c), "{calls:?}");
+    assert_eq!(statuses(&first), statuses(&second));
+    let stats = run(&["cache", "stats", "--json"], tmp.path());
+    let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    let attacker = stats["scopes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["scope"] == "attacker")
+        .unwrap()
+        .clone();
+    assert!(attacker["entries"].as_u64().unwrap() > 0, "{stats}");
+    assert!(
+        attacker["hits"].as_u64().unwrap() >= calls.len() as u64,
+        "{stats}"
+    );
+    let fresh = redteam("c", &["--no-cache"]);
+    assert!(attacker_calls(&fresh).iter().all(|c| !c));
+}
