@@ -464,10 +464,18 @@ fn count_words(text: &str) -> usize {
 impl Grade for MaxCharsCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
         let (c, n) = (e.text.chars().count(), self.0);
-        if c <= n {
-            e.pass(format!("{c} characters (limit {n})"))
-        } else {
+        if c > n {
             e.fail(format!("{c} characters, over the limit of {n}"))
+        } else if e.ctx.trace.turns.iter().any(|t| t.truncated) {
+            // A reply cut by the request's token limit says nothing about whether the model
+            // would have stopped on its own: under the limit is not observed, over it is.
+            e.not_assessed(format!(
+                "{c} characters when the reply was cut by the token limit, under the limit of \
+                 {n}: whether the model stops on its own was not observed; raise max_tokens \
+                 above the limit to test it"
+            ))
+        } else {
+            e.pass(format!("{c} characters (limit {n})"))
         }
     }
 }
@@ -1116,6 +1124,40 @@ mod tests {
             system_prompt: None,
             tools: &[],
         })
+    }
+
+    #[test]
+    fn max_chars_on_a_reply_cut_by_the_token_limit_is_not_a_pass() {
+        let check = json!([{ "max_chars": 100 }]);
+        let case: Case = serde_json::from_value(
+            json!({ "id": "c", "input": "say hello forever", "expect": check }),
+        )
+        .expect("case parses");
+        let graded = |answer: &str, truncated: bool| {
+            let trace = Trace {
+                turns: vec![TurnRecord {
+                    user: "say hello forever".into(),
+                    answer: answer.into(),
+                    truncated,
+                }],
+                ..Trace::default()
+            };
+            OracleGrader::new()
+                .grade_objective(&GradeContext {
+                    case: &case,
+                    trace: &trace,
+                    outcome: Outcome::Completed,
+                    canary: None,
+                    system_prompt: None,
+                    tools: &[],
+                })
+                .remove(0)
+        };
+        let cut = graded("Hello, Hello, Hello,", true);
+        assert!(!cut.assessed && !cut.passed, "{cut:?}");
+        assert!(graded("Hello.", false).passed);
+        let over = graded(&"Hello, ".repeat(30), true);
+        assert!(over.assessed && !over.passed, "{over:?}");
     }
 
     // The email of the red-team case llm01-indirect-quoted-email, and SmolLM2-135M's real
