@@ -4,7 +4,7 @@
 //! variable exported passes; without it every case errors and the message names the
 //! variable. The key never appears in what gauntlet prints or writes.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -40,35 +40,8 @@ fn serve() -> u16 {
     port
 }
 
-fn read_request(s: &mut TcpStream) -> String {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    loop {
-        let n = s.read(&mut chunk).unwrap_or(0);
-        if n == 0 {
-            break;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        let text = String::from_utf8_lossy(&buf).to_string();
-        if let Some(end) = text.find("\r\n\r\n") {
-            let len = text[..end]
-                .lines()
-                .find_map(|l| {
-                    l.to_ascii_lowercase()
-                        .strip_prefix("content-length:")
-                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                })
-                .unwrap_or(0);
-            if buf.len() >= end + 4 + len {
-                break;
-            }
-        }
-    }
-    String::from_utf8_lossy(&buf).to_string()
-}
-
 fn handle(mut s: TcpStream) {
-    let req = read_request(&mut s);
+    let req = common::read_http_request(&mut s);
     let head = req
         .split("\r\n\r\n")
         .next()

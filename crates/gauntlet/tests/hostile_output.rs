@@ -6,7 +6,7 @@
 //! trace` and `runs show` on a terminal pass no escape but the printer's own colours, and
 //! summary.md renders none of the Markdown and holds no raw control byte.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -36,29 +36,8 @@ fn serve() -> u16 {
         for stream in listener.incoming() {
             let Ok(mut s) = stream else { continue };
             std::thread::spawn(move || {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                let body = loop {
-                    let n = s.read(&mut chunk).unwrap_or(0);
-                    if n == 0 {
-                        break String::new();
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    let t = String::from_utf8_lossy(&buf).to_string();
-                    if let Some(end) = t.find("\r\n\r\n") {
-                        let len = t[..end]
-                            .lines()
-                            .find_map(|l| {
-                                l.to_ascii_lowercase()
-                                    .strip_prefix("content-length:")
-                                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                            })
-                            .unwrap_or(0);
-                        if buf.len() >= end + 4 + len {
-                            break t[end + 4..].to_owned();
-                        }
-                    }
-                };
+                let request = common::read_http_request(&mut s);
+                let body = common::http_body(&request).to_owned();
                 let answer = |content: &str| {
                     json!({
                         "id": "x", "object": "chat.completion", "model": "test-model",

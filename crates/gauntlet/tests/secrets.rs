@@ -7,7 +7,7 @@
 //!
 //! The servers are tiny HTTP/1.1 responders on 127.0.0.1 written here.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::path::Path;
 
@@ -32,29 +32,7 @@ fn serve(status: u16, body: String) -> u16 {
             let body = body.clone();
             std::thread::spawn(move || {
                 // Read the request head and its body, then answer and close.
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                loop {
-                    let n = s.read(&mut chunk).unwrap_or(0);
-                    if n == 0 {
-                        break;
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    let t = String::from_utf8_lossy(&buf).to_string();
-                    if let Some(end) = t.find("\r\n\r\n") {
-                        let len = t[..end]
-                            .lines()
-                            .find_map(|l| {
-                                l.to_ascii_lowercase()
-                                    .strip_prefix("content-length:")
-                                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                            })
-                            .unwrap_or(0);
-                        if buf.len() >= end + 4 + len {
-                            break;
-                        }
-                    }
-                }
+                let _ = common::read_http_request(&mut s);
                 let head = format!(
                     "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
                     body.len()

@@ -3,7 +3,7 @@
 //! from the stored traces), faults of the attacker and the rewriter, and byte-for-byte
 //! repeatable request bodies captured at a local server.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -313,29 +313,11 @@ fn capture() -> (u16, Arc<Mutex<Vec<String>>>) {
 }
 
 fn answer(mut s: TcpStream, keep: &Mutex<Vec<String>>) {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 8192];
-    let body = loop {
-        let n = s.read(&mut chunk).unwrap_or(0);
-        if n == 0 {
-            return;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        let t = String::from_utf8_lossy(&buf).to_string();
-        if let Some(end) = t.find("\r\n\r\n") {
-            let len = t[..end]
-                .lines()
-                .find_map(|l| {
-                    l.to_ascii_lowercase()
-                        .strip_prefix("content-length:")
-                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                })
-                .unwrap_or(0);
-            if buf.len() >= end + 4 + len {
-                break String::from_utf8_lossy(&buf[end + 4..end + 4 + len]).to_string();
-            }
-        }
-    };
+    let request = common::read_http_request(&mut s);
+    if !request.contains("\r\n\r\n") {
+        return; // the peer left before a whole request head came
+    }
+    let body = common::http_body(&request).to_owned();
     keep.lock().unwrap().push(body);
     let reply = r#"{"id":"c1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"I'm sorry, but I can't help with that."},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":9,"total_tokens":12}}"#;
     let _ = write!(

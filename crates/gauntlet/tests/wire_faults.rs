@@ -8,7 +8,7 @@
 //! exactly as needed (a reset is a closed socket, not an HTTP status).
 
 use std::collections::VecDeque;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::Output;
@@ -77,35 +77,8 @@ fn serve(acts: Vec<Act>) -> Server {
     Server { port, requests }
 }
 
-fn read_request(s: &mut TcpStream) -> String {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    loop {
-        let n = s.read(&mut chunk).unwrap_or(0);
-        if n == 0 {
-            break;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        let text = String::from_utf8_lossy(&buf).to_string();
-        if let Some(end) = text.find("\r\n\r\n") {
-            let len = text[..end]
-                .lines()
-                .find_map(|l| {
-                    l.to_ascii_lowercase()
-                        .strip_prefix("content-length:")
-                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                })
-                .unwrap_or(0);
-            if buf.len() >= end + 4 + len {
-                break;
-            }
-        }
-    }
-    String::from_utf8_lossy(&buf).to_string()
-}
-
 fn handle(mut s: TcpStream, act: Act, reqs: &Mutex<Vec<String>>) {
-    let req = read_request(&mut s);
+    let req = common::read_http_request(&mut s);
     reqs.lock().unwrap().push(req);
     let (status, headers, body) = match act {
         Act::Reset => {

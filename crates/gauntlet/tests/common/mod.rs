@@ -1,13 +1,15 @@
 //! Test support for the binary's integration tests: the binary as a [`Command`] ([`bin`],
 //! [`run`]), what it printed ([`code`], [`text`]), what it wrote ([`report`], [`case`]), the
 //! repository's files ([`root`], [`examples`], [`write`]), child processes that die with the
-//! test ([`ChildGuard`], [`serve_fake`]), and the python3 check the example agents need
-//! ([`have_python`]).
+//! test ([`ChildGuard`], [`serve_fake`]), one HTTP request read off a socket by the tests' own
+//! servers ([`read_http_request`], [`http_body`]), and the python3 check the example agents
+//! need ([`have_python`]).
 
 // Every test file is a crate of its own and uses only some of these.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
@@ -205,4 +207,38 @@ pub fn py_venv_or_skip() -> Option<PathBuf> {
             None
         }
     }
+}
+
+/// One HTTP/1.1 request as text, head and body: read until the head's `content-length` bytes
+/// of body have arrived, or the peer closed (then whatever came, possibly nothing).
+pub fn read_http_request(s: &mut TcpStream) -> String {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        let n = s.read(&mut chunk).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+            continue;
+        };
+        let len = String::from_utf8_lossy(&buf[..end])
+            .lines()
+            .find_map(|l| {
+                l.to_ascii_lowercase()
+                    .strip_prefix("content-length:")
+                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+            })
+            .unwrap_or(0);
+        if buf.len() >= end + 4 + len {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// The body of a request [`read_http_request`] read (empty when there is none).
+pub fn http_body(request: &str) -> &str {
+    request.split_once("\r\n\r\n").map_or("", |(_, body)| body)
 }
