@@ -280,11 +280,12 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
             writeln!(o, "{:>14}{}", "- ", shown(r))?;
         }
         if let Some(d) = reports_dir {
-            writeln!(
-                o,
-                "{:>12} {d}/report.json, junit.xml, summary.md, report.html",
-                "Reports"
-            )?;
+            // Every run writes every format; the line names them from the same list.
+            let files: Vec<&str> = gauntlet_report::Format::ALL
+                .iter()
+                .map(|f| f.file_name())
+                .collect();
+            writeln!(o, "{:>12} {d}/{}", "Reports", files.join(", "))?;
         }
         o.flush()
     }
