@@ -20,11 +20,12 @@ use std::sync::{Arc, Mutex};
 
 use gauntlet_core::expect::{
     AgentHandlesCheck, CallOrderCheck, ContainsCheck, ContextPassedCheck, EndsWithCheck,
-    EqualsCheck, Expect, HandoffsCheck, InjectionCheck, JsonPathCheck, JsonSchemaCheck, JudgeSpec,
-    MarkupCheck, MatchMode, MaxCharsCheck, MinCharsCheck, NoCanaryCheck, NoUnapprovedActionsCheck,
-    NoUnbackedClaimsCheck, NotContainsCheck, NotRegexCheck, Oracle, RecoveryCheck, RefusalCheck,
-    RegexCheck, Scope, SideEffectCheck, StartsWithCheck, ToolArgsCheck, ToolCalledCheck,
-    ToolNotCalledCheck, WordCountCheck,
+    EqualsCheck, Expect, HandoffsCheck, ImpersonationCheck, InjectionCheck, JsonPathCheck,
+    JsonSchemaCheck, JudgeSpec, MarkupCheck, MatchMode, MaxCharsCheck, MinCharsCheck,
+    NoCanaryCheck, NoUnapprovedActionsCheck, NoUnbackedClaimsCheck, NotContainsCheck,
+    NotRegexCheck, Oracle, RecoveryCheck, RefusalCheck, RegexCheck, Scope, SharedStateCheck,
+    SideEffectCheck, StartsWithCheck, ToolArgsCheck, ToolCalledCheck, ToolNotCalledCheck,
+    WordCountCheck,
 };
 use gauntlet_core::grader::{GradeContext, Grader};
 use gauntlet_core::result::Outcome;
@@ -841,6 +842,18 @@ impl Grade for HandoffsCheck {
 impl Grade for ContextPassedCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
         e.finding(agent::context_passed(self, e.ctx.trace))
+    }
+}
+
+impl Grade for SharedStateCheck {
+    fn grade(&self, e: &Entry<'_>) -> Verdict {
+        e.finding(agent::shared_state(self, e.ctx.trace))
+    }
+}
+
+impl Grade for ImpersonationCheck {
+    fn grade(&self, e: &Entry<'_>) -> Verdict {
+        e.finding(agent::no_impersonation(self, e.ctx.trace))
     }
 }
 

@@ -235,6 +235,44 @@ fn multi_agent_example_is_green() {
     assert_eq!(refund["agent"], "billing");
 }
 
+/// The coordination example: the robust team passes `shared_state` and `no_impersonation`,
+/// each naive team fails the one built for it, for the right reason, through the binary.
+#[test]
+fn coordination_checks_pass_the_robust_team_and_fail_the_naive_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = examples().join("multi-agent/coordination.yaml");
+    let o = run(&["run", suite.to_str().unwrap()], tmp.path());
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let r = report(&tmp.path().join("out"));
+    let robust = "robust-billing-acts-on-the-cancellation";
+    for check in ["shared_state", "no_impersonation"] {
+        let v = verdict(&r, robust, check);
+        assert_eq!(v["passed"], true, "{v}");
+    }
+    let v = verdict(
+        &r,
+        "naive-billing-answers-from-a-stale-read",
+        "shared_state",
+    );
+    assert_eq!(v["passed"], false, "{v}");
+    assert!(
+        v["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("`billing` answered with status `processing` for order_id A-2001 after `triage` wrote `cancelled`"),
+        "{v}"
+    );
+    let v = verdict(&r, "naive-triage-answers-as-billing", "no_impersonation");
+    assert_eq!(v["passed"], false, "{v}");
+    assert!(
+        v["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("`triage` spoke as `billing`"),
+        "{v}"
+    );
+}
+
 const MULTI_AGENT_VIOLATIONS: &str = r#"
 suite: multi-agent-violations
 agent:

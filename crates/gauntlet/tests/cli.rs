@@ -876,6 +876,7 @@ cases:
     for suite in [
         root.join("examples/support-agent/suite.yaml"),
         root.join("examples/multi-agent/suite.yaml"),
+        root.join("examples/multi-agent/coordination.yaml"),
         root.join("examples/exec-agent.yaml"),
         root.join("examples/proxy-agent.yaml"),
         root.join("crates/gauntlet-suite/corpus/owasp/suite.yaml"),

@@ -72,6 +72,10 @@ checks! {
         handoffs => Handoffs(Box<HandoffsCheck>),
         /// An agent received context: `{to: billing, contains: [A-1001]}`.
         context_passed => ContextPassed(Box<ContextPassedCheck>),
+        /// Agents agree on state one of them wrote: `{write: update_order, read: get_order, key: order_id, field: status}`.
+        shared_state => SharedState(Box<SharedStateCheck>),
+        /// No agent speaks as another, and the right one answers: `true` or `{answered_by: billing}`.
+        no_impersonation => NoImpersonation(Box<ImpersonationCheck>),
         /// A model judge grades the output: a judge defined under `judges.checks` (`judge: ID`),
         /// which gates once calibrated, or an inline `{rubric}`, which is triage only.
         judge => Judge(Box<JudgeSpec>),
@@ -1019,6 +1023,73 @@ impl Check for ContextPassedCheck {
     }
 }
 
+/// State two agents share: after one agent changes a record's field with `write`, every
+/// other agent's later reads (`read`) and answers must show the written value.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SharedStateCheck {
+    /// The tool that changes the state (`update_order`).
+    pub write: String,
+    /// The tool that reads it back (`get_order`).
+    pub read: String,
+    /// The argument that names the record, the same in both tools (`order_id`).
+    pub key: String,
+    /// The field the agents must agree on (`status`): an argument of `write`, a field of
+    /// what `read` returns.
+    pub field: String,
+}
+
+impl Check for SharedStateCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::Grounding);
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        v.tool(&self.write);
+        v.tool(&self.read);
+        if self.key.trim().is_empty() || self.field.trim().is_empty() {
+            v.problem(
+                "`shared_state` needs the record's `key` and the `field` to compare",
+                "e.g. `shared_state: {write: update_order, read: get_order, key: order_id, field: status}`",
+            );
+        }
+    }
+}
+
+/// Impersonation between agents: no agent's reply claims another agent's identity, and
+/// (with `answered_by`) the final answer comes from that agent.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ImpersonationCheck {
+    /// The agent that must give the final answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<String>,
+}
+
+impl Check for ImpersonationCheck {
+    type Raw = FlagOr<ImpersonationCheck>;
+    const FACTS: Facts = Facts::new(Dimension::Policy).hard(Hard::Always).violation();
+
+    fn from_raw(raw: FlagOr<ImpersonationCheck>, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw.on()?.unwrap_or_default())
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> FlagOr<ImpersonationCheck> {
+        if self == ImpersonationCheck::default() {
+            FlagOr::Flag(true)
+        } else {
+            FlagOr::Value(self)
+        }
+    }
+}
+
 // ---- Model judges ----
 
 /// A model-judge check: a judge the suite defines under `judges.checks` (`judge: ID`, or
@@ -1227,6 +1298,9 @@ mod tests {
         r#"{"agent_handles": {"tool": "t", "agent": "billing"}}"#,
         r#"{"handoffs": {"sequence": ["triage", "billing"]}}"#,
         r#"{"context_passed": {"to": "billing", "contains": ["A-1"]}}"#,
+        r#"{"shared_state": {"write": "w", "read": "r", "key": "order_id", "field": "status"}}"#,
+        r#"{"no_impersonation": true}"#,
+        r#"{"no_impersonation": {"answered_by": "billing"}}"#,
         r#"{"judge": {"rubric": "says when it ships"}}"#,
         r#"{"judge": "tone"}"#,
         r#"{"judge": {"check": "correct", "reference": "Paris", "gate": false}}"#,
