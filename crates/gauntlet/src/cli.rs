@@ -100,9 +100,62 @@ pub enum Command {
     /// The backlog benchmark: check a frozen contract and its ledger of (task x arm x trial)
     /// rows, and report acceptance, burden and cost per arm.
     Backlog(BacklogArgs),
+    /// Source -> test impact: which tests cover which source file of a repository (Python
+    /// by coverage or imports, Rust by its module graph), and which tests a change affects.
+    Impact(ImpactArgs),
     /// The response cache next to the run store (.gauntlet/cache.db): what it holds, or
     /// empty it.
     Cache(CacheArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ImpactArgs {
+    #[command(subcommand)]
+    pub command: ImpactCommand,
+}
+
+/// The language a repository is mapped as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ImpactLang {
+    Auto,
+    Python,
+    Rust,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImpactCommand {
+    /// Map each source file to the tests that cover it, with the method per link and the
+    /// files that could not be analysed.
+    Map {
+        /// The repository.
+        #[arg(long, value_name = "DIR")]
+        repo: std::path::PathBuf,
+        #[arg(long, value_enum, default_value = "auto")]
+        lang: ImpactLang,
+        /// Use the static import graph even where tests could be run under coverage.
+        #[arg(long)]
+        no_coverage: bool,
+        /// One JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The tests affected by changed files (given, or from `git diff --name-only BASE`).
+    Affected {
+        #[arg(long, value_name = "DIR")]
+        repo: std::path::PathBuf,
+        #[arg(long, value_enum, default_value = "auto")]
+        lang: ImpactLang,
+        /// Changed files, relative to the repository.
+        #[arg(long, value_name = "FILE", num_args = 1.., required_unless_present = "diff")]
+        changed: Vec<String>,
+        /// Take the changed files from git: those changed since BASE.
+        #[arg(long, value_name = "BASE", conflicts_with = "changed")]
+        diff: Option<String>,
+        #[arg(long)]
+        no_coverage: bool,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Args)]

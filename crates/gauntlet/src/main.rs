@@ -12,6 +12,8 @@ mod driftcmd;
 mod error;
 mod flakycmd;
 mod gradecmd;
+mod impact;
+mod impactcmd;
 mod importcmd;
 mod initcmd;
 mod judge;
@@ -76,6 +78,7 @@ fn main() {
         Command::Judge(a) => judgecmd::judge(a),
         Command::Mcp(a) => mcpcmd::mcp(a),
         Command::Backlog(a) => backlogcmd::backlog(a),
+        Command::Impact(a) => impactcmd::impact(a),
         Command::Cache(a) => cachecmd::cache(a),
     };
     let code = match result {

@@ -1,0 +1,2 @@
+def never_tested():
+    return 42

@@ -1,0 +1,3 @@
+pub struct Circle {
+    pub r: f64,
+}

@@ -1,0 +1,2 @@
+pub mod circle;
+pub mod rect;
