@@ -371,13 +371,13 @@ impl CanaryDetector {
         let mut key_src = Vec::with_capacity(st.bytes.len());
         let mut seg_start = Vec::with_capacity(st.bytes.len());
         let mut after_break = true;
-        for (&b, it) in st.bytes.iter().zip(&st.items) {
+        for (i, (&b, it)) in st.bytes.iter().zip(&st.items).enumerate() {
             if b == BREAK {
                 after_break = true;
                 continue;
             }
             key.push(b);
-            key_src.push((it.start, it.end));
+            key_src.push((it.start, st.end(i)));
             seg_start.push(after_break || it.flags & F_GAP_SEP != 0);
             after_break = false;
         }

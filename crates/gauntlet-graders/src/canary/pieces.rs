@@ -229,11 +229,7 @@ impl CanaryDetector {
             let found: Vec<Piece> = first.iter().flatten().copied().collect();
             let covered = self.covered(&found);
             let from = found.iter().map(|p| st.items[p.s].start).min().unwrap_or(0);
-            let to = found
-                .iter()
-                .map(|p| st.items[p.e - 1].end)
-                .max()
-                .unwrap_or(0);
+            let to = found.iter().map(|p| st.end(p.e - 1)).max().unwrap_or(0);
             if covered as f32 >= ALL_PARTS_COVER * n as f32
                 && (to - from) as usize <= PIECES_SPAN
                 && found.len() >= 2
@@ -406,7 +402,7 @@ impl CanaryDetector {
             .unwrap_or(0);
         let z = pieces
             .iter()
-            .map(|p| st.items[p.e - 1].end as usize)
+            .map(|p| st.end(p.e - 1) as usize)
             .max()
             .unwrap_or(a);
         let (a, z) = (a.min(text.len()), z.min(text.len()).max(a));

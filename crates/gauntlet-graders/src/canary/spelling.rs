@@ -1,7 +1,7 @@
 //! Stage 5, acrostics and spelling: initials of consecutive lines or words, and the NATO
 //! alphabet and number words ([`phonetic_char`]).
 
-use super::stream::{Item, Stream, TAG_MARK, Unit};
+use super::stream::{Stream, TAG_MARK, Unit};
 use super::survey::Survey;
 use super::{CanaryDetector, Collector, LeakMethod, Pat, WORD_ACROSTIC_MIN_CHARS};
 
@@ -57,20 +57,14 @@ impl CanaryDetector {
             return;
         }
         // The survey collected the stream already: initials, adjacent, with word spans.
-        let st = Stream {
+        let mut st = Stream {
             bytes: sv.initials.clone(),
-            items: sv
-                .initial_words
-                .iter()
-                .map(|&(start, end, single)| Item {
-                    start,
-                    end,
-                    flags: 0,
-                    tag: if single { TAG_MARK } else { 0 },
-                    gap_tag: 0,
-                })
-                .collect(),
+            ..Stream::default()
         };
+        st.items.reserve_exact(sv.initial_words.len());
+        for &(start, end, single) in &sv.initial_words {
+            st.push_item(start, end, 0, if single { TAG_MARK } else { 0 }, 0);
+        }
         self.for_each_hit(&st, |h| {
             if !matches!(h.pat, Pat::Full | Pat::Reversed) {
                 return true;

@@ -43,26 +43,68 @@ pub(super) struct Unit {
     pub(super) tag: u8,
 }
 
-/// Per-byte information of a stream.
+/// Per-byte information of a stream: 8 bytes, since a 2 MB reply's stream holds one per
+/// character. A span longer than [`LONG_SPAN`] bytes (a long word of the word-acrostic
+/// stream, a long escape) keeps its end in the stream's side table.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Item {
     pub(super) start: u32,
-    pub(super) end: u32,
+    /// `end - start`, or [`LONG_SPAN`] when the end is in [`Stream::long_ends`].
+    len: u8,
     pub(super) flags: u8,
     pub(super) tag: u8,
     pub(super) gap_tag: u8,
 }
+
+/// [`Item::len`] value meaning "the end is in the side table".
+const LONG_SPAN: u8 = u8::MAX;
 
 /// Folded letters and digits of some text (one byte per character) with their spans.
 #[derive(Debug, Default)]
 pub(super) struct Stream {
     pub(super) bytes: Vec<u8>,
     pub(super) items: Vec<Item>,
+    /// `(item index, end)` of the items whose span does not fit [`Item::len`], in index
+    /// order.
+    pub(super) long_ends: Vec<(u32, u32)>,
 }
 
 impl Stream {
+    /// Appends an item spanning `start..end` of the original text.
+    pub(super) fn push_item(&mut self, start: u32, end: u32, flags: u8, tag: u8, gap_tag: u8) {
+        let len = end.saturating_sub(start);
+        let len = if len < u32::from(LONG_SPAN) {
+            len as u8
+        } else {
+            self.long_ends.push((self.items.len() as u32, end));
+            LONG_SPAN
+        };
+        self.items.push(Item {
+            start,
+            len,
+            flags,
+            tag,
+            gap_tag,
+        });
+    }
+
+    /// End (exclusive byte offset) of item `i`'s span.
+    pub(super) fn end(&self, i: usize) -> u32 {
+        let it = self.items[i];
+        if it.len != LONG_SPAN {
+            return it.start + u32::from(it.len);
+        }
+        match self
+            .long_ends
+            .binary_search_by_key(&(i as u32), |&(k, _)| k)
+        {
+            Ok(k) => self.long_ends[k].1,
+            Err(_) => it.start + u32::from(LONG_SPAN),
+        }
+    }
+
     pub(super) fn span(&self, s: usize, e: usize) -> (usize, usize) {
-        (self.items[s].start as usize, self.items[e - 1].end as usize)
+        (self.items[s].start as usize, self.end(e - 1) as usize)
     }
 
     pub(super) fn boundary_before(&self, s: usize) -> bool {
@@ -120,6 +162,7 @@ impl<'a> Builder<'a> {
             st: Stream {
                 bytes: Vec::with_capacity(cap),
                 items: Vec::with_capacity(if with_items { cap } else { 0 }),
+                long_ends: Vec::new(),
             },
             with_items,
             gap_len: 0,
@@ -289,13 +332,9 @@ impl<'a> Builder<'a> {
         self.broken = false;
         self.st.bytes.push(b);
         if self.with_items {
-            self.st.items.push(Item {
-                start: u.start,
-                end: u.end,
-                flags: flags | self.gap_flags,
-                tag: u.tag,
-                gap_tag: self.gap_tag,
-            });
+            let flags = flags | self.gap_flags;
+            self.st
+                .push_item(u.start, u.end, flags, u.tag, self.gap_tag);
         }
         self.gap_len = 0;
         self.gap_flags = 0;
@@ -417,4 +456,62 @@ pub(super) fn floor_boundary(text: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+#[cfg(test)]
+mod item_tests {
+    use super::{Builder, LONG_SPAN, Stream, Unit};
+
+    /// Spans longer than an item's length byte keep their exact end (side table), short
+    /// ones next to them are unaffected, and the breaks a builder inserts count as items.
+    #[test]
+    fn spans_past_255_bytes_keep_their_exact_end() {
+        let units = [
+            Unit {
+                c: 'a',
+                start: 0,
+                end: 3,
+                tag: 0,
+            },
+            Unit {
+                c: 'b',
+                start: 3,
+                end: 3 + u32::from(LONG_SPAN),
+                tag: 0,
+            },
+            Unit {
+                c: '\u{0}',
+                start: 300,
+                end: 301,
+                tag: 0,
+            },
+            Unit {
+                c: 'c',
+                start: 400,
+                end: 1_000_400,
+                tag: 0,
+            },
+            Unit {
+                c: 'd',
+                start: 1_000_400,
+                end: 1_000_654,
+                tag: 0,
+            },
+        ];
+        let st = Builder::of_units(&[], &units, true);
+        assert_eq!(st.bytes, b"ab\0cd");
+        assert_eq!(st.span(0, 1), (0, 3));
+        assert_eq!(st.span(1, 2), (3, 258));
+        assert_eq!(st.span(0, 2), (0, 258));
+        assert_eq!(st.span(3, 4), (400, 1_000_400));
+        assert_eq!(st.span(3, 5), (400, 1_000_654));
+        assert_eq!(st.span(4, 5), (1_000_400, 1_000_654));
+        assert_eq!(std::mem::size_of::<super::Item>(), 8);
+
+        let mut s = Stream::default();
+        s.push_item(10, 9, 0, 0, 0); // an empty or inverted span stays empty
+        s.push_item(5, 5 + 254, 0, 0, 0);
+        s.push_item(5, 5 + 256, 0, 0, 0);
+        assert_eq!((s.end(0), s.end(1), s.end(2)), (10, 259, 261));
+    }
 }
