@@ -193,8 +193,8 @@ pub fn stability(args: StabilityArgs) -> Result<i32, CliError> {
     writeln!(out)?;
     writeln!(
         out,
-        "{:<32} {:>4} {:>6} {:>8} {:>8} {:>8} {:>8}  {}",
-        "case", "done", "fault", "outputs", "differ", "verdicts", "differ", "class"
+        "{:<32} {:>4} {:>6} {:>8} {:>8} {:>8} {:>8}  class",
+        "case", "done", "fault", "outputs", "differ", "verdicts", "differ"
     )?;
     for c in &report.cases {
         let faults: u32 = c.faulted.values().sum();
