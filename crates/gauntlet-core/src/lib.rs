@@ -31,6 +31,7 @@ pub mod redact;
 pub mod regression;
 pub mod result;
 pub mod score;
+pub mod stability;
 pub mod stats;
 pub mod strategy;
 pub mod suite;

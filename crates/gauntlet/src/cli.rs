@@ -75,6 +75,9 @@ pub enum Command {
     SampleSize(SampleSizeArgs),
     /// Re-run one case alone k times with pinned inputs and classify the flake.
     Flaky(FlakyArgs),
+    /// Server nondeterminism: send each case's request N times at temperature 0 with the same
+    /// seed (no response cache) and report how often the text and the verdicts differ.
+    Stability(StabilityArgs),
     /// Append a run to the regression log (REGRESSION_LOG.md and its JSON twin).
     Log(LogArgs),
     /// What to re-run: for a kind of change (--change), or for the files a change touched
@@ -477,6 +480,50 @@ pub struct SampleSizeArgs {
     /// Power.
     #[arg(long, default_value_t = 0.8)]
     pub power: f64,
+}
+
+#[derive(Debug, Args)]
+pub struct StabilityArgs {
+    /// The suites whose cases are repeated.
+    #[arg(value_name = "SUITE", required = true)]
+    pub suites: Vec<PathBuf>,
+    /// Repeats of each case (at least 2).
+    #[arg(long, short = 'n', default_value_t = 5)]
+    pub repeat: u32,
+    /// The target (overrides the suites').
+    #[arg(long, short = 't', value_name = "SPEC")]
+    pub target: Option<String>,
+    /// Base URL of an OpenAI- or Anthropic-compatible API.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Name of the environment variable that holds the API key.
+    #[arg(long, value_name = "NAME")]
+    pub api_key_env: Option<String>,
+    /// A judge model for `judge` checks.
+    #[arg(long, value_name = "SPEC")]
+    pub judge: Option<String>,
+    /// Only cases matching (same syntax as `run --filter`).
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Vec<String>,
+    /// The seed sent on every request (where the target's wire takes one; a seed in the
+    /// target's own settings wins).
+    #[arg(long, default_value_t = 0)]
+    pub seed: i64,
+    /// Exit 1 when a case is unstable, 4 when no case is but some could not be assessed.
+    #[arg(long)]
+    pub fail_on_unstable: bool,
+    /// Exit 1 when the share of repeats whose text differs from their case's modal text is
+    /// above this (0 to 1).
+    #[arg(long, value_name = "SHARE")]
+    pub max_differ: Option<f64>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Config file with named targets.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreOpts,
 }
 
 #[derive(Debug, Args)]

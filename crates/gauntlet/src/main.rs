@@ -31,6 +31,7 @@ mod runcmd;
 mod scorecmd;
 mod servecmd;
 mod setup;
+mod stabilitycmd;
 mod storecmd;
 mod suitecmd;
 mod tracecmd;
@@ -69,6 +70,7 @@ fn main() {
         Command::View(a) => viewcmd::view(a),
         Command::SampleSize(a) => logcmd::sample_size(a),
         Command::Flaky(a) => flakycmd::flaky(a),
+        Command::Stability(a) => stabilitycmd::stability(a),
         Command::Log(a) => logcmd::log(a),
         Command::Plan(a) => logcmd::plan(a),
         Command::Proxy(a) => proxycmd::proxy(a),

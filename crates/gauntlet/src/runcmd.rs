@@ -79,6 +79,9 @@ pub struct Mode {
     pub pin_seed: bool,
     /// Collects the case results (flake triage reads them after the run).
     pub capture: Option<Arc<std::sync::Mutex<Vec<CaseResult>>>>,
+    /// Print neither the run's progress nor its summary: the command prints its own report
+    /// (and may print JSON).
+    pub no_summary: bool,
 }
 
 impl Mode {
@@ -92,6 +95,7 @@ impl Mode {
             notes: BTreeMap::new(),
             pin_seed: false,
             capture: None,
+            no_summary: false,
         }
     }
 }
@@ -903,6 +907,7 @@ pub fn execute(
         Some(loc) => Some(Store::open(loc).map_err(store_err)?),
         None => None,
     };
+    let no_summary = mode.no_summary;
     let resuming = mode.resume.is_some();
     let (run_id, finished) = match mode.resume {
         Some((id, f)) => (id, f),
@@ -946,7 +951,10 @@ pub fn execute(
     manifest.judges = judges.refs.clone();
     manifest.prices = Some(prices.source());
 
-    let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(TerminalReporter::new(s.verbosity))];
+    let mut reporters: Vec<Box<dyn Reporter>> = Vec::new();
+    if !no_summary {
+        reporters.push(Box::new(TerminalReporter::new(s.verbosity)));
+    }
     if let Some(dir) = &s.out {
         // An unknown baseline is reported after the run, where the comparison is printed.
         let html_baseline = match (&s.baseline, &mut store) {
@@ -1047,7 +1055,9 @@ pub fn execute(
         return Ok(gauntlet_core::score::EXIT_USAGE);
     }
     let reports_dir = s.out.as_ref().map(|o| o.display().to_string());
-    print_summary(&outcome.summary, reports_dir.as_deref())?;
+    if !no_summary {
+        print_summary(&outcome.summary, reports_dir.as_deref())?;
+    }
     if let Some(r) = &otel_report {
         r.print();
     }
