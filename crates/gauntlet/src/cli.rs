@@ -100,9 +100,40 @@ pub enum Command {
     /// The backlog benchmark: check a frozen contract and its ledger of (task x arm x trial)
     /// rows, and report acceptance, burden and cost per arm.
     Backlog(BacklogArgs),
+    /// Evolving-spec trajectories: a coding agent grows a workspace over checkpoints, and
+    /// black-box tests out of its reach judge each one (strict, isolated, core, regressions).
+    Trajectory(TrajectoryArgs),
     /// The response cache next to the run store (.gauntlet/cache.db): what it holds, or
     /// empty it.
     Cache(CacheArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TrajectoryArgs {
+    #[command(subcommand)]
+    pub command: TrajectoryCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TrajectoryCommand {
+    /// Run trajectory files against a coding agent. Exit 0 when every checkpoint passes
+    /// strict with no regression, 1 on a failure, a regression or an integrity breach, 3 when
+    /// something could not be assessed, 2 on a usage or file error.
+    Run {
+        /// Trajectory files (YAML).
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<std::path::PathBuf>,
+        /// The coding agent, as `exec:COMMAND`.
+        #[arg(long, value_name = "exec:CMD")]
+        agent: String,
+        /// Keep the workspace and write trajectory.json here (outside the trajectory's
+        /// folder).
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Args)]

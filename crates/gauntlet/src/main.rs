@@ -32,6 +32,7 @@ mod setup;
 mod storecmd;
 mod suitecmd;
 mod tracecmd;
+mod trajectorycmd;
 mod viewcmd;
 
 use clap::Parser;
@@ -77,6 +78,7 @@ fn main() {
         Command::Mcp(a) => mcpcmd::mcp(a),
         Command::Backlog(a) => backlogcmd::backlog(a),
         Command::Cache(a) => cachecmd::cache(a),
+        Command::Trajectory(a) => trajectorycmd::trajectory(a),
     };
     let code = match result {
         Ok(c) => c,
