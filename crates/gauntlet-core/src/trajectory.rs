@@ -345,7 +345,7 @@ pub fn phase_of(index: usize, n: usize) -> Phase {
     }
     // Compared in integers: 3 (index - 1) against (n - 1) and 2 (n - 1).
     let p3 = 3 * (index - 1);
-    if p3 <= n - 1 {
+    if p3 < n {
         Phase::Early
     } else if p3 <= 2 * (n - 1) {
         Phase::Mid
