@@ -41,6 +41,7 @@ pub mod technique;
 pub mod text;
 pub mod tools;
 pub mod trace;
+pub mod trajectory;
 pub mod verdict;
 
 /// Glob match with `*` (any run) and `?` (one character).

@@ -18,6 +18,7 @@ pub mod load;
 mod pathmap;
 pub mod plan;
 pub mod sample;
+pub mod trajectory;
 
 pub use diag::Diagnostic;
 pub use load::{LoadOptions, LoadedSuite, load_file, load_str};

@@ -847,7 +847,7 @@ fn load_source(
 }
 
 /// Deserializes YAML, turning serde's error into a diagnostic with a hint.
-fn parse_yaml<T: serde::de::DeserializeOwned>(
+pub(crate) fn parse_yaml<T: serde::de::DeserializeOwned>(
     origin: &str,
     source: &str,
 ) -> Result<T, Vec<Diagnostic>> {
@@ -1865,7 +1865,7 @@ pub enum StreamError {
 }
 
 /// Refuses a path that could leave the suite's folder: absolute, or with a `..` part.
-fn check_relative(rel: &str) -> Result<(), String> {
+pub(crate) fn check_relative(rel: &str) -> Result<(), String> {
     let p = Path::new(rel);
     if p.is_absolute() || rel.starts_with('/') || rel.starts_with('\\') {
         return Err(format!("`{rel}` is an absolute path"));

@@ -1287,3 +1287,161 @@ mod tests {
         );
     }
 }
+
+/// How a command run by [`ExecTarget::run_in`] ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FolderEnd {
+    /// Exited with this status.
+    Exited(i32),
+    /// Ended by a signal.
+    Killed,
+    /// Cut off by the time limit (its process group killed).
+    TimedOut,
+    /// Could not be started (redacted).
+    NotStarted(String),
+}
+
+/// What one [`ExecTarget::run_in`] gave.
+#[derive(Debug, Clone)]
+pub struct FolderRun {
+    /// How it ended.
+    pub end: FolderEnd,
+    /// Its stdout, the first [`FOLDER_KEEP`] bytes, redacted.
+    pub stdout: String,
+    /// The last [`FOLDER_KEEP`] bytes of its stderr, redacted.
+    pub stderr: String,
+    /// Every byte it wrote, on both streams.
+    pub output_bytes: u64,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// Bytes of each stream a [`FolderRun`] keeps.
+pub const FOLDER_KEEP: usize = 64 << 10;
+
+/// Reads a stream to its end, keeping the first (or last) `FOLDER_KEEP` bytes and the count.
+async fn drain(mut r: impl AsyncRead + Unpin, keep_tail: bool) -> (Vec<u8>, u64) {
+    use tokio::io::AsyncReadExt;
+    let mut kept = Vec::new();
+    let mut total = 0u64;
+    let mut buf = [0u8; 8192];
+    loop {
+        match r.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                total += n as u64;
+                kept.extend_from_slice(&buf[..n]);
+                if kept.len() > FOLDER_KEEP {
+                    if keep_tail {
+                        kept.drain(..kept.len() - FOLDER_KEEP);
+                    } else {
+                        kept.truncate(FOLDER_KEEP);
+                    }
+                }
+            }
+        }
+    }
+    (kept, total)
+}
+
+impl ExecTarget {
+    /// Runs the command once in `dir` (a coding agent's workspace, or a copy of it where a
+    /// black-box test runs) with the same environment allow-list as a trial's agent (`PATH`,
+    /// the pins, `pass_env`, `env:`; `HOME` is `dir`) plus `vars`, `input` written to its
+    /// stdin and then closed, in a process group of its own that is killed whole when it
+    /// exits or when `limit` runs out, so nothing it started outlives it.
+    pub async fn run_in(
+        &self,
+        dir: &Path,
+        input: &[u8],
+        vars: &[(&str, String)],
+        limit: Duration,
+    ) -> FolderRun {
+        let started = std::time::Instant::now();
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.args)
+            .env_clear()
+            .env("PATH", &self.path)
+            .env("HOME", dir)
+            .env("TZ", "UTC")
+            .env("LANG", "C.UTF-8")
+            .env("LC_ALL", "C.UTF-8")
+            .env("PYTHONHASHSEED", "0")
+            .env("PYTHONUNBUFFERED", "1")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .envs(&self.passed)
+            .envs(&self.env)
+            .env("GAUNTLET_FROZEN_TIME", &self.frozen_time)
+            .envs(vars.iter().map(|(k, v)| (*k, v.as_str())))
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        #[cfg(unix)]
+        cmd.process_group(0);
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                return FolderRun {
+                    end: FolderEnd::NotStarted(
+                        self.redactor
+                            .redact(&format!("cannot start `{}`: {e}", self.shown))
+                            .into_owned(),
+                    ),
+                    stdout: String::new(),
+                    stderr: String::new(),
+                    output_bytes: 0,
+                    elapsed: started.elapsed(),
+                };
+            }
+        };
+        let mut group = ProcessGroup::of(&child);
+        let stdin = child.stdin.take();
+        let input = input.to_vec();
+        let feed = tokio::spawn(async move {
+            if let Some(mut s) = stdin {
+                let _ = s.write_all(&input).await;
+                let _ = s.shutdown().await;
+            }
+        });
+        let out = tokio::spawn(drain(child.stdout.take().expect("piped"), false));
+        let err = tokio::spawn(drain(child.stderr.take().expect("piped"), true));
+        let end = match tokio::time::timeout(limit, child.wait()).await {
+            Ok(Ok(status)) => match status.code() {
+                Some(c) => FolderEnd::Exited(c),
+                None => FolderEnd::Killed,
+            },
+            Ok(Err(e)) => FolderEnd::NotStarted(format!("waiting for the process failed: {e}")),
+            Err(_) => {
+                let _ = child.start_kill();
+                FolderEnd::TimedOut
+            }
+        };
+        // Whatever it left running goes with the group; then the pipes close.
+        group.kill();
+        feed.abort();
+        let grab = |h: JoinHandle<(Vec<u8>, u64)>| async move {
+            tokio::time::timeout(EXIT_WAIT, h)
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .unwrap_or_default()
+        };
+        let (so, so_n) = grab(out).await;
+        let (se, se_n) = grab(err).await;
+        FolderRun {
+            end,
+            stdout: self
+                .redactor
+                .redact(&String::from_utf8_lossy(&so))
+                .into_owned(),
+            stderr: self
+                .redactor
+                .redact(&String::from_utf8_lossy(&se))
+                .into_owned(),
+            output_bytes: so_n + se_n,
+            elapsed: started.elapsed(),
+        }
+    }
+}

@@ -106,6 +106,9 @@ pub enum Command {
     /// Source -> test impact: which tests cover which source file of a repository (Python
     /// by coverage or imports, Rust by its module graph), and which tests a change affects.
     Impact(ImpactArgs),
+    /// Evolving-spec trajectories: a coding agent grows a workspace over checkpoints, and
+    /// black-box tests out of its reach judge each one (strict, isolated, core, regressions).
+    Trajectory(TrajectoryArgs),
     /// The response cache next to the run store (.gauntlet/cache.db): what it holds, or
     /// empty it.
     Cache(CacheArgs),
@@ -156,6 +159,34 @@ pub enum ImpactCommand {
         diff: Option<String>,
         #[arg(long)]
         no_coverage: bool,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct TrajectoryArgs {
+    #[command(subcommand)]
+    pub command: TrajectoryCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TrajectoryCommand {
+    /// Run trajectory files against a coding agent. Exit 0 when every checkpoint passes
+    /// strict with no regression, 1 on a failure, a regression or an integrity breach, 3 when
+    /// something could not be assessed, 2 on a usage or file error.
+    Run {
+        /// Trajectory files (YAML).
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<std::path::PathBuf>,
+        /// The coding agent, as `exec:COMMAND`.
+        #[arg(long, value_name = "exec:CMD")]
+        agent: String,
+        /// Keep the workspace and write trajectory.json here (outside the trajectory's
+        /// folder).
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        /// Print the report as JSON.
         #[arg(long)]
         json: bool,
     },

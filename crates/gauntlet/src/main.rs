@@ -35,6 +35,7 @@ mod stabilitycmd;
 mod storecmd;
 mod suitecmd;
 mod tracecmd;
+mod trajectorycmd;
 mod viewcmd;
 
 use clap::Parser;
@@ -82,6 +83,7 @@ fn main() {
         Command::Backlog(a) => backlogcmd::backlog(a),
         Command::Impact(a) => impactcmd::impact(a),
         Command::Cache(a) => cachecmd::cache(a),
+        Command::Trajectory(a) => trajectorycmd::trajectory(a),
     };
     let code = match result {
         Ok(c) => c,

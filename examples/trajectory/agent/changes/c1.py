@@ -1,0 +1,2 @@
+def words(s):
+    return s.split()

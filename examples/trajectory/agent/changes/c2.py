@@ -1,0 +1,6 @@
+def words(s):
+    return s.split()
+
+
+def slugify(s):
+    return "-".join(w.lower() for w in words(s))
