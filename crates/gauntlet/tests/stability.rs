@@ -3,7 +3,7 @@
 //! never stable, every request carries temperature 0 and the seed, and the response cache
 //! is bypassed.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,7 +25,8 @@ fn serve(answers: Vec<&'static str>) -> (u16, Arc<Mutex<Vec<Value>>>) {
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut s) = stream else { continue };
-            let body = read_body(&mut s);
+            let request = common::read_http_request(&mut s);
+            let body = common::http_body(&request).to_owned();
             seen.lock()
                 .unwrap()
                 .push(serde_json::from_str(&body).unwrap_or(Value::Null));
@@ -47,33 +48,6 @@ fn serve(answers: Vec<&'static str>) -> (u16, Arc<Mutex<Vec<Value>>>) {
         }
     });
     (port, bodies)
-}
-
-fn read_body(s: &mut TcpStream) -> String {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    loop {
-        let n = s.read(&mut chunk).unwrap_or(0);
-        if n == 0 {
-            break;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        let text = String::from_utf8_lossy(&buf).to_string();
-        if let Some(end) = text.find("\r\n\r\n") {
-            let len = text[..end]
-                .lines()
-                .find_map(|l| {
-                    l.to_ascii_lowercase()
-                        .strip_prefix("content-length:")
-                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                })
-                .unwrap_or(0);
-            if buf.len() >= end + 4 + len {
-                return text[end + 4..].to_string();
-            }
-        }
-    }
-    String::new()
 }
 
 fn suite(dir: &Path, port: u16) {
