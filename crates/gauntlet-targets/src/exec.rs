@@ -210,21 +210,10 @@ impl ExecTarget {
         ctx: &TrialContext<'_>,
         seed: u64,
     ) -> Command {
-        let mut cmd = Command::new(&self.program);
-        cmd.args(&self.args)
-            .env_clear()
-            .env("PATH", &self.path)
-            .env("HOME", workdir)
-            .env("TZ", "UTC")
-            .env("LANG", "C.UTF-8")
-            .env("LC_ALL", "C.UTF-8")
-            .env("PYTHONHASHSEED", "0")
-            .env("PYTHONUNBUFFERED", "1")
-            .envs(&self.passed)
-            // The configured environment may override the pins above (a virtualenv's PATH);
-            // the GAUNTLET_ variables below it may not (checked in `new`).
-            .envs(&self.env)
-            .env("GAUNTLET_PROTOCOL", PROTOCOL_VERSION.to_string())
+        let mut cmd = self.allowlisted(Some(workdir), &[]);
+        // The configured environment may override the pins (a virtualenv's PATH); the
+        // GAUNTLET_ variables below may not (checked in `new`).
+        cmd.env("GAUNTLET_PROTOCOL", PROTOCOL_VERSION.to_string())
             .env("GAUNTLET_FROZEN_TIME", &self.frozen_time)
             .env("GAUNTLET_SESSION_ID", &ctx.session_id)
             .env("GAUNTLET_CASE_ID", &ctx.case.id)
@@ -233,12 +222,31 @@ impl ExecTarget {
             .current_dir(workdir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Dropping the child (the runner's trial timeout drops the whole trial) kills it.
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    /// The program with the environment allow-list every child of this target gets: `PATH`,
+    /// `HOME` (when given), the pins, `extra` pins, then `pass_env` and `env:` (which may
+    /// override the pins). Dropping the child kills it (the runner's trial timeout drops the
+    /// whole trial), and it leads a process group of its own, so that what it starts (a
+    /// server, a `sleep 1000 &`) can be found and killed with it ([`ProcessGroup`]), and a
+    /// terminal's Ctrl-C reaches it only through gauntlet.
+    fn allowlisted(&self, home: Option<&Path>, extra: &[(&str, &str)]) -> Command {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.args).env_clear().env("PATH", &self.path);
+        if let Some(home) = home {
+            cmd.env("HOME", home);
+        }
+        cmd.env("TZ", "UTC")
+            .env("LANG", "C.UTF-8")
+            .env("LC_ALL", "C.UTF-8")
+            .env("PYTHONHASHSEED", "0")
+            .env("PYTHONUNBUFFERED", "1")
+            .envs(extra.iter().copied())
+            .envs(&self.passed)
+            .envs(&self.env)
             .kill_on_drop(true);
-        // The agent leads a process group of its own, so that what it starts (a server, a
-        // `sleep 1000 &`) can be found and killed with it when the trial ends
-        // ([`ProcessGroup`]), and a terminal's Ctrl-C reaches it only through gauntlet.
         #[cfg(unix)]
         cmd.process_group(0);
         cmd
@@ -250,21 +258,7 @@ impl ExecTarget {
     /// in a process group of its own, and killed when dropped.
     #[cfg(feature = "mcp")]
     pub(crate) fn server_command(&self) -> Command {
-        let mut cmd = Command::new(&self.program);
-        cmd.args(&self.args)
-            .env_clear()
-            .env("PATH", &self.path)
-            .env("TZ", "UTC")
-            .env("LANG", "C.UTF-8")
-            .env("LC_ALL", "C.UTF-8")
-            .env("PYTHONHASHSEED", "0")
-            .env("PYTHONUNBUFFERED", "1")
-            .envs(&self.passed)
-            .envs(&self.env)
-            .kill_on_drop(true);
-        #[cfg(unix)]
-        cmd.process_group(0);
-        cmd
+        self.allowlisted(None, &[])
     }
 
     /// The command as configured, for labels and messages.
@@ -1358,28 +1352,13 @@ impl ExecTarget {
         limit: Duration,
     ) -> FolderRun {
         let started = std::time::Instant::now();
-        let mut cmd = Command::new(&self.program);
-        cmd.args(&self.args)
-            .env_clear()
-            .env("PATH", &self.path)
-            .env("HOME", dir)
-            .env("TZ", "UTC")
-            .env("LANG", "C.UTF-8")
-            .env("LC_ALL", "C.UTF-8")
-            .env("PYTHONHASHSEED", "0")
-            .env("PYTHONUNBUFFERED", "1")
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .envs(&self.passed)
-            .envs(&self.env)
-            .env("GAUNTLET_FROZEN_TIME", &self.frozen_time)
+        let mut cmd = self.allowlisted(Some(dir), &[("PYTHONDONTWRITEBYTECODE", "1")]);
+        cmd.env("GAUNTLET_FROZEN_TIME", &self.frozen_time)
             .envs(vars.iter().map(|(k, v)| (*k, v.as_str())))
             .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        #[cfg(unix)]
-        cmd.process_group(0);
+            .stderr(Stdio::piped());
         let mut child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => {
