@@ -299,7 +299,8 @@ pub fn usd(v: f64) -> String {
     }
 }
 
-/// What one trial spent: the agent's model calls, and each judge check's calls apart.
+/// What one trial spent: the agent's model calls, each judge check's calls and each helper
+/// model's (attacker, rewriter) calls apart.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct TrialSpend {
     /// The agent's model calls (the spans of the trace).
@@ -308,12 +309,16 @@ pub struct TrialSpend {
     /// Model-judge calls, by judge check id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub judges: BTreeMap<String, Spend>,
+    /// Helper-model calls, by role: the attacker of a strategy, the rewriter of a
+    /// model-driven converter. They cost like any other call, so they count in the total.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub helpers: BTreeMap<String, Spend>,
 }
 
 impl TrialSpend {
     /// The spend a trace records, priced with `prices`. The agent's calls are priced by the
     /// model id each reply reported; a judge's by the id its answer reported, else the model
-    /// asked for.
+    /// asked for; a helper's by the id its answer reported.
     pub fn of(trace: &Trace, prices: &PriceTable) -> TrialSpend {
         let mut s = TrialSpend::default();
         for l in trace.llm_calls() {
@@ -328,12 +333,23 @@ impl TrialSpend {
                 .or_default()
                 .add_call(prices, model, j.usage, j.cached);
         }
+        for e in &trace.strategy {
+            if let crate::trace::StrategyEvent::HelperCall(c) = e {
+                let model = c.model.as_deref().unwrap_or("(model not reported)");
+                s.helpers
+                    .entry(c.role.as_str().to_owned())
+                    .or_default()
+                    .add_call(prices, model, c.usage, c.cached);
+            }
+        }
         s
     }
 
     /// Whether nothing was called.
     pub fn is_empty(&self) -> bool {
-        self.agent.is_empty() && self.judges.values().all(Spend::is_empty)
+        self.agent.is_empty()
+            && self.judges.values().all(Spend::is_empty)
+            && self.helpers.values().all(Spend::is_empty)
     }
 
     /// Every judge's calls together.
@@ -345,10 +361,13 @@ impl TrialSpend {
         t
     }
 
-    /// The agent's and the judges' calls together.
+    /// The agent's, the judges' and the helpers' calls together.
     pub fn total(&self) -> Spend {
         let mut t = self.agent.clone();
         t.add(&self.judge_total());
+        for s in self.helpers.values() {
+            t.add(s);
+        }
         t
     }
 
@@ -358,10 +377,13 @@ impl TrialSpend {
         for (k, v) in &o.judges {
             self.judges.entry(k.clone()).or_default().add(v);
         }
+        for (k, v) in &o.helpers {
+            self.helpers.entry(k.clone()).or_default().add(v);
+        }
     }
 }
 
-/// What a run spent: the agent, each judge check, and the total.
+/// What a run spent: the agent, each judge check, each helper model, and the total.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct RunSpend {
     /// The agent's model calls.
@@ -369,6 +391,9 @@ pub struct RunSpend {
     /// Model-judge calls, by judge check id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub judges: BTreeMap<String, Spend>,
+    /// Helper-model calls (attacker, rewriter), by role.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub helpers: BTreeMap<String, Spend>,
     /// Everything together.
     pub total: Spend,
     /// Trials whose agent answers came from the response cache (evidence `replay`).
@@ -386,6 +411,9 @@ impl RunSpend {
         self.agent.add(&t.agent);
         for (k, v) in &t.judges {
             self.judges.entry(k.clone()).or_default().add(v);
+        }
+        for (k, v) in &t.helpers {
+            self.helpers.entry(k.clone()).or_default().add(v);
         }
         self.total.add(&t.total());
         self.replayed_trials += usize::from(replayed);
@@ -509,6 +537,70 @@ mod tests {
         assert_eq!((s.agent.calls, s.agent.cached), (1, 1));
         assert_eq!(s.agent.tokens(), 150);
         assert!((s.agent.cost_usd.unwrap() - 0.00075).abs() < 1e-12);
+    }
+
+    #[test]
+    fn attacker_and_rewriter_calls_count_in_the_total() {
+        let t = PriceTable::builtin();
+        let mut rec = TraceRecorder::new();
+        rec.llm_call(
+            Some("gpt-4o".into()),
+            vec![Message::user("hi")],
+            Message::assistant("hello"),
+            usage(100, 50),
+            1,
+            None,
+            1,
+        );
+        let helper = |role, model: &str, u, cached| {
+            crate::trace::StrategyEvent::HelperCall(crate::trace::HelperCall {
+                role,
+                turn: 0,
+                converter: None,
+                endpoint: "fake:attacker".into(),
+                prompt: "attacker-v1".into(),
+                seed: 0,
+                model: Some(model.into()),
+                messages_in: vec![Message::user("objective")],
+                answer: "next message".into(),
+                usage: u,
+                latency_ms: 1,
+                attempts: 1,
+                cached,
+                error: None,
+            })
+        };
+        use crate::strategy::HelperRole::{Attacker, Rewriter};
+        rec.strategy(helper(Attacker, "gpt-4o", usage(1000, 200), false));
+        rec.strategy(helper(Attacker, "gpt-4o", usage(1000, 200), true));
+        rec.strategy(helper(Rewriter, "local-rewriter", usage(10, 10), false));
+        let s = TrialSpend::of(&rec.finish(), &t);
+        let attacker = &s.helpers["attacker"];
+        assert_eq!(
+            (attacker.calls, attacker.cached, attacker.tokens()),
+            (1, 1, 1200)
+        );
+        assert_eq!(s.helpers["rewriter"].cost_usd, None, "an unpriced rewriter");
+        let total = s.total();
+        assert_eq!(total.calls, 3, "agent, attacker and rewriter calls");
+        assert_eq!(total.tokens(), 150 + 1200 + 20);
+        assert_eq!(
+            total.cost_usd, None,
+            "unknown, not zero, with an unpriced helper"
+        );
+        assert!(!s.is_empty());
+
+        let mut run = RunSpend::default();
+        run.add_trial(&s, false);
+        assert_eq!(run.helpers["attacker"].calls, 1);
+        assert_eq!(run.total.tokens(), 1370);
+        // A budget counts what the attacker spent.
+        let b = Budget {
+            max_cost_usd: None,
+            max_tokens: Some(1000),
+        };
+        assert!(b.reached(&run.total).is_some());
+        assert_eq!(b.reached(&s.agent), None);
     }
 
     #[test]

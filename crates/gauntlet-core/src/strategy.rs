@@ -92,6 +92,16 @@ pub enum HelperRole {
     Rewriter,
 }
 
+impl HelperRole {
+    /// The role's name as written in reports: `attacker`, `rewriter`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HelperRole::Attacker => "attacker",
+            HelperRole::Rewriter => "rewriter",
+        }
+    }
+}
+
 /// What a helper model answered.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HelperReply {

@@ -318,6 +318,9 @@ fn spend_table(sp: &gauntlet_core::cost::RunSpend) -> String {
     for (check, j) in &sp.judges {
         row(format!("judge {}", md::code(check)), j);
     }
+    for (role, h) in &sp.helpers {
+        row(role.clone(), h);
+    }
     row("**total**".into(), &sp.total);
     o.push('\n');
     if sp.replayed_trials > 0 {

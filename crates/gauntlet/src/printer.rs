@@ -259,6 +259,10 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
             for (check, j) in &sp.judges {
                 writeln!(o, "{:>12} judge {check}: {}", "", j.line())?;
             }
+            // Attacker and rewriter calls cost like the agent's: a red team's bill has them.
+            for (role, h) in &sp.helpers {
+                writeln!(o, "{:>12} {role} {}", "", h.line())?;
+            }
             writeln!(o, "{:>12} total {}", "", sp.total.cost_label())?;
             if sp.replayed_trials > 0 {
                 writeln!(

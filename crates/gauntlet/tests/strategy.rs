@@ -143,6 +143,25 @@ fn the_attacker_loop_against_serve_fake_falls_or_holds_and_regrades_the_same() {
         assert!(matches!(code(&o), 0 | 1), "{}", text(&o));
         let r = report(&tmp.path().join(&out));
         assert!(cases(&r).len() >= 10);
+        // The attacker's calls are part of what the run spent, apart and in the total.
+        let attacker_calls = cases(&r)
+            .iter()
+            .flat_map(events)
+            .filter(|e| e["kind"] == "helper_call" && e["cached"] != true)
+            .count() as u64;
+        assert!(attacker_calls > 0);
+        let spend = &r["summary"]["spend"];
+        let calls = |v: &Value| v["calls"].as_u64().unwrap();
+        assert_eq!(
+            calls(&spend["helpers"]["attacker"]),
+            attacker_calls,
+            "{spend}"
+        );
+        assert_eq!(
+            calls(&spend["total"]),
+            calls(&spend["agent"]) + attacker_calls,
+            "{spend}"
+        );
         for c in cases(&r) {
             let id = c["case"]["id"].as_str().unwrap();
             assert_eq!(c["status"], want, "{id} with {agent}");

@@ -683,6 +683,9 @@ fn facts(
         for (check, j) in &sp.judges {
             add(&format!("cost (judge {check})"), j.line());
         }
+        for (role, h) in &sp.helpers {
+            add(&format!("cost ({role})"), h.line());
+        }
         add("cost (total)", sp.total.cost_label());
         if sp.replayed_trials > 0 {
             add(
