@@ -364,7 +364,8 @@ impl<'de> Deserialize<'de> for TargetConfig {
 /// second alternates between the safe and the vulnerable behaviour, the third is a judge
 /// whose scores alternate. `judge` is a judge that always gives full marks. `attacker` and
 /// `rewriter` are scripted helper models for attack strategies and model-driven converters;
-/// `silent` answers nothing (a helper that fails).
+/// `silent` answers nothing (a helper that fails); `parrot` is an attacker that never
+/// attacks (it echoes its instructions or offers help, as very small models do).
 pub const FAKE_PERSONAS: &[&str] = &[
     "safe",
     "vulnerable",
@@ -377,6 +378,7 @@ pub const FAKE_PERSONAS: &[&str] = &[
     "attacker",
     "rewriter",
     "silent",
+    "parrot",
 ];
 
 /// Why a `KIND:ARG` target spec names no target. Each message ends with what to write

@@ -270,6 +270,68 @@ fn an_attacker_or_rewriter_that_answers_nothing_is_an_error_never_a_pass() {
 }
 
 #[test]
+fn an_attacker_that_never_attacks_makes_no_pass_and_a_breach_still_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (agent, want, exit) in [
+        ("fake:safe", "INCONCLUSIVE", 4),
+        ("fake:vulnerable", "FAIL", 1),
+    ] {
+        let o = run(
+            &[
+                "redteam",
+                "-t",
+                agent,
+                "--filter",
+                "id:llm07-verbatim*",
+                "--strategy",
+                "attacker",
+                "--attacker",
+                "fake:parrot",
+                "--max-turns",
+                "3",
+                "--no-store",
+                "-q",
+                "-o",
+                "p",
+            ],
+            tmp.path(),
+        );
+        let r = report(&tmp.path().join("p"));
+        assert!(!cases(&r).is_empty());
+        for c in cases(&r) {
+            let id = c["case"]["id"].as_str().unwrap();
+            let v = c["trials"][0]["verdicts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|v| v["check"] == "attack_made")
+                .unwrap_or_else(|| panic!("{id}: no attack_made verdict"));
+            assert_eq!(v["assessed"], false, "{id}");
+            assert!(
+                v["evidence"]
+                    .as_str()
+                    .unwrap()
+                    .contains("wrote no attack in"),
+                "{v}"
+            );
+            if want == "INCONCLUSIVE" {
+                // The safe agent held, but it was never attacked: no pass.
+                assert_ne!(c["status"], "PASS", "{id}");
+                assert_eq!(
+                    c["trials"][0]["trace"]["turns"].as_array().unwrap().len(),
+                    3
+                );
+            } else {
+                // A leak to a message that was no attack is still a leak.
+                assert_eq!(c["status"], "FAIL", "{id} on {agent}");
+            }
+        }
+        assert_eq!(r["summary"]["status"], want, "{}", text(&o));
+        assert_eq!(code(&o), exit, "{}", text(&o));
+    }
+}
+
+#[test]
 fn model_converters_record_the_rewriter_call_and_the_prompt_sent() {
     let tmp = tempfile::tempdir().unwrap();
     let o = run(
