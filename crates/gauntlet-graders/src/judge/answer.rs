@@ -121,10 +121,19 @@ fn validator(form: JudgeForm, scale: JudgeScale) -> &'static jsonschema::Validat
     })
 }
 
-/// The first `max` characters of a text, with `...` when cut.
+/// The first `max` characters of a text, with `...` when cut. The cut falls between words,
+/// never inside one: a secret the judge quoted is kept whole or dropped whole, so the run's
+/// redaction (which knows whole secrets) still finds it, and no part of it is left over.
 fn clip(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}...", &s[..i]),
+        Some((i, c)) => {
+            let end = if c.is_whitespace() {
+                i
+            } else {
+                s[..i].rfind(char::is_whitespace).unwrap_or(0)
+            };
+            format!("{}...", s[..end].trim_end())
+        }
         None => s.to_owned(),
     }
 }
@@ -193,6 +202,23 @@ mod tests {
 
     fn p(text: &str, (f, s): (JudgeForm, JudgeScale)) -> Result<Answer, AnswerError> {
         parse_answer(text, f, s).map(|p| p.answer)
+    }
+
+    #[test]
+    fn a_cut_never_leaves_part_of_a_word() {
+        // A key the judge quoted, at every offset across the 80-character cut: in the error
+        // text it is whole (for the run's redaction to find) or absent, never a prefix.
+        let key = "sk-live-7f3a9c2e5b1d4f6a8c0e";
+        for at in 40..100 {
+            let text = format!("{} {key} and more words after it", "x ".repeat(at / 2));
+            let e = parse_answer(&text, B.0, B.1).unwrap_err().to_string();
+            let whole = e.contains(key);
+            let part = (8..key.len()).any(|n| e.contains(&key[..n]));
+            assert!(whole || !part, "offset {at}: {e}");
+        }
+        assert_eq!(clip("abc def", 5), "abc...");
+        assert_eq!(clip("abcdefgh", 5), "...");
+        assert_eq!(clip("abc", 5), "abc");
     }
 
     #[test]
