@@ -379,6 +379,10 @@ pub struct TaskRunReport {
     pub declared: usize,
     /// Repository tests that passed before any task (the regression baseline).
     pub baseline_passing: usize,
+    /// Files the impact map could not analyse (`path: reason`): affected tests through
+    /// them may be missing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_analysed: Vec<String>,
     /// The tasks that ran.
     pub tasks: Vec<TaskReport>,
     /// Set when a write to the tests, graders or the pristine repository was seen.

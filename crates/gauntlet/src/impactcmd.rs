@@ -330,6 +330,9 @@ fn task_table(r: &TaskRunReport) -> String {
     for t in &r.tasks {
         s.push_str(&task_notes(t));
     }
+    for n in &r.not_analysed {
+        s.push_str(&format!("not analysed: {}\n", shown(n)));
+    }
     if let Some(b) = &r.integrity {
         s.push_str(&format!(
             "INTEGRITY: the tests, graders or pristine repository changed during task {}: {}; the run failed there\n",

@@ -321,6 +321,11 @@ pub async fn run(
         agent: agent_shown.to_owned(),
         declared: f.tasks.len(),
         baseline_passing: before.values().filter(|s| **s == TestState::Pass).count(),
+        not_analysed: map
+            .skipped
+            .iter()
+            .map(|s| format!("{}: {}", s.path, s.reason))
+            .collect(),
         tasks: Vec::new(),
         integrity: None,
     };
@@ -420,6 +425,8 @@ pub async fn run(
         pristine.extend(acceptance_pristine);
         let grade = task_dir.join("grade");
         let _ = std::fs::remove_dir_all(&grade);
+        // An agent that removed its workspace is graded on nothing, not a crashed run.
+        std::fs::create_dir_all(&ws)?;
         copy_tree(&ws, &grade)?;
         let _ = std::fs::remove_dir_all(grade.join(".gauntlet"));
         for (rel, src) in &pristine {
