@@ -22,6 +22,7 @@ pub mod event;
 pub mod expect;
 pub mod flake;
 pub mod grader;
+pub mod impact_task;
 pub mod judges;
 pub mod mcp;
 pub mod merge;

@@ -13,6 +13,7 @@ pub mod changes;
 pub mod converters;
 pub mod diag;
 pub mod filter;
+pub mod impact_task;
 pub mod import;
 pub mod load;
 mod pathmap;

@@ -64,7 +64,7 @@ pub fn load_trajectory(path: &Path) -> Result<LoadedTrajectory, Vec<Diagnostic>>
 
 /// Position of the first `key: value` (value as written, quoted or not) at or after
 /// `from`, else the start of the file.
-fn locate(text: &str, key: &str, value: &str, nth: usize) -> (usize, usize) {
+pub(crate) fn locate(text: &str, key: &str, value: &str, nth: usize) -> (usize, usize) {
     let re = regex::Regex::new(&format!(
         r#"(?m)\b{}\s*:\s*["']?{}["']?\s*$"#,
         regex::escape(key),

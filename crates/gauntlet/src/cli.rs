@@ -162,6 +162,36 @@ pub enum ImpactCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Coding tasks on a Python repository with targeted test context: per task a fresh
+    /// agent in a fresh copy, the affected tests named (given mode) or nothing but the
+    /// prompt (hidden mode); done only when the acceptance tests pass and the agent's
+    /// evidence matches gauntlet's own run; regressions counted apart. Exit 0 when every
+    /// task is done with no regression, 1 on a task not done, a regression or an integrity
+    /// breach, 3 when something could not be assessed, 2 on a usage or file error.
+    Task {
+        /// The task file (YAML).
+        #[arg(value_name = "FILE")]
+        file: std::path::PathBuf,
+        /// `given` or `hidden` (default: the file's `mode`, else `given`).
+        #[arg(long, value_enum)]
+        mode: Option<ImpactTaskMode>,
+        /// The coding agent, as `exec:COMMAND` (default: the file's `agent`).
+        #[arg(long, value_name = "exec:CMD")]
+        agent: Option<String>,
+        /// Keep the workspaces and write tasks.json here (outside the task file's folder).
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Whether the agent is given the tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ImpactTaskMode {
+    Given,
+    Hidden,
 }
 
 #[derive(Debug, Args)]

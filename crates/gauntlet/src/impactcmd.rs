@@ -1,11 +1,19 @@
-//! `gauntlet impact map|affected`: builds the [`ImpactMap`] of a repository
-//! (`crate::impact`) and prints it, or the tests a set of changed files affects, on the
-//! terminal or as JSON.
+//! `gauntlet impact map|affected|task`: builds the [`ImpactMap`] of a repository
+//! (`crate::impact`) and prints it, or the tests a set of changed files affects, or runs a
+//! task file against a coding agent (`crate::impact::task`) and prints its report
+//! ([`TaskRunReport`]: completion and regression rates apart), on the terminal or as JSON.
 
 use std::io::Write;
 use std::path::Path;
 
-use crate::cli::{ImpactArgs, ImpactCommand, ImpactLang};
+use gauntlet_core::impact_task::{EvidenceCheck, RunOutcome, TaskMode, TaskReport, TaskRunReport};
+use gauntlet_core::redact::Redactor;
+use gauntlet_core::target::{TargetConfig, TargetKind};
+use gauntlet_core::trajectory::{AgentEnd, TestState};
+use gauntlet_suite::impact_task::load_tasks;
+use gauntlet_targets::exec::ExecTarget;
+
+use crate::cli::{ImpactArgs, ImpactCommand, ImpactLang, ImpactTaskMode};
 use crate::error::CliError;
 use crate::impact::{self, ImpactMap, Lang};
 use crate::out::{Printer, shown};
@@ -86,7 +94,269 @@ pub fn impact(args: ImpactArgs) -> Result<i32, CliError> {
             print_skipped(&mut out, &m)?;
             Ok(0)
         }
+        ImpactCommand::Task {
+            file,
+            mode,
+            agent,
+            out,
+            json,
+        } => task(&file, mode, agent, out, json),
     }
+}
+
+fn task(
+    file: &Path,
+    mode: Option<ImpactTaskMode>,
+    agent: Option<String>,
+    out: Option<std::path::PathBuf>,
+    json: bool,
+) -> Result<i32, CliError> {
+    let loaded = load_tasks(file).map_err(CliError::Diagnostics)?;
+    // `--agent` is resolved against the working directory, the file's `agent` against the
+    // file's folder.
+    let (shown, base) = match (&agent, &loaded.file.agent) {
+        (Some(a), _) => (a.clone(), None),
+        (None, Some(a)) => (a.clone(), Some(loaded.dir.clone())),
+        (None, None) => {
+            return Err(CliError::usage(
+                "no agent: the task file has no `agent` and --agent was not given",
+                "pass --agent exec:COMMAND, or set `agent: exec:COMMAND` in the file",
+            ));
+        }
+    };
+    let cfg = TargetConfig::parse(&shown)
+        .map_err(|e| CliError::usage(format!("agent: {e}"), "give `exec:COMMAND`"))?;
+    let exec_cfg = match (cfg.kind, cfg.exec) {
+        (Some(TargetKind::Exec), Some(e)) => e,
+        _ => {
+            return Err(CliError::usage(
+                format!("agent `{shown}` is not an exec agent"),
+                "a coding agent runs as `exec:COMMAND` (see docs/coding-agents.md)",
+            ));
+        }
+    };
+    let mut redactor = Redactor::default();
+    let agent_target = ExecTarget::new_in(&exec_cfg, base.as_deref(), &mut redactor)
+        .map_err(|e| CliError::usage(format!("agent: {e}"), "check the agent's command"))?;
+    let mode = match mode {
+        Some(ImpactTaskMode::Given) => TaskMode::Given,
+        Some(ImpactTaskMode::Hidden) => TaskMode::Hidden,
+        None => loaded.file.mode,
+    };
+    let dir = match &out {
+        Some(o) => o.clone(),
+        None => std::env::temp_dir().join(format!("gauntlet-tasks-{}", std::process::id())),
+    };
+    let rt = crate::setup::runtime()?;
+    let result = rt.block_on(crate::impact::task::run(
+        &loaded,
+        mode,
+        &agent_target,
+        &shown,
+        &dir,
+        &mut redactor,
+    ));
+    if out.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let report = result?;
+    if let Some(o) = &out {
+        std::fs::write(
+            o.join("tasks.json"),
+            serde_json::to_vec_pretty(&report).expect("report serializes"),
+        )?;
+    }
+    let mut p = Printer::stdout();
+    if json {
+        writeln!(
+            p,
+            "{}",
+            serde_json::to_string_pretty(&report).expect("serializes")
+        )?;
+    } else {
+        write!(p, "{}", task_table(&report))?;
+        if let Some(o) = &out {
+            writeln!(p, "report: {}", o.join("tasks.json").display())?;
+        }
+    }
+    Ok(match report.outcome() {
+        RunOutcome::Fail => 1,
+        RunOutcome::NotAssessed => 3,
+        RunOutcome::Pass => 0,
+    })
+}
+
+fn agent_word(a: &AgentEnd) -> String {
+    match a {
+        AgentEnd::Exited { code } => format!("exit {code}"),
+        AgentEnd::Killed => "killed".into(),
+        AgentEnd::TimedOut => "timed out".into(),
+        AgentEnd::NotStarted { .. } => "not started".into(),
+    }
+}
+
+fn state_word(s: TestState) -> &'static str {
+    match s {
+        TestState::Pass => "PASS",
+        TestState::Fail => "FAIL",
+        TestState::NotAssessed => "NOT_ASSESSED",
+    }
+}
+
+/// The notes under the table for one task: why it is not done, what broke, what was edited.
+fn task_notes(t: &TaskReport) -> String {
+    let mut s = String::new();
+    let line = |s: &mut String, text: String| {
+        s.push_str(&format!("  {}: {}\n", shown(&t.id), shown(&text)));
+    };
+    if let AgentEnd::NotStarted { reason } = &t.agent {
+        line(&mut s, format!("the agent did not start: {reason}"));
+    }
+    for u in &t.uncovered {
+        line(
+            &mut s,
+            format!("no test covers {u} (its change is not assessed by any existing test)"),
+        );
+    }
+    for a in t
+        .acceptance_tests
+        .iter()
+        .filter(|a| a.state != TestState::Pass)
+    {
+        line(
+            &mut s,
+            format!(
+                "acceptance {}: {}{}",
+                a.id,
+                state_word(a.state),
+                a.detail
+                    .as_deref()
+                    .map(|d| format!(" - {}", d.replace('\n', " | ")))
+                    .unwrap_or_default()
+            ),
+        );
+    }
+    match &t.evidence {
+        EvidenceCheck::Matches => {}
+        EvidenceCheck::Missing { reason } => line(&mut s, format!("no evidence: {reason}")),
+        EvidenceCheck::Incomplete { missing } => line(
+            &mut s,
+            format!("incomplete evidence: no result for {}", missing.join(", ")),
+        ),
+        EvidenceCheck::False { contradicted } => {
+            for c in contradicted {
+                line(
+                    &mut s,
+                    format!(
+                        "FALSE EVIDENCE: claimed {} {}, gauntlet observed {}",
+                        c.id,
+                        c.claimed,
+                        state_word(c.observed)
+                    ),
+                );
+            }
+        }
+    }
+    for r in &t.regressions {
+        line(
+            &mut s,
+            format!(
+                "REGRESSION {} ({}){}",
+                r.id,
+                if r.affected {
+                    "affected"
+                } else {
+                    "not predicted by the map"
+                },
+                r.detail
+                    .as_deref()
+                    .map(|d| format!(" - {}", d.replace('\n', " | ")))
+                    .unwrap_or_default()
+            ),
+        );
+    }
+    for n in &t.not_assessed {
+        line(&mut s, format!("{n}: passed before, could not run after"));
+    }
+    if !t.edited_tests.is_empty() {
+        line(
+            &mut s,
+            format!(
+                "edited test files (graded with the pristine copies instead): {}",
+                t.edited_tests.join(", ")
+            ),
+        );
+    }
+    if !t.unverified_claims.is_empty() {
+        line(
+            &mut s,
+            format!(
+                "claims on tests gauntlet did not run (not counted): {}",
+                t.unverified_claims.join(", ")
+            ),
+        );
+    }
+    s
+}
+
+fn task_table(r: &TaskRunReport) -> String {
+    let mut s = format!(
+        "impact tasks `{}` ({}), mode {}, agent {}\nbaseline: {} repository test(s) passing before any task\n",
+        shown(&r.name),
+        shown(&r.file),
+        r.mode.as_str(),
+        shown(&r.agent),
+        r.baseline_passing
+    );
+    s.push_str(&format!(
+        "{:<16} {:<12} {:>8} {:<13} {:<14} {:<13} {:>11}\n",
+        "task", "agent", "affected", "acceptance", "evidence", "completion", "regressions"
+    ));
+    for t in &r.tasks {
+        s.push_str(&format!(
+            "{:<16} {:<12} {:>8} {:<13} {:<14} {:<13} {:>11}\n",
+            shown(&t.id),
+            agent_word(&t.agent),
+            t.affected.len(),
+            t.acceptance.as_str(),
+            t.evidence.describe(),
+            t.completion.as_str(),
+            t.regressions.len()
+        ));
+    }
+    for t in r.tasks.len()..r.declared {
+        s.push_str(&format!("task {} NOT_ASSESSED (not run)\n", t + 1));
+    }
+    for t in &r.tasks {
+        s.push_str(&task_notes(t));
+    }
+    for n in &r.not_analysed {
+        s.push_str(&format!("not analysed: {}\n", shown(n)));
+    }
+    if let Some(b) = &r.integrity {
+        s.push_str(&format!(
+            "INTEGRITY: the tests, graders or pristine repository changed during task {}: {}; the run failed there\n",
+            shown(&b.task),
+            shown(&b.changed.join(", "))
+        ));
+    }
+    s.push_str(&format!(
+        "completion: {} tasks done (acceptance tests pass and the evidence matches)\n",
+        r.completion_rate().describe()
+    ));
+    s.push_str(&format!(
+        "regression: {} tasks broke previously passing tests\n",
+        r.regression_rate().describe()
+    ));
+    s.push_str(&format!(
+        "result: {}\n",
+        match r.outcome() {
+            RunOutcome::Pass => "PASS",
+            RunOutcome::Fail => "FAIL",
+            RunOutcome::NotAssessed => "NOT_ASSESSED",
+        }
+    ));
+    s
 }
 
 fn print_skipped(out: &mut Printer, m: &ImpactMap) -> Result<(), CliError> {

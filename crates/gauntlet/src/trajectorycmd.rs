@@ -116,7 +116,7 @@ fn slug(s: &str) -> String {
 }
 
 /// Copies a folder's files (symlinks are not followed, they are skipped).
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+pub(crate) fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for e in std::fs::read_dir(from)? {
         let e = e?;
@@ -133,7 +133,7 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 
 /// Every file under `dir` (relative path) and the SHA-256 of its bytes (a symlink: of its
 /// target's name), skipping `skip` (the run's own output when it lies inside).
-fn hash_tree(dir: &Path, skip: &Path) -> std::io::Result<BTreeMap<String, String>> {
+pub(crate) fn hash_tree(dir: &Path, skip: &Path) -> std::io::Result<BTreeMap<String, String>> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -168,7 +168,7 @@ fn hash_tree(dir: &Path, skip: &Path) -> std::io::Result<BTreeMap<String, String
                 );
                 if out.len() > MAX_HARNESS_FILES {
                     return Err(std::io::Error::other(format!(
-                        "more than {MAX_HARNESS_FILES} files in the trajectory's folder"
+                        "more than {MAX_HARNESS_FILES} files in the folder of the tests and graders"
                     )));
                 }
             }
@@ -177,7 +177,7 @@ fn hash_tree(dir: &Path, skip: &Path) -> std::io::Result<BTreeMap<String, String
     Ok(out)
 }
 
-fn changed(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Vec<String> {
+pub(crate) fn changed(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Vec<String> {
     let mut v: Vec<String> = a
         .keys()
         .chain(b.keys())
@@ -237,7 +237,7 @@ fn reported_cost(stdout: &str) -> Option<f64> {
     total
 }
 
-fn clip(s: &str) -> String {
+pub(crate) fn clip(s: &str) -> String {
     let t = s.trim();
     let start = t.char_indices().rev().nth(400).map_or(0, |(i, _)| i);
     gauntlet_core::text::escape_controls(&t[start..]).into_owned()

@@ -11,6 +11,7 @@
 
 pub mod python;
 pub mod rust;
+pub mod task;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -67,7 +67,10 @@ def case_runner(cls, meth):
         if result.skipped:
             raise unittest.SkipTest(result.skipped[0][1])
         if result.failures:
-            raise AssertionError(result.failures[0][1].strip().splitlines()[-1])
+            # The assertion line, not the last line of a diff under it.
+            lines = result.failures[0][1].strip().splitlines()
+            raise AssertionError(next(
+                (l for l in lines if l.startswith("AssertionError")), lines[-1]))
         if result.errors:
             raise RuntimeError(result.errors[0][1].strip().splitlines()[-1])
     return run

@@ -1,0 +1,261 @@
+//! Reading a task file (`gauntlet impact task`): YAML read with the suite reader's rules
+//! (unknown keys are errors, YAML 1.2 booleans, every problem a [`Diagnostic`] with file,
+//! line, column and a hint), then the checks serde cannot make: a repository folder inside
+//! the file's own, at least one task, unique ids, a prompt and acceptance tests for every
+//! task, test files that exist next to the file and lie outside the repository (so that in
+//! hidden mode the agent's copy of the repository holds none of them), and `touches` paths
+//! that stay inside the repository. The main type is [`LoadedTasks`].
+
+use std::path::{Path, PathBuf};
+
+use gauntlet_core::impact_task::TaskFile;
+
+use crate::diag::Diagnostic;
+use crate::load::{check_relative, parse_yaml};
+use crate::trajectory::locate;
+
+/// Largest task file read.
+const MAX_BYTES: u64 = 4 << 20;
+
+/// A task file read and checked.
+#[derive(Debug, Clone)]
+pub struct LoadedTasks {
+    /// The file, as given.
+    pub origin: String,
+    /// The file's folder: relative paths are resolved here, and it is the harness tree
+    /// (tests, graders, the pristine repository) whose integrity is checked.
+    pub dir: PathBuf,
+    /// The file.
+    pub file: TaskFile,
+}
+
+impl LoadedTasks {
+    /// The pristine repository.
+    pub fn repo_dir(&self) -> PathBuf {
+        self.dir.join(&self.file.repo)
+    }
+}
+
+/// Reads and checks a task file.
+pub fn load_tasks(path: &Path) -> Result<LoadedTasks, Vec<Diagnostic>> {
+    let origin = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|e| {
+        vec![
+            Diagnostic::file(&origin, format!("cannot read the task file: {e}"))
+                .hint("check the path"),
+        ]
+    })?;
+    if !meta.is_file() || meta.len() > MAX_BYTES {
+        return Err(vec![
+            Diagnostic::file(&origin, "not a regular file of at most 4 MiB")
+                .hint("name the task file (YAML)"),
+        ]);
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        vec![
+            Diagnostic::file(&origin, format!("cannot read the task file: {e}"))
+                .hint("save the file as UTF-8"),
+        ]
+    })?;
+    let dir = path
+        .parent()
+        .map(Path::to_path_buf)
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| PathBuf::from("."));
+    parse_tasks(&origin, &text, &dir)
+}
+
+/// Line and column of the `nth` occurrence of `needle` in `text`, else the file's start.
+fn find(text: &str, needle: &str, nth: usize) -> (usize, usize) {
+    match text.match_indices(needle).nth(nth) {
+        Some((i, _)) => {
+            let before = &text[..i];
+            let line = before.matches('\n').count() + 1;
+            let start = before.rfind('\n').map_or(0, |i| i + 1);
+            (line, before[start..].chars().count() + 1)
+        }
+        None => (1, 1),
+    }
+}
+
+/// [`load_tasks`] over text already read; `dir` is the file's folder.
+pub fn parse_tasks(origin: &str, text: &str, dir: &Path) -> Result<LoadedTasks, Vec<Diagnostic>> {
+    let f: TaskFile = parse_yaml(origin, text)?;
+    let mut out = Vec::new();
+    let at = |(l, c): (usize, usize), msg: String, hint: &str| {
+        Diagnostic::at(origin, Some(text), l, c, msg).hint(hint)
+    };
+    if f.name.trim().is_empty() {
+        out.push(at(
+            locate(text, "name", "", 0),
+            "the task file's `name` is empty".into(),
+            "give it a name",
+        ));
+    }
+    let repo_ok = match check_relative(&f.repo) {
+        Err(e) => {
+            out.push(at(
+                locate(text, "repo", &f.repo, 0),
+                format!("`repo`: {e}"),
+                "name the repository's folder, next to the task file",
+            ));
+            false
+        }
+        Ok(()) if f.repo.trim().is_empty() || !dir.join(&f.repo).is_dir() => {
+            out.push(at(
+                locate(text, "repo", &f.repo, 0),
+                format!("`repo`: `{}` is not a folder next to the task file", f.repo),
+                "name the repository's folder, next to the task file",
+            ));
+            false
+        }
+        Ok(()) => true,
+    };
+    for (key, v) in [
+        ("agent_timeout_secs", f.agent_timeout_secs),
+        ("test_timeout_secs", f.test_timeout_secs),
+    ] {
+        if v == Some(0) {
+            out.push(at(
+                locate(text, key, "0", 0),
+                format!("`{key}` is 0"),
+                "give a number of seconds above 0, or leave it out for the default",
+            ));
+        }
+    }
+    if f.tasks.is_empty() {
+        out.push(Diagnostic::file(origin, "the task file has no tasks").hint(
+            "list them under `tasks:`, each with an `id`, a `prompt`, `touches` and `tests`",
+        ));
+    }
+    let repo = Path::new(&f.repo);
+    let mut ids: Vec<&str> = Vec::new();
+    for t in &f.tasks {
+        let seen = ids.iter().filter(|i| **i == t.id).count();
+        let here = locate(text, "id", &t.id, seen);
+        if t.id.trim().is_empty() {
+            out.push(
+                Diagnostic::file(origin, "a task has an empty `id`").hint("give every task an id"),
+            );
+        } else if seen > 0 {
+            out.push(at(
+                here,
+                format!("task id `{}` is used twice", t.id),
+                "give every task its own id",
+            ));
+        }
+        ids.push(&t.id);
+        if t.prompt.trim().is_empty() {
+            out.push(at(
+                here,
+                format!("task `{}` has an empty `prompt`", t.id),
+                "write what the agent is asked to do",
+            ));
+        }
+        if t.tests.is_empty() {
+            out.push(at(
+                here,
+                format!("task `{}` has no acceptance tests", t.id),
+                "a task without tests cannot be accepted: list its test files under `tests:`",
+            ));
+        }
+        for p in &t.touches {
+            if let Err(e) = check_relative(p) {
+                out.push(at(
+                    find(text, p, 0),
+                    format!("task `{}`: `touches`: {e}", t.id),
+                    "name files relative to the repository's root",
+                ));
+            }
+        }
+        for p in &t.tests {
+            let pos = find(text, p, 0);
+            if let Err(e) = check_relative(p) {
+                out.push(at(
+                    pos,
+                    format!("task `{}`: test `{p}`: {e}", t.id),
+                    "name a test file next to the task file",
+                ));
+            } else if repo_ok && Path::new(p).starts_with(repo) {
+                out.push(at(
+                    pos,
+                    format!("task `{}`: test `{p}` lies inside the repository", t.id),
+                    "acceptance tests live outside `repo` (the agent's workspace is a copy of it): move the file next to the task file",
+                ));
+            } else if !dir.join(p).is_file() {
+                out.push(at(
+                    pos,
+                    format!(
+                        "task `{}`: test `{p}` is not a file next to the task file",
+                        t.id
+                    ),
+                    "check the path (relative to the task file's folder)",
+                ));
+            } else if !p.ends_with(".py") {
+                out.push(at(
+                    pos,
+                    format!("task `{}`: test `{p}` is not a Python file", t.id),
+                    "acceptance tests are Python test files (test* functions or unittest cases)",
+                ));
+            }
+        }
+    }
+    if !out.is_empty() {
+        return Err(out);
+    }
+    Ok(LoadedTasks {
+        origin: origin.to_owned(),
+        dir: dir.to_path_buf(),
+        file: f,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder() -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("repo/tests")).unwrap();
+        std::fs::write(d.path().join("repo/tests/test_in.py"), "").unwrap();
+        std::fs::create_dir_all(d.path().join("acc")).unwrap();
+        std::fs::write(d.path().join("acc/test_a.py"), "").unwrap();
+        d
+    }
+
+    const GOOD: &str = "name: t\nrepo: repo\nmode: hidden\ntasks:\n  - id: a\n    prompt: do it\n    touches: [x.py]\n    tests: [acc/test_a.py]\n";
+
+    #[test]
+    fn reads_a_good_file() {
+        let d = folder();
+        let t = parse_tasks("t.yaml", GOOD, d.path()).unwrap();
+        assert_eq!(t.file.mode, gauntlet_core::impact_task::TaskMode::Hidden);
+        assert_eq!(t.file.tasks[0].tests, ["acc/test_a.py"]);
+    }
+
+    #[test]
+    fn bad_input_points_at_its_line() {
+        let d = folder();
+        let bad = GOOD.replace("touches:", "touchs:");
+        let e = parse_tasks("t.yaml", &bad, d.path()).unwrap_err();
+        assert_eq!(e[0].line, 7, "{e:?}");
+        assert!(e[0].hint.is_some());
+        let inside = GOOD.replace("acc/test_a.py", "repo/tests/test_in.py");
+        let e = parse_tasks("t.yaml", &inside, d.path()).unwrap_err();
+        assert_eq!((e[0].line, e[0].column), (8, 13), "{e:?}");
+        assert!(e[0].message.contains("inside the repository"), "{e:?}");
+        let dup = format!("{GOOD}  - id: a\n    prompt: again\n    tests: [acc/test_a.py]\n");
+        let e = parse_tasks("t.yaml", &dup, d.path()).unwrap_err();
+        assert_eq!(e[0].line, 9, "{e:?}");
+        assert!(e[0].message.contains("used twice"));
+        let missing = GOOD.replace("acc/test_a.py", "acc/nope.py");
+        let e = parse_tasks("t.yaml", &missing, d.path()).unwrap_err();
+        assert!(e[0].message.contains("not a file"), "{e:?}");
+        let up = GOOD.replace("repo: repo", "repo: ../x");
+        let e = parse_tasks("t.yaml", &up, d.path()).unwrap_err();
+        assert_eq!(e[0].line, 2, "{e:?}");
+        let mode = GOOD.replace("mode: hidden", "mode: secret");
+        let e = parse_tasks("t.yaml", &mode, d.path()).unwrap_err();
+        assert_eq!(e[0].line, 3, "{e:?}");
+    }
+}
