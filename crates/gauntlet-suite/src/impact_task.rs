@@ -14,9 +14,6 @@ use crate::diag::Diagnostic;
 use crate::load::{check_relative, parse_yaml};
 use crate::trajectory::locate;
 
-/// Largest task file read.
-const MAX_BYTES: u64 = 4 << 20;
-
 /// A task file read and checked.
 #[derive(Debug, Clone)]
 pub struct LoadedTasks {
@@ -38,30 +35,7 @@ impl LoadedTasks {
 
 /// Reads and checks a task file.
 pub fn load_tasks(path: &Path) -> Result<LoadedTasks, Vec<Diagnostic>> {
-    let origin = path.display().to_string();
-    let meta = std::fs::metadata(path).map_err(|e| {
-        vec![
-            Diagnostic::file(&origin, format!("cannot read the task file: {e}"))
-                .hint("check the path"),
-        ]
-    })?;
-    if !meta.is_file() || meta.len() > MAX_BYTES {
-        return Err(vec![
-            Diagnostic::file(&origin, "not a regular file of at most 4 MiB")
-                .hint("name the task file (YAML)"),
-        ]);
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        vec![
-            Diagnostic::file(&origin, format!("cannot read the task file: {e}"))
-                .hint("save the file as UTF-8"),
-        ]
-    })?;
-    let dir = path
-        .parent()
-        .map(Path::to_path_buf)
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or_else(|| PathBuf::from("."));
+    let (origin, text, dir) = crate::trajectory::read_yaml_file(path, "task file")?;
     parse_tasks(&origin, &text, &dir)
 }
 

@@ -35,31 +35,35 @@ impl LoadedTrajectory {
 
 /// Reads and checks a trajectory file.
 pub fn load_trajectory(path: &Path) -> Result<LoadedTrajectory, Vec<Diagnostic>> {
+    let (origin, text, dir) = read_yaml_file(path, "trajectory file")?;
+    parse_trajectory(&origin, &text, &dir)
+}
+
+/// Reads a YAML file that names paths relative to its folder (a trajectory, a task file):
+/// its name for diagnostics, its text and its folder. Only a regular UTF-8 file of at most
+/// 4 MiB is read.
+pub(crate) fn read_yaml_file(
+    path: &Path,
+    what: &str,
+) -> Result<(String, String, PathBuf), Vec<Diagnostic>> {
     let origin = path.display().to_string();
-    let meta = std::fs::metadata(path).map_err(|e| {
-        vec![
-            Diagnostic::file(&origin, format!("cannot read the trajectory file: {e}"))
-                .hint("check the path"),
-        ]
-    })?;
+    let cannot = |e: std::io::Error, hint: &str| {
+        vec![Diagnostic::file(&origin, format!("cannot read the {what}: {e}")).hint(hint)]
+    };
+    let meta = std::fs::metadata(path).map_err(|e| cannot(e, "check the path"))?;
     if !meta.is_file() || meta.len() > MAX_BYTES {
         return Err(vec![
             Diagnostic::file(&origin, "not a regular file of at most 4 MiB")
-                .hint("name the trajectory's YAML file"),
+                .hint(format!("name the {what} (YAML)")),
         ]);
     }
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        vec![
-            Diagnostic::file(&origin, format!("cannot read the trajectory file: {e}"))
-                .hint("save the file as UTF-8"),
-        ]
-    })?;
+    let text = std::fs::read_to_string(path).map_err(|e| cannot(e, "save the file as UTF-8"))?;
     let dir = path
         .parent()
         .map(Path::to_path_buf)
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or_else(|| PathBuf::from("."));
-    parse_trajectory(&origin, &text, &dir)
+    Ok((origin, text, dir))
 }
 
 /// Position of the first `key: value` (value as written, quoted or not) at or after

@@ -8,10 +8,8 @@ use std::path::Path;
 
 use gauntlet_core::impact_task::{EvidenceCheck, RunOutcome, TaskMode, TaskReport, TaskRunReport};
 use gauntlet_core::redact::Redactor;
-use gauntlet_core::target::{TargetConfig, TargetKind};
 use gauntlet_core::trajectory::{AgentEnd, TestState};
 use gauntlet_suite::impact_task::load_tasks;
-use gauntlet_targets::exec::ExecTarget;
 
 use crate::cli::{ImpactArgs, ImpactCommand, ImpactLang, ImpactTaskMode};
 use crate::error::CliError;
@@ -124,20 +122,9 @@ fn task(
             ));
         }
     };
-    let cfg = TargetConfig::parse(&shown)
-        .map_err(|e| CliError::usage(format!("agent: {e}"), "give `exec:COMMAND`"))?;
-    let exec_cfg = match (cfg.kind, cfg.exec) {
-        (Some(TargetKind::Exec), Some(e)) => e,
-        _ => {
-            return Err(CliError::usage(
-                format!("agent `{shown}` is not an exec agent"),
-                "a coding agent runs as `exec:COMMAND` (see docs/coding-agents.md)",
-            ));
-        }
-    };
     let mut redactor = Redactor::default();
-    let agent_target = ExecTarget::new_in(&exec_cfg, base.as_deref(), &mut redactor)
-        .map_err(|e| CliError::usage(format!("agent: {e}"), "check the agent's command"))?;
+    let agent_target =
+        crate::trajectorycmd::coding_agent(&shown, "agent", base.as_deref(), &mut redactor)?;
     let mode = match mode {
         Some(ImpactTaskMode::Given) => TaskMode::Given,
         Some(ImpactTaskMode::Hidden) => TaskMode::Hidden,

@@ -29,6 +29,29 @@ use crate::out::Printer;
 /// Files hashed for the integrity check, at most (a bigger tree is refused).
 const MAX_HARNESS_FILES: usize = 20_000;
 
+/// The coding agent a spec names: only `exec:COMMAND` (its relative paths resolved against
+/// `base`, else the working directory). `label` names where the spec came from.
+pub(crate) fn coding_agent(
+    spec: &str,
+    label: &str,
+    base: Option<&Path>,
+    redactor: &mut Redactor,
+) -> Result<ExecTarget, CliError> {
+    let cfg = TargetConfig::parse(spec)
+        .map_err(|e| CliError::usage(format!("{label}: {e}"), "give `exec:COMMAND`"))?;
+    let exec_cfg = match (cfg.kind, cfg.exec) {
+        (Some(TargetKind::Exec), Some(e)) => e,
+        _ => {
+            return Err(CliError::usage(
+                format!("{label} `{spec}` is not an exec agent"),
+                "a coding agent runs as `exec:COMMAND` (see docs/coding-agents.md)",
+            ));
+        }
+    };
+    ExecTarget::new_in(&exec_cfg, base, redactor)
+        .map_err(|e| CliError::usage(format!("{label}: {e}"), "check the agent's command"))
+}
+
 pub fn trajectory(args: TrajectoryArgs) -> Result<i32, CliError> {
     let TrajectoryCommand::Run {
         files,
@@ -36,20 +59,8 @@ pub fn trajectory(args: TrajectoryArgs) -> Result<i32, CliError> {
         out,
         json,
     } = args.command;
-    let cfg = TargetConfig::parse(&agent)
-        .map_err(|e| CliError::usage(format!("--agent: {e}"), "give `exec:COMMAND`"))?;
-    let exec_cfg = match (cfg.kind, cfg.exec) {
-        (Some(TargetKind::Exec), Some(e)) => e,
-        _ => {
-            return Err(CliError::usage(
-                format!("--agent `{agent}` is not an exec agent"),
-                "a coding agent runs as `exec:COMMAND` (see docs/coding-agents.md)",
-            ));
-        }
-    };
     let mut redactor = Redactor::default();
-    let agent_target = ExecTarget::new(&exec_cfg, &mut redactor)
-        .map_err(|e| CliError::usage(format!("--agent: {e}"), "check the agent's command"))?;
+    let agent_target = coding_agent(&agent, "--agent", None, &mut redactor)?;
     let loaded: Vec<LoadedTrajectory> = files
         .iter()
         .map(|f| load_trajectory(f))
