@@ -25,6 +25,7 @@ pub mod grader;
 pub mod judges;
 pub mod mcp;
 pub mod merge;
+pub mod metamorphic;
 pub mod plan;
 pub mod quarantine;
 pub mod redact;

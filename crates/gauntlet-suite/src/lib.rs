@@ -16,6 +16,7 @@ pub mod filter;
 pub mod import;
 pub mod load;
 mod pathmap;
+pub mod perturb;
 pub mod plan;
 pub mod sample;
 pub mod trajectory;
