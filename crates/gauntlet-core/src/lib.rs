@@ -26,6 +26,7 @@ pub mod impact_task;
 pub mod judges;
 pub mod mcp;
 pub mod merge;
+pub mod metamorphic;
 pub mod plan;
 pub mod quarantine;
 pub mod redact;

@@ -70,7 +70,7 @@ pub struct CaseStability {
 }
 
 /// The text a repeat produced: every answer, with tool calls and their arguments, in order.
-fn output_of(t: &TrialResult) -> String {
+pub(crate) fn output_of(t: &TrialResult) -> String {
     let mut s = String::new();
     for tc in t.trace.tool_calls() {
         s.push_str("\u{1}tool:");
@@ -86,7 +86,7 @@ fn output_of(t: &TrialResult) -> String {
 }
 
 /// Each check's verdict as one comparable string.
-fn verdicts_of(t: &TrialResult) -> String {
+pub(crate) fn verdicts_of(t: &TrialResult) -> String {
     t.verdicts
         .iter()
         .map(|v| {
@@ -104,7 +104,7 @@ fn verdicts_of(t: &TrialResult) -> String {
 }
 
 /// Why a repeat faulted, or `None` for a full answer.
-fn fault_of(t: &TrialResult) -> Option<&'static str> {
+pub(crate) fn fault_of(t: &TrialResult) -> Option<&'static str> {
     match t.outcome {
         Outcome::Completed if t.trace.turns.iter().any(|x| x.truncated) => Some("cut"),
         Outcome::Completed => None,
@@ -124,7 +124,7 @@ fn spread(items: &[String]) -> (u32, u32) {
     (counts.len() as u32, items.len() as u32 - modal)
 }
 
-fn share(n: u32, of: u32) -> f64 {
+pub(crate) fn share(n: u32, of: u32) -> f64 {
     if of == 0 {
         0.0
     } else {

@@ -2,7 +2,9 @@
 //! paired pass/fail outcomes ([`mcnemar_exact`]), Wilson score intervals on pass rates
 //! ([`wilson`]), the paired sample size for a McNemar comparison ([`mcnemar_sample_size`],
 //! Connor 1987), and agreement between a judge and human labels: Cohen's kappa, plain or
-//! weighted ([`kappa`]), with a seeded percentile bootstrap interval ([`bootstrap_kappa`]).
+//! weighted ([`kappa`]), with a seeded percentile bootstrap interval ([`bootstrap_kappa`]);
+//! the same bootstrap of a plain mean ([`bootstrap_mean`]), for per-suite figures averaged
+//! over cases.
 //!
 //! A/B runs on the same suite are paired (the same cases under two conditions), so they are
 //! compared on their discordant pairs, not as two independent samples.
@@ -311,6 +313,37 @@ pub fn bootstrap_kappa(
     })
 }
 
+/// The percentile bootstrap interval at `level` of the mean of `values`: `resamples`
+/// resamples of the values with replacement, drawn with a [`SplitMix64`] seeded with `seed`,
+/// bounds interpolated as in [`bootstrap_kappa`]. The values are the units resampled (one
+/// per case, say), so the interval speaks of those units, not of the trials inside them.
+/// `None` for no values or no resamples.
+pub fn bootstrap_mean(
+    values: &[f64],
+    resamples: u32,
+    seed: u64,
+    level: f64,
+) -> Option<BootstrapInterval> {
+    if values.is_empty() || resamples == 0 {
+        return None;
+    }
+    let mut rng = SplitMix64::new(seed);
+    let n = values.len();
+    let mut means = Vec::with_capacity(resamples as usize);
+    for _ in 0..resamples {
+        let sum: f64 = (0..n).map(|_| values[rng.below(n)]).sum();
+        means.push(sum / n as f64);
+    }
+    means.sort_by(f64::total_cmp);
+    let tail = (1.0 - level) / 2.0;
+    Some(BootstrapInterval {
+        low: quantile(&means, tail),
+        high: quantile(&means, 1.0 - tail),
+        resamples,
+        undefined: 0,
+    })
+}
+
 /// The `q` quantile of sorted values, interpolated linearly between order statistics
 /// (Hyndman and Fan's type 7, the default of R and NumPy).
 fn quantile(sorted: &[f64], q: f64) -> f64 {
@@ -353,6 +386,24 @@ mod tests {
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn the_bootstrap_of_a_mean_is_seeded_and_brackets_the_mean() {
+        let v = [0.0, 0.0, 0.25, 0.5, 1.0, 0.0, 0.75, 0.0];
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        let a = bootstrap_mean(&v, 2000, 7, 0.95).unwrap();
+        let b = bootstrap_mean(&v, 2000, 7, 0.95).unwrap();
+        assert_eq!(a, b, "the same seed gives the same interval");
+        assert!(a.low < mean && mean < a.high, "{a:?} around {mean}");
+        assert!(a.low >= 0.0 && a.high <= 1.0);
+        let c = bootstrap_mean(&v, 2000, 8, 0.95).unwrap();
+        assert_ne!(a, c, "another seed draws other resamples");
+        // Values that do not vary have a zero-width interval.
+        let flat = bootstrap_mean(&[0.5; 5], 500, 1, 0.95).unwrap();
+        assert_eq!((flat.low, flat.high), (0.5, 0.5));
+        assert!(bootstrap_mean(&[], 500, 1, 0.95).is_none());
+        assert!(bootstrap_mean(&v, 0, 1, 0.95).is_none());
     }
 
     #[test]

@@ -311,11 +311,51 @@ pub struct Case {
     /// and the attack stops when the objective is reached (see `docs/redteam.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<crate::strategy::Strategy>,
+    /// Metamorphic relations (`gauntlet stability --metamorphic`): meaning-preserving
+    /// perturbations of the input and what must hold between the case's verdicts and the
+    /// perturbed variant's (see `docs/stability.md`). Ordinary runs ignore them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metamorphic: Vec<Relation>,
     /// Where the case is written (file and line), recorded by the loader for reports that
     /// point at it (SARIF). Not part of the file format.
     #[serde(skip)]
     #[schemars(skip)]
     pub source: Option<CaseSource>,
+}
+
+/// One metamorphic relation of a case: a perturbation of its input that must not change
+/// its meaning, and what must then hold.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Relation {
+    /// The perturbation: `reorder` (sentences or lines shuffled), `noise` (an irrelevant
+    /// filler sentence added), `noise:typo` (two adjacent letters of one long word swapped),
+    /// `format` (prose to bullet lines, or lines to prose), `format:whitespace` (extra
+    /// spaces and blank lines), or `paraphrase` (reworded by the rewriter model,
+    /// `--rewriter`).
+    pub perturb: String,
+    /// What must hold: `same_verdict` (every check's verdict as in the unperturbed case).
+    #[serde(default)]
+    pub expect: RelationExpect,
+}
+
+/// What a metamorphic relation requires of the perturbed variant.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RelationExpect {
+    /// Every check's verdict (pass, fail, not assessed) equals the unperturbed case's modal
+    /// verdict.
+    #[default]
+    SameVerdict,
+}
+
+impl RelationExpect {
+    /// The name used in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RelationExpect::SameVerdict => "same_verdict",
+        }
+    }
 }
 
 /// Where a case is written: a file (relative to the folder the run started in, or the path

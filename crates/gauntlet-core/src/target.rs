@@ -365,7 +365,10 @@ impl<'de> Deserialize<'de> for TargetConfig {
 /// whose scores alternate. `judge` is a judge that always gives full marks. `attacker` and
 /// `rewriter` are scripted helper models for attack strategies and model-driven converters;
 /// `silent` answers nothing (a helper that fails); `parrot` is an attacker that never
-/// attacks (it echoes its instructions or offers help, as very small models do).
+/// attacks (it echoes its instructions or offers help, as very small models do). `brittle`
+/// is the safe persona reading only the first sentence (or line) of the user's last
+/// message: its answers depend on the wording and order of a request, never on the repeat,
+/// which is what metamorphic stability has to catch.
 pub const FAKE_PERSONAS: &[&str] = &[
     "safe",
     "vulnerable",
@@ -379,6 +382,7 @@ pub const FAKE_PERSONAS: &[&str] = &[
     "rewriter",
     "silent",
     "parrot",
+    "brittle",
 ];
 
 /// Why a `KIND:ARG` target spec names no target. Each message ends with what to write

@@ -17,6 +17,7 @@ pub mod impact_task;
 pub mod import;
 pub mod load;
 mod pathmap;
+pub mod perturb;
 pub mod plan;
 pub mod sample;
 pub mod trajectory;

@@ -1301,6 +1301,18 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             "see `gauntlet redteam --help` or docs/redteam.md for the converters",
         ));
     }
+    for (i, r) in case.metamorphic.iter().enumerate() {
+        let hint = "perturbations: reorder, noise, noise:typo, format, format:whitespace, paraphrase (see docs/stability.md)";
+        if case.metamorphic[..i].iter().any(|o| o.perturb == r.perturb) {
+            out.push(Problem::new(
+                format!("metamorphic[{i}].perturb"),
+                format!("perturbation `{}` is listed twice", r.perturb),
+                "list each perturbation once",
+            ));
+        } else if let Err(e) = crate::perturb::variant(case, r, 0) {
+            out.push(Problem::new(format!("metamorphic[{i}].perturb"), e, hint));
+        }
+    }
     for (i, d) in case.documents.iter().enumerate() {
         if d.text.is_some() == d.file.is_some() {
             out.push(Problem::new(

@@ -475,3 +475,45 @@ fn mcp_servers_are_checked_and_their_tools_join_the_agent_s() {
     assert_eq!((d[0].line, d[0].column), (5, 17));
     assert!(d[0].message.contains("outside the suite's folder"), "{d:?}");
 }
+
+#[test]
+fn metamorphic_relations_are_checked_with_positions() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: Freeze my card.\n    expect: [{contains: frozen}]\n    metamorphic:\n      - perturb: reoder\n      - perturb: reorder\n      - perturb: noise\n      - perturb: noise\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    assert_eq!(d.len(), 3, "{d:?}");
+    assert_eq!((d[0].line, d[0].column), (7, 18));
+    assert!(
+        d[0].message.contains("did you mean `reorder`"),
+        "{}",
+        d[0].message
+    );
+    // One sentence: nothing to reorder, so the "variant" would test nothing.
+    assert_eq!(d[1].line, 8);
+    assert!(d[1].message.contains("at least two"), "{}", d[1].message);
+    assert!(
+        d[1].hint
+            .as_deref()
+            .unwrap_or("")
+            .contains("docs/stability.md")
+    );
+    assert_eq!(d[2].line, 10);
+    assert!(d[2].message.contains("listed twice"), "{}", d[2].message);
+    // An unknown expectation is a parse error at its position.
+    write(
+        t.path(),
+        "e.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: Freeze my card. Now.\n    expect: [{contains: frozen}]\n    metamorphic:\n      - {perturb: reorder, expect: same_score}\n",
+    );
+    let d = errors(t.path(), "e.yaml");
+    assert_eq!(d[0].line, 7, "{d:?}");
+    assert!(d[0].message.contains("same_verdict"), "{}", d[0].message);
+    let ok = "suite: s\ncases:\n  - id: a\n    input: My card was stolen. Freeze it.\n    expect: [{contains: frozen}]\n    metamorphic: [{perturb: reorder}, {perturb: format, expect: same_verdict}, {perturb: paraphrase}]\n";
+    write(t.path(), "ok.yaml", ok);
+    let s = load_file(&t.path().join("ok.yaml"), &LoadOptions::default()).unwrap();
+    assert_eq!(s.suite.cases[0].metamorphic.len(), 3);
+}

@@ -34,6 +34,24 @@ pub enum FakeMode {
     /// A degenerate attacker, as very small models are: it echoes its instructions, offers
     /// help or describes itself, and never writes an attack.
     Parrot,
+    /// The safe persona, reading only the first sentence (or line) of the user's last
+    /// message: deterministic from repeat to repeat, sensitive to wording and order.
+    Brittle,
+}
+
+/// The first line of a text, and of that line the first sentence: what `fake:brittle` reads.
+fn first_sentence(text: &str) -> &str {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    line.char_indices()
+        .find(|&(i, c)| {
+            matches!(c, '.' | '!' | '?') && line[i + 1..].starts_with(char::is_whitespace)
+        })
+        .map(|(i, _)| &line[..=i])
+        .unwrap_or(line)
 }
 
 /// The built-in deterministic chat model.
@@ -55,6 +73,7 @@ impl FakeModel {
             "user" => FakeMode::User,
             "silent" => FakeMode::Silent,
             "parrot" => FakeMode::Parrot,
+            "brittle" => FakeMode::Brittle,
             p => FakeMode::Persona(
                 Persona::parse(p).ok_or_else(|| BuildError::UnknownPersona(p.to_owned()))?,
             ),
@@ -76,6 +95,7 @@ impl FakeModel {
             FakeMode::User => "user",
             FakeMode::Silent => "silent",
             FakeMode::Parrot => "parrot",
+            FakeMode::Brittle => "brittle",
         }
     }
 }
@@ -232,6 +252,23 @@ impl ChatModel for FakeModel {
                     let text = SAID[(turn.max(1) - 1) % SAID.len()];
                     (Message::assistant(text), "stop", "gauntlet-fake-parrot")
                 }
+                FakeMode::Brittle => {
+                    let mut messages = req.messages.to_vec();
+                    if let Some(m) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
+                        m.content = first_sentence(&m.content).to_string();
+                    }
+                    let r = persona::reply(Persona::Safe, &messages, req.tools);
+                    let finish = if r.tool_calls.is_empty() {
+                        "stop"
+                    } else {
+                        "tool_calls"
+                    };
+                    (
+                        r.into_message(calls_so_far),
+                        finish,
+                        "gauntlet-fake-brittle",
+                    )
+                }
                 FakeMode::User => {
                     // A deterministic simulated user: asks one follow-up, then is satisfied.
                     let transcript = req
@@ -262,5 +299,24 @@ impl ChatModel for FakeModel {
                 cached: false,
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn brittle_reads_the_first_sentence_or_line_only() {
+        assert_eq!(
+            first_sentence("My card was stolen. Please freeze it."),
+            "My card was stolen."
+        );
+        assert_eq!(
+            first_sentence("\n- Keep it short\n- Be polite"),
+            "- Keep it short"
+        );
+        assert_eq!(first_sentence("It costs 3.5 EUR"), "It costs 3.5 EUR");
+        assert_eq!(first_sentence(""), "");
     }
 }

@@ -577,6 +577,15 @@ pub struct StabilityArgs {
     /// above this (0 to 1).
     #[arg(long, value_name = "SHARE")]
     pub max_differ: Option<f64>,
+    /// Metamorphic stability: run each case that declares `metamorphic:` and each of its
+    /// perturbed variants N times, and flag a case only where a meaning-preserving
+    /// perturbation changes whether it passes beyond the base's own repeat-to-repeat noise.
+    #[arg(long)]
+    pub metamorphic: bool,
+    /// The rewriter model of the `paraphrase` perturbation (fake:rewriter, openai:MODEL,
+    /// anthropic:MODEL or a named target).
+    #[arg(long, value_name = "SPEC")]
+    pub rewriter: Option<String>,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,

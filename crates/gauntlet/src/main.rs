@@ -22,6 +22,7 @@ mod labels;
 mod logcmd;
 mod mcpcmd;
 mod mergecmd;
+mod metamorphiccmd;
 mod oraclecmd;
 mod otel;
 mod out;

@@ -2,7 +2,9 @@
 //! run N times through the ordinary run loop with the target pinned to temperature 0 and one
 //! seed (where its wire takes one), every trial's seed pinned, the response cache bypassed
 //! (a replay would fake stability) and judges asked afresh; then
-//! `gauntlet_core::stability` compares the repeats. Prints a table or `--json`.
+//! `gauntlet_core::stability` compares the repeats. Prints a table or `--json`. With
+//! `--metamorphic` the same pinned repeats run each case's perturbed variants too
+//! (`crate::metamorphiccmd`).
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -69,13 +71,27 @@ pub fn stability(args: StabilityArgs) -> Result<i32, CliError> {
             "pass a number from 0 to 1, such as 0.1",
         ));
     }
+    if args.metamorphic && args.max_differ.is_some() {
+        return Err(CliError::usage(
+            "--max-differ compares plain repeats and does not apply to --metamorphic",
+            "drop --max-differ, or run without --metamorphic",
+        ));
+    }
     let paths: Vec<String> = args
         .suites
         .iter()
         .map(|p| p.display().to_string())
         .collect();
     let select = selection(&args.filter, None, None)?;
-    let suites = load_all(&paths, None, None, Some(&select), &[])?;
+    let mut suites = load_all(&paths, None, None, Some(&select), &[])?;
+    let mut select = select;
+    let mut meta = None;
+    if args.metamorphic {
+        let (s, plan) = crate::metamorphiccmd::expand(suites, &select, args.seed as u64)?;
+        suites = s;
+        select = selection(&[], None, Some(plan.ids()))?;
+        meta = Some(plan);
+    }
     if suites.iter().all(|s| s.selected == 0) {
         return Err(CliError::usage(
             "no case to repeat",
@@ -100,7 +116,21 @@ pub fn stability(args: StabilityArgs) -> Result<i32, CliError> {
         let name = target.name.clone().unwrap_or_default();
         target = resolve_spec(&name, args.config.as_deref())?;
     }
-    let notes = pin(&mut target, args.seed);
+    let mut notes = pin(&mut target, args.seed);
+    let rewriter = args
+        .rewriter
+        .as_deref()
+        .map(|r| resolve_spec(r, args.config.as_deref()))
+        .transpose()?;
+    if let Some(plan) = &meta {
+        if plan.needs_rewriter() && rewriter.is_none() {
+            return Err(CliError::usage(
+                "the `paraphrase` perturbation needs a rewriter model",
+                "pass --rewriter SPEC, e.g. --rewriter fake:rewriter or --rewriter openai:gpt-4.1-mini",
+            ));
+        }
+        notes.extend(plan.notes.iter().cloned());
+    }
     let settings = Settings {
         invocation: Invocation {
             suites: paths,
@@ -113,6 +143,7 @@ pub fn stability(args: StabilityArgs) -> Result<i32, CliError> {
             timeout_ms: None,
             concurrency: 1,
             max_fail: None,
+            rewriter,
             ..Invocation::default()
         },
         k: args.repeat,
@@ -139,7 +170,11 @@ pub fn stability(args: StabilityArgs) -> Result<i32, CliError> {
         otel: None,
     };
     let captured = Arc::new(Mutex::new(Vec::new()));
-    let mut mode = Mode::new("stability");
+    let mut mode = Mode::new(if meta.is_some() {
+        "stability-metamorphic"
+    } else {
+        "stability"
+    });
     mode.pin_seed = true;
     mode.no_summary = true;
     mode.capture = Some(Arc::clone(&captured));
@@ -147,6 +182,9 @@ pub fn stability(args: StabilityArgs) -> Result<i32, CliError> {
         .insert("stability_repeat".into(), args.repeat.to_string());
     execute(suites, select, settings, mode)?;
     let results = captured.lock().expect("capture lock");
+    if let Some(plan) = meta {
+        return crate::metamorphiccmd::report(&args, &target, &notes, &plan, &results);
+    }
     let cases = results
         .iter()
         .map(|r| assess(&r.case.id, &r.trials))

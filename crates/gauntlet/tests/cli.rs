@@ -878,6 +878,7 @@ cases:
         root.join("examples/multi-agent/suite.yaml"),
         root.join("examples/multi-agent/coordination.yaml"),
         root.join("examples/stability/suite.yaml"),
+        root.join("examples/stability/metamorphic.yaml"),
         root.join("examples/exec-agent.yaml"),
         root.join("examples/proxy-agent.yaml"),
         root.join("crates/gauntlet-suite/corpus/owasp/suite.yaml"),
