@@ -208,16 +208,38 @@ impl Chunker {
     /// Adds one case: its row and its details, each one JSON value. Returns a chunk when
     /// this case filled one.
     pub fn push(&mut self, row: &[u8], details: &[u8]) -> Option<Chunk> {
-        for (buf, item) in [(&mut self.rows, row), (&mut self.details, details)] {
-            buf.push(if self.cases == 0 { b'[' } else { b',' });
-            buf.extend_from_slice(item);
-        }
+        let pushed: Result<_, std::convert::Infallible> = self.push_with(row, details.len(), |buf| {
+            buf.extend_from_slice(details);
+            Ok(())
+        });
+        pushed.unwrap_or_else(|never| match never {})
+    }
+
+    /// [`Chunker::push`] with the details written by `details` straight into the chunk
+    /// (after `len` bytes are reserved for them), so that a large case is not first built
+    /// in a buffer of its own and then copied: a 2 MB reply's details are 4 MB.
+    pub fn push_with<E>(
+        &mut self,
+        row: &[u8],
+        len: usize,
+        details: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+    ) -> Result<Option<Chunk>, E> {
+        let sep = if self.cases == 0 { b'[' } else { b',' };
+        self.rows.push(sep);
+        self.rows.extend_from_slice(row);
+        // Room for the separator and the closing bracket too: growing past an exact fit
+        // would double the buffer.
+        self.details.reserve(len + 2);
+        self.details.push(sep);
+        details(&mut self.details)?;
         self.cases += 1;
-        if self.cases >= CHUNK_CASES || self.details.len() >= CHUNK_BYTES {
-            self.close()
-        } else {
-            None
-        }
+        Ok(
+            if self.cases >= CHUNK_CASES || self.details.len() >= CHUNK_BYTES {
+                self.close()
+            } else {
+                None
+            },
+        )
     }
 
     /// Closes the chunk in progress, if it has any case.
