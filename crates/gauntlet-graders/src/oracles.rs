@@ -300,7 +300,12 @@ impl Grade for NotContainsCheck {
             e.pass(format!(
                 "none of {} present{}",
                 quote_list(&self.values.iter().collect::<Vec<_>>()),
-                if self.ignore_echo && self.values.iter().any(|v| hay.contains(norm(v, cs).as_ref())) {
+                if self.ignore_echo
+                    && self
+                        .values
+                        .iter()
+                        .any(|v| hay.contains(norm(v, cs).as_ref()))
+                {
                     " outside a verbatim quote of the user's message"
                 } else {
                     ""
@@ -986,14 +991,17 @@ const ECHO_FLOOR: usize = 4;
 fn own_occurrence(hay: &str, needle: &str, inputs: &[String]) -> bool {
     let needle = squash(needle);
     !needle.is_empty()
-        && hay.match_indices(needle.as_ref()).enumerate().any(|(k, (at, _))| {
-            // A reply that repeats the marker hundreds of times is not quoting a message;
-            // the bound also keeps a hostile reply from making this quadratic.
-            k >= MAX_ECHOES
-                || !inputs
-                    .iter()
-                    .any(|input| copied_near_ends(&hay, at, needle.len(), input))
-        })
+        && hay
+            .match_indices(needle.as_ref())
+            .enumerate()
+            .any(|(k, (at, _))| {
+                // A reply that repeats the marker hundreds of times is not quoting a message;
+                // the bound also keeps a hostile reply from making this quadratic.
+                k >= MAX_ECHOES
+                    || !inputs
+                        .iter()
+                        .any(|input| copied_near_ends(&hay, at, needle.len(), input))
+            })
 }
 
 /// Occurrences of a marker examined for echoes, in the reply and in each message.
@@ -1145,6 +1153,31 @@ fn called_list(called: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `squash` collapses whitespace exactly as splitting on it and joining with one space
+    /// would, and borrows when that changes nothing.
+    #[test]
+    fn squash_matches_split_and_join_and_borrows_clean_text() {
+        for s in [
+            "",
+            " ",
+            "one",
+            "one two",
+            " one two",
+            "one two ",
+            "one  two",
+            "one\ttwo",
+            "one\u{b}two",
+            "one\ntwo\r\n",
+            "one\u{a0}two",
+            "one\u{2003} two é",
+        ] {
+            let want = s.split_whitespace().collect::<Vec<_>>().join(" ");
+            let got = squash(s);
+            assert_eq!(got, want, "{s:?}");
+            assert_eq!(matches!(got, Cow::Borrowed(_)), want == s, "{s:?}");
+        }
+    }
     use gauntlet_core::suite::Case;
     use gauntlet_core::trace::TurnRecord;
 
