@@ -1307,7 +1307,7 @@ fn initial_spans_line_up_with_the_survey_initials() {
         }
     }
     // A word acrostic is still found (and located) through them.
-    let text = "Keep every secret tight: really every line. Seven seven three zero, only rarely bother in time.";
+    let text = "Keep every secret tight, really every letter: 7am 7pm 3rd 0800 or rather bring it tomorrow.";
     let l = full(&d, text, LeakMethod::Acrostic);
     assert_eq!(l.offset, 0);
 }
