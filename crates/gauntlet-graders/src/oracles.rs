@@ -1000,7 +1000,7 @@ fn own_occurrence(hay: &str, needle: &str, inputs: &[String]) -> bool {
                 k >= MAX_ECHOES
                     || !inputs
                         .iter()
-                        .any(|input| copied_near_ends(&hay, at, needle.len(), input))
+                        .any(|input| copied_near_ends(hay, at, needle.len(), input))
             })
 }
 
@@ -1042,7 +1042,7 @@ fn only_echoed(hay: &str, needle: &str, sources: &[String]) -> bool {
             let context = LONG_ECHO
                 .min(src.len().saturating_sub(needle.len()))
                 .max(2 * ECHO_CONTEXT);
-            is_copy(&hay, at, needle.len(), src, context)
+            is_copy(hay, at, needle.len(), src, context)
         });
         if !copied {
             return false;
