@@ -15,6 +15,7 @@
 //! dispatches to it, so a new check needs its declaration in gauntlet-core and one `impl
 //! Grade` below.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -184,8 +185,10 @@ impl OracleGrader {
 struct Entry<'a> {
     grader: &'a OracleGrader,
     ctx: &'a GradeContext<'a>,
-    /// The answer, or every answer, as the entry's scope says.
-    text: String,
+    /// The answer, or every answer, as the entry's scope says: borrowed from the trace
+    /// unless several answers are joined (a 2 MB reply graded by five checks would otherwise
+    /// be copied five times).
+    text: Cow<'a, str>,
     key: &'static str,
     label: String,
     dim: Dimension,
@@ -234,7 +237,7 @@ impl Grade for ContainsCheck {
         let (found, missing): (Vec<&String>, Vec<&String>) = self
             .values
             .iter()
-            .partition(|v| hay.contains(&norm(v, self.case_sensitive)));
+            .partition(|v| hay.contains(norm(v, self.case_sensitive).as_ref()));
         let ok = match self.mode {
             MatchMode::All => missing.is_empty(),
             MatchMode::Any => !found.is_empty(),
@@ -246,8 +249,9 @@ impl Grade for ContainsCheck {
         // evidence that the agent produced it.
         let sources: Vec<String> = echo_sources(e.ctx)
             .iter()
-            .map(|x| norm(x, self.case_sensitive))
+            .map(|x| squash(&norm(x, self.case_sensitive)).into_owned())
             .collect();
+        let hay = squash(&hay);
         let echoed: Vec<&String> = found
             .iter()
             .copied()
@@ -274,9 +278,14 @@ impl Grade for NotContainsCheck {
         let cs = self.case_sensitive;
         let hay = norm(&e.text, cs);
         let said: Vec<String>;
+        let squashed: Cow<'_, str>;
         let input = if self.ignore_echo {
-            said = user_texts(e.ctx).iter().map(|t| norm(t, cs)).collect();
-            Some(said.as_slice())
+            said = user_texts(e.ctx)
+                .iter()
+                .map(|t| squash(&norm(t, cs)).into_owned())
+                .collect();
+            squashed = squash(&hay);
+            Some((squashed.as_ref(), said.as_slice()))
         } else {
             None
         };
@@ -286,8 +295,8 @@ impl Grade for NotContainsCheck {
             .filter(|v| {
                 let needle = norm(v, cs);
                 match input {
-                    None => hay.contains(&needle),
-                    Some(input) => own_occurrence(&hay, &needle, input),
+                    None => hay.contains(needle.as_ref()),
+                    Some((squashed, input)) => own_occurrence(squashed, &needle, input),
                 }
             })
             .collect();
@@ -295,7 +304,12 @@ impl Grade for NotContainsCheck {
             e.pass(format!(
                 "none of {} present{}",
                 quote_list(&self.values.iter().collect::<Vec<_>>()),
-                if self.ignore_echo && self.values.iter().any(|v| hay.contains(&norm(v, cs))) {
+                if self.ignore_echo
+                    && self
+                        .values
+                        .iter()
+                        .any(|v| hay.contains(norm(v, cs).as_ref()))
+                {
                     " outside a verbatim quote of the user's message"
                 } else {
                     ""
@@ -393,8 +407,8 @@ fn grade_end(
     let (hits, misses): (Vec<&String>, Vec<&String>) = values.iter().partition(|v| {
         let needle = norm(v, case_sensitive);
         match end {
-            End::Start => hay.starts_with(&needle),
-            End::Finish => hay.ends_with(&needle),
+            End::Start => hay.starts_with(needle.as_ref()),
+            End::Finish => hay.ends_with(needle.as_ref()),
         }
     });
     let verb = match end {
@@ -897,12 +911,13 @@ impl OracleGrader {
     }
 }
 
-fn read_scope(trace: &Trace, scope: Scope) -> String {
+fn read_scope(trace: &Trace, scope: Scope) -> Cow<'_, str> {
     match scope {
-        Scope::Final => trace.final_answer().to_owned(),
+        Scope::Final => Cow::Borrowed(trace.final_answer()),
+        Scope::All if trace.turns.len() <= 1 => Cow::Borrowed(trace.final_answer()),
         Scope::All => {
             let answers: Vec<&str> = trace.answers().collect();
-            answers.join("\n\n")
+            Cow::Owned(answers.join("\n\n"))
         }
     }
 }
@@ -975,19 +990,22 @@ const ECHO_FLOOR: usize = 4;
 /// occurrence is an echo when the text around it, whitespace collapsed, matches the text
 /// around the same words in an input for [`ECHO_CONTEXT`] bytes, on either side and split any
 /// way, or for all the input has when the words sit near its start or end ("... and print
-/// PWNED-7731" closing a short message has nothing after it, and little before).
+/// PWNED-7731" closing a short message has nothing after it, and little before). `hay` and
+/// `inputs` come [`squash`]ed: the caller does it once for every marker.
 fn own_occurrence(hay: &str, needle: &str, inputs: &[String]) -> bool {
-    let (hay, needle) = (squash(hay), squash(needle));
-    let inputs: Vec<String> = inputs.iter().map(|i| squash(i)).collect();
+    let needle = squash(needle);
     !needle.is_empty()
-        && hay.match_indices(&needle).enumerate().any(|(k, (at, _))| {
-            // A reply that repeats the marker hundreds of times is not quoting a message;
-            // the bound also keeps a hostile reply from making this quadratic.
-            k >= MAX_ECHOES
-                || !inputs
-                    .iter()
-                    .any(|input| copied_near_ends(&hay, at, needle.len(), input))
-        })
+        && hay
+            .match_indices(needle.as_ref())
+            .enumerate()
+            .any(|(k, (at, _))| {
+                // A reply that repeats the marker hundreds of times is not quoting a message;
+                // the bound also keeps a hostile reply from making this quadratic.
+                k >= MAX_ECHOES
+                    || !inputs
+                        .iter()
+                        .any(|input| copied_near_ends(hay, at, needle.len(), input))
+            })
 }
 
 /// Occurrences of a marker examined for echoes, in the reply and in each message.
@@ -1017,18 +1035,18 @@ fn copied_near_ends(hay: &str, at: usize, len: usize, source: &str) -> bool {
 const LONG_ECHO: usize = 160;
 
 /// Whether every occurrence of `needle` in `hay` sits inside a long verbatim copy of one of
-/// `sources` (the system prompt, the user's messages), and there is at least one.
+/// `sources` (the system prompt, the user's messages), and there is at least one. `hay` and
+/// `sources` come [`squash`]ed: the caller does it once for every value.
 fn only_echoed(hay: &str, needle: &str, sources: &[String]) -> bool {
-    let (hay, needle) = (squash(hay), squash(needle));
-    let sources: Vec<String> = sources.iter().map(|s| squash(s)).collect();
+    let needle = squash(needle);
     let mut seen = false;
-    for (at, _) in hay.match_indices(&needle) {
+    for (at, _) in hay.match_indices(needle.as_ref()) {
         seen = true;
         let copied = sources.iter().any(|src| {
             let context = LONG_ECHO
                 .min(src.len().saturating_sub(needle.len()))
                 .max(2 * ECHO_CONTEXT);
-            is_copy(&hay, at, needle.len(), src, context)
+            is_copy(hay, at, needle.len(), src, context)
         });
         if !copied {
             return false;
@@ -1037,8 +1055,30 @@ fn only_echoed(hay: &str, needle: &str, sources: &[String]) -> bool {
     seen && !needle.is_empty()
 }
 
-fn squash(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+/// `s` with its whitespace runs collapsed to one space and its ends trimmed; borrowed when
+/// that changes nothing (most replies), and built in one pass otherwise (collecting the
+/// words first cost 16 bytes a word: 6 MB for a 2 MB reply).
+fn squash(s: &str) -> Cow<'_, str> {
+    // ASCII only: `split_whitespace` also splits on Unicode spaces. `char::is_whitespace`,
+    // not `u8::is_ascii_whitespace`, which leaves out the vertical tab.
+    let b = s.as_bytes();
+    let ws = |c: &u8| char::from(*c).is_whitespace();
+    let clean = s.is_ascii()
+        && !b.first().is_some_and(ws)
+        && !b.last().is_some_and(ws)
+        && b.iter().all(|c| *c == b' ' || !ws(c))
+        && !s.contains("  ");
+    if clean {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    Cow::Owned(out)
 }
 
 /// Whether the `len` bytes of `hay` at `at`, with at least `context` bytes of the text around
@@ -1076,11 +1116,11 @@ fn matched_context(
     (before, after)
 }
 
-fn norm(s: &str, case_sensitive: bool) -> String {
+fn norm(s: &str, case_sensitive: bool) -> Cow<'_, str> {
     if case_sensitive {
-        s.to_owned()
+        Cow::Borrowed(s)
     } else {
-        fold(s)
+        Cow::Owned(fold(s))
     }
 }
 
@@ -1117,6 +1157,31 @@ fn called_list(called: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `squash` collapses whitespace exactly as splitting on it and joining with one space
+    /// would, and borrows when that changes nothing.
+    #[test]
+    fn squash_matches_split_and_join_and_borrows_clean_text() {
+        for s in [
+            "",
+            " ",
+            "one",
+            "one two",
+            " one two",
+            "one two ",
+            "one  two",
+            "one\ttwo",
+            "one\u{b}two",
+            "one\ntwo\r\n",
+            "one\u{a0}two",
+            "one\u{2003} two é",
+        ] {
+            let want = s.split_whitespace().collect::<Vec<_>>().join(" ");
+            let got = squash(s);
+            assert_eq!(got, want, "{s:?}");
+            assert_eq!(matches!(got, Cow::Borrowed(_)), want == s, "{s:?}");
+        }
+    }
     use gauntlet_core::suite::Case;
     use gauntlet_core::trace::TurnRecord;
 

@@ -835,8 +835,13 @@ struct WireUsage {
 
 impl WireResponse {
     fn into_reply(self) -> Option<ChatReply> {
-        let choice = self.choices.into_iter().next()?;
-        let mut message = Message::assistant(content_text(choice.message.content.as_ref()));
+        let mut choice = self.choices.into_iter().next()?;
+        // The usual string content is moved, not copied (a reply may be megabytes).
+        let content = match choice.message.content.take() {
+            Some(Value::String(s)) => s,
+            other => content_text(other.as_ref()),
+        };
+        let mut message = Message::assistant(content);
         if let Some(calls) = &choice.message.tool_calls {
             message.tool_calls = calls.iter().map(tool_call_from_wire).collect();
             for (i, c) in message.tool_calls.iter_mut().enumerate() {

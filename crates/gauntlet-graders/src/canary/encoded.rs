@@ -16,9 +16,9 @@ pub(super) const WRAP_MIN_LINE: usize = 16;
 
 /// Symbols of a Base64 or Base32 run decoded at once. A multiple of 8, so every window
 /// starts at the same sextet (4) and quintet (8) alignment as the run.
-pub(super) const SYMBOL_WINDOW: usize = 1 << 18;
+pub(super) const SYMBOL_WINDOW: usize = 1 << 17;
 /// Decoded bytes of a hex, binary or character-code run searched at once.
-pub(super) const BYTE_WINDOW: usize = 1 << 18;
+pub(super) const BYTE_WINDOW: usize = 1 << 17;
 /// Decoded bytes two neighbouring windows share: a match spread wider than this (a secret
 /// padded out with kilobytes of invisible characters inside one encoded run) could fall
 /// between windows. Separators alone break a match long before (see `MAX_GAP`).

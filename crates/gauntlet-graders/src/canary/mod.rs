@@ -574,7 +574,7 @@ impl CanaryDetector {
         let plain_hit = self.ac.as_ref().is_some_and(|ac| ac.is_match(&sv.quick));
         let leet_hit = self.leet_maybe(&sv.quick);
         let shift_hit = self.has_shift(&sv.quick);
-        let pieces_hit = !self.short && self.parts.maybe(&sv.quick);
+        let pieces_hit = !self.short && self.parts.maybe(&sv.quick, &sv.seps, text);
         if plain_hit || leet_hit || shift_hit || pieces_hit {
             let main = Builder::of_str(&self.wide, text, true);
             if plain_hit {

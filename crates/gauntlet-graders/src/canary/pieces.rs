@@ -29,7 +29,7 @@ use regex::Regex;
 use std::sync::LazyLock;
 
 use super::precision::word_like;
-use super::stream::{BREAK, F_GAP_SEP, Stream};
+use super::stream::{BREAK, F_GAP_SEP, Stream, sep_bit};
 use super::{CanaryDetector, Collector, Leak, LeakMethod, mask};
 use crate::text::excerpt_with_ellipsis;
 
@@ -150,11 +150,32 @@ impl Parts {
         }
     }
 
-    /// Whether the pieces stage could find anything in `bytes` (a stream's bytes): every rule
-    /// needs a piece of at least three characters, so two-character parts (`91`, which any
-    /// number may hold) do not wake it.
-    pub(super) fn maybe(&self, bytes: &[u8]) -> bool {
-        self.gate.as_ref().is_some_and(|ac| ac.is_match(bytes))
+    /// Whether the pieces stage could find anything in `bytes`, a reply's bytes-only stream
+    /// whose bytes that follow visible separators are the bits of `seps`
+    /// ([`Builder::with_seps`]). Every rule needs a piece of at least three characters, so
+    /// two-character parts (`91`, which any number may hold) do not wake it; and every
+    /// piece is a whole token, so a pattern inside a longer word does not either: a part
+    /// counts only with a token boundary on both sides, and the key's first or last three
+    /// characters (framed starts and ends) with one on their own side and a frame in `text`.
+    /// Without that test, a 4-character part met by chance in 2 MB of random letters built
+    /// the whole reply's stream with spans (16 MB).
+    ///
+    /// [`Builder::with_seps`]: super::stream::Builder::with_seps
+    pub(super) fn maybe(&self, bytes: &[u8], seps: &[u64], text: &str) -> bool {
+        let Some(gate) = &self.gate else { return false };
+        let before = |s: usize| s == 0 || bytes[s - 1] == BREAK || sep_bit(seps, s);
+        let after = |e: usize| e == bytes.len() || bytes[e] == BREAK || sep_bit(seps, e);
+        let mut framed = None;
+        for m in gate.find_overlapping_iter(bytes) {
+            let (b, a) = (before(m.start()), after(m.end()));
+            if b && a {
+                return true;
+            }
+            if (b || a) && *framed.get_or_insert_with(|| FRAME.is_match(text)) {
+                return true;
+            }
+        }
+        false
     }
 }
 

@@ -56,13 +56,15 @@ impl CanaryDetector {
         if self.key.len() < WORD_ACROSTIC_MIN_CHARS {
             return;
         }
-        // The survey collected the stream already: initials, adjacent, with word spans.
+        // The survey collected the stream's bytes already; the word spans are found again.
+        let spans = self.initial_spans(text);
+        debug_assert_eq!(spans.len(), sv.initials.len());
         let mut st = Stream {
             bytes: sv.initials.clone(),
             ..Stream::default()
         };
-        st.items.reserve_exact(sv.initial_words.len());
-        for &(start, end, single) in &sv.initial_words {
+        st.items.reserve_exact(spans.len());
+        for &(start, end, single) in &spans {
             st.push_item(start, end, 0, if single { TAG_MARK } else { 0 }, 0);
         }
         self.for_each_hit(&st, |h| {

@@ -153,6 +153,15 @@ pub(super) struct Builder<'a> {
     gap_flags: u8,
     gap_tag: u8,
     pub(super) broken: bool,
+    /// For a bytes-only builder that was asked for them ([`Builder::with_seps`]): one bit
+    /// per stream byte, set when visible separators stood before it (what the item's
+    /// [`F_GAP_SEP`] flag would say), so that token boundaries are known without items.
+    pub(super) seps: Option<Vec<u64>>,
+}
+
+/// Whether bit `i` of a [`Builder::seps`] bitset is set.
+pub(super) fn sep_bit(seps: &[u64], i: usize) -> bool {
+    seps.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 != 0)
 }
 
 impl<'a> Builder<'a> {
@@ -169,6 +178,27 @@ impl<'a> Builder<'a> {
             gap_flags: 0,
             gap_tag: 0,
             broken: false,
+            seps: None,
+        }
+    }
+
+    /// Also records, for a bytes-only builder, which bytes follow visible separators.
+    pub(super) fn with_seps(mut self) -> Self {
+        self.seps = Some(Vec::with_capacity(self.st.bytes.capacity() / 64 + 1));
+        self
+    }
+
+    /// Notes in [`Builder::seps`] whether the byte about to be pushed follows separators.
+    #[inline(always)]
+    fn note_sep(&mut self) {
+        if let Some(seps) = &mut self.seps {
+            let i = self.st.bytes.len();
+            while i / 64 >= seps.len() {
+                seps.push(0);
+            }
+            if self.gap_flags & F_GAP_SEP != 0 {
+                seps[i / 64] |= 1 << (i % 64);
+            }
         }
     }
 
@@ -317,8 +347,10 @@ impl<'a> Builder<'a> {
             self.st.bytes.push(BREAK);
         }
         self.broken = false;
+        self.note_sep();
         self.st.bytes.push(b);
         self.gap_len = 0;
+        self.gap_flags = 0;
     }
 
     #[inline(always)]
@@ -330,6 +362,7 @@ impl<'a> Builder<'a> {
             }
         }
         self.broken = false;
+        self.note_sep();
         self.st.bytes.push(b);
         if self.with_items {
             let flags = flags | self.gap_flags;

@@ -15,11 +15,14 @@ use super::{CanaryDetector, WORD_ACROSTIC_MIN_CHARS};
 pub(super) struct Survey {
     /// The reply's stream bytes (no items).
     pub(super) quick: Vec<u8>,
-    /// Folded initials of whitespace-separated words (only for word-acrostic keys), and for
-    /// each of their bytes the word's span and whether the initial is its only letter or
-    /// digit: the word-acrostic stream, without a second pass.
+    /// Folded initials of whitespace-separated words (only for word-acrostic keys): the
+    /// word-acrostic stream's bytes. Their spans are found again by
+    /// [`CanaryDetector::initial_spans`] only when the automaton matches them (keeping a
+    /// span per word here cost 12 bytes a word, 4 MB for a 2 MB reply of prose).
     pub(super) initials: Vec<u8>,
-    pub(super) initial_words: Vec<(u32, u32, bool)>,
+    /// Which bytes of `quick` follow visible separators (a bitset, see
+    /// [`Builder::with_seps`]): the token boundaries the pieces gate needs.
+    pub(super) seps: Vec<u64>,
     /// Starts of one-line Base64-alphabet runs long enough to matter (Base32 runs are
     /// inside them).
     pub(super) b64_starts: Vec<u32>,
@@ -40,13 +43,6 @@ pub(super) struct Survey {
 }
 
 impl Survey {
-    /// Ends the whitespace-separated word whose initials start at `first`.
-    fn close_word(&mut self, first: usize, end: usize, alnum: usize) {
-        for w in &mut self.initial_words[first..] {
-            (w.1, w.2) = (end as u32, alnum == 1);
-        }
-    }
-
     /// Accounts for the ASCII letters-and-digits word `b[s..e]`; `all` holds the class bits
     /// ([`C_HEX`], [`C_DIGIT`]) that all of its bytes have.
     fn word(&mut self, b: &[u8], s: usize, e: usize, all: u8) {
@@ -130,12 +126,11 @@ impl CanaryDetector {
     /// per-byte counters live in locals (this loop is most of the cost of a clean reply).
     pub(super) fn survey(&self, text: &str) -> Survey {
         let b = text.as_bytes();
-        let mut qb = Builder::new(&self.wide, b.len(), false);
+        let mut qb = Builder::new(&self.wide, b.len(), false).with_seps();
         let mut sv = Survey::default();
         let want_initials = self.key.len() >= WORD_ACROSTIC_MIN_CHARS;
         if want_initials {
-            sv.initials.reserve(b.len() / 4);
-            sv.initial_words.reserve(b.len() / 4);
+            sv.initials.reserve(b.len() / 8);
         }
         let b64_min = (self.min_chars * 4).div_ceil(3).min(WRAP_MIN_LINE);
         let (mut bits, mut bit_max, mut b64, mut lines, mut esc) = (0usize, 0, 0usize, 0, 0u8);
@@ -143,9 +138,8 @@ impl CanaryDetector {
         // share (hex digit, decimal digit).
         let (mut w_start, mut w_all) = (usize::MAX, 0u8);
         // The current whitespace-separated word, for initials: whether in one, whether its
-        // initial is still to come, its first initials byte, its letters and digits.
+        // initial is still to come.
         let (mut in_word, mut need_initial) = (false, false);
-        let (mut word_first, mut word_alnum) = (0usize, 0usize);
         let mut i = 0;
         while i < b.len() {
             let c = b[i];
@@ -187,22 +181,14 @@ impl CanaryDetector {
                 }
                 if want_initials {
                     if k & C_WS != 0 {
-                        if in_word {
-                            sv.close_word(word_first, i, word_alnum);
-                        }
                         in_word = false;
                     } else {
                         if !in_word {
                             (in_word, need_initial) = (true, true);
-                            (word_first, word_alnum) = (sv.initials.len(), 0);
                         }
-                        if alnum {
-                            word_alnum += 1;
-                            if need_initial {
-                                sv.initials.push(c.to_ascii_lowercase());
-                                sv.initial_words.push((i as u32, 0, false));
-                                need_initial = false;
-                            }
+                        if alnum && need_initial {
+                            sv.initials.push(c.to_ascii_lowercase());
+                            need_initial = false;
                         }
                     }
                 }
@@ -232,29 +218,14 @@ impl CanaryDetector {
                         K_SLOW
                     };
                     if kind == K_SEP && ch.is_whitespace() {
-                        if in_word {
-                            sv.close_word(word_first, i, word_alnum);
-                        }
                         in_word = false;
                     } else {
                         if !in_word {
                             (in_word, need_initial) = (true, true);
-                            (word_first, word_alnum) = (sv.initials.len(), 0);
                         }
-                        let alnum = match kind {
-                            K_ASCII | K_OTHER | K_NONE => true,
-                            K_SLOW => ch.is_alphanumeric(),
-                            _ => false,
-                        };
-                        if alnum {
-                            word_alnum += 1;
-                            if need_initial {
-                                self.fold_into(ch, &mut sv.initials);
-                                let spans = sv.initials.len() - sv.initial_words.len();
-                                sv.initial_words
-                                    .extend(std::iter::repeat_n((i as u32, 0, false), spans));
-                                need_initial = false;
-                            }
+                        if need_initial && wide_alnum(kind, ch) {
+                            self.fold_into(ch, &mut sv.initials);
+                            need_initial = false;
                         }
                     }
                 }
@@ -264,17 +235,81 @@ impl CanaryDetector {
         if w_start != usize::MAX {
             sv.word(b, w_start, b.len(), w_all);
         }
-        if in_word && want_initials {
-            sv.close_word(word_first, b.len(), word_alnum);
-        }
         if b64 >= b64_min {
             sv.b64_starts.push((b.len() - b64) as u32);
         }
         sv.bit_run = bit_max.max(bits);
         sv.lines = lines;
         sv.escape_chars = esc & C_ESC != 0;
+        sv.seps = qb.seps.take().unwrap_or_default();
         sv.quick = qb.st.bytes;
         sv
+    }
+
+    /// For each byte of the survey's `initials` of `text`, the span of its word and whether
+    /// the initial is the word's only letter or digit: the same walk as the survey's, run
+    /// again only when the automaton matched the initials.
+    pub(super) fn initial_spans(&self, text: &str) -> Vec<(u32, u32, bool)> {
+        let b = text.as_bytes();
+        let mut out: Vec<(u32, u32, bool)> = Vec::new();
+        let mut scratch = Vec::new();
+        // The current word: whether in one, whether its initial is still to come, its first
+        // entry in `out`, its letters and digits.
+        let (mut in_word, mut need_initial) = (false, false);
+        let (mut first, mut alnum_n) = (0usize, 0usize);
+        let close = |out: &mut Vec<(u32, u32, bool)>, first: usize, end: usize, n: usize| {
+            for w in &mut out[first..] {
+                (w.1, w.2) = (end as u32, n == 1);
+            }
+        };
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            let (ws, alnum, len) = if c.is_ascii() {
+                let k = ASCII_CLASS[usize::from(c)];
+                (k & C_WS != 0, k & C_ALNUM != 0, 1)
+            } else {
+                let ch = text[i..].chars().next().unwrap_or('\u{FFFD}');
+                let kind = if (ch as u32) < FOLD_TABLE_END {
+                    fold_entry(ch as u32)[0]
+                } else {
+                    K_SLOW
+                };
+                let ws = kind == K_SEP && ch.is_whitespace();
+                (ws, !ws && wide_alnum(kind, ch), ch.len_utf8())
+            };
+            if ws {
+                if in_word {
+                    close(&mut out, first, i, alnum_n);
+                }
+                in_word = false;
+            } else {
+                if !in_word {
+                    (in_word, need_initial) = (true, true);
+                    (first, alnum_n) = (out.len(), 0);
+                }
+                if alnum {
+                    alnum_n += 1;
+                    if need_initial {
+                        let spans = if c.is_ascii() {
+                            1
+                        } else {
+                            scratch.clear();
+                            let ch = text[i..].chars().next().unwrap_or('\u{FFFD}');
+                            self.fold_into(ch, &mut scratch);
+                            scratch.len()
+                        };
+                        out.extend(std::iter::repeat_n((i as u32, 0, false), spans));
+                        need_initial = false;
+                    }
+                }
+            }
+            i += len;
+        }
+        if in_word {
+            close(&mut out, first, b.len(), alnum_n);
+        }
+        out
     }
 
     /// Pushes the stream bytes `c` folds to (as [`Builder`] would).
@@ -295,5 +330,14 @@ impl CanaryDetector {
             decancer::Translation::String(s) => s.chars().for_each(push),
             decancer::Translation::None => {}
         }
+    }
+}
+
+/// Whether a non-ASCII character of fold class `kind` counts as a letter or digit of a word.
+fn wide_alnum(kind: u8, ch: char) -> bool {
+    match kind {
+        K_ASCII | K_OTHER | K_NONE => true,
+        K_SLOW => ch.is_alphanumeric(),
+        _ => false,
     }
 }

@@ -1257,3 +1257,57 @@ fn atbash_pig_latin_braille_flags_and_upside_down() {
     clean(&k, "⠓⠑⠇⠇⠕ ⠺⠕⠗⠇⠙ and 🇫🇷 🇩🇪 flags, ʇxǝʇ uʍop ǝpısdn");
     clean(&k, "Pig Latin: ellohay orldway");
 }
+
+/// The pieces gate wakes only where a piece could be: a part as a whole token (or the key's
+/// start or end with a frame), never a part inside a longer word; and what it lets through
+/// is still found.
+#[test]
+fn the_pieces_gate_wakes_on_whole_tokens_only() {
+    let d = CanaryDetector::new("HERON-4417-AMBER");
+    let gate = |text: &str| {
+        let sv = d.survey(text);
+        d.parts.maybe(&sv.quick, &sv.seps, text)
+    };
+    // A part inside longer tokens, as random Base64 holds them by chance: asleep.
+    assert!(!gate("xQheronZ9 k4417ab zamberq"));
+    assert!(!gate(&"aB3heronQ9z+4417x/".repeat(1000)));
+    // Whole tokens, after separators or breaks, ASCII or not: awake.
+    assert!(gate("the parts are heron and 4417"));
+    assert!(gate("x/4417+y"));
+    assert!(gate("«4417»"));
+    assert!(gate("amber"));
+    // The key's first three characters begin a token: awake only with a frame.
+    assert!(!gate("herxyz"));
+    assert!(gate("it starts with HERxyz"));
+    // The leaks behind the gate are still found.
+    let leaks = d.scan("The code's parts are AMBER, 4417 and HERON.");
+    assert!(
+        leaks.iter().any(|l| l.method == LeakMethod::Pieces),
+        "{leaks:#?}"
+    );
+    clean(&d, &"aB3heronQ9z+4417x/".repeat(1000));
+}
+
+/// The survey keeps only the initials' bytes; the spans found again on a hit line up with
+/// them one for one, whatever the words are made of.
+#[test]
+fn initial_spans_line_up_with_the_survey_initials() {
+    let d = CanaryDetector::new("KESTREL-7730-ORBIT");
+    for text in [
+        "Keep every secret tight, really. Every letter 7 7 3 0 or bits it ties.",
+        "  ﬁne Ｋestrel ǅemo  é\u{301}t\u{200b}e \t\n— 42 «quoted» ΑΒΓ 𝐊𝐄𝐒 - . x",
+        "",
+        "one",
+    ] {
+        let sv = d.survey(text);
+        let spans = d.initial_spans(text);
+        assert_eq!(spans.len(), sv.initials.len(), "{text:?}");
+        for &(s, e, _) in &spans {
+            assert!(s < e && e as usize <= text.len(), "{text:?}: {s}..{e}");
+        }
+    }
+    // A word acrostic is still found (and located) through them.
+    let text = "Keep every secret tight, really every letter: 7am 7pm 3rd 0800 or rather bring it tomorrow.";
+    let l = full(&d, text, LeakMethod::Acrostic);
+    assert_eq!(l.offset, 0);
+}

@@ -208,16 +208,39 @@ impl Chunker {
     /// Adds one case: its row and its details, each one JSON value. Returns a chunk when
     /// this case filled one.
     pub fn push(&mut self, row: &[u8], details: &[u8]) -> Option<Chunk> {
-        for (buf, item) in [(&mut self.rows, row), (&mut self.details, details)] {
-            buf.push(if self.cases == 0 { b'[' } else { b',' });
-            buf.extend_from_slice(item);
-        }
+        let pushed: Result<_, std::convert::Infallible> =
+            self.push_with(row, details.len(), |buf| {
+                buf.extend_from_slice(details);
+                Ok(())
+            });
+        pushed.unwrap_or_else(|never| match never {})
+    }
+
+    /// [`Chunker::push`] with the details written by `details` straight into the chunk
+    /// (after `len` bytes are reserved for them), so that a large case is not first built
+    /// in a buffer of its own and then copied: a 2 MB reply's details are 4 MB.
+    pub fn push_with<E>(
+        &mut self,
+        row: &[u8],
+        len: usize,
+        details: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+    ) -> Result<Option<Chunk>, E> {
+        let sep = if self.cases == 0 { b'[' } else { b',' };
+        self.rows.push(sep);
+        self.rows.extend_from_slice(row);
+        // Room for the separator and the closing bracket too: growing past an exact fit
+        // would double the buffer.
+        self.details.reserve(len + 2);
+        self.details.push(sep);
+        details(&mut self.details)?;
         self.cases += 1;
-        if self.cases >= CHUNK_CASES || self.details.len() >= CHUNK_BYTES {
-            self.close()
-        } else {
-            None
-        }
+        Ok(
+            if self.cases >= CHUNK_CASES || self.details.len() >= CHUNK_BYTES {
+                self.close()
+            } else {
+                None
+            },
+        )
     }
 
     /// Closes the chunk in progress, if it has any case.
@@ -279,15 +302,29 @@ impl Spool {
         Ok(Spool::File { path, out })
     }
 
-    /// One chunk, as a line: `index cases rows details`.
+    /// One chunk: a header line `index cases rows-bytes details-bytes`, then the rows and
+    /// the details, each followed by a newline. Written piece by piece and read back into
+    /// buffers of the exact size: a chunk of one large case is megabytes, and formatting it
+    /// into a line first (and reading a line back by doubling a buffer) cost three copies.
     pub fn write(&mut self, c: &Chunk) -> std::io::Result<()> {
-        let line = format!("{} {} {} {}\n", c.index, c.cases, c.rows, c.details);
-        match self {
-            Spool::File { out, .. } => out.write_all(line.as_bytes()),
-            Spool::Memory(v) => {
-                v.extend_from_slice(line.as_bytes());
-                Ok(())
+        fn put(out: &mut impl Write, c: &Chunk) -> std::io::Result<()> {
+            writeln!(
+                out,
+                "{} {} {} {}",
+                c.index,
+                c.cases,
+                c.rows.len(),
+                c.details.len()
+            )?;
+            for part in [&c.rows, &c.details] {
+                out.write_all(part.as_bytes())?;
+                out.write_all(b"\n")?;
             }
+            Ok(())
+        }
+        match self {
+            Spool::File { out, .. } => put(out, c),
+            Spool::Memory(v) => put(v, c),
         }
     }
 
@@ -312,17 +349,26 @@ pub struct SpoolReader(Box<dyn BufRead + Send + Sync>);
 impl SpoolReader {
     /// The next chunk, `None` at the end.
     pub fn next_chunk(&mut self) -> std::io::Result<Option<Chunk>> {
-        let mut line = String::new();
-        if self.0.read_line(&mut line)? == 0 {
+        let mut header = String::new();
+        if self.0.read_line(&mut header)? == 0 {
             return Ok(None);
         }
         let bad = || std::io::Error::other("damaged chunk in the report's scratch file");
-        let mut parts = line.trim_end().splitn(4, ' ');
-        let mut field = || parts.next().ok_or_else(bad);
-        let index = field()?.parse().map_err(|_| bad())?;
-        let cases = field()?.parse().map_err(|_| bad())?;
-        let rows = field()?.to_owned();
-        let details = field()?.to_owned();
+        let mut fields = header.trim_end().splitn(4, ' ');
+        let mut field = || -> std::io::Result<usize> {
+            fields.next().and_then(|f| f.parse().ok()).ok_or_else(bad)
+        };
+        let (index, cases, rows_len, details_len) = (field()?, field()?, field()?, field()?);
+        let mut part = |len: usize| -> std::io::Result<String> {
+            let mut buf = vec![0; len + 1];
+            self.0.read_exact(&mut buf)?;
+            if buf.pop() != Some(b'\n') {
+                return Err(bad());
+            }
+            String::from_utf8(buf).map_err(|_| bad())
+        };
+        let rows = part(rows_len)?;
+        let details = part(details_len)?;
         Ok(Some(Chunk {
             index,
             cases,

@@ -231,15 +231,18 @@ impl HtmlReport {
             b.ours.push(ours);
         }
         let row = serde_json::to_vec(&Row::of(r, paired))?;
-        let mut details = Vec::with_capacity(json.len() + 256);
-        details.extend_from_slice(b"{\"why\":");
-        serde_json::to_writer(&mut details, &why::case_reasons(r))?;
-        details.extend_from_slice(b",\"base\":");
-        serde_json::to_writer(&mut details, &base_json)?;
-        details.extend_from_slice(b",\"r\":");
-        details.extend_from_slice(json.as_bytes());
-        details.push(b'}');
-        if let Some(chunk) = self.chunker.push(&row, &details) {
+        // The details go straight into the chunk: the case's JSON is copied once, not twice.
+        let closed = self.chunker.push_with(&row, json.len() + 256, |details| {
+            details.extend_from_slice(b"{\"why\":");
+            serde_json::to_writer(&mut *details, &why::case_reasons(r))?;
+            details.extend_from_slice(b",\"base\":");
+            serde_json::to_writer(&mut *details, &base_json)?;
+            details.extend_from_slice(b",\"r\":");
+            details.extend_from_slice(json.as_bytes());
+            details.push(b'}');
+            Ok::<(), serde_json::Error>(())
+        })?;
+        if let Some(chunk) = closed {
             self.spool_chunk(&chunk)?;
         }
         Ok(())
