@@ -342,11 +342,7 @@ pub fn bus_messages(trace: &Trace) -> Vec<BusMessage<'_>> {
                     number: number as u32,
                     sent_at: at,
                     from: t.agent.as_deref(),
-                    to: t
-                        .arguments
-                        .get("to")
-                        .and_then(|v| v.as_str())
-                        .unwrap_or(""),
+                    to: t.arguments.get("to").and_then(|v| v.as_str()).unwrap_or(""),
                     content: t
                         .arguments
                         .get("content")
@@ -482,11 +478,11 @@ mod tests {
         use crate::trace::{ToolSpanInput, TraceRecorder};
         let mut rec = TraceRecorder::new();
         let span = |rec: &mut TraceRecorder,
-                        agent: &str,
-                        name: &str,
-                        args: serde_json::Value,
-                        out: String,
-                        mark: Option<String>| {
+                    agent: &str,
+                    name: &str,
+                    args: serde_json::Value,
+                    out: String,
+                    mark: Option<String>| {
             rec.set_agent(Some(agent.into()));
             rec.tool_call_injected(
                 ToolSpanInput {
@@ -522,7 +518,10 @@ mod tests {
         let msgs = bus_messages(&trace);
         assert_eq!(msgs.len(), 1);
         let m = &msgs[0];
-        assert_eq!((m.from, m.to, m.content), (Some("triage"), "payments", "pay A-1"));
+        assert_eq!(
+            (m.from, m.to, m.content),
+            (Some("triage"), "payments", "pay A-1")
+        );
         assert_eq!(m.fault, Some(CoordinationFaultKind::Impersonate));
         assert_eq!(
             m.deliveries,

@@ -113,7 +113,11 @@ impl ToolHost for SimTools<'_> {
                 Err(e) => span.error = Some(e),
             }
             span.duration_ms = started.elapsed().as_millis() as u64;
-            let text = span.output.clone().or(span.error.clone()).unwrap_or_default();
+            let text = span
+                .output
+                .clone()
+                .or(span.error.clone())
+                .unwrap_or_default();
             rec.tool_call_injected(span, mark);
             return Message::tool_result(&call.id, &call.name, text);
         }
@@ -403,7 +407,10 @@ mod tests {
             as_agent(&mut rec, Some("triage"), "send_message", send.clone()),
             r#"{"message":1,"status":"sent"}"#
         );
-        assert_eq!(only_span(&rec).injected.as_deref(), Some("coordination:drop"));
+        assert_eq!(
+            only_span(&rec).injected.as_deref(),
+            Some("coordination:drop")
+        );
         as_agent(&mut rec, Some("triage"), "send_message", send.clone());
         assert_eq!(
             as_agent(&mut rec, Some("payments"), "read_messages", json!({})),
@@ -415,7 +422,10 @@ mod tests {
         );
         // Who sends must be known, and a message needs a recipient and a text.
         let e = as_agent(&mut rec, None, "send_message", send);
-        assert!(e.starts_with("error: `send_message` needs the calling agent's name"), "{e}");
+        assert!(
+            e.starts_with("error: `send_message` needs the calling agent's name"),
+            "{e}"
+        );
         let e = as_agent(&mut rec, Some("triage"), "send_message", json!({"to": "x"}));
         assert!(e.starts_with("error: send_message needs `to`"), "{e}");
         // Without the bus the same tools are plain simulated tools (no fixture here).
