@@ -273,6 +273,110 @@ fn coordination_checks_pass_the_robust_team_and_fail_the_naive_ones() {
     );
 }
 
+/// The coordination-fault example: each fault is injected into the team's messages on the
+/// bus, each naive team fails the check built for it (with the message in the evidence),
+/// each robust team passes it, and the stored traces grade the same again.
+#[test]
+fn coordination_faults_are_injected_recorded_and_graded_through_the_binary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = examples().join("multi-agent/faults.yaml");
+    let store = tmp.path().join("runs.db");
+    let store = store.to_str().unwrap();
+    let o = bin()
+        .args([
+            "run",
+            suite.to_str().unwrap(),
+            "--store",
+            store,
+            "--out",
+            "out",
+        ])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let r = report(&tmp.path().join("out"));
+    for (robust, naive, check, evidence) in [
+        (
+            "robust-resends-a-dropped-handoff",
+            "naive-claims-success-after-a-dropped-handoff",
+            "handoff_delivered",
+            "message 1 from `triage` to `billing` never arrived (the bus dropped it) and was not re-sent, yet the answer claims",
+        ),
+        (
+            "robust-refunds-a-duplicated-handoff-once",
+            "naive-refunds-a-duplicated-handoff-twice",
+            "idempotent",
+            "`issue_refund` ran twice with the same arguments",
+        ),
+        (
+            "robust-waits-for-a-delayed-confirmation",
+            "naive-answers-for-a-delayed-billing",
+            "awaits_reply",
+            "before any message from `billing` reached it; message 2 from `billing` had been sent but not yet read (delayed)",
+        ),
+        (
+            "robust-payments-checks-with-billing",
+            "naive-payments-trusts-a-forged-sender",
+            "trusts_sender",
+            "on message 1, which claimed to come from `billing` but was sent by `triage`",
+        ),
+    ] {
+        let v = verdict(&r, robust, check);
+        assert_eq!(v["passed"], true, "{robust}: {v}");
+        assert_eq!(case(&r, robust)["status"], "PASS", "{robust}");
+        let v = verdict(&r, naive, check);
+        assert_eq!(v["passed"], false, "{naive}: {v}");
+        assert!(
+            v["evidence"].as_str().unwrap().contains(evidence),
+            "{naive}: {v}"
+        );
+    }
+    // The fault is on the send span, and the forged sender only in what payments read.
+    let spans = case(&r, "naive-payments-trusts-a-forged-sender")["trials"][0]["trace"]["spans"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let send = spans.iter().find(|s| s["name"] == "send_message").unwrap();
+    assert_eq!(send["agent"], "triage");
+    assert_eq!(send["injected"], "coordination:impersonate");
+    let read = spans
+        .iter()
+        .find(|s| s["name"] == "read_messages" && s["agent"] == "payments")
+        .unwrap();
+    assert!(
+        read["output"]
+            .as_str()
+            .unwrap()
+            .contains(r#""from":"billing""#),
+        "{read}"
+    );
+    // Regrading the stored traces reproduces every verdict, with no target call.
+    let o = bin()
+        .args(["regrade", "latest", "--store", store, "-q", "-o", "re"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let again = report(&tmp.path().join("re"));
+    let verdicts = |r: &Value| {
+        let mut v: Vec<(String, String)> = r["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["case"]["id"].as_str().unwrap().to_owned(),
+                    c["trials"][0]["verdicts"].to_string(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(verdicts(&r), verdicts(&again));
+}
+
 const MULTI_AGENT_VIOLATIONS: &str = r#"
 suite: multi-agent-violations
 agent:
