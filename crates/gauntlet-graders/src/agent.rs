@@ -850,8 +850,7 @@ fn final_answer_span(trace: &Trace) -> Option<(usize, &LlmSpan)> {
             Span::LlmCall(l) if !l.message_out.content.trim().is_empty() => Some((i, l)),
             _ => None,
         })
-        .filter(|(_, l)| answer.is_empty() || l.message_out.content.trim() == answer)
-        .last()
+        .rfind(|(_, l)| answer.is_empty() || l.message_out.content.trim() == answer)
 }
 
 /// An answer that says a step did not happen (or has not yet): the failure words of
