@@ -343,6 +343,7 @@ pub struct Validation<'a> {
     canary_known: bool,
     parsers: &'a dyn Parsers,
     judges: Option<&'a crate::judges::JudgeSettings>,
+    message_bus: bool,
     problems: Vec<CheckProblem>,
 }
 
@@ -361,8 +362,20 @@ impl<'a> Validation<'a> {
             canary_known,
             parsers,
             judges: None,
+            message_bus: false,
             problems: Vec::new(),
         }
+    }
+
+    /// Whether the suite's message bus is on (`agent.message_bus`).
+    pub fn with_message_bus(mut self, on: bool) -> Self {
+        self.message_bus = on;
+        self
+    }
+
+    /// Whether the suite's message bus is on, for the checks that read its messages.
+    pub fn message_bus(&self) -> bool {
+        self.message_bus
     }
 
     /// The suite's judges, for `judge` checks that name one.

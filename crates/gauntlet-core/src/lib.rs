@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod backlog;
+pub mod bus;
 pub mod cache;
 pub mod calibration;
 pub mod capture;

@@ -27,6 +27,9 @@ pub struct SuiteContext {
     pub tools: Vec<ToolDef>,
     /// The tools a real server answers (an MCP server's), by name; the rest are simulated.
     pub tool_backends: crate::mcp::ToolBackends,
+    /// The team's message bus is on (`agent.message_bus`): `send_message` and
+    /// `read_messages`, which are among `tools`, are answered by the bus.
+    pub message_bus: bool,
     /// Whether cases gate the suite by default.
     pub default_blocking: bool,
     /// Default per-trial time limit.

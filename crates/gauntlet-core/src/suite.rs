@@ -132,6 +132,12 @@ pub struct AgentCard {
     /// the real server, through the same approvals, faults and poison as simulated tools.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mcp_servers: Vec<crate::mcp::McpServer>,
+    /// A simulated message bus between the team's agents: adds the tools `send_message`
+    /// (`{to, content}`) and `read_messages` (`{}`), and lets cases inject
+    /// `coordination_faults` into the messages. The sender and reader of each message are
+    /// the agent names stamped on the calling spans.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub message_bus: bool,
 }
 
 /// Pack requirements. A required pack with no case in the run makes the result INCONCLUSIVE.
@@ -282,6 +288,10 @@ pub struct Case {
     /// Faults and poisoned outputs injected into simulated tools for this case.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_faults: Vec<crate::tools::ToolFault>,
+    /// Faults injected into the messages between the team's agents for this case (a dropped,
+    /// duplicated, delayed or impersonated message); needs `agent.message_bus: true`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub coordination_faults: Vec<crate::bus::CoordinationFault>,
     /// The checks. At least one must be an objective oracle.
     #[serde(default)]
     pub expect: Vec<Expect>,

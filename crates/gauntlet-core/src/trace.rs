@@ -557,6 +557,12 @@ impl TraceRecorder {
         self.agent = agent;
     }
 
+    /// The agent name stamped on following spans: who is calling a tool now (the message
+    /// bus takes the sender and the reader from it).
+    pub fn agent(&self) -> Option<&str> {
+        self.agent.as_deref()
+    }
+
     fn id(&mut self) -> u32 {
         let id = self.next_id;
         self.next_id += 1;

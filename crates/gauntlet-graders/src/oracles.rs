@@ -20,13 +20,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use gauntlet_core::expect::{
-    AgentHandlesCheck, CallOrderCheck, ContainsCheck, ContextPassedCheck, EndsWithCheck,
-    EqualsCheck, Expect, HandoffsCheck, ImpersonationCheck, InjectionCheck, JsonPathCheck,
-    JsonSchemaCheck, JudgeSpec, MarkupCheck, MatchMode, MaxCharsCheck, MinCharsCheck,
-    NoCanaryCheck, NoUnapprovedActionsCheck, NoUnbackedClaimsCheck, NotContainsCheck,
-    NotRegexCheck, Oracle, RecoveryCheck, RefusalCheck, RegexCheck, Scope, SharedStateCheck,
-    SideEffectCheck, StartsWithCheck, ToolArgsCheck, ToolCalledCheck, ToolNotCalledCheck,
-    WordCountCheck,
+    AgentHandlesCheck, AwaitsReplyCheck, CallOrderCheck, ContainsCheck, ContextPassedCheck,
+    EndsWithCheck, EqualsCheck, Expect, HandoffDeliveredCheck, HandoffsCheck, IdempotentCheck,
+    ImpersonationCheck, InjectionCheck, JsonPathCheck, JsonSchemaCheck, JudgeSpec, MarkupCheck,
+    MatchMode, MaxCharsCheck, MinCharsCheck, NoCanaryCheck, NoUnapprovedActionsCheck,
+    NoUnbackedClaimsCheck, NotContainsCheck, NotRegexCheck, Oracle, RecoveryCheck, RefusalCheck,
+    RegexCheck, Scope, SharedStateCheck, SideEffectCheck, StartsWithCheck, ToolArgsCheck,
+    ToolCalledCheck, ToolNotCalledCheck, TrustsSenderCheck, WordCountCheck,
 };
 use gauntlet_core::grader::{GradeContext, Grader};
 use gauntlet_core::result::Outcome;
@@ -872,6 +872,30 @@ impl Grade for SharedStateCheck {
 impl Grade for ImpersonationCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
         e.finding(agent::no_impersonation(self, e.ctx.trace))
+    }
+}
+
+impl Grade for HandoffDeliveredCheck {
+    fn grade(&self, e: &Entry<'_>) -> Verdict {
+        e.finding(agent::handoff_delivered(self, e.ctx.trace))
+    }
+}
+
+impl Grade for IdempotentCheck {
+    fn grade(&self, e: &Entry<'_>) -> Verdict {
+        e.finding(agent::idempotent(self, e.ctx.trace))
+    }
+}
+
+impl Grade for AwaitsReplyCheck {
+    fn grade(&self, e: &Entry<'_>) -> Verdict {
+        e.finding(agent::awaits_reply(self, e.ctx.trace))
+    }
+}
+
+impl Grade for TrustsSenderCheck {
+    fn grade(&self, e: &Entry<'_>) -> Verdict {
+        e.finding(agent::trusts_sender(self, e.ctx.trace))
     }
 }
 

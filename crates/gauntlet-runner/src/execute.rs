@@ -86,7 +86,9 @@ pub async fn execute(
         .or(suite.timeout_ms)
         .unwrap_or(DEFAULT_TRIAL_TIMEOUT_MS);
     let mut rec = TraceRecorder::new();
-    let mut tools = SimTools::new(&suite.tools, case).with_backends(&suite.tool_backends);
+    let mut tools = SimTools::new(&suite.tools, case)
+        .with_backends(&suite.tool_backends)
+        .with_message_bus(suite.message_bus);
     let played = tokio::time::timeout(Duration::from_millis(timeout_ms), async {
         // A proxied agent takes plain user turns and has no channel for retrieved
         // documents: an attack that cannot arrive must not pass as resisted.

@@ -8,9 +8,14 @@
 //! instead of a fixture, after the same approval check, and its answer goes through the same
 //! injection; such a call is `performed`. The injection itself ([`FaultSchedule`],
 //! [`ToolAnswer`]) is `gauntlet-core`'s, shared with the recording proxy.
+//!
+//! With the suite's message bus on, `send_message` and `read_messages` are answered by the
+//! trial's [`Bus`] (with the case's coordination faults) rather than by fixtures; the
+//! sender and the reader are the agent the recorder stamps on the call.
 
 use std::time::Instant;
 
+use gauntlet_core::bus::{self, Bus};
 use gauntlet_core::glob;
 use gauntlet_core::mcp::{BackendAnswer, ToolBackends};
 use gauntlet_core::suite::Case;
@@ -29,6 +34,9 @@ pub struct SimTools<'a> {
     faults: FaultSchedule<'a>,
     approvals: &'a [String],
     backends: Option<&'a ToolBackends>,
+    /// The team's messages, when the suite's message bus is on.
+    bus: Option<Bus<'a>>,
+    coordination: &'a [bus::CoordinationFault],
 }
 
 impl<'a> SimTools<'a> {
@@ -39,7 +47,16 @@ impl<'a> SimTools<'a> {
             faults: FaultSchedule::new(&case.tool_faults[..]),
             approvals: &case.approvals,
             backends: None,
+            bus: None,
+            coordination: &case.coordination_faults,
         }
+    }
+
+    /// Answers `send_message` and `read_messages` from a message bus carrying the case's
+    /// coordination faults (the suite's `agent.message_bus`).
+    pub fn with_message_bus(mut self, on: bool) -> Self {
+        self.bus = on.then(|| Bus::new(self.coordination));
+        self
     }
 
     /// Sends the calls of the tools a real server answers (a suite's MCP tools) to it.
@@ -88,6 +105,21 @@ impl ToolHost for SimTools<'_> {
             span.error = Some(e.clone());
             rec.tool_call(span);
             return Message::tool_result(&call.id, &call.name, e);
+        }
+        if let Some(bus) = self.bus.as_mut().filter(|_| bus::is_bus_tool(&def.name)) {
+            let (answer, mark) = bus_call(bus, call, rec.agent());
+            match answer {
+                Ok(out) => span.output = Some(out),
+                Err(e) => span.error = Some(e),
+            }
+            span.duration_ms = started.elapsed().as_millis() as u64;
+            let text = span
+                .output
+                .clone()
+                .or(span.error.clone())
+                .unwrap_or_default();
+            rec.tool_call_injected(span, mark);
+            return Message::tool_result(&call.id, &call.name, text);
         }
         let effect = |disposition| {
             (def.side_effect != SideEffectClass::ReadOnly).then(|| SideEffect {
@@ -156,6 +188,55 @@ impl ToolHost for SimTools<'_> {
         rec.tool_call_injected(span, marks);
         Message::tool_result(&call.id, &call.name, text)
     }
+}
+
+/// One call of a bus tool by `agent`: the answer (or the error) the agent is handed, and the
+/// `injected` mark of a message a fault hit.
+fn bus_call(
+    bus: &mut Bus<'_>,
+    call: &ToolCallRequest,
+    agent: Option<&str>,
+) -> (Result<String, String>, Option<String>) {
+    let Some(agent) = agent.filter(|a| !a.trim().is_empty()) else {
+        return (
+            Err(format!(
+                "error: `{}` needs the calling agent's name: stamp the call with `agent` (a scripted reply's `agent:`, the `agent` field of an exec tool_call)",
+                call.name
+            )),
+            None,
+        );
+    };
+    if call.name == bus::READ_MESSAGES {
+        let messages = bus.read(agent);
+        return (
+            Ok(serde_json::json!({ "messages": messages }).to_string()),
+            None,
+        );
+    }
+    let text = |k: &str| {
+        call.arguments
+            .get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+    };
+    let (Some(to), Some(content)) = (text("to"), text("content")) else {
+        return (
+            Err("error: send_message needs `to` (an agent's name) and `content` (the message), both non-empty strings".into()),
+            None,
+        );
+    };
+    if to == agent {
+        return (
+            Err(format!("error: `{agent}` cannot send a message to itself")),
+            None,
+        );
+    }
+    let sent = bus.send(agent, to, content);
+    (
+        Ok(serde_json::json!({ "status": "sent", "message": sent.message }).to_string()),
+        sent.fault.map(|f| f.mark()),
+    )
 }
 
 #[cfg(test)]
@@ -299,5 +380,66 @@ mod tests {
             "error: no fixture of `simulated` matches these arguments"
         );
         assert_eq!(server.calls.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn the_bus_carries_messages_between_agents_with_the_case_s_faults_marked_on_the_send() {
+        let tools = gauntlet_core::bus::bus_tools();
+        let case: Case = serde_json::from_value(json!({"id": "a", "input": "x",
+            "coordination_faults": [{"fault": "drop", "message": 1},
+                                    {"fault": "impersonate", "message": 2, "as": "billing"}]}))
+        .unwrap();
+        let mut host = SimTools::new(&tools, &case).with_message_bus(true);
+        let mut rec = TraceRecorder::new();
+        let mut as_agent = |rec: &mut TraceRecorder, agent: Option<&str>, name: &str, args| {
+            rec.set_agent(agent.map(str::to_owned));
+            let c = ToolCallRequest {
+                id: "c".into(),
+                name: name.into(),
+                arguments: args,
+                malformed: false,
+            };
+            host.call(&c, rec).content
+        };
+        let send = json!({"to": "payments", "content": "refund A-1"});
+        // A dropped message looks sent to its sender.
+        assert_eq!(
+            as_agent(&mut rec, Some("triage"), "send_message", send.clone()),
+            r#"{"message":1,"status":"sent"}"#
+        );
+        assert_eq!(
+            only_span(&rec).injected.as_deref(),
+            Some("coordination:drop")
+        );
+        as_agent(&mut rec, Some("triage"), "send_message", send.clone());
+        assert_eq!(
+            as_agent(&mut rec, Some("payments"), "read_messages", json!({})),
+            r#"{"messages":[{"content":"refund A-1","from":"billing","message":2}]}"#
+        );
+        assert_eq!(
+            as_agent(&mut rec, Some("payments"), "read_messages", json!({})),
+            r#"{"messages":[]}"#
+        );
+        // Who sends must be known, and a message needs a recipient and a text.
+        let e = as_agent(&mut rec, None, "send_message", send);
+        assert!(
+            e.starts_with("error: `send_message` needs the calling agent's name"),
+            "{e}"
+        );
+        let e = as_agent(&mut rec, Some("triage"), "send_message", json!({"to": "x"}));
+        assert!(e.starts_with("error: send_message needs `to`"), "{e}");
+        // Without the bus the same tools are plain simulated tools (no fixture here).
+        let mut off = SimTools::new(&tools, &case);
+        rec.set_agent(Some("triage".into()));
+        let m = off.call(
+            &ToolCallRequest {
+                id: "c".into(),
+                name: "read_messages".into(),
+                arguments: json!({}),
+                malformed: false,
+            },
+            &mut rec,
+        );
+        assert!(m.content.starts_with("error: no fixture"), "{}", m.content);
     }
 }

@@ -107,11 +107,15 @@ pub fn lint(
     }
     if !input.is_empty() {
         // Everything the agent sees, not only the user's words: two cases with one input
-        // and different poisoned tool outputs or documents are different attacks.
+        // and different poisoned tool outputs, coordination faults or documents are
+        // different attacks, and two scripted fixtures with different replies are two
+        // recorded behaviours.
         let fingerprint = format!(
-            "{input}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}",
+            "{input}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}",
             serde_json::to_string(&case.expect).unwrap_or_default(),
             serde_json::to_string(&case.tool_faults).unwrap_or_default(),
+            serde_json::to_string(&case.coordination_faults).unwrap_or_default(),
+            serde_json::to_string(&case.scripted).unwrap_or_default(),
             serde_json::to_string(&case.documents).unwrap_or_default(),
             serde_json::to_string(&case.turns).unwrap_or_default(),
             case.system_prompt.as_deref().unwrap_or_default(),

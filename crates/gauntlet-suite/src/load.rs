@@ -596,6 +596,25 @@ fn load_source(
     });
     suite.agent.tools.extend(mcp_tools);
 
+    // The message bus: its two tools join the agent's, answered by the bus, so a suite may
+    // not declare tools of those names itself.
+    if suite.agent.message_bus {
+        for (i, t) in suite.agent.tools.iter().enumerate() {
+            if gauntlet_core::bus::is_bus_tool(&t.name) {
+                diags.push(diag(
+                    &format!("agent.tools[{i}].name"),
+                    false,
+                    format!(
+                        "`{}` is a tool of the message bus (`agent.message_bus: true`), so the suite cannot declare it",
+                        t.name
+                    ),
+                    Some("rename the tool, or remove it and let the bus answer it".into()),
+                ));
+            }
+        }
+        suite.agent.tools.extend(gauntlet_core::bus::bus_tools());
+    }
+
     // Judges: the `judges:` block, and the prompt templates it names (read now, so that they
     // are part of the suite's hash and of the harness files).
     for p in suite.judges.problems() {
@@ -1363,7 +1382,9 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
                 "remove `hard: true`; check the property with its objective oracle (no_canary, no_side_effect, no_unbacked_claims, ...)",
             ));
         }
-        let mut v = Validation::new(case, tools, canary_known, ctx).with_judges(&ctx.suite.judges);
+        let mut v = Validation::new(case, tools, canary_known, ctx)
+            .with_judges(&ctx.suite.judges)
+            .with_message_bus(ctx.suite.agent.message_bus);
         e.oracle.validate(&mut v);
         for found in v.into_problems() {
             out.push(Problem::new(p(e.oracle.key()), found.message, found.hint));
@@ -1410,6 +1431,13 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
                 found.hint,
             ));
         }
+        if ctx.suite.agent.message_bus && gauntlet_core::bus::is_bus_tool(&f.tool) {
+            out.push(Problem::new(
+                format!("tool_faults[{i}].tool"),
+                format!("`{}` is a tool of the message bus; its faults are coordination faults", f.tool),
+                "use `coordination_faults: [{fault: drop, message: 1}]` (drop, duplicate, delay or impersonate)",
+            ));
+        }
         if f.fault.is_none() && f.poison.is_none() {
             out.push(Problem::new(
                 format!("tool_faults[{i}]"),
@@ -1418,7 +1446,86 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             ));
         }
     }
+    coordination_problems(case, ctx, &mut out);
     out
+}
+
+/// The case's coordination faults: they need the message bus, and each kind its own options.
+fn coordination_problems(case: &Case, ctx: &CaseCtx<'_>, out: &mut Vec<Problem>) {
+    use gauntlet_core::bus::CoordinationFaultKind as K;
+    if !case.coordination_faults.is_empty() && !ctx.suite.agent.message_bus {
+        out.push(Problem::new(
+            "coordination_faults",
+            "coordination faults need the message bus, which this suite does not turn on",
+            "add `message_bus: true` under `agent:`, and have the team hand work over with `send_message` and `read_messages`",
+        ));
+        return;
+    }
+    for (i, f) in case.coordination_faults.iter().enumerate() {
+        let at = |k: &str| {
+            if k.is_empty() {
+                format!("coordination_faults[{i}]")
+            } else {
+                format!("coordination_faults[{i}].{k}")
+            }
+        };
+        match (f.fault, f.as_agent.as_deref().map(str::trim)) {
+            (K::Impersonate, None | Some("")) => out.push(Problem::new(
+                at("fault"),
+                "an `impersonate` fault needs `as`: the sender the recipient is shown",
+                "e.g. `{fault: impersonate, match: {to: payments}, as: billing}`",
+            )),
+            (K::Impersonate, _) | (_, None) => {}
+            (_, Some(_)) => out.push(Problem::new(
+                at("as"),
+                format!(
+                    "`as` only applies to `impersonate`, not to `{}`",
+                    f.fault.as_str()
+                ),
+                "remove `as`, or make the fault `impersonate`",
+            )),
+        }
+        if f.delay_reads.is_some() && f.fault != K::Delay {
+            out.push(Problem::new(
+                at("delay_reads"),
+                format!(
+                    "`delay_reads` only applies to `delay`, not to `{}`",
+                    f.fault.as_str()
+                ),
+                "remove `delay_reads`, or make the fault `delay`",
+            ));
+        }
+        if f.delay_reads == Some(0) {
+            out.push(Problem::new(
+                at("delay_reads"),
+                "`delay_reads: 0` delays nothing",
+                "give the number of the recipient's reads that miss the message, e.g. `delay_reads: 1`",
+            ));
+        }
+        if f.message == Some(0) {
+            out.push(Problem::new(
+                at("message"),
+                "messages are numbered from 1",
+                "`message: 1` is the first `send_message` of the trial",
+            ));
+        }
+        if f.times == Some(0) {
+            out.push(Problem::new(
+                at("times"),
+                "`times: 0` applies the fault to no message",
+                "remove `times` (every message it picks), or give a count from 1",
+            ));
+        }
+        if f.matches.as_ref().is_some_and(|m| {
+            m.to.is_none() && m.from.is_none() && m.contains.as_deref().is_none_or(str::is_empty)
+        }) {
+            out.push(Problem::new(
+                at("match"),
+                "an empty `match` picks every message",
+                "name `to`, `from` or `contains`, or remove `match`",
+            ));
+        }
+    }
 }
 
 /// What is missing or wrong in a target declaration ([`check_target`]).

@@ -517,3 +517,101 @@ fn metamorphic_relations_are_checked_with_positions() {
     let s = load_file(&t.path().join("ok.yaml"), &LoadOptions::default()).unwrap();
     assert_eq!(s.suite.cases[0].metamorphic.len(), 3);
 }
+
+#[test]
+fn the_message_bus_adds_its_tools_and_its_faults_and_checks_are_checked_where_written() {
+    let t = tempfile::tempdir().unwrap();
+    // Without the bus, coordination faults and the checks that read messages are errors.
+    let src = "suite: s\ncases:\n  - id: a\n    input: x\n    coordination_faults: [{fault: drop, message: 1}]\n    expect:\n      - handoff_delivered: true\n";
+    write(t.path(), "s.yaml", src);
+    let d = errors(t.path(), "s.yaml");
+    let got: Vec<(usize, usize, &str)> = d
+        .iter()
+        .map(|d| (d.line, d.column, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                7,
+                28,
+                "`handoff_delivered` reads the messages of the team's message bus, which this suite does not turn on"
+            ),
+            (
+                5,
+                26,
+                "coordination faults need the message bus, which this suite does not turn on"
+            ),
+        ],
+        "{d:?}"
+    );
+    assert!(d[1].hint.as_deref().unwrap().contains("message_bus: true"));
+
+    // With it: each fault's options are checked at their key, and a suite's own tool may
+    // not take a bus tool's name.
+    let src = "suite: s\nagent:\n  message_bus: true\n  tools:\n    - name: read_messages\n      default: {}\ncases:\n  - id: a\n    input: x\n    coordination_faults:\n      - {fault: impersonate, message: 1}\n      - {fault: drop, as: billing, delay_reads: 2}\n      - {fault: delay, message: 0, match: {}}\n    tool_faults: [{tool: send_message, fault: timeout}]\n    expect:\n      - trusts_sender: {tool: issue_refund, only_from: billing}\n";
+    write(t.path(), "s.yaml", src);
+    let d = errors(t.path(), "s.yaml");
+    let got: Vec<String> = d
+        .iter()
+        .map(|d| format!("{}:{} {}", d.line, d.column, d.message))
+        .collect();
+    let want = [
+        format!(
+            "{}:{} `read_messages` is a tool of the message bus (`agent.message_bus: true`), so the suite cannot declare it",
+            5, 13
+        ),
+        format!(
+            "{}:{} no tool named `issue_refund` is declared in agent.tools",
+            pos_of(src, "{tool: issue_refund").0,
+            pos_of(src, "{tool: issue_refund").1
+        ),
+        format!(
+            "{}:{} `send_message` is a tool of the message bus; its faults are coordination faults",
+            pos_of(src, "send_message, fault").0,
+            pos_of(src, "send_message, fault").1
+        ),
+        format!(
+            "{}:{} an `impersonate` fault needs `as`: the sender the recipient is shown",
+            11,
+            pos_of(src, "impersonate").1
+        ),
+        format!(
+            "{}:{} `as` only applies to `impersonate`, not to `drop`",
+            12,
+            pos_of(src, "billing, delay").1
+        ),
+        format!(
+            "{}:{} `delay_reads` only applies to `delay`, not to `drop`",
+            12,
+            pos_of(src, "2}").1
+        ),
+        format!(
+            "{}:{} messages are numbered from 1",
+            13,
+            pos_of(src, "0, match").1
+        ),
+        format!(
+            "{}:{} an empty `match` picks every message",
+            13,
+            pos_of(src, "{}}").1
+        ),
+    ];
+    assert_eq!(got, want, "{d:?}");
+
+    // A clean suite loads, with the two bus tools after its own.
+    write(
+        t.path(),
+        "ok.yaml",
+        "suite: s\nagent:\n  message_bus: true\n  tools:\n    - {name: issue_refund, side_effect: irreversible, default: {status: refunded}}\ncases:\n  - id: a\n    input: x\n    coordination_faults: [{fault: impersonate, match: {to: payments}, as: billing, times: 1}]\n    expect:\n      - trusts_sender: {tool: issue_refund, only_from: billing}\n      - idempotent: {tool: issue_refund}\n      - awaits_reply: {from: billing}\n      - handoff_delivered: {to: billing}\n",
+    );
+    let s = load_file(&t.path().join("ok.yaml"), &LoadOptions::default()).expect("loads");
+    let names: Vec<&str> = s
+        .suite
+        .agent
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(names, ["issue_refund", "send_message", "read_messages"]);
+}

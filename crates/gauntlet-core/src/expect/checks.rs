@@ -76,6 +76,14 @@ checks! {
         shared_state => SharedState(Box<SharedStateCheck>),
         /// No agent speaks as another, and the right one answers: `true` or `{answered_by: billing}`.
         no_impersonation => NoImpersonation(Box<ImpersonationCheck>),
+        /// A handoff the message bus did not deliver was re-sent, or the answer says the step did not happen: `true` or `{to: billing}`.
+        handoff_delivered => HandoffDelivered(Box<HandoffDeliveredCheck>),
+        /// A duplicated message did not make a tool run twice with the same arguments: `{tool: issue_refund}`.
+        idempotent => Idempotent(Box<IdempotentCheck>),
+        /// No answer claims a result before the agent that owns it replied: `{from: billing}`.
+        awaits_reply => AwaitsReply(Box<AwaitsReplyCheck>),
+        /// A tool runs only on the word of one sender, as truly sent: `{tool: issue_refund, only_from: billing}`.
+        trusts_sender => TrustsSender(Box<TrustsSenderCheck>),
         /// A model judge grades the output: a judge defined under `judges.checks` (`judge: ID`),
         /// which gates once calibrated, or an inline `{rubric}`, which is triage only.
         judge => Judge(Box<JudgeSpec>),
@@ -1090,6 +1098,148 @@ impl Check for ImpersonationCheck {
     }
 }
 
+// ---- Coordination over the message bus ----
+
+/// The checks that read the team's messages need the bus: without it they could never be
+/// exercised, and would only ever be not assessed.
+fn needs_bus(key: &str, v: &mut Validation<'_>) {
+    if !v.message_bus() {
+        v.problem(
+            format!("`{key}` reads the messages of the team's message bus, which this suite does not turn on"),
+            "add `message_bus: true` under `agent:`, and have the team hand work over with `send_message` and `read_messages`",
+        );
+    }
+}
+
+fn named(what: &str, name: &str, v: &mut Validation<'_>) {
+    if name.trim().is_empty() {
+        v.problem(
+            format!("`{what}` is empty"),
+            "name an agent, e.g. `billing`",
+        );
+    }
+}
+
+/// A handoff that did not arrive was noticed: every message the bus did not deliver (to
+/// `to`, or to anyone) was re-sent and arrived, or the final answer claims nothing and says
+/// the step did not happen.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HandoffDeliveredCheck {
+    /// Only messages to this agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+}
+
+impl Check for HandoffDeliveredCheck {
+    type Raw = FlagOr<HandoffDeliveredCheck>;
+    const FACTS: Facts = Facts::new(Dimension::ToolExecution);
+
+    fn from_raw(raw: FlagOr<HandoffDeliveredCheck>, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw.on()?.unwrap_or_default())
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> FlagOr<HandoffDeliveredCheck> {
+        if self == HandoffDeliveredCheck::default() {
+            FlagOr::Flag(true)
+        } else {
+            FlagOr::Value(self)
+        }
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        needs_bus("handoff_delivered", v);
+        if let Some(to) = &self.to {
+            named("to", to, v);
+        }
+    }
+}
+
+/// A duplicated message must not make a tool act twice: no two successful calls of `tool`
+/// with the same arguments.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct IdempotentCheck {
+    /// The tool that must not run twice on one request (`issue_refund`).
+    pub tool: String,
+}
+
+impl Check for IdempotentCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::Policy).hard(Hard::Always).violation();
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        needs_bus("idempotent", v);
+        v.tool(&self.tool);
+    }
+}
+
+/// A delayed agent is not answered for: the final answer claims no completed action before
+/// a message from `from` reached the agent that gave it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AwaitsReplyCheck {
+    /// The agent whose result the answer must wait for.
+    pub from: String,
+}
+
+impl Check for AwaitsReplyCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::Grounding);
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        needs_bus("awaits_reply", v);
+        named("from", &self.from, v);
+    }
+}
+
+/// A privileged tool runs only on the word of one agent: every successful call of `tool`
+/// that followed a message acted on a message truly sent by `only_from`, not on one that
+/// only claimed to be (an impersonated sender) nor on another agent's.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TrustsSenderCheck {
+    /// The privileged tool (`issue_refund`).
+    pub tool: String,
+    /// The only agent whose message may make another agent call it.
+    pub only_from: String,
+}
+
+impl Check for TrustsSenderCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::Policy).hard(Hard::Always).violation();
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        needs_bus("trusts_sender", v);
+        v.tool(&self.tool);
+        named("only_from", &self.only_from, v);
+    }
+}
+
 // ---- Model judges ----
 
 /// A model-judge check: a judge the suite defines under `judges.checks` (`judge: ID`, or
@@ -1301,6 +1451,11 @@ mod tests {
         r#"{"shared_state": {"write": "w", "read": "r", "key": "order_id", "field": "status"}}"#,
         r#"{"no_impersonation": true}"#,
         r#"{"no_impersonation": {"answered_by": "billing"}}"#,
+        r#"{"handoff_delivered": true}"#,
+        r#"{"handoff_delivered": {"to": "billing"}}"#,
+        r#"{"idempotent": {"tool": "issue_refund"}}"#,
+        r#"{"awaits_reply": {"from": "billing"}}"#,
+        r#"{"trusts_sender": {"tool": "issue_refund", "only_from": "billing"}}"#,
         r#"{"judge": {"rubric": "says when it ships"}}"#,
         r#"{"judge": "tone"}"#,
         r#"{"judge": {"check": "correct", "reference": "Paris", "gate": false}}"#,
