@@ -162,19 +162,13 @@ pub fn report(
     };
     let mut out = crate::out::Printer::stdout();
     if args.json {
-        let doc = serde_json::json!({
-            "mode": "metamorphic",
-            "target": target.to_string(),
-            "temperature": target.temperature,
-            "seed": target.seed,
-            "notes": notes,
-            "report": report,
-            "exit_code": code,
-        });
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        crate::stabilitycmd::write_json(
+            &mut out,
+            Some("metamorphic"),
+            target,
+            notes,
+            &report,
+            code,
         )?;
         return Ok(code);
     }

@@ -19,6 +19,35 @@ use crate::printer::Verbosity;
 use crate::runcmd::{Mode, Settings, execute, selection};
 use crate::setup::{load_all, resolve_spec, store_location};
 
+/// The `--json` document of a stability run: the pinned target, the notes, the report and
+/// the exit code (`mode` names a mode other than the plain repeat check).
+pub(crate) fn write_json(
+    out: &mut crate::out::Printer,
+    mode: Option<&str>,
+    target: &TargetConfig,
+    notes: &[String],
+    report: &impl serde::Serialize,
+    code: i32,
+) -> Result<(), CliError> {
+    let mut doc = serde_json::json!({
+        "target": target.to_string(),
+        "temperature": target.temperature,
+        "seed": target.seed,
+        "notes": notes,
+        "report": report,
+        "exit_code": code,
+    });
+    if let Some(mode) = mode {
+        doc["mode"] = serde_json::Value::from(mode);
+    }
+    writeln!(
+        out,
+        "{}",
+        serde_json::to_string_pretty(&doc).unwrap_or_default()
+    )?;
+    Ok(())
+}
+
 /// Pins the target to temperature 0 and the seed; says what its wire could not take.
 fn pin(target: &mut TargetConfig, seed: i64) -> Vec<String> {
     let mut notes = Vec::new();
@@ -205,19 +234,7 @@ pub fn stability(args: StabilityArgs) -> Result<i32, CliError> {
     };
     let mut out = crate::out::Printer::stdout();
     if args.json {
-        let doc = serde_json::json!({
-            "target": target.to_string(),
-            "temperature": target.temperature,
-            "seed": target.seed,
-            "notes": notes,
-            "report": report,
-            "exit_code": code,
-        });
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        )?;
+        write_json(&mut out, None, &target, &notes, &report, code)?;
         return Ok(code);
     }
     writeln!(
