@@ -216,10 +216,7 @@ fn task_notes(t: &TaskReport) -> String {
                 "acceptance {}: {}{}",
                 a.id,
                 state_word(a.state),
-                a.detail
-                    .as_deref()
-                    .map(|d| format!(" - {}", d.replace('\n', " | ")))
-                    .unwrap_or_default()
+                crate::trajectorycmd::detail_suffix(a.detail.as_deref())
             ),
         );
     }
@@ -255,10 +252,7 @@ fn task_notes(t: &TaskReport) -> String {
                 } else {
                     "not predicted by the map"
                 },
-                r.detail
-                    .as_deref()
-                    .map(|d| format!(" - {}", d.replace('\n', " | ")))
-                    .unwrap_or_default()
+                crate::trajectorycmd::detail_suffix(r.detail.as_deref())
             ),
         );
     }

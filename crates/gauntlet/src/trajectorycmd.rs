@@ -248,6 +248,13 @@ fn reported_cost(stdout: &str) -> Option<f64> {
     total
 }
 
+/// A test's detail after its verdict on one line: ` - first | second`, or nothing.
+pub(crate) fn detail_suffix(detail: Option<&str>) -> String {
+    detail
+        .map(|d| format!(" - {}", d.replace('\n', " | ")))
+        .unwrap_or_default()
+}
+
 pub(crate) fn clip(s: &str) -> String {
     let t = s.trim();
     let start = t.char_indices().rev().nth(400).map_or(0, |(i, _)| i);
@@ -472,10 +479,7 @@ fn table(r: &TrajectoryReport) -> String {
                 } else {
                     "NOT_ASSESSED"
                 },
-                t.detail
-                    .as_deref()
-                    .map(|d| format!(" - {}", d.replace('\n', " | ")))
-                    .unwrap_or_default()
+                detail_suffix(t.detail.as_deref())
             ));
         }
     }
