@@ -377,66 +377,69 @@ fn coordination_faults_are_injected_recorded_and_graded_through_the_binary() {
     assert_eq!(verdicts(&r), verdicts(&again));
 }
 
-/// A two-agent team in one exec process, handing a refund over the bus: the protocol needs
-/// nothing new (the bus tools are tools, the `agent` field names the sender and reader).
-/// Billing acts on every copy of a duplicated message unless it skips numbers it has seen.
-const EXEC_TEAM: &str = r#"
-import json, sys
-dedupe = sys.argv[1] == "robust"
-def send(m):
-    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
-def call(agent, name, args):
-    send({"type": "tool_call", "name": name, "arguments": args, "agent": agent})
-    while True:
-        m = json.loads(sys.stdin.readline())
-        if m["type"] == "tool_result":
-            return json.loads(m["content"])
-for line in sys.stdin:
-    m = json.loads(line)
-    if m["type"] == "end":
-        break
-    if m["type"] != "user":
-        continue
-    call("triage", "send_message", {"to": "billing", "content": "refund A-1"})
-    seen = set()
-    for msg in call("billing", "read_messages", {})["messages"]:
-        if dedupe and msg["message"] in seen:
-            continue
-        seen.add(msg["message"])
-        r = call("billing", "issue_refund", {"order_id": "A-1"})
-    send({"type": "answer", "content": "Refund %s issued." % r["refund_id"]})
-"#;
-
+/// The exec team example: one process running triage and billing, reacting to what the bus
+/// hands it. The protocol needs nothing new (the bus tools are tools, the `agent` field names
+/// the sender and reader). The robust team copes with every fault; the naive one fails each
+/// case on the check built for its fault, for the message the fault hit.
 #[test]
-fn an_exec_team_uses_the_bus_and_its_duplicate_fault_with_no_new_protocol_message() {
+fn the_exec_team_example_copes_with_each_fault_and_its_naive_twin_does_not() {
     let tmp = tempfile::tempdir().unwrap();
-    std::fs::write(tmp.path().join("team.py"), EXEC_TEAM).unwrap();
-    for (mode, passed) in [("naive", false), ("robust", true)] {
-        std::fs::write(
-            tmp.path().join("s.yaml"),
-            format!(
-                "suite: exec-team\nagent:\n  message_bus: true\n  tools:\n    - {{name: issue_refund, side_effect: irreversible, default: {{refund_id: RF-1}}}}\ntarget: {{kind: exec, exec: {{command: [python3, team.py, {mode}]}}}}\npacks: {{no_refusal_pack: true}}\ncases:\n  - id: dup\n    input: Refund A-1.\n    coordination_faults: [{{fault: duplicate, message: 1}}]\n    expect:\n      - idempotent: {{tool: issue_refund}}\n      - contains: RF-1\n"
-            ),
-        )
-        .unwrap();
-        let o = run(&["run", "s.yaml"], tmp.path());
-        assert_eq!(
-            o.status.code(),
-            Some(if passed { 0 } else { 1 }),
-            "{mode}: {}",
-            text(&o)
-        );
-        let r = report(&tmp.path().join("out"));
-        let v = verdict(&r, "dup", "idempotent");
-        assert_eq!(v["passed"], passed, "{mode}: {v}");
-        let spans = case(&r, "dup")["trials"][0]["trace"]["spans"].clone();
-        let read = spans
+    let suite = examples().join("multi-agent/exec-team.yaml");
+    let suite = suite.to_str().unwrap();
+    let o = run(&["run", suite], tmp.path());
+    assert_eq!(o.status.code(), Some(0), "robust: {}", text(&o));
+    let r = report(&tmp.path().join("out"));
+    for (id, check) in [
+        ("dropped-handoff", "handoff_delivered"),
+        ("duplicated-handoff", "idempotent"),
+        ("delayed-billing", "awaits_reply"),
+    ] {
+        let v = verdict(&r, id, check);
+        assert_eq!(v["passed"], true, "robust {id}: {v}");
+        let spans = case(&r, id)["trials"][0]["trace"]["spans"].clone();
+        let injected: Vec<&Value> = spans
             .as_array()
             .unwrap()
             .iter()
-            .find(|s| s["name"] == "read_messages")
-            .unwrap();
-        assert_eq!(read["agent"], "billing");
+            .filter(|s| {
+                s["injected"]
+                    .as_str()
+                    .is_some_and(|i| i.starts_with("coordination:"))
+            })
+            .collect();
+        assert_eq!(
+            injected.len(),
+            1,
+            "{id}: the fault met the team once: {spans}"
+        );
+        assert_eq!(injected[0]["agent"], "triage", "{id}");
+    }
+    let naive = format!(
+        "exec:python3 {} naive",
+        examples().join("agents/team_agent.py").display()
+    );
+    let o = run(&["run", suite, "--target", &naive], tmp.path());
+    assert_eq!(o.status.code(), Some(1), "naive: {}", text(&o));
+    let r = report(&tmp.path().join("out"));
+    for (id, check, evidence) in [
+        ("dropped-handoff", "handoff_delivered", "the bus dropped it"),
+        (
+            "duplicated-handoff",
+            "idempotent",
+            "ran twice with the same arguments",
+        ),
+        (
+            "delayed-billing",
+            "awaits_reply",
+            "before any message from `billing`",
+        ),
+    ] {
+        let v = verdict(&r, id, check);
+        assert_eq!(v["passed"], false, "naive {id}: {v}");
+        assert!(
+            v["evidence"].as_str().unwrap().contains(evidence),
+            "{id}: {v}"
+        );
     }
 }
 

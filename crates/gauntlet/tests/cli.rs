@@ -878,6 +878,7 @@ cases:
         root.join("examples/multi-agent/suite.yaml"),
         root.join("examples/multi-agent/coordination.yaml"),
         root.join("examples/multi-agent/faults.yaml"),
+        root.join("examples/multi-agent/exec-team.yaml"),
         root.join("examples/stability/suite.yaml"),
         root.join("examples/stability/metamorphic.yaml"),
         root.join("examples/exec-agent.yaml"),
