@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use gauntlet_core::impact_task::TaskFile;
 
 use crate::diag::Diagnostic;
-use crate::load::{check_relative, parse_yaml};
+use crate::load::{check_relative, parse_yaml_documented};
 use crate::trajectory::locate;
 
 /// A task file read and checked.
@@ -54,7 +54,7 @@ fn find(text: &str, needle: &str, nth: usize) -> (usize, usize) {
 
 /// [`load_tasks`] over text already read; `dir` is the file's folder.
 pub fn parse_tasks(origin: &str, text: &str, dir: &Path) -> Result<LoadedTasks, Vec<Diagnostic>> {
-    let f: TaskFile = parse_yaml(origin, text)?;
+    let f: TaskFile = parse_yaml_documented(origin, text, "docs/coding-agents.md")?;
     let mut out = Vec::new();
     let at = |(l, c): (usize, usize), msg: String, hint: &str| {
         Diagnostic::at(origin, Some(text), l, c, msg).hint(hint)

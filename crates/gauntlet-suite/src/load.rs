@@ -870,6 +870,16 @@ pub(crate) fn parse_yaml<T: serde::de::DeserializeOwned>(
     origin: &str,
     source: &str,
 ) -> Result<T, Vec<Diagnostic>> {
+    parse_yaml_documented(origin, source, "docs/suite-format.md")
+}
+
+/// [`parse_yaml`] for a file whose format another page describes (a trajectory or a task
+/// file): the fallback hint sends the reader there, not to the suite format.
+pub(crate) fn parse_yaml_documented<T: serde::de::DeserializeOwned>(
+    origin: &str,
+    source: &str,
+    doc: &str,
+) -> Result<T, Vec<Diagnostic>> {
     // YAML 1.2 booleans only: `contains: y` or `equals: no` must stay text (the 1.1 rules
     // would read them as booleans).
     let mut options = serde_saphyr::Options::default();
@@ -900,7 +910,7 @@ pub(crate) fn parse_yaml<T: serde::de::DeserializeOwned>(
         let (message, hint) = match reworded {
             Some((m, h)) => (m, Some(h)),
             None => {
-                let hint = hint_for_serde(&message);
+                let hint = hint_for_serde(&message, doc);
                 (message, hint)
             }
         };
@@ -1043,7 +1053,7 @@ fn strip_position_suffix(msg: &str) -> &str {
     }
 }
 
-fn hint_for_serde(message: &str) -> Option<String> {
+fn hint_for_serde(message: &str, doc: &str) -> Option<String> {
     if let Some(rest) = message.strip_prefix("unknown field `") {
         let word = rest.split('`').next().unwrap_or("");
         let expected = rest
@@ -1073,7 +1083,7 @@ fn hint_for_serde(message: &str) -> Option<String> {
             "check the value's type (quote strings that look like numbers or booleans)".into(),
         );
     }
-    Some("see docs/suite-format.md for the format".into())
+    Some(format!("see {doc} for the format"))
 }
 
 /// Case ids seen so far and where. Compact, because a generated suite can hold tens of
@@ -1835,7 +1845,7 @@ fn check_jsonl(
             Err(e) => {
                 let msg = e.to_string();
                 let msg = strip_serde_json_position(&msg);
-                let hint = hint_for_serde(msg);
+                let hint = hint_for_serde(msg, "docs/suite-format.md");
                 let mut d = Diagnostic::at(shown, None, lineno, e.column(), msg.to_owned());
                 d.hint = hint;
                 diags.push(d);

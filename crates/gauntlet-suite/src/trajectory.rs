@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use gauntlet_core::trajectory::Trajectory;
 
 use crate::diag::Diagnostic;
-use crate::load::{check_relative, parse_yaml};
+use crate::load::{check_relative, parse_yaml_documented};
 
 /// Largest trajectory file read.
 const MAX_BYTES: u64 = 4 << 20;
@@ -92,7 +92,7 @@ pub fn parse_trajectory(
     text: &str,
     dir: &Path,
 ) -> Result<LoadedTrajectory, Vec<Diagnostic>> {
-    let t: Trajectory = parse_yaml(origin, text)?;
+    let t: Trajectory = parse_yaml_documented(origin, text, "docs/coding-agents.md")?;
     let mut out = Vec::new();
     let at = |key: &str, value: &str, nth: usize, msg: String, hint: &str| {
         let (l, c) = locate(text, key, value, nth);
@@ -239,6 +239,16 @@ mod tests {
             ["python3", "t.py"]
         );
         assert!(t.trajectory.checkpoints[0].tests[0].core);
+    }
+
+    #[test]
+    fn a_yaml_error_sends_the_reader_to_the_coding_agents_page() {
+        // A structural error (not an unknown key): the fallback hint names this format's page.
+        for bad in ["name: t\ncheckpoints: [\n", "- a\n- b\n"] {
+            let d = parse_trajectory("t.yaml", bad, Path::new(".")).unwrap_err();
+            let hint = d[0].hint.as_deref().unwrap_or_default();
+            assert_eq!(hint, "see docs/coding-agents.md for the format", "{d:?}");
+        }
     }
 
     #[test]
