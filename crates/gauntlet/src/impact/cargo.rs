@@ -71,13 +71,14 @@ fn attribute(root: &str, name: &str, modules: &BTreeMap<String, String>) -> Stri
 }
 
 /// Reads cargo's output: `Running X` lines (stderr) zipped in order with libtest's
-/// `running N tests` blocks (stdout). `Err` with the first compiler error when nothing ran
-/// because the build failed.
+/// `running N tests` blocks (stdout). When nothing ran: `Err` FAIL with the compiler's first
+/// error when the build failed (the code's outcome), else NOT_ASSESSED with cargo's first
+/// error (a dependency that cannot be fetched offline, a manifest cargo cannot read).
 pub fn parse(
     stdout: &str,
     stderr: &str,
     modules: &BTreeMap<String, String>,
-) -> Result<Vec<LibTest>, String> {
+) -> Result<Vec<LibTest>, (TestState, String)> {
     let roots: Vec<String> = stderr
         .lines()
         .filter_map(|l| {
@@ -145,7 +146,17 @@ pub fn parse(
         }
     }
     if out.is_empty() && k == 0 && stderr.contains("error") {
-        return Err(first_error(stderr));
+        return Err(if stderr.contains("could not compile") {
+            (
+                TestState::Fail,
+                format!("does not compile: {}", first_error(stderr)),
+            )
+        } else {
+            (
+                TestState::NotAssessed,
+                format!("cargo could not run the tests: {}", first_error(stderr)),
+            )
+        });
     }
     Ok(out)
 }
@@ -163,9 +174,9 @@ fn first_error(stderr: &str) -> String {
                 s.push(' ');
                 s.push_str(at.trim());
             }
-            format!("does not compile: {s}")
+            s
         }
-        None => format!("cargo failed: {}", clip(stderr)),
+        None => clip(stderr),
     }
 }
 
@@ -264,7 +275,7 @@ pub async fn run_cargo(
     let parsed = match parse(&r.stdout, &r.stderr, modules) {
         Ok(p) => p,
         // A crate (or test) that does not compile is the change's outcome: it fails.
-        Err(e) => return Ok(every(TestState::Fail, e)),
+        Err((state, e)) => return Ok(every(state, e)),
     };
     if parsed.is_empty() {
         return Ok(every(
@@ -329,7 +340,20 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             e,
-            "does not compile: error: expected expression, found `}` --> src/ops.rs:3:1"
+            (
+                TestState::Fail,
+                "does not compile: error: expected expression, found `}` --> src/ops.rs:3:1"
+                    .to_owned()
+            )
         );
+        // Not the code's doing: nothing could be built.
+        let e = parse(
+            "",
+            "error: no matching package named `serde` found\nnote: offline\n",
+            &BTreeMap::new(),
+        )
+        .unwrap_err();
+        assert_eq!(e.0, TestState::NotAssessed);
+        assert!(e.1.contains("no matching package"), "{e:?}");
     }
 }
