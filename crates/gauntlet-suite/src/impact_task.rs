@@ -4,7 +4,8 @@
 //! the file's own, at least one task, unique ids, a prompt and acceptance tests for every
 //! task, test files that exist next to the file and lie outside the repository (so that in
 //! hidden mode the agent's copy of the repository holds none of them), and `touches` paths
-//! that stay inside the repository. The main type is [`LoadedTasks`].
+//! that stay inside the repository; a Rust crate's (`Cargo.toml` at its root) tests are `.rs`
+//! files whose names do not clash once placed as `tests/NAME.rs`, a Python repository's `.py`. The main type is [`LoadedTasks`].
 
 use std::path::{Path, PathBuf};
 
@@ -103,6 +104,8 @@ pub fn parse_tasks(origin: &str, text: &str, dir: &Path) -> Result<LoadedTasks, 
         ));
     }
     let repo = Path::new(&f.repo);
+    // A Rust crate, as `impact map` tells it: Cargo.toml at the repository's root.
+    let rust = repo_ok && dir.join(&f.repo).join("Cargo.toml").is_file();
     let mut ids: Vec<&str> = Vec::new();
     for t in &f.tasks {
         let seen = ids.iter().filter(|i| **i == t.id).count();
@@ -165,12 +168,44 @@ pub fn parse_tasks(origin: &str, text: &str, dir: &Path) -> Result<LoadedTasks, 
                     ),
                     "check the path (relative to the task file's folder)",
                 ));
-            } else if !p.ends_with(".py") {
+            } else if rust && !p.ends_with(".rs") {
+                out.push(at(
+                    pos,
+                    format!(
+                        "task `{}`: test `{p}` is not a Rust file (the repository is a Rust crate)",
+                        t.id
+                    ),
+                    "acceptance tests of a crate are integration test files (`.rs`, placed as tests/NAME.rs)",
+                ));
+            } else if !rust && !p.ends_with(".py") {
                 out.push(at(
                     pos,
                     format!("task `{}`: test `{p}` is not a Python file", t.id),
                     "acceptance tests are Python test files (test* functions or unittest cases)",
                 ));
+            } else if rust {
+                let name = p.rsplit('/').next().unwrap_or(p);
+                let clash = t
+                    .tests
+                    .iter()
+                    .filter(|q| q.rsplit('/').next() == Some(name))
+                    .count()
+                    > 1;
+                if clash || dir.join(&f.repo).join("tests").join(name).exists() {
+                    out.push(at(
+                        pos,
+                        format!(
+                            "task `{}`: test `{p}` would be placed as tests/{name}, which {}",
+                            t.id,
+                            if clash {
+                                "another test of the task also is"
+                            } else {
+                                "the crate already has"
+                            }
+                        ),
+                        "give the acceptance test a file name of its own",
+                    ));
+                }
             }
         }
     }
@@ -205,6 +240,25 @@ mod tests {
         let t = parse_tasks("t.yaml", GOOD, d.path()).unwrap();
         assert_eq!(t.file.mode, gauntlet_core::impact_task::TaskMode::Hidden);
         assert_eq!(t.file.tasks[0].tests, ["acc/test_a.py"]);
+    }
+
+    #[test]
+    fn a_crate_takes_rust_tests_that_do_not_clash() {
+        let d = folder();
+        std::fs::write(
+            d.path().join("repo/Cargo.toml"),
+            "[package]\nname = \"x\"\n",
+        )
+        .unwrap();
+        let e = parse_tasks("t.yaml", GOOD, d.path()).unwrap_err();
+        assert_eq!((e[0].line, e[0].column), (8, 13), "{e:?}");
+        assert!(e[0].message.contains("not a Rust file"), "{e:?}");
+        std::fs::write(d.path().join("acc/a.rs"), "").unwrap();
+        let rs = GOOD.replace("acc/test_a.py", "acc/a.rs");
+        assert!(parse_tasks("t.yaml", &rs, d.path()).is_ok());
+        std::fs::write(d.path().join("repo/tests/a.rs"), "").unwrap();
+        let e = parse_tasks("t.yaml", &rs, d.path()).unwrap_err();
+        assert!(e[0].message.contains("already has"), "{e:?}");
     }
 
     #[test]

@@ -162,12 +162,13 @@ pub enum ImpactCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Coding tasks on a Python repository with targeted test context: per task a fresh
-    /// agent in a fresh copy, the affected tests named (given mode) or nothing but the
-    /// prompt (hidden mode); done only when the acceptance tests pass and the agent's
-    /// evidence matches gauntlet's own run; regressions counted apart. Exit 0 when every
-    /// task is done with no regression, 1 on a task not done, a regression or an integrity
-    /// breach, 3 when something could not be assessed, 2 on a usage or file error.
+    /// Coding tasks on a Python repository or a Rust crate (`cargo test --offline`) with
+    /// targeted test context: per task a fresh agent in a fresh copy, the affected tests
+    /// named (given mode) or nothing but the prompt (hidden mode); done only when the
+    /// acceptance tests pass and the agent's evidence matches gauntlet's own run;
+    /// regressions counted apart. Exit 0 when every task is done with no regression, 1 on a
+    /// task not done, a regression or an integrity breach, 3 when something could not be
+    /// assessed, 2 on a usage or file error.
     Task {
         /// The task file (YAML).
         #[arg(value_name = "FILE")]

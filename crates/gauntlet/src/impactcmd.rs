@@ -123,8 +123,19 @@ fn task(
         }
     };
     let mut redactor = Redactor::default();
-    let agent_target =
-        crate::trajectorycmd::coding_agent(&shown, "agent", base.as_deref(), &mut redactor)?;
+    // The agent of a Rust crate runs cargo too: it gets the toolchain's variables.
+    let extra = if loaded.repo_dir().join("Cargo.toml").is_file() {
+        crate::impact::cargo::toolchain_env()
+    } else {
+        Default::default()
+    };
+    let agent_target = crate::trajectorycmd::coding_agent_with(
+        &shown,
+        "agent",
+        base.as_deref(),
+        &mut redactor,
+        extra,
+    )?;
     let mode = match mode {
         Some(ImpactTaskMode::Given) => TaskMode::Given,
         Some(ImpactTaskMode::Hidden) => TaskMode::Hidden,

@@ -37,9 +37,20 @@ pub(crate) fn coding_agent(
     base: Option<&Path>,
     redactor: &mut Redactor,
 ) -> Result<ExecTarget, CliError> {
+    coding_agent_with(spec, label, base, redactor, BTreeMap::new())
+}
+
+/// [`coding_agent`] with `extra` variables set for it (the agent's own `env:` wins).
+pub(crate) fn coding_agent_with(
+    spec: &str,
+    label: &str,
+    base: Option<&Path>,
+    redactor: &mut Redactor,
+    extra: BTreeMap<String, String>,
+) -> Result<ExecTarget, CliError> {
     let cfg = TargetConfig::parse(spec)
         .map_err(|e| CliError::usage(format!("{label}: {e}"), "give `exec:COMMAND`"))?;
-    let exec_cfg = match (cfg.kind, cfg.exec) {
+    let mut exec_cfg = match (cfg.kind, cfg.exec) {
         (Some(TargetKind::Exec), Some(e)) => e,
         _ => {
             return Err(CliError::usage(
@@ -48,6 +59,9 @@ pub(crate) fn coding_agent(
             ));
         }
     };
+    for (k, v) in extra {
+        exec_cfg.env.entry(k).or_insert(v);
+    }
     ExecTarget::new_in(&exec_cfg, base, redactor)
         .map_err(|e| CliError::usage(format!("{label}: {e}"), "check the agent's command"))
 }

@@ -307,3 +307,109 @@ fn a_bad_task_file_is_refused_with_its_position() {
     assert!(t.contains("overlaps"), "{t}");
     drop(tmp);
 }
+
+/// The Rust example's folder copied (the crate, its acceptance tests, the agents).
+fn rust_example() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/impact");
+    let dir = tmp.path().join("impact");
+    for sub in ["rust-calc", "rust-acceptance", "agent"] {
+        copy(&src.join(sub), &dir.join(sub));
+    }
+    std::fs::copy(src.join("rust-tasks.yaml"), dir.join("tasks.yaml")).unwrap();
+    (tmp, dir)
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_rust_crate_runs_under_cargo_in_both_modes() {
+    if !have_python() {
+        return;
+    }
+    let (_tmp, dir) = rust_example();
+    for mode in ["given", "hidden"] {
+        let (c, r, t) = tasks(&dir, &["--mode", mode]);
+        assert_eq!(c, 1, "{t}");
+        assert_eq!(r["baseline_passing"], 3, "{r}");
+        let mul = task(&r, "mul");
+        assert_eq!(mul["completion"], "done", "{mode}: {mul}");
+        assert_eq!(
+            mul["affected"],
+            serde_json::json!(["src/ops.rs::tests::add_small", "tests/ops.rs::adds"])
+        );
+        assert_eq!(ids(&mul["acceptance_tests"]), ["tests/mul.rs::mul_small"]);
+        assert_eq!(mul["evidence"]["kind"], "matches");
+        assert_eq!(mul["regressions"], serde_json::json!([]));
+        let eur = task(&r, "eur");
+        assert_eq!(eur["completion"], "done", "{eur}");
+        assert_eq!(ids(&eur["regressions"]), ["tests/fmt.rs::total_format"]);
+        assert_eq!(eur["regressions"][0]["affected"], true);
+        let neg = task(&r, "neg");
+        assert_eq!(neg["completion"], "not_done");
+        assert_eq!(neg["evidence"]["kind"], "missing");
+        let div = task(&r, "div");
+        assert_eq!(div["completion"], "not_done");
+        assert_eq!(div["acceptance"], "fail", "{div}");
+        // In hidden mode the agent never saw div's tests, so it claimed none of them.
+        let kind = if mode == "given" { "false" } else { "matches" };
+        assert_eq!(div["evidence"]["kind"], kind, "{mode}: {div}");
+        assert_eq!(r["tasks"].as_array().unwrap().len(), 4);
+    }
+}
+
+#[test]
+fn a_rust_change_that_does_not_compile_fails_and_regresses() {
+    if !have_python() {
+        return;
+    }
+    let (_tmp, dir) = rust_example();
+    let agent = format!(
+        "exec:python3 {} broken",
+        dir.join("agent/rust_agent.py").display()
+    );
+    let (c, r, t) = tasks(&dir, &["--agent", &agent]);
+    assert_eq!(c, 1, "{t}");
+    let mul = task(&r, "mul");
+    assert_eq!(mul["completion"], "not_done", "{mul}");
+    assert_eq!(mul["acceptance"], "fail");
+    let detail = mul["acceptance_tests"][0]["detail"].as_str().unwrap();
+    assert!(detail.starts_with("does not compile: error"), "{detail}");
+    assert!(detail.contains("src/ops.rs"), "{detail}");
+    let mut reg = ids(&mul["regressions"]);
+    reg.sort();
+    assert_eq!(
+        reg,
+        [
+            "src/ops.rs::tests::add_small",
+            "tests/fmt.rs::total_format",
+            "tests/ops.rs::adds"
+        ]
+    );
+}
+
+#[test]
+fn a_rust_agent_writing_into_the_harness_fails_on_integrity() {
+    if !have_python() {
+        return;
+    }
+    let (_tmp, dir) = rust_example();
+    let agent = format!(
+        "exec:python3 {} tamper",
+        dir.join("agent/rust_agent.py").display()
+    );
+    let (c, r, t) = tasks(&dir, &["--agent", &agent]);
+    assert_eq!(c, 1, "{t}");
+    assert_eq!(r["integrity"]["task"], "mul", "{r}");
+    assert_eq!(
+        r["integrity"]["changed"],
+        serde_json::json!(["rust-acceptance/mul.rs"])
+    );
+    assert_eq!(r["tasks"].as_array().unwrap().len(), 1);
+}

@@ -9,6 +9,7 @@
 //! paths, from each integration test's `use CRATE::...` and each file with `#[test]`
 //! (`imports`); nothing is compiled. Both static scans are line-based (limits in the docs).
 
+pub mod cargo;
 pub mod python;
 pub mod rust;
 pub mod task;

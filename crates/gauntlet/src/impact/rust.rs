@@ -171,6 +171,11 @@ fn refs(t: &Tree, text: &str, module: Option<&str>, krate: &str) -> BTreeSet<Str
     out
 }
 
+/// The crate's modules (module path, "" for the root -> file), for naming its unit tests.
+pub fn modules(repo: &Path) -> BTreeMap<String, String> {
+    tree(repo, &mut Vec::new()).modules
+}
+
 pub fn map(repo: &Path) -> ImpactMap {
     let mut m = ImpactMap {
         lang: "rust",

@@ -1,4 +1,4 @@
-//! `gauntlet impact task`: coding tasks on a Python repository with targeted test context
+//! `gauntlet impact task`: coding tasks on a Python or Rust repository with targeted test context
 //! ([`run`] builds a [`TaskRunReport`]). The repository's tests are run once on a pristine
 //! copy (the regression baseline) and mapped by coverage ([`super::ImpactMap`]); then per
 //! task a fresh agent process works in a fresh copy of the repository, told the tests its
@@ -7,7 +7,9 @@
 //! fresh copy of the workspace whose test files are overwritten from the pristine sources,
 //! and checks the agent's evidence against what it observed. The folder of the task file
 //! (tests, graders, the pristine repository) is hashed around each task: any write fails
-//! the run. Verdicts are folded by `gauntlet_core::impact_task`.
+//! the run. Verdicts are folded by `gauntlet_core::impact_task`. A Rust repository's tests
+//! run under `cargo test --offline` ([`super::cargo`]): its acceptance tests are placed as
+//! integration tests `tests/NAME.rs`, and each grading run is one cargo invocation.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -24,6 +26,7 @@ use gauntlet_suite::impact_task::LoadedTasks;
 use gauntlet_targets::exec::{ExecTarget, FolderEnd};
 use serde_json::json;
 
+use super::cargo::{CargoRun, run_cargo};
 use super::python::{RUNNER, write_runner};
 use super::{Lang, detect};
 use crate::error::CliError;
@@ -157,6 +160,81 @@ async fn run_files(
     Ok(out)
 }
 
+/// How a repository's tests are run.
+enum Runner {
+    /// The shipped tracer-runner, one test file per copy.
+    Python {
+        _dir: tempfile::TempDir,
+        runner: PathBuf,
+    },
+    /// `cargo test`, with one target folder for the whole run.
+    Rust {
+        target: tempfile::TempDir,
+        modules: BTreeMap<String, String>,
+    },
+}
+
+impl Runner {
+    /// The repository's own tests in `dir` (`known`: every baseline id, for Rust).
+    async fn existing(
+        &self,
+        dir: &Path,
+        scratch: &Path,
+        files: &[TestFile],
+        known: &[String],
+        limit: Duration,
+        redactor: &mut Redactor,
+    ) -> Result<Vec<ObservedTest>, CliError> {
+        match self {
+            Runner::Python { runner, .. } => {
+                run_files(runner, dir, scratch, files, limit, redactor).await
+            }
+            Runner::Rust { target, modules } => {
+                let run = CargoRun {
+                    dir,
+                    tests: files.iter().filter_map(|f| test_stem(&f.rel)).collect(),
+                    units: true,
+                    known: known.to_vec(),
+                    fallback: "cargo test".into(),
+                };
+                run_cargo(&run, scratch, target.path(), modules, limit, redactor).await
+            }
+        }
+    }
+
+    /// The acceptance test files in `dir`, each run on its own.
+    async fn acceptance(
+        &self,
+        dir: &Path,
+        scratch: &Path,
+        files: &[TestFile],
+        limit: Duration,
+        redactor: &mut Redactor,
+    ) -> Result<Vec<ObservedTest>, CliError> {
+        match self {
+            Runner::Python { runner, .. } => {
+                run_files(runner, dir, scratch, files, limit, redactor).await
+            }
+            Runner::Rust { target, modules } => {
+                let mut out = Vec::new();
+                for f in files {
+                    let run = CargoRun {
+                        dir,
+                        tests: test_stem(&f.rel).into_iter().collect(),
+                        units: false,
+                        known: Vec::new(),
+                        fallback: f.rel.clone(),
+                    };
+                    out.extend(
+                        run_cargo(&run, scratch, target.path(), modules, limit, redactor).await?,
+                    );
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
 #[derive(serde::Deserialize)]
 struct RunnerOut {
     tests: Vec<RunnerTest>,
@@ -207,8 +285,38 @@ fn slug(s: &str) -> String {
         .collect()
 }
 
+/// Where an acceptance test `t` (relative to the task file) lies in the workspace.
+fn placed(lang: Lang, t: &str) -> String {
+    match lang {
+        Lang::Python => t.to_owned(),
+        Lang::Rust => format!("tests/{}", t.rsplit('/').next().unwrap_or(t)),
+    }
+}
+
+/// The integration test target of `tests/NAME.rs` (`None` for files below `tests/`).
+fn test_stem(rel: &str) -> Option<String> {
+    let name = rel.strip_prefix("tests/")?.strip_suffix(".rs")?;
+    (!name.contains('/')).then(|| name.to_owned())
+}
+
+/// How the agent is told to run tests.
+fn runner_text(lang: Lang) -> String {
+    match lang {
+        Lang::Python => format!(
+            "`python3 {WORKSPACE_RUNNER} . FILE` runs a test file and prints its results."
+        ),
+        Lang::Rust => "`cargo test --offline` runs the tests (`--test NAME` runs tests/NAME.rs, `--lib` the unit tests); a test's id is `FILE::PATH::NAME`: `tests/x.rs::name` for an integration test, `src/a.rs::tests::name` for the unit test `a::tests::name` of src/a.rs.".into(),
+    }
+}
+
 /// The text handed to the agent: the task's prompt, then the test context of its mode.
-fn prompt_text(prompt: &str, mode: TaskMode, affected: &[String], acceptance: &[String]) -> String {
+fn prompt_text(
+    prompt: &str,
+    mode: TaskMode,
+    affected: &[String],
+    acceptance: &[String],
+    lang: Lang,
+) -> String {
     let mut s = prompt.trim().to_owned();
     s.push_str("\n\n");
     if mode == TaskMode::Given {
@@ -226,12 +334,13 @@ fn prompt_text(prompt: &str, mode: TaskMode, affected: &[String], acceptance: &[
         }
     }
     s.push_str(&format!(
-        "Before you finish, run the tests your change affects{} and write their results to {EVIDENCE_FILE} as {{\"tests\": [{{\"id\": \"FILE::NAME\", \"outcome\": \"passed\"}}]}} (outcome: passed, failed, error or skipped). `python3 {WORKSPACE_RUNNER} . FILE` runs a test file and prints its results. Without evidence the task does not count as done.\n",
+        "Before you finish, run the tests your change affects{} and write their results to {EVIDENCE_FILE} as {{\"tests\": [{{\"id\": \"FILE::NAME\", \"outcome\": \"passed\"}}]}} (outcome: passed, failed, error or skipped). {} Without evidence the task does not count as done.\n",
         if mode == TaskMode::Given {
             " and the acceptance tests"
         } else {
             ""
-        }
+        },
+        runner_text(lang)
     ));
     s
 }
@@ -261,22 +370,39 @@ pub async fn run(
         ));
     }
     let repo = harness.join(&f.repo);
-    if detect(&repo) != Some(Lang::Python) {
+    let Some(lang) = detect(&repo) else {
         return Err(CliError::usage(
-            format!("{} is not a Python repository", repo.display()),
-            "`impact task` runs Python repositories (no Cargo.toml at the root, .py files); a Rust repository can be mapped with `impact map` only",
+            format!(
+                "{} is neither a Python nor a Rust repository",
+                repo.display()
+            ),
+            "`impact task` runs Python repositories (.py files) and Rust crates (Cargo.toml at the root)",
         ));
-    }
+    };
     let agent_limit = Duration::from_secs(f.agent_timeout_secs.unwrap_or(300));
     let test_limit = Duration::from_secs(f.test_timeout_secs.unwrap_or(60));
-    let (_runner_dir, runner) = write_runner().map_err(CliError::plain)?;
+    let runner = match lang {
+        Lang::Python => {
+            let (dir, p) = write_runner().map_err(CliError::plain)?;
+            Runner::Python {
+                _dir: dir,
+                runner: p,
+            }
+        }
+        Lang::Rust => Runner::Rust {
+            target: tempfile::Builder::new()
+                .prefix("gauntlet-cargo-")
+                .tempdir()?,
+            modules: super::rust::modules(&repo),
+        },
+    };
     let scratch = out.join("test-copy");
 
     // The baseline: the pristine repository, mapped and its tests run once.
     let baseline_dir = out.join("baseline");
     let _ = std::fs::remove_dir_all(&baseline_dir);
     copy_tree(&repo, &baseline_dir)?;
-    let map = super::build(&baseline_dir, Lang::Python, true).map_err(CliError::plain)?;
+    let map = super::build(&baseline_dir, lang, true).map_err(CliError::plain)?;
     let mut by_file: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (id, file) in &map.tests {
         let e = by_file.entry(file.clone()).or_default();
@@ -288,15 +414,16 @@ pub async fn run(
         .into_iter()
         .map(|(rel, known)| TestFile { rel, known })
         .collect();
-    let baseline = run_files(
-        &runner,
-        &baseline_dir,
-        &scratch,
-        &existing,
-        test_limit,
-        redactor,
-    )
-    .await?;
+    let baseline = runner
+        .existing(
+            &baseline_dir,
+            &scratch,
+            &existing,
+            &[],
+            test_limit,
+            redactor,
+        )
+        .await?;
     let _ = std::fs::remove_dir_all(&baseline_dir);
     let before: BTreeMap<String, TestState> =
         baseline.iter().map(|t| (t.id.clone(), t.state)).collect();
@@ -313,6 +440,7 @@ pub async fn run(
             tf
         })
         .collect();
+    let known_all: Vec<String> = before.keys().cloned().collect();
 
     let mut report = TaskRunReport {
         name: f.name.clone(),
@@ -337,7 +465,10 @@ pub async fn run(
         copy_tree(&repo, &ws)?;
         let _ = std::fs::remove_dir_all(ws.join(".gauntlet"));
         std::fs::create_dir_all(ws.join(".gauntlet"))?;
-        std::fs::write(ws.join(WORKSPACE_RUNNER), RUNNER)?;
+        if lang == Lang::Python {
+            std::fs::write(ws.join(WORKSPACE_RUNNER), RUNNER)?;
+        }
+        let placed_tests: Vec<String> = task.tests.iter().map(|t| placed(lang, t)).collect();
 
         let aff = map.affected(&task.touches);
         // An affected test file mapped by imports names the whole file: its tests.
@@ -357,15 +488,15 @@ pub async fn run(
         }
         let affected_list: Vec<String> = affected.iter().cloned().collect();
         if mode == TaskMode::Given {
-            for t in &task.tests {
-                let dest = ws.join(t);
+            for (t, rel) in task.tests.iter().zip(&placed_tests) {
+                let dest = ws.join(rel);
                 if let Some(p) = dest.parent() {
                     std::fs::create_dir_all(p)?;
                 }
                 std::fs::copy(harness.join(t), dest)?;
             }
         }
-        let text = prompt_text(&task.prompt, mode, &affected_list, &task.tests);
+        let text = prompt_text(&task.prompt, mode, &affected_list, &placed_tests, lang);
         let mut msg = json!({
             "type": "task",
             "protocol": 1,
@@ -377,11 +508,15 @@ pub async fn run(
             "prompt": text,
             "touches": task.touches,
             "evidence": EVIDENCE_FILE,
-            "runner": ["python3", WORKSPACE_RUNNER, "."],
+            "lang": match lang { Lang::Python => "python", Lang::Rust => "rust" },
+            "runner": match lang {
+                Lang::Python => json!(["python3", WORKSPACE_RUNNER, "."]),
+                Lang::Rust => json!(super::cargo::AGENT_RUNNER),
+            },
         });
         if mode == TaskMode::Given {
             msg["affected_tests"] = json!(affected_list);
-            msg["acceptance_tests"] = json!(task.tests);
+            msg["acceptance_tests"] = json!(placed_tests);
         }
         let mut line = serde_json::to_vec(&msg).expect("serializes");
         line.push(b'\n');
@@ -403,14 +538,17 @@ pub async fn run(
         let evidence = read_evidence(&ws);
 
         // Test files edited in the workspace: reported, then replaced for grading.
+        // Rust unit tests live in source files the agent edits: only `tests/` is restored.
         let mut pristine: Vec<(String, PathBuf)> = existing
             .iter()
+            .filter(|tf| lang == Lang::Python || tf.rel.starts_with("tests/"))
             .map(|tf| (tf.rel.clone(), repo.join(&tf.rel)))
             .collect();
         let acceptance_pristine: Vec<(String, PathBuf)> = task
             .tests
             .iter()
-            .map(|t| (t.clone(), harness.join(t)))
+            .zip(&placed_tests)
+            .map(|(t, rel)| (rel.clone(), harness.join(t)))
             .collect();
         let mut edited_tests = Vec::new();
         for (rel, src) in pristine.iter().chain(
@@ -438,17 +576,21 @@ pub async fn run(
             let _ = std::fs::remove_file(&dest);
             std::fs::copy(src, &dest)?;
         }
-        let after = run_files(&runner, &grade, &scratch, &existing, test_limit, redactor).await?;
-        let acc_files: Vec<TestFile> = task
-            .tests
+        let after = runner
+            .existing(
+                &grade, &scratch, &existing, &known_all, test_limit, redactor,
+            )
+            .await?;
+        let acc_files: Vec<TestFile> = placed_tests
             .iter()
             .map(|t| TestFile {
                 rel: t.clone(),
                 known: Vec::new(),
             })
             .collect();
-        let acceptance_tests =
-            run_files(&runner, &grade, &scratch, &acc_files, test_limit, redactor).await?;
+        let acceptance_tests = runner
+            .acceptance(&grade, &scratch, &acc_files, test_limit, redactor)
+            .await?;
         let _ = std::fs::remove_dir_all(&grade);
         let hashed_after = hash_tree(&harness, &out)?;
 
