@@ -49,7 +49,30 @@ use crate::cli::{Cli, Command};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `mi_option_purge_delay` in mimalloc's `mi_option_t` (the same index in mimalloc 2 and 3;
+/// the sys crate names only some options).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// Returns freed memory to the system at once instead of after mimalloc's purge delay, unless
+/// the user set the delay (`MIMALLOC_PURGE_DELAY`). With the delay, peak RSS follows the sum
+/// of a run's large allocations rather than its live heap: a 2 MB reply went through several
+/// short-lived copies of its size (the trace, the case's JSON, SQLite's bound row, the
+/// report's chunk) that each stayed resident. Throughput on small cases did not change
+/// measurably (docs/performance.md, "Hostile replies").
+#[allow(unsafe_code)]
+fn tune_allocator() {
+    let set_by_user = ["MIMALLOC_PURGE_DELAY", "mimalloc_purge_delay"]
+        .iter()
+        .any(|k| std::env::var_os(k).is_some());
+    if !set_by_user {
+        // SAFETY: called first in `main`, before any thread of ours starts; mimalloc reads
+        // the option on every purge, so setting it after its own start-up takes effect.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+    }
+}
+
 fn main() {
+    tune_allocator();
     let cli = Cli::parse();
     out::set_color(cli.color);
     let result = match cli.command {
@@ -94,4 +117,29 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[allow(unsafe_code)]
+    fn the_allocator_returns_freed_memory_at_once() {
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+            return;
+        }
+        // SAFETY: reading an option is safe at any time; this test is the only one in the
+        // binary that sets it.
+        let before = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
+        // mimalloc 3 purges after one second by default: a different value means the index names
+        // another option, and the tuning would set the wrong one.
+        assert_eq!(
+            before, 1000,
+            "option {MI_OPTION_PURGE_DELAY} is not the purge delay"
+        );
+        tune_allocator();
+        let after = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
+        assert_eq!(after, 0);
+    }
 }
