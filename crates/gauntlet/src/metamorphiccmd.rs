@@ -183,42 +183,69 @@ pub fn report(
     writeln!(out)?;
     writeln!(
         out,
-        "{:<36} {:>4} {:>6} {:>7} {:>5} {:>6}  verdict",
-        "case / perturbation", "done", "fault", "broken", "text", "pass"
+        "{:<36} {:>4} {:>6} {:>4} {:>7} {:>5} {:>6}  verdict",
+        "case / perturbation", "done", "fault", "n/a", "broken", "text", "pass"
     )?;
     for c in &report.cases {
         let b = &c.base.side;
         let faults = |f: &std::collections::BTreeMap<String, u32>| f.values().sum::<u32>();
+        let scored = b
+            .score_median
+            .map(|m| format!(", median score {m:.2}"))
+            .unwrap_or_default();
+        let has_score_relation = c
+            .relations
+            .iter()
+            .any(|r| matches!(r.expect, RelationExpect::Score(_)));
         writeln!(
             out,
-            "{:<36} {:>4} {:>6} {:>7} {:>5} {:>6}  base, noise {}",
+            "{:<36} {:>4} {:>6} {:>4} {:>7} {:>5} {:>6}  base, noise {}{scored}",
             clip(&escape_controls(&c.case_id), 36),
             b.completed,
             faults(&b.faulted),
+            if has_score_relation {
+                b.unscored.to_string()
+            } else {
+                "-".into()
+            },
             "-",
             "-",
             pct(b.pass_rate),
             pct(c.base.noise)
         )?;
         for r in &c.relations {
+            let state = if r.flagged {
+                "FLAGGED: pass rate moved beyond the base's noise"
+            } else if r.side.completed == 0 {
+                "no completed repeat"
+            } else if !r.assessed {
+                "not assessed: no score to compare"
+            } else if r.broken > 0 {
+                "broken, pass rate within the base's noise"
+            } else if r.not_assessed > 0 {
+                "kept where scored, some repeats without a score"
+            } else {
+                "kept"
+            };
+            let bar = match r.expect {
+                RelationExpect::SameVerdict => String::new(),
+                RelationExpect::Score(_) => format!(", score noise {}", pct(r.noise)),
+            };
             writeln!(
                 out,
-                "{:<36} {:>4} {:>6} {:>7} {:>5} {:>6}  {}",
+                "{:<36} {:>4} {:>6} {:>4} {:>7} {:>5} {:>6}  {state} ({}{bar})",
                 clip(&format!("  ~{}", escape_controls(&r.perturb)), 36),
                 r.side.completed,
                 faults(&r.side.faulted),
-                pct(r.broken_share),
+                r.not_assessed,
+                if r.assessed {
+                    pct(r.broken_share)
+                } else {
+                    "-".into()
+                },
                 r.text_differs,
                 pct(r.side.pass_rate),
-                if r.flagged {
-                    "FLAGGED: pass rate moved beyond the base's noise"
-                } else if r.broken > 0 {
-                    "broken, pass rate within the base's noise"
-                } else if r.side.completed == 0 {
-                    "no completed repeat"
-                } else {
-                    "kept"
-                }
+                r.expect.label()
             )?;
             for input in r.side.inputs.iter().take(2) {
                 // One line per input: line breaks shown as `\n`.
