@@ -57,6 +57,12 @@ pub struct Suite {
         skip_serializing_if = "crate::judges::JudgeSettings::is_empty"
     )]
     pub judges: crate::judges::JudgeSettings,
+    /// Default metamorphic relations (`gauntlet stability --metamorphic`) for every YAML
+    /// case that declares no `metamorphic:` of its own; a case's own list replaces them and
+    /// `metamorphic: []` opts a case out. A default that cannot change a case's text is
+    /// skipped for that case with a note (see `docs/stability.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metamorphic: Vec<Relation>,
     /// The cases.
     #[serde(default)]
     pub cases: Vec<Case>,
@@ -323,9 +329,11 @@ pub struct Case {
     pub strategy: Option<crate::strategy::Strategy>,
     /// Metamorphic relations (`gauntlet stability --metamorphic`): meaning-preserving
     /// perturbations of the input and what must hold between the case's verdicts and the
-    /// perturbed variant's (see `docs/stability.md`). Ordinary runs ignore them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub metamorphic: Vec<Relation>,
+    /// perturbed variant's (see `docs/stability.md`). Replaces the suite's default relations;
+    /// `[]` opts the case out of them; absent, the case takes the suite's. Ordinary runs
+    /// ignore them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metamorphic: Option<Vec<Relation>>,
     /// Where the case is written (file and line), recorded by the loader for reports that
     /// point at it (SARIF). Not part of the file format.
     #[serde(skip)]

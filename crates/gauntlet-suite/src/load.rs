@@ -661,6 +661,15 @@ fn load_source(
         }
     }
 
+    // The suite's default relations: whether each can change a given case's text is decided
+    // per case when a metamorphic run expands them (a default is skipped, not refused, for
+    // a case it cannot change).
+    let mut defaults = Vec::new();
+    relation_problems(&suite.metamorphic, None, &mut defaults);
+    for p in defaults {
+        diags.push(diag(&p.path, p.at_key, p.message, p.hint));
+    }
+
     let ctx = CaseCtx {
         suite: &suite,
         run_canary: opts.run_canary,
@@ -1366,7 +1375,11 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             "see `gauntlet redteam --help` or docs/redteam.md for the converters",
         ));
     }
-    relation_problems(&case.metamorphic, Some(case), &mut out);
+    relation_problems(
+        case.metamorphic.as_deref().unwrap_or(&[]),
+        Some(case),
+        &mut out,
+    );
     for (i, d) in case.documents.iter().enumerate() {
         if d.text.is_some() == d.file.is_some() {
             out.push(Problem::new(

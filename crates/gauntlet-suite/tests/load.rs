@@ -516,7 +516,7 @@ fn metamorphic_relations_are_checked_with_positions() {
     let ok = "suite: s\ncases:\n  - id: a\n    input: My card was stolen. Freeze it.\n    expect: [{contains: frozen}]\n    metamorphic: [{perturb: reorder}, {perturb: format, expect: same_verdict}, {perturb: paraphrase}]\n";
     write(t.path(), "ok.yaml", ok);
     let s = load_file(&t.path().join("ok.yaml"), &LoadOptions::default()).unwrap();
-    assert_eq!(s.suite.cases[0].metamorphic.len(), 3);
+    assert_eq!(s.suite.cases[0].metamorphic.as_ref().map(Vec::len), Some(3));
 }
 
 #[test]
@@ -558,7 +558,7 @@ fn score_relations_are_checked_with_positions() {
     );
     write(t.path(), "ok.yaml", &ok);
     let s = load_file(&t.path().join("ok.yaml"), &LoadOptions::default()).unwrap();
-    let rel = &s.suite.cases[0].metamorphic;
+    let rel = s.suite.cases[0].metamorphic.as_deref().unwrap();
     assert_eq!(
         rel[0].expect,
         RelationExpect::Score(ScoreBand {
@@ -568,6 +568,42 @@ fn score_relations_are_checked_with_positions() {
     );
     assert_eq!(rel[1].expect.label(), "score within 0");
     assert_eq!(rel[2].expect, RelationExpect::SameVerdict);
+}
+
+#[test]
+fn suite_default_relations_are_checked_but_not_against_each_case() {
+    let t = tempfile::tempdir().unwrap();
+    // Unknown names, repeated names and bad bands in the default are errors where written.
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\nmetamorphic:\n  - perturb: reoder\n  - perturb: noise\n  - perturb: noise\n  - {perturb: format, expect: {score: {within: -1}}}\ncases:\n  - id: a\n    input: Freeze my card.\n    expect: [{contains: frozen}]\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    assert_eq!(d.len(), 3, "{d:?}");
+    assert_eq!((d[0].line, d[0].column), (3, 14));
+    assert!(d[0].message.contains("did you mean `reorder`"), "{d:?}");
+    assert_eq!(d[1].line, 5);
+    assert!(d[1].message.contains("listed twice"), "{d:?}");
+    assert_eq!(d[2].line, 6);
+    assert!(d[2].message.contains("at least 0"), "{d:?}");
+    // `reorder` cannot change a one-sentence case: as a default that is not a load error
+    // (the run skips it for that case); on the case's own list it is.
+    let ok = "suite: s\nmetamorphic: [{perturb: reorder}]\ncases:\n  - id: a\n    input: Freeze my card.\n    expect: [{contains: frozen}]\n  - id: b\n    input: Freeze my card.\n    expect: [{contains: frozen}]\n    metamorphic: []\n";
+    write(t.path(), "ok.yaml", ok);
+    let s = load_file(&t.path().join("ok.yaml"), &LoadOptions::default()).unwrap();
+    assert_eq!(s.suite.metamorphic.len(), 1);
+    assert_eq!(s.suite.cases[0].metamorphic, None);
+    assert_eq!(s.suite.cases[1].metamorphic, Some(vec![]));
+    write(
+        t.path(),
+        "own.yaml",
+        "suite: s\nmetamorphic: [{perturb: noise}]\ncases:\n  - id: a\n    input: Freeze my card.\n    expect: [{contains: frozen}]\n    metamorphic: [{perturb: reorder}]\n",
+    );
+    let d = errors(t.path(), "own.yaml");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].line, 7);
+    assert!(d[0].message.contains("at least two"), "{d:?}");
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! `gauntlet stability SUITE --metamorphic`: [`expand`] replaces the selected cases by the
-//! ones that declare `metamorphic:` followed by their perturbed variants
+//! ones that declare `metamorphic:` (or take the suite's default relations) followed by
+//! their perturbed variants
 //! (`gauntlet_suite::perturb::variant`, ids `CASE~PERTURB`), which `stabilitycmd` then runs
 //! N times each with its pinned settings; [`report`] compares every variant with its base
 //! (`gauntlet_core::metamorphic`) and prints a table or `--json`.
@@ -67,21 +68,37 @@ pub fn expand(
     for s in &mut suites {
         let mut cases = Vec::new();
         for case in &s.suite.cases {
-            if case.metamorphic.is_empty() || !select.keeps(case) {
+            // A case's own list replaces the suite's default; `[]` opts out.
+            let (list, defaulted) = match &case.metamorphic {
+                Some(own) => (own.as_slice(), false),
+                None => (s.suite.metamorphic.as_slice(), true),
+            };
+            if list.is_empty() || !select.keeps(case) {
                 continue;
             }
             let mut planned = Planned {
                 base: case.id.clone(),
                 relations: Vec::new(),
             };
-            cases.push(case.clone());
-            for r in &case.metamorphic {
-                let v = gauntlet_suite::perturb::variant(case, r, seed).map_err(|e| {
-                    CliError::usage(
-                        format!("case `{}`: {e}", case.id),
-                        "see docs/stability.md for the perturbations",
-                    )
-                })?;
+            let mut variants = Vec::new();
+            for r in list {
+                let v = match gauntlet_suite::perturb::variant(case, r, seed) {
+                    Ok(v) => v,
+                    // The default was not written for this case: skipped, said, not an error.
+                    Err(e) if defaulted => {
+                        plan.notes.push(format!(
+                            "case `{}`: the suite's default relation `{}` is skipped: {e}",
+                            case.id, r.perturb
+                        ));
+                        continue;
+                    }
+                    Err(e) => {
+                        return Err(CliError::usage(
+                            format!("case `{}`: {e}", case.id),
+                            "see docs/stability.md for the perturbations",
+                        ));
+                    }
+                };
                 if taken.contains(&v.id) {
                     return Err(CliError::usage(
                         format!(
@@ -94,8 +111,13 @@ pub fn expand(
                 planned
                     .relations
                     .push((r.perturb.clone(), r.expect, v.id.clone()));
-                cases.push(v);
+                variants.push(v);
             }
+            if planned.relations.is_empty() {
+                continue;
+            }
+            cases.push(case.clone());
+            cases.extend(variants);
             plan.cases.push(planned);
         }
         if !s.streamed.is_empty() {
@@ -111,8 +133,8 @@ pub fn expand(
     }
     if plan.cases.is_empty() {
         return Err(CliError::usage(
-            "no selected case declares `metamorphic:` relations",
-            "add e.g. `metamorphic: [{perturb: reorder}, {perturb: noise}]` to a case (see docs/stability.md)",
+            "no selected case declares `metamorphic:` relations (or takes one from the suite's default)",
+            "add e.g. `metamorphic: [{perturb: reorder}, {perturb: noise}]` to a case or at the top of the suite (see docs/stability.md)",
         ));
     }
     Ok((suites, plan))
