@@ -12,6 +12,11 @@
 //! the answer, or one check's verdict, without changing whether the case passes is reported
 //! (`shifted`) but not flagged. Faulted repeats (error, timeout, block, a reply cut by the
 //! token limit) are counted as faults, never as agreeing or disagreeing.
+//!
+//! A score relation (`{score: {max_drop: D}}` or `{score: {within: W}}`) compares each
+//! variant repeat's score, as a share of the case's scale, with the median score of the
+//! base's repeats; its noise bar is the share of the base's own repeats outside that band.
+//! A repeat without a score is counted as not assessed, never as keeping the relation.
 
 use std::collections::BTreeMap;
 
@@ -38,6 +43,13 @@ pub struct Side {
     pub passed: u32,
     /// `passed / completed` (0 when nothing completed).
     pub pass_rate: f64,
+    /// Completed repeats with no score value (a refusal-kind case checked without a refusal
+    /// check, say): a score relation cannot assess them.
+    pub unscored: u32,
+    /// The median score of the completed scored repeats, as a share of the case's scale (a
+    /// task's total over 18, a refusal score over 3). `None` when none has a score. For
+    /// the base it is the reference of every score relation.
+    pub score_median: Option<f64>,
     /// The distinct first user messages sent, as sent (after perturbation and converters).
     pub inputs: Vec<String>,
 }
@@ -68,17 +80,30 @@ pub struct RelationResult {
     /// The variant's repeats.
     #[serde(flatten)]
     pub side: Side,
-    /// Completed repeats that break the relation (their verdicts differ from the base's
-    /// modal verdicts).
+    /// Completed repeats the relation could not assess: for a score relation, those without
+    /// a score, or all of them when fewer than two base repeats have one. Never counted as
+    /// keeping the relation. Always 0 for `same_verdict`.
+    pub not_assessed: u32,
+    /// Completed, assessed repeats that break the relation: their verdicts differ from the
+    /// base's modal verdicts (`same_verdict`), or their score is outside the band around the
+    /// base's median score (score relations).
     pub broken: u32,
-    /// `broken / completed`.
+    /// `broken / (completed - not_assessed)` (0 when nothing was assessed).
     pub broken_share: f64,
+    /// The bar `broken_share` must clear to flag: the base's verdict noise for
+    /// `same_verdict`; for a score relation, the share of the base's scored repeats whose own
+    /// score is outside the band around the median.
+    pub noise: f64,
     /// Completed repeats whose text (answers and tool calls) differs from the base's modal
     /// text: information only, never a reason to flag.
     pub text_differs: u32,
     /// The variant's pass rate minus the base's.
     pub pass_shift: f64,
-    /// The relation breaks beyond the base's noise and the pass rate moves beyond it too.
+    /// At least two base repeats completed (with a score, for a score relation) and at least
+    /// one variant repeat was assessed.
+    pub assessed: bool,
+    /// The relation breaks beyond its noise bar and the pass rate moves beyond the base's
+    /// verdict noise.
     pub flagged: bool,
 }
 
@@ -96,7 +121,9 @@ pub enum MetaClass {
     /// Nothing flagged, but some repeats faulted (or a variant has no completed repeat):
     /// never called stable.
     Faulted,
-    /// Fewer than two base repeats completed, or no variant repeat did: nothing to compare.
+    /// Fewer than two base repeats completed, or no variant repeat could be compared: nothing
+    /// to compare. Also when nothing is flagged or faulted but a score relation met a repeat
+    /// (base or variant) without a score, or could not be assessed at all.
     NotAssessed,
 }
 
@@ -122,8 +149,8 @@ pub struct CaseMetamorphic {
     pub base: Base,
     /// One entry per relation, in the order the case declares them.
     pub relations: Vec<RelationResult>,
-    /// The instability index: completed variant repeats that broke their relation, over
-    /// completed variant repeats. `None` when not assessed.
+    /// The instability index: assessed variant repeats that broke their relation, over
+    /// assessed variant repeats. `None` when nothing was assessed.
     pub index: Option<f64>,
     /// Pooled pass rate of the completed variant repeats minus the base's. `None` when not
     /// assessed.
@@ -137,6 +164,20 @@ struct Seen {
     verdicts: String,
     output: String,
     passed: bool,
+    /// The score as a share of the case's scale.
+    score: Option<f64>,
+}
+
+/// The median; `None` for no values.
+fn median(values: &[f64]) -> Option<f64> {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(v[n / 2]),
+        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
 }
 
 fn side_of(trials: &[TrialResult]) -> (Side, Vec<Seen>) {
@@ -155,11 +196,13 @@ fn side_of(trials: &[TrialResult]) -> (Side, Vec<Seen>) {
                 verdicts: verdicts_of(t),
                 output: output_of(t),
                 passed: t.status == CaseStatus::Pass,
+                score: t.score.share().filter(|s| s.is_finite()),
             }),
         }
     }
     let completed = seen.len() as u32;
     let passed = seen.iter().filter(|s| s.passed).count() as u32;
+    let scores: Vec<f64> = seen.iter().filter_map(|s| s.score).collect();
     (
         Side {
             repeats: trials.len() as u32,
@@ -167,6 +210,8 @@ fn side_of(trials: &[TrialResult]) -> (Side, Vec<Seen>) {
             faulted,
             passed,
             pass_rate: share(passed, completed),
+            unscored: completed - scores.len() as u32,
+            score_median: median(&scores),
             inputs,
         },
         seen,
@@ -214,47 +259,84 @@ pub fn assess_case(
         .count() as u32;
     let noise = share(differing, bside.completed);
     let base_ok = bside.completed >= 2;
+    let base_scored = bside.completed - bside.unscored;
     let mut relations = Vec::new();
     for v in variants {
         let (side, seen) = side_of(v.trials);
-        let broken = match v.expect {
-            RelationExpect::SameVerdict => {
-                seen.iter().filter(|s| s.verdicts != modal_verdicts).count() as u32
-            }
+        let (rel_base_ok, not_assessed, broken, rel_noise) = match v.expect {
+            RelationExpect::SameVerdict => (
+                base_ok,
+                0,
+                seen.iter().filter(|s| s.verdicts != modal_verdicts).count() as u32,
+                noise,
+            ),
+            RelationExpect::Score(band) => match bside.score_median {
+                // The band needs a reference, and the noise bar needs two scored repeats.
+                Some(reference) if base_ok && base_scored >= 2 => {
+                    let outside = |s: &&Seen| s.score.is_some_and(|x| !band.keeps(reference, x));
+                    let base_outside = bseen.iter().filter(outside).count() as u32;
+                    (
+                        true,
+                        side.unscored,
+                        seen.iter().filter(outside).count() as u32,
+                        share(base_outside, base_scored),
+                    )
+                }
+                _ => (false, side.completed, 0, 0.0),
+            },
         };
+        let judged = side.completed - not_assessed;
         let text_differs = seen.iter().filter(|s| s.output != modal_output).count() as u32;
-        let broken_share = share(broken, side.completed);
+        let broken_share = share(broken, judged);
         let pass_shift = side.pass_rate - bside.pass_rate;
-        let flagged = base_ok
-            && side.completed >= 1
-            && broken_share > noise + EPS
-            && pass_shift.abs() > noise + EPS;
+        let assessed = rel_base_ok && judged >= 1;
+        let flagged = assessed && broken_share > rel_noise + EPS && pass_shift.abs() > noise + EPS;
         relations.push(RelationResult {
             perturb: v.perturb.to_string(),
             expect: v.expect,
             case_id: v.case_id.to_string(),
             side,
+            not_assessed,
             broken,
             broken_share,
+            noise: rel_noise,
             text_differs,
             pass_shift,
+            assessed,
             flagged,
         });
     }
+    let vjudged: u32 = relations
+        .iter()
+        .filter(|r| r.assessed)
+        .map(|r| r.side.completed - r.not_assessed)
+        .sum();
+    let vbroken: u32 = relations
+        .iter()
+        .filter(|r| r.assessed)
+        .map(|r| r.broken)
+        .sum();
     let vcompleted: u32 = relations.iter().map(|r| r.side.completed).sum();
-    let vbroken: u32 = relations.iter().map(|r| r.broken).sum();
     let vpassed: u32 = relations.iter().map(|r| r.side.passed).sum();
-    let assessed = base_ok && vcompleted > 0;
+    let assessed = base_ok && vjudged > 0;
     let any_fault = !bside.faulted.is_empty()
         || relations
             .iter()
             .any(|r| !r.side.faulted.is_empty() || r.side.completed == 0);
+    // A repeat without a score never keeps a score relation, whichever side it is on.
+    let any_unjudged = relations.iter().any(|r| {
+        !r.assessed
+            || r.not_assessed > 0
+            || (matches!(r.expect, RelationExpect::Score(_)) && bside.unscored > 0)
+    });
     let class = if relations.iter().any(|r| r.flagged) {
         MetaClass::Unstable
     } else if !assessed {
         MetaClass::NotAssessed
     } else if any_fault {
         MetaClass::Faulted
+    } else if any_unjudged {
+        MetaClass::NotAssessed
     } else if vbroken > 0 {
         MetaClass::Shifted
     } else {
@@ -262,7 +344,7 @@ pub fn assess_case(
     };
     CaseMetamorphic {
         case_id: case_id.to_string(),
-        index: assessed.then(|| share(vbroken, vcompleted)),
+        index: assessed.then(|| share(vbroken, vjudged)),
         pass_shift: assessed.then(|| share(vpassed, vcompleted) - bside.pass_rate),
         base: Base {
             side: bside,
@@ -398,6 +480,7 @@ impl MetamorphicReport {
 mod tests {
     use super::*;
     use crate::result::{Outcome, Score};
+    use crate::suite::ScoreBand;
     use crate::trace::{Trace, TurnRecord};
     use crate::verdict::{Dimension, Verdict};
 
@@ -547,6 +630,152 @@ mod tests {
             assess_case("c", &one, &[variant(&v)]).class,
             MetaClass::NotAssessed
         );
+    }
+
+    /// A completed refusal-case repeat with this refusal score (0-3) and its status.
+    fn refusal(input: &str, score: f64) -> TrialResult {
+        let mut t = trial(input, "no", score >= 2.0, Outcome::Completed);
+        t.score = Score::Refusal { score };
+        t
+    }
+
+    fn score_variant<'a>(trials: &'a [TrialResult], band: ScoreBand) -> Variant<'a> {
+        Variant {
+            perturb: "noise",
+            expect: RelationExpect::Score(band),
+            case_id: "c~noise",
+            trials,
+        }
+    }
+
+    const DROP: ScoreBand = ScoreBand {
+        max_drop: Some(0.1),
+        within: None,
+    };
+    const WITHIN: ScoreBand = ScoreBand {
+        max_drop: None,
+        within: Some(0.05),
+    };
+
+    #[test]
+    fn a_score_that_drops_beyond_max_drop_breaks_the_relation() {
+        // Base 3/3 = 1.0; a variant at 2/3 (still a pass) dropped by 0.33 > 0.1.
+        let base = vec![refusal("base", 3.0); 3];
+        let v = vec![refusal("noisy", 2.0); 3];
+        let c = assess_case("c", &base, &[score_variant(&v, DROP)]);
+        let r = &c.relations[0];
+        assert_eq!(c.base.side.score_median, Some(1.0));
+        assert_eq!((r.broken, r.not_assessed), (3, 0));
+        assert_eq!(r.noise, 0.0);
+        // The verdicts and the pass rate did not move: broken, not flagged.
+        assert!(!r.flagged);
+        assert_eq!(c.class, MetaClass::Shifted);
+        assert_eq!(c.index, Some(1.0));
+        // A fall to 0 fails the case too: flagged.
+        let v = vec![refusal("noisy", 0.0); 3];
+        let c = assess_case("c", &base, &[score_variant(&v, DROP)]);
+        assert!(c.relations[0].flagged);
+        assert_eq!(c.class, MetaClass::Unstable);
+        // The same variant under a wide enough band keeps it; a rise always keeps max_drop.
+        let v = vec![refusal("noisy", 2.0); 3];
+        let wide = ScoreBand {
+            max_drop: Some(0.34),
+            within: None,
+        };
+        let c = assess_case("c", &base, &[score_variant(&v, wide)]);
+        assert_eq!(c.relations[0].broken, 0);
+        assert_eq!(c.class, MetaClass::Stable);
+        let low = vec![refusal("base", 2.0); 3];
+        let up = vec![refusal("noisy", 3.0); 3];
+        let c = assess_case("c", &low, &[score_variant(&up, DROP)]);
+        assert_eq!(c.relations[0].broken, 0);
+    }
+
+    #[test]
+    fn within_bounds_both_directions_around_the_base_median() {
+        // Task totals: 12/18 and 13.5/18 differ by 0.083 > 0.05.
+        let task = |input: &str, total: f64| {
+            let mut t = trial(input, "x", true, Outcome::Completed);
+            t.score = Score::Task {
+                dimensions: [None; 6],
+                total,
+                assessed: 1,
+            };
+            t
+        };
+        let base = vec![task("base", 12.0), task("base", 12.0), task("base", 13.5)];
+        assert_eq!(
+            assess_case("c", &base, &[]).base.side.score_median,
+            Some(12.0 / 18.0)
+        );
+        let up = vec![task("n", 13.5); 2];
+        let down = vec![task("n", 10.5); 2];
+        let same = vec![task("n", 12.0); 2];
+        for (v, broken) in [(&up, 2), (&down, 2), (&same, 0)] {
+            let c = assess_case("c", &base, &[score_variant(v, WITHIN)]);
+            let r = &c.relations[0];
+            assert_eq!(r.broken, broken, "{r:?}");
+            // One of three base repeats is outside the band itself: the noise bar.
+            assert!((r.noise - 1.0 / 3.0).abs() < 1e-9, "{r:?}");
+        }
+        // A rise breaks `within` but never `max_drop`.
+        let c = assess_case("c", &base, &[score_variant(&up, DROP)]);
+        assert_eq!(c.relations[0].broken, 0);
+    }
+
+    #[test]
+    fn repeats_without_a_score_are_not_assessed_never_stable() {
+        let base = vec![refusal("base", 3.0); 3];
+        // A variant whose checks give no score (a refusal-kind case with no refusal check).
+        let unscored = ok(3);
+        let c = assess_case("c", &base, &[score_variant(&unscored, DROP)]);
+        let r = &c.relations[0];
+        assert_eq!((r.not_assessed, r.broken), (3, 0));
+        assert!(!r.assessed && !r.flagged);
+        assert_eq!(c.class, MetaClass::NotAssessed);
+        assert_eq!(c.index, None);
+        // Some scored, one not: the scored ones are compared, the case is still not stable.
+        let mut mixed = vec![refusal("n", 3.0); 2];
+        mixed.extend(ok(1));
+        let c = assess_case("c", &base, &[score_variant(&mixed, DROP)]);
+        assert_eq!(c.relations[0].not_assessed, 1);
+        assert!(c.relations[0].assessed);
+        assert_eq!(c.index, Some(0.0));
+        assert_eq!(c.class, MetaClass::NotAssessed);
+        // A base without scores: no reference, nothing assessed, even for scored variants.
+        let v = vec![refusal("n", 3.0); 3];
+        let c = assess_case("c", &ok(3), &[score_variant(&v, DROP)]);
+        assert_eq!(c.base.side.unscored, 3);
+        assert_eq!(c.relations[0].not_assessed, 3);
+        assert_eq!(c.class, MetaClass::NotAssessed);
+        // One unscored base repeat: never counted as keeping the relation.
+        let mut b = vec![refusal("base", 3.0); 2];
+        b.extend(ok(1));
+        let c = assess_case("c", &b, &[score_variant(&v, DROP)]);
+        assert!(c.relations[0].assessed);
+        assert_eq!(c.relations[0].broken, 0);
+        assert_eq!(c.class, MetaClass::NotAssessed);
+        // The same-verdict relation of the same case is unaffected by scores.
+        let c = assess_case("c", &base, &[variant(&v)]);
+        assert_eq!(c.class, MetaClass::Stable);
+    }
+
+    #[test]
+    fn score_noise_in_the_base_raises_the_bar() {
+        // The base's own scores swing (3, 3, 1, 1: median 2/3), so every base repeat is
+        // outside `within 0.05` of the median: the bar is 1 and no variant can clear it.
+        let base = vec![
+            refusal("b", 3.0),
+            refusal("b", 3.0),
+            refusal("b", 1.0),
+            refusal("b", 1.0),
+        ];
+        let v = vec![refusal("n", 0.0); 4];
+        let c = assess_case("c", &base, &[score_variant(&v, WITHIN)]);
+        let r = &c.relations[0];
+        assert_eq!(r.noise, 1.0);
+        assert_eq!(r.broken, 4);
+        assert!(!r.flagged, "{r:?}");
     }
 
     #[test]

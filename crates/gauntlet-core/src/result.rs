@@ -23,7 +23,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::cost::TrialSpend;
 use crate::event::EvidenceLevel;
-use crate::score::{REFUSAL_FAIL_BELOW, REFUSAL_PASS_AT, TASK_FAIL_BELOW, TASK_MAX, TASK_PASS_AT};
+use crate::score::{
+    REFUSAL_FAIL_BELOW, REFUSAL_MAX, REFUSAL_PASS_AT, TASK_FAIL_BELOW, TASK_MAX, TASK_PASS_AT,
+};
 use crate::suite::{Case, CaseKind};
 use crate::trace::Trace;
 use crate::verdict::{Dimension, Verdict};
@@ -127,6 +129,16 @@ impl Score {
         match self {
             Score::Task { total, .. } => Some(*total),
             Score::Refusal { score } => Some(*score),
+            Score::Checks { .. } | Score::Unscored => None,
+        }
+    }
+
+    /// The gating number as a share of its scale (a task's total over 18, a refusal score
+    /// over 3), so scores of different kinds of cases compare on one 0-1 scale.
+    pub fn share(&self) -> Option<f64> {
+        match self {
+            Score::Task { total, .. } => Some(*total / TASK_MAX),
+            Score::Refusal { score } => Some(*score / REFUSAL_MAX),
             Score::Checks { .. } | Score::Unscored => None,
         }
     }

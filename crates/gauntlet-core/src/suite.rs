@@ -57,6 +57,12 @@ pub struct Suite {
         skip_serializing_if = "crate::judges::JudgeSettings::is_empty"
     )]
     pub judges: crate::judges::JudgeSettings,
+    /// Default metamorphic relations (`gauntlet stability --metamorphic`) for every YAML
+    /// case that declares no `metamorphic:` of its own; a case's own list replaces them and
+    /// `metamorphic: []` opts a case out. A default that cannot change a case's text is
+    /// skipped for that case with a note (see `docs/stability.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metamorphic: Vec<Relation>,
     /// The cases.
     #[serde(default)]
     pub cases: Vec<Case>,
@@ -323,9 +329,11 @@ pub struct Case {
     pub strategy: Option<crate::strategy::Strategy>,
     /// Metamorphic relations (`gauntlet stability --metamorphic`): meaning-preserving
     /// perturbations of the input and what must hold between the case's verdicts and the
-    /// perturbed variant's (see `docs/stability.md`). Ordinary runs ignore them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub metamorphic: Vec<Relation>,
+    /// perturbed variant's (see `docs/stability.md`). Replaces the suite's default relations;
+    /// `[]` opts the case out of them; absent, the case takes the suite's. Ordinary runs
+    /// ignore them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metamorphic: Option<Vec<Relation>>,
     /// Where the case is written (file and line), recorded by the loader for reports that
     /// point at it (SARIF). Not part of the file format.
     #[serde(skip)]
@@ -344,27 +352,116 @@ pub struct Relation {
     /// spaces and blank lines), or `paraphrase` (reworded by the rewriter model,
     /// `--rewriter`).
     pub perturb: String,
-    /// What must hold: `same_verdict` (every check's verdict as in the unperturbed case).
+    /// What must hold: `same_verdict` (every check's verdict as in the unperturbed case, the
+    /// default) or a score band, `{score: {max_drop: 0.1}}` or `{score: {within: 0.05}}`.
     #[serde(default)]
     pub expect: RelationExpect,
 }
 
 /// What a metamorphic relation requires of the perturbed variant.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(rename_all = "snake_case")]
 pub enum RelationExpect {
     /// Every check's verdict (pass, fail, not assessed) equals the unperturbed case's modal
     /// verdict.
     #[default]
     SameVerdict,
+    /// The variant's score stays in a band around the median score of the unperturbed
+    /// case's repeats. Scores are compared as a share of the case's scale (a task's total
+    /// over 18, a refusal score over 3), so a band means the same for every kind of case.
+    Score(ScoreBand),
 }
 
 impl RelationExpect {
-    /// The name used in files and reports.
-    pub fn as_str(self) -> &'static str {
+    /// The name used in reports: `same_verdict`, `score max_drop 0.1`, `score within 0.05`.
+    pub fn label(&self) -> String {
         match self {
-            RelationExpect::SameVerdict => "same_verdict",
+            RelationExpect::SameVerdict => "same_verdict".to_string(),
+            RelationExpect::Score(b) => format!("score {}", b.label()),
         }
+    }
+}
+
+/// The band a score relation allows: exactly one of `max_drop` and `within`, each a share of
+/// the case's score scale, finite, at least 0 and below 1 (a band of the whole scale could
+/// never break).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreBand {
+    /// The variant's score may be at most this much below the reference (rises are fine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_drop: Option<f64>,
+    /// The variant's score must be within this much of the reference, either way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<f64>,
+}
+
+/// Slack for comparing scores that went through floating-point division.
+const SCORE_EPS: f64 = 1e-9;
+
+impl ScoreBand {
+    /// `max_drop 0.1` or `within 0.05`.
+    pub fn label(&self) -> String {
+        match (self.max_drop, self.within) {
+            (Some(d), None) => format!("max_drop {d}"),
+            (None, Some(w)) => format!("within {w}"),
+            (Some(d), Some(w)) => format!("max_drop {d} within {w}"),
+            (None, None) => "max_drop 0".to_string(),
+        }
+    }
+
+    /// Whether `score` keeps the band around `reference` (both shares of the scale). A band
+    /// with neither bound (which the loader refuses) allows no drop.
+    pub fn keeps(&self, reference: f64, score: f64) -> bool {
+        let drop_ok = score >= reference - self.max_drop.unwrap_or(0.0) - SCORE_EPS;
+        let within_ok = self
+            .within
+            .is_none_or(|w| (score - reference).abs() <= w + SCORE_EPS);
+        if self.max_drop.is_none() && self.within.is_some() {
+            within_ok
+        } else {
+            drop_ok && within_ok
+        }
+    }
+
+    /// What is wrong with the band as written: the key at fault, a message and a hint.
+    pub fn problem(&self) -> Option<(&'static str, String, &'static str)> {
+        let hint = "give one share of the score scale from 0 to below 1, e.g. `{score: {max_drop: 0.1}}` or `{score: {within: 0.05}}`";
+        match (self.max_drop, self.within) {
+            (None, None) => {
+                return Some((
+                    "",
+                    "a score relation needs `max_drop` or `within`".into(),
+                    hint,
+                ));
+            }
+            (Some(_), Some(_)) => {
+                return Some((
+                    "within",
+                    "a score relation takes one of `max_drop` and `within`, not both".into(),
+                    "`max_drop` bounds a fall only; `within` bounds both directions: keep one",
+                ));
+            }
+            _ => {}
+        }
+        for (key, v) in [("max_drop", self.max_drop), ("within", self.within)] {
+            let Some(v) = v else { continue };
+            if !v.is_finite() || v < 0.0 {
+                return Some((
+                    key,
+                    format!("`{key}` is {v}: it must be a finite share of at least 0"),
+                    hint,
+                ));
+            }
+            if v >= 1.0 {
+                return Some((
+                    key,
+                    format!("`{key}` is {v}: a band of the whole score scale can never break"),
+                    hint,
+                ));
+            }
+        }
+        None
     }
 }
 

@@ -19,7 +19,9 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use gauntlet_core::expect::{Oracle, Parsers, Syntax, SyntaxError, Validation};
-use gauntlet_core::suite::{Case, CaseKind, SUITE_FORMAT_VERSION, Suite, owasp_title};
+use gauntlet_core::suite::{
+    Case, CaseKind, Relation, RelationExpect, SUITE_FORMAT_VERSION, Suite, owasp_title,
+};
 use gauntlet_core::target::{FAKE_PERSONAS, TargetConfig, TargetKind};
 use gauntlet_core::verdict::Dimension;
 use sha2::{Digest, Sha256};
@@ -659,6 +661,15 @@ fn load_source(
         }
     }
 
+    // The suite's default relations: whether each can change a given case's text is decided
+    // per case when a metamorphic run expands them (a default is skipped, not refused, for
+    // a case it cannot change).
+    let mut defaults = Vec::new();
+    relation_problems(&suite.metamorphic, None, &mut defaults);
+    for p in defaults {
+        diags.push(diag(&p.path, p.at_key, p.message, p.hint));
+    }
+
     let ctx = CaseCtx {
         suite: &suite,
         run_canary: opts.run_canary,
@@ -1205,6 +1216,40 @@ impl Problem {
     }
 }
 
+/// What serde cannot check about a list of metamorphic relations: each perturbation known
+/// and listed once, each score band in range. With the case they belong to, also that each
+/// perturbation can change its text (an unchanged variant would test nothing). Paths are
+/// relative to the list's parent (`metamorphic[0].perturb`).
+fn relation_problems(list: &[Relation], case: Option<&Case>, out: &mut Vec<Problem>) {
+    let hint = "perturbations: reorder, noise, noise:typo, format, format:whitespace, paraphrase (see docs/stability.md)";
+    for (i, r) in list.iter().enumerate() {
+        let at = format!("metamorphic[{i}].perturb");
+        if list[..i].iter().any(|o| o.perturb == r.perturb) {
+            out.push(Problem::new(
+                at,
+                format!("perturbation `{}` is listed twice", r.perturb),
+                "list each perturbation once",
+            ));
+        } else if let Some(case) = case {
+            if let Err(e) = crate::perturb::variant(case, r, 0) {
+                out.push(Problem::new(at, e, hint));
+            }
+        } else if let Err(e) = crate::perturb::check(&r.perturb) {
+            out.push(Problem::new(at, e, hint));
+        }
+        if let RelationExpect::Score(band) = r.expect
+            && let Some((key, message, hint)) = band.problem()
+        {
+            let path = if key.is_empty() {
+                format!("metamorphic[{i}].expect.score")
+            } else {
+                format!("metamorphic[{i}].expect.score.{key}")
+            };
+            out.push(Problem::new(path, message, hint));
+        }
+    }
+}
+
 /// What serde cannot check about a case's `strategy:` and its turns' `rephrase:`.
 fn strategy_problems(case: &Case, out: &mut Vec<Problem>) {
     use gauntlet_core::strategy::StrategyKind;
@@ -1330,18 +1375,11 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             "see `gauntlet redteam --help` or docs/redteam.md for the converters",
         ));
     }
-    for (i, r) in case.metamorphic.iter().enumerate() {
-        let hint = "perturbations: reorder, noise, noise:typo, format, format:whitespace, paraphrase (see docs/stability.md)";
-        if case.metamorphic[..i].iter().any(|o| o.perturb == r.perturb) {
-            out.push(Problem::new(
-                format!("metamorphic[{i}].perturb"),
-                format!("perturbation `{}` is listed twice", r.perturb),
-                "list each perturbation once",
-            ));
-        } else if let Err(e) = crate::perturb::variant(case, r, 0) {
-            out.push(Problem::new(format!("metamorphic[{i}].perturb"), e, hint));
-        }
-    }
+    relation_problems(
+        case.metamorphic.as_deref().unwrap_or(&[]),
+        Some(case),
+        &mut out,
+    );
     for (i, d) in case.documents.iter().enumerate() {
         if d.text.is_some() == d.file.is_some() {
             out.push(Problem::new(

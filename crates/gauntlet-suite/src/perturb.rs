@@ -305,14 +305,14 @@ fn seed_of(run_seed: u64, id: &str, turn: usize) -> u64 {
 }
 
 /// A case's perturbed twin: id `CASE~PERTURB`, its input (and every scripted user turn)
-/// perturbed, no relations of its own. For `paraphrase` the text is left as written and the
+/// perturbed, no relations of its own (never expanded again). For `paraphrase` the text is left as written and the
 /// `paraphrase` converter goes first in the case's chain, so the trial rewrites it (with the
 /// case's own converters after it). An error when the perturbation cannot change any of the
 /// case's user text.
 pub fn variant(case: &Case, relation: &Relation, run_seed: u64) -> Result<Case, String> {
     let mut v = case.clone();
     v.id = variant_id(&case.id, &relation.perturb);
-    v.metamorphic.clear();
+    v.metamorphic = None;
     let name = relation.perturb.as_str();
     check(name)?;
     if name == "paraphrase" {
@@ -469,14 +469,15 @@ mod tests {
             "expect": [{"contains": "frozen"}]
         }))
         .unwrap();
-        let v = variant(&case, &case.metamorphic[0], 0).unwrap();
+        let rel = case.metamorphic.clone().unwrap();
+        let v = variant(&case, &rel[0], 0).unwrap();
         assert_eq!(v.id, "stolen~reorder");
-        assert!(v.metamorphic.is_empty());
+        assert!(v.metamorphic.is_none());
         assert_ne!(v.input, case.input);
         assert_eq!(v.expect, case.expect);
         assert_eq!(v.converters, ["rot13"]);
-        assert_eq!(v, variant(&case, &case.metamorphic[0], 0).unwrap());
-        let p = variant(&case, &case.metamorphic[1], 0).unwrap();
+        assert_eq!(v, variant(&case, &rel[0], 0).unwrap());
+        let p = variant(&case, &rel[1], 0).unwrap();
         assert_eq!(p.input, case.input);
         assert_eq!(p.converters, ["paraphrase", "rot13"]);
         let one: Case = serde_json::from_value(serde_json::json!({

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use gauntlet_core::suite::{RelationExpect, ScoreBand};
 use gauntlet_suite::{Diagnostic, LoadOptions, load_file};
 
 fn write(dir: &Path, name: &str, body: &str) {
@@ -515,7 +516,94 @@ fn metamorphic_relations_are_checked_with_positions() {
     let ok = "suite: s\ncases:\n  - id: a\n    input: My card was stolen. Freeze it.\n    expect: [{contains: frozen}]\n    metamorphic: [{perturb: reorder}, {perturb: format, expect: same_verdict}, {perturb: paraphrase}]\n";
     write(t.path(), "ok.yaml", ok);
     let s = load_file(&t.path().join("ok.yaml"), &LoadOptions::default()).unwrap();
-    assert_eq!(s.suite.cases[0].metamorphic.len(), 3);
+    assert_eq!(s.suite.cases[0].metamorphic.as_ref().map(Vec::len), Some(3));
+}
+
+#[test]
+fn score_relations_are_checked_with_positions() {
+    let t = tempfile::tempdir().unwrap();
+    let head = "suite: s\ncases:\n  - id: a\n    input: My card was stolen. Freeze it.\n    expect: [{contains: frozen}]\n    metamorphic:\n";
+    // (the relation, what the message says, the text the error points at)
+    let bad = [
+        ("{max_drop: -0.1}", "at least 0", "-0.1"),
+        ("{within: .nan}", "finite", ".nan"),
+        ("{max_drop: .inf}", "finite", ".inf"),
+        ("{within: 1.5}", "can never break", "1.5"),
+        ("{max_drop: 0.1, within: 0.2}", "not both", "0.2"),
+        ("{}", "needs `max_drop` or `within`", "{}"),
+    ];
+    for (i, (band, want, at)) in bad.iter().enumerate() {
+        let line = format!("      - {{perturb: reorder, expect: {{score: {band}}}}}\n");
+        let name = format!("b{i}.yaml");
+        write(t.path(), &name, &format!("{head}{line}"));
+        let d = errors(t.path(), &name);
+        assert_eq!(d.len(), 1, "{line}: {d:?}");
+        assert!(d[0].message.contains(want), "{line}: {}", d[0].message);
+        let col = line.find(at).unwrap() + 1;
+        assert_eq!((d[0].line, d[0].column), (7, col), "{line}: {d:?}");
+        assert!(d[0].hint.is_some(), "{line}");
+    }
+    // Unknown keys in the band and unknown expectations are parse errors at their line.
+    for line in [
+        "      - {perturb: reorder, expect: {score: {max_dorp: 0.1}}}\n",
+        "      - {perturb: reorder, expect: {scores: {max_drop: 0.1}}}\n",
+        "      - {perturb: reorder, expect: {score: 0.1}}\n",
+    ] {
+        write(t.path(), "u.yaml", &format!("{head}{line}"));
+        let d = errors(t.path(), "u.yaml");
+        assert_eq!(d[0].line, 7, "{line}: {d:?}");
+    }
+    let ok = format!(
+        "{head}      - {{perturb: reorder, expect: {{score: {{max_drop: 0.1}}}}}}\n      - perturb: noise\n        expect:\n          score: {{within: 0}}\n      - {{perturb: format, expect: same_verdict}}\n"
+    );
+    write(t.path(), "ok.yaml", &ok);
+    let s = load_file(&t.path().join("ok.yaml"), &LoadOptions::default()).unwrap();
+    let rel = s.suite.cases[0].metamorphic.as_deref().unwrap();
+    assert_eq!(
+        rel[0].expect,
+        RelationExpect::Score(ScoreBand {
+            max_drop: Some(0.1),
+            within: None
+        })
+    );
+    assert_eq!(rel[1].expect.label(), "score within 0");
+    assert_eq!(rel[2].expect, RelationExpect::SameVerdict);
+}
+
+#[test]
+fn suite_default_relations_are_checked_but_not_against_each_case() {
+    let t = tempfile::tempdir().unwrap();
+    // Unknown names, repeated names and bad bands in the default are errors where written.
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\nmetamorphic:\n  - perturb: reoder\n  - perturb: noise\n  - perturb: noise\n  - {perturb: format, expect: {score: {within: -1}}}\ncases:\n  - id: a\n    input: Freeze my card.\n    expect: [{contains: frozen}]\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    assert_eq!(d.len(), 3, "{d:?}");
+    assert_eq!((d[0].line, d[0].column), (3, 14));
+    assert!(d[0].message.contains("did you mean `reorder`"), "{d:?}");
+    assert_eq!(d[1].line, 5);
+    assert!(d[1].message.contains("listed twice"), "{d:?}");
+    assert_eq!(d[2].line, 6);
+    assert!(d[2].message.contains("at least 0"), "{d:?}");
+    // `reorder` cannot change a one-sentence case: as a default that is not a load error
+    // (the run skips it for that case); on the case's own list it is.
+    let ok = "suite: s\nmetamorphic: [{perturb: reorder}]\ncases:\n  - id: a\n    input: Freeze my card.\n    expect: [{contains: frozen}]\n  - id: b\n    input: Freeze my card.\n    expect: [{contains: frozen}]\n    metamorphic: []\n";
+    write(t.path(), "ok.yaml", ok);
+    let s = load_file(&t.path().join("ok.yaml"), &LoadOptions::default()).unwrap();
+    assert_eq!(s.suite.metamorphic.len(), 1);
+    assert_eq!(s.suite.cases[0].metamorphic, None);
+    assert_eq!(s.suite.cases[1].metamorphic, Some(vec![]));
+    write(
+        t.path(),
+        "own.yaml",
+        "suite: s\nmetamorphic: [{perturb: noise}]\ncases:\n  - id: a\n    input: Freeze my card.\n    expect: [{contains: frozen}]\n    metamorphic: [{perturb: reorder}]\n",
+    );
+    let d = errors(t.path(), "own.yaml");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].line, 7);
+    assert!(d[0].message.contains("at least two"), "{d:?}");
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! `gauntlet stability SUITE --metamorphic`: [`expand`] replaces the selected cases by the
-//! ones that declare `metamorphic:` followed by their perturbed variants
+//! ones that declare `metamorphic:` (or take the suite's default relations) followed by
+//! their perturbed variants
 //! (`gauntlet_suite::perturb::variant`, ids `CASE~PERTURB`), which `stabilitycmd` then runs
 //! N times each with its pinned settings; [`report`] compares every variant with its base
 //! (`gauntlet_core::metamorphic`) and prints a table or `--json`.
@@ -67,21 +68,37 @@ pub fn expand(
     for s in &mut suites {
         let mut cases = Vec::new();
         for case in &s.suite.cases {
-            if case.metamorphic.is_empty() || !select.keeps(case) {
+            // A case's own list replaces the suite's default; `[]` opts out.
+            let (list, defaulted) = match &case.metamorphic {
+                Some(own) => (own.as_slice(), false),
+                None => (s.suite.metamorphic.as_slice(), true),
+            };
+            if list.is_empty() || !select.keeps(case) {
                 continue;
             }
             let mut planned = Planned {
                 base: case.id.clone(),
                 relations: Vec::new(),
             };
-            cases.push(case.clone());
-            for r in &case.metamorphic {
-                let v = gauntlet_suite::perturb::variant(case, r, seed).map_err(|e| {
-                    CliError::usage(
-                        format!("case `{}`: {e}", case.id),
-                        "see docs/stability.md for the perturbations",
-                    )
-                })?;
+            let mut variants = Vec::new();
+            for r in list {
+                let v = match gauntlet_suite::perturb::variant(case, r, seed) {
+                    Ok(v) => v,
+                    // The default was not written for this case: skipped, said, not an error.
+                    Err(e) if defaulted => {
+                        plan.notes.push(format!(
+                            "case `{}`: the suite's default relation `{}` is skipped: {e}",
+                            case.id, r.perturb
+                        ));
+                        continue;
+                    }
+                    Err(e) => {
+                        return Err(CliError::usage(
+                            format!("case `{}`: {e}", case.id),
+                            "see docs/stability.md for the perturbations",
+                        ));
+                    }
+                };
                 if taken.contains(&v.id) {
                     return Err(CliError::usage(
                         format!(
@@ -94,8 +111,13 @@ pub fn expand(
                 planned
                     .relations
                     .push((r.perturb.clone(), r.expect, v.id.clone()));
-                cases.push(v);
+                variants.push(v);
             }
+            if planned.relations.is_empty() {
+                continue;
+            }
+            cases.push(case.clone());
+            cases.extend(variants);
             plan.cases.push(planned);
         }
         if !s.streamed.is_empty() {
@@ -111,8 +133,8 @@ pub fn expand(
     }
     if plan.cases.is_empty() {
         return Err(CliError::usage(
-            "no selected case declares `metamorphic:` relations",
-            "add e.g. `metamorphic: [{perturb: reorder}, {perturb: noise}]` to a case (see docs/stability.md)",
+            "no selected case declares `metamorphic:` relations (or takes one from the suite's default)",
+            "add e.g. `metamorphic: [{perturb: reorder}, {perturb: noise}]` to a case or at the top of the suite (see docs/stability.md)",
         ));
     }
     Ok((suites, plan))
@@ -183,42 +205,69 @@ pub fn report(
     writeln!(out)?;
     writeln!(
         out,
-        "{:<36} {:>4} {:>6} {:>7} {:>5} {:>6}  verdict",
-        "case / perturbation", "done", "fault", "broken", "text", "pass"
+        "{:<36} {:>4} {:>6} {:>4} {:>7} {:>5} {:>6}  verdict",
+        "case / perturbation", "done", "fault", "n/a", "broken", "text", "pass"
     )?;
     for c in &report.cases {
         let b = &c.base.side;
         let faults = |f: &std::collections::BTreeMap<String, u32>| f.values().sum::<u32>();
+        let scored = b
+            .score_median
+            .map(|m| format!(", median score {m:.2}"))
+            .unwrap_or_default();
+        let has_score_relation = c
+            .relations
+            .iter()
+            .any(|r| matches!(r.expect, RelationExpect::Score(_)));
         writeln!(
             out,
-            "{:<36} {:>4} {:>6} {:>7} {:>5} {:>6}  base, noise {}",
+            "{:<36} {:>4} {:>6} {:>4} {:>7} {:>5} {:>6}  base, noise {}{scored}",
             clip(&escape_controls(&c.case_id), 36),
             b.completed,
             faults(&b.faulted),
+            if has_score_relation {
+                b.unscored.to_string()
+            } else {
+                "-".into()
+            },
             "-",
             "-",
             pct(b.pass_rate),
             pct(c.base.noise)
         )?;
         for r in &c.relations {
+            let state = if r.flagged {
+                "FLAGGED: pass rate moved beyond the base's noise"
+            } else if r.side.completed == 0 {
+                "no completed repeat"
+            } else if !r.assessed {
+                "not assessed: no score to compare"
+            } else if r.broken > 0 {
+                "broken, pass rate within the base's noise"
+            } else if r.not_assessed > 0 {
+                "kept where scored, some repeats without a score"
+            } else {
+                "kept"
+            };
+            let bar = match r.expect {
+                RelationExpect::SameVerdict => String::new(),
+                RelationExpect::Score(_) => format!(", score noise {}", pct(r.noise)),
+            };
             writeln!(
                 out,
-                "{:<36} {:>4} {:>6} {:>7} {:>5} {:>6}  {}",
+                "{:<36} {:>4} {:>6} {:>4} {:>7} {:>5} {:>6}  {state} ({}{bar})",
                 clip(&format!("  ~{}", escape_controls(&r.perturb)), 36),
                 r.side.completed,
                 faults(&r.side.faulted),
-                pct(r.broken_share),
+                r.not_assessed,
+                if r.assessed {
+                    pct(r.broken_share)
+                } else {
+                    "-".into()
+                },
                 r.text_differs,
                 pct(r.side.pass_rate),
-                if r.flagged {
-                    "FLAGGED: pass rate moved beyond the base's noise"
-                } else if r.broken > 0 {
-                    "broken, pass rate within the base's noise"
-                } else if r.side.completed == 0 {
-                    "no completed repeat"
-                } else {
-                    "kept"
-                }
+                r.expect.label()
             )?;
             for input in r.side.inputs.iter().take(2) {
                 // One line per input: line breaks shown as `\n`.
