@@ -437,3 +437,93 @@ fn a_spec_that_is_not_a_chat_model_is_a_usage_error() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("not a chat model"), "{err}");
 }
+
+/// Copies a folder (the impact example) so that nothing the run does reaches the repository.
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+#[test]
+fn an_impact_task_runs_through_the_loop_with_its_test_context_and_evidence_checked() {
+    let m = "test-model";
+    let ops = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/impact/python-repo/calc/ops.py"),
+    )
+    .unwrap();
+    let srv = serve(vec![
+        calls(m, &[("read_file", json!({"path": "calc/ops.py"}))]),
+        calls(
+            m,
+            &[
+                (
+                    "write_file",
+                    json!({"path": "calc/ops.py", "content": format!("{ops}\n\ndef mul(a, b):\n    return a * b\n")}),
+                ),
+                (
+                    "write_file",
+                    json!({"path": ".gauntlet/evidence.json", "content": "{\"tests\": [{\"id\": \"acceptance/test_mul.py::test_mul\", \"outcome\": \"passed\"}]}"}),
+                ),
+            ],
+        ),
+        say(m, "Added mul."),
+    ]);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("impact");
+    copy(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/impact"),
+        &dir,
+    );
+    std::fs::write(
+        dir.join("one.yaml"),
+        "name: one\nrepo: python-repo\ntasks:\n  - id: mul\n    prompt: Add mul(a, b) to calc/ops.py, returning the product of a and b.\n    touches: [calc/ops.py]\n    tests: [acceptance/test_mul.py]\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_gauntlet"))
+        .args(["impact", "task"])
+        .arg(dir.join("one.yaml"))
+        .arg("--agent")
+        .arg("model:openai:test-model")
+        .arg("--base-url")
+        .arg(format!("http://127.0.0.1:{}/v1", srv.port))
+        .arg("--out")
+        .arg(&out)
+        .arg("--json")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    let r: Value = serde_json::from_slice(&std::fs::read(out.join("tasks.json")).unwrap()).unwrap();
+    let t = &r["tasks"][0];
+    assert_eq!(
+        t["agent"],
+        json!({"kind": "finished", "steps": 3}),
+        "{text}"
+    );
+    assert_eq!(t["acceptance"], "pass", "{t}");
+    // Its evidence names only the acceptance test, not the affected ones: not done.
+    assert_eq!(t["evidence"]["kind"], "incomplete", "{t}");
+    assert_eq!(t["completion"], "not_done", "{t}");
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert_eq!(t["model_calls"], 3);
+    assert_eq!(t["trace"], "1-mul/trace.json");
+    assert!(out.join("1-mul/trace.json").is_file());
+    assert!(t["cost_usd"].is_null(), "no price for test-model: unknown");
+    let user = srv.bodies()[0]["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(user.contains("Existing tests affected"), "{user}");
+    assert!(user.contains("acceptance/test_mul.py"), "{user}");
+    assert!(user.contains("cannot run commands"), "{user}");
+}
