@@ -1,6 +1,6 @@
-//! `gauntlet trajectory run FILE... --agent exec:CMD`: evolving-spec trajectories for coding
-//! agents. For each checkpoint a fresh agent process (the exec target's process handling:
-//! environment allow-list, its own process group killed whole, a time limit) gets the
+//! `gauntlet trajectory run FILE... --agent exec:CMD|model:SPEC`: evolving-spec trajectories
+//! for coding agents. For each checkpoint a fresh coding agent (`crate::codingagent`: an exec
+//! process with the exec target's handling, or a model in the built-in coding loop) gets the
 //! workspace and the spec change; then every test so far runs in a fresh copy of the
 //! workspace, outside the agent's reach. The trajectory's folder (tests, graders, the file)
 //! is hashed before and after each agent step: any change fails the run (harness integrity).
