@@ -338,6 +338,20 @@ pub struct TaskReport {
     pub edited_tests: Vec<String>,
     /// Wall time of the agent, milliseconds.
     pub agent_ms: u64,
+    /// Model calls of the built-in coding loop (absent for an exec agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_calls: Option<u32>,
+    /// Tokens of those calls, summed (absent for an exec agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<crate::trace::Usage>,
+    /// Their cost from the price table; absent when unknown (an exec agent, a model
+    /// without a price): never 0 for unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// The trace of the built-in coding loop's calls, a file in the task's folder under
+    /// `--out` (`N-ID/trace.json`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
 }
 
 /// A count out of a total.

@@ -156,6 +156,55 @@ pub enum AgentEnd {
         /// Why.
         reason: String,
     },
+    /// The built-in coding loop's model answered without asking for a tool: it says it is
+    /// done.
+    Finished {
+        /// Model calls made.
+        steps: u32,
+    },
+    /// The built-in coding loop's model was still calling tools at the step limit.
+    StepLimit {
+        /// Model calls made (the limit).
+        steps: u32,
+    },
+    /// A model call of the built-in coding loop failed, or the model replied with nothing
+    /// (a protocol error): never counted as finished.
+    ModelError {
+        /// `blocked`, `timeout`, `transport`, `protocol` or `harness`.
+        class: String,
+        /// What went wrong (redacted).
+        detail: String,
+    },
+}
+
+impl AgentEnd {
+    /// The word for tables.
+    pub fn word(&self) -> String {
+        match self {
+            AgentEnd::Exited { code } => format!("exit {code}"),
+            AgentEnd::Killed => "killed".into(),
+            AgentEnd::TimedOut => "timed out".into(),
+            AgentEnd::NotStarted { .. } => "not started".into(),
+            AgentEnd::Finished { .. } => "finished".into(),
+            AgentEnd::StepLimit { .. } => "step limit".into(),
+            AgentEnd::ModelError { .. } => "model error".into(),
+        }
+    }
+
+    /// Why the agent did not end normally, as a sentence for the notes under a table;
+    /// `None` for an exit, a kill or a finished loop (shown in the table already).
+    pub fn note(&self) -> Option<String> {
+        match self {
+            AgentEnd::NotStarted { reason } => Some(format!("the agent did not start: {reason}")),
+            AgentEnd::StepLimit { steps } => Some(format!(
+                "the model was still calling tools after {steps} model calls (step limit)"
+            )),
+            AgentEnd::ModelError { class, detail } => {
+                Some(format!("the model failed ({class}): {detail}"))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The trajectory signals of one checkpoint: not correctness.
@@ -173,6 +222,12 @@ pub struct Signals {
     pub cost_usd: Option<f64>,
     /// Wall time of the agent's step, milliseconds.
     pub agent_ms: u64,
+    /// Model calls of the built-in coding loop (absent for an exec agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_calls: Option<u32>,
+    /// Tokens of those calls, summed (absent for an exec agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<crate::trace::Usage>,
 }
 
 /// One checkpoint's record.
@@ -202,6 +257,10 @@ pub struct CheckpointReport {
     pub tests: Vec<TestOutcome>,
     /// The signals.
     pub signals: Signals,
+    /// The trace of the built-in coding loop's calls at this checkpoint, a file next to
+    /// the report (`C1.trace.json`); absent for an exec agent or without `--out`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
 }
 
 /// Why a run was stopped before its end.

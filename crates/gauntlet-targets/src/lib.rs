@@ -11,6 +11,7 @@ pub mod audit;
 pub mod cache;
 pub mod chat;
 pub mod client;
+pub mod codeloop;
 pub mod error;
 pub mod exec;
 pub mod fake;

@@ -176,9 +176,12 @@ pub enum ImpactCommand {
         /// `given` or `hidden` (default: the file's `mode`, else `given`).
         #[arg(long, value_enum)]
         mode: Option<ImpactTaskMode>,
-        /// The coding agent, as `exec:COMMAND` (default: the file's `agent`).
-        #[arg(long, value_name = "exec:CMD")]
+        /// The coding agent: `exec:COMMAND`, or `model:SPEC` for a chat model in the
+        /// built-in coding loop with file tools (default: the file's `agent`).
+        #[arg(long, value_name = "exec:CMD|model:SPEC")]
         agent: Option<String>,
+        #[command(flatten)]
+        coding: CodingLoopArgs,
         /// Keep the workspaces and write tasks.json here (outside the task file's folder).
         #[arg(long, value_name = "DIR")]
         out: Option<std::path::PathBuf>,
@@ -193,6 +196,25 @@ pub enum ImpactCommand {
 pub enum ImpactTaskMode {
     Given,
     Hidden,
+}
+
+/// Settings of a `model:SPEC` coding agent (the built-in coding loop).
+#[derive(Debug, Args, Clone, Default)]
+pub struct CodingLoopArgs {
+    /// Model calls per checkpoint or task for a `model:SPEC` agent (default 30); reaching
+    /// it ends the step as `step limit`, not finished.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_steps: Option<u32>,
+    /// Config file with named targets (`model:NAME`) and `prices:` (default: gauntlet.yaml
+    /// when present).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+    /// Base URL of a `model:SPEC` agent's API (an OpenAI-compatible server, a gateway).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The environment variable holding a `model:SPEC` agent's API key.
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -210,9 +232,13 @@ pub enum TrajectoryCommand {
         /// Trajectory files (YAML).
         #[arg(value_name = "FILE", required = true)]
         files: Vec<std::path::PathBuf>,
-        /// The coding agent, as `exec:COMMAND`.
-        #[arg(long, value_name = "exec:CMD")]
+        /// The coding agent: `exec:COMMAND`, or `model:SPEC` for a chat model in the
+        /// built-in coding loop with file tools (`model:openai:MODEL`,
+        /// `model:anthropic:MODEL`, `model:NAME` from the config file).
+        #[arg(long, value_name = "exec:CMD|model:SPEC")]
         agent: String,
+        #[command(flatten)]
+        coding: CodingLoopArgs,
         /// Keep the workspace and write trajectory.json here (outside the trajectory's
         /// folder).
         #[arg(long, value_name = "DIR")]

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use gauntlet_core::impact_task::{EvidenceCheck, RunOutcome, TaskMode, TaskReport, TaskRunReport};
 use gauntlet_core::redact::Redactor;
-use gauntlet_core::trajectory::{AgentEnd, TestState};
+use gauntlet_core::trajectory::TestState;
 use gauntlet_suite::impact_task::load_tasks;
 
 use crate::cli::{ImpactArgs, ImpactCommand, ImpactLang, ImpactTaskMode};
@@ -96,9 +96,10 @@ pub fn impact(args: ImpactArgs) -> Result<i32, CliError> {
             file,
             mode,
             agent,
+            coding,
             out,
             json,
-        } => task(&file, mode, agent, out, json),
+        } => task(&file, mode, agent, &coding, out, json),
     }
 }
 
@@ -106,6 +107,7 @@ fn task(
     file: &Path,
     mode: Option<ImpactTaskMode>,
     agent: Option<String>,
+    coding: &crate::cli::CodingLoopArgs,
     out: Option<std::path::PathBuf>,
     json: bool,
 ) -> Result<i32, CliError> {
@@ -129,12 +131,13 @@ fn task(
     } else {
         Default::default()
     };
-    let agent_target = crate::trajectorycmd::coding_agent_with(
+    let agent_target = crate::codingagent::coding_agent_with(
         &shown,
         "agent",
         base.as_deref(),
         &mut redactor,
         extra,
+        &crate::trajectorycmd::loop_opts(coding),
     )?;
     let mode = match mode {
         Some(ImpactTaskMode::Given) => TaskMode::Given,
@@ -152,6 +155,7 @@ fn task(
         &agent_target,
         &shown,
         &dir,
+        out.is_some(),
         &mut redactor,
     ));
     if out.is_none() {
@@ -184,15 +188,6 @@ fn task(
     })
 }
 
-fn agent_word(a: &AgentEnd) -> String {
-    match a {
-        AgentEnd::Exited { code } => format!("exit {code}"),
-        AgentEnd::Killed => "killed".into(),
-        AgentEnd::TimedOut => "timed out".into(),
-        AgentEnd::NotStarted { .. } => "not started".into(),
-    }
-}
-
 fn state_word(s: TestState) -> &'static str {
     match s {
         TestState::Pass => "PASS",
@@ -207,8 +202,8 @@ fn task_notes(t: &TaskReport) -> String {
     let line = |s: &mut String, text: String| {
         s.push_str(&format!("  {}: {}\n", shown(&t.id), shown(&text)));
     };
-    if let AgentEnd::NotStarted { reason } = &t.agent {
-        line(&mut s, format!("the agent did not start: {reason}"));
+    if let Some(note) = t.agent.note() {
+        line(&mut s, crate::trajectorycmd::clip(&note));
     }
     for u in &t.uncovered {
         line(
@@ -308,7 +303,7 @@ fn task_table(r: &TaskRunReport) -> String {
         s.push_str(&format!(
             "{:<16} {:<12} {:>8} {:<13} {:<14} {:<13} {:>11}\n",
             shown(&t.id),
-            agent_word(&t.agent),
+            t.agent.word(),
             t.affected.len(),
             t.acceptance.as_str(),
             t.evidence.describe(),

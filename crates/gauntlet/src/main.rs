@@ -7,6 +7,7 @@ mod auditcmd;
 mod backlogcmd;
 mod cachecmd;
 mod cli;
+mod codingagent;
 mod comparecmd;
 mod driftcmd;
 mod error;

@@ -1,6 +1,6 @@
-//! `gauntlet trajectory run FILE... --agent exec:CMD`: evolving-spec trajectories for coding
-//! agents. For each checkpoint a fresh agent process (the exec target's process handling:
-//! environment allow-list, its own process group killed whole, a time limit) gets the
+//! `gauntlet trajectory run FILE... --agent exec:CMD|model:SPEC`: evolving-spec trajectories
+//! for coding agents. For each checkpoint a fresh coding agent (`crate::codingagent`: an exec
+//! process with the exec target's handling, or a model in the built-in coding loop) gets the
 //! workspace and the spec change; then every test so far runs in a fresh copy of the
 //! workspace, outside the agent's reach. The trajectory's folder (tests, graders, the file)
 //! is hashed before and after each agent step: any change fails the run (harness integrity).
@@ -12,10 +12,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use gauntlet_core::redact::Redactor;
-use gauntlet_core::target::{ExecTargetConfig, TargetConfig, TargetKind};
+use gauntlet_core::target::ExecTargetConfig;
 use gauntlet_core::trajectory::{
-    AgentEnd, CheckpointReport, IntegrityBreach, RunOutcome, SOURCE_EXTENSIONS, Signals,
-    TestOutcome, TestState, TrajectoryReport, Verdict, code_mass, phase_of, phases, regressions,
+    CheckpointReport, IntegrityBreach, RunOutcome, SOURCE_EXTENSIONS, Signals, TestOutcome,
+    TestState, TrajectoryReport, Verdict, code_mass, phase_of, phases, regressions,
 };
 use gauntlet_suite::trajectory::{LoadedTrajectory, load_trajectory};
 use gauntlet_targets::exec::{ExecTarget, FolderEnd};
@@ -23,58 +23,30 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::cli::{TrajectoryArgs, TrajectoryCommand};
+use crate::codingagent::{CodingAgent, LoopOpts, coding_agent_with};
 use crate::error::CliError;
 use crate::out::Printer;
 
 /// Files hashed for the integrity check, at most (a bigger tree is refused).
 const MAX_HARNESS_FILES: usize = 20_000;
 
-/// The coding agent a spec names: only `exec:COMMAND` (its relative paths resolved against
-/// `base`, else the working directory). `label` names where the spec came from.
-pub(crate) fn coding_agent(
-    spec: &str,
-    label: &str,
-    base: Option<&Path>,
-    redactor: &mut Redactor,
-) -> Result<ExecTarget, CliError> {
-    coding_agent_with(spec, label, base, redactor, BTreeMap::new())
-}
-
-/// [`coding_agent`] with `extra` variables set for it (the agent's own `env:` wins).
-pub(crate) fn coding_agent_with(
-    spec: &str,
-    label: &str,
-    base: Option<&Path>,
-    redactor: &mut Redactor,
-    extra: BTreeMap<String, String>,
-) -> Result<ExecTarget, CliError> {
-    let cfg = TargetConfig::parse(spec)
-        .map_err(|e| CliError::usage(format!("{label}: {e}"), "give `exec:COMMAND`"))?;
-    let mut exec_cfg = match (cfg.kind, cfg.exec) {
-        (Some(TargetKind::Exec), Some(e)) => e,
-        _ => {
-            return Err(CliError::usage(
-                format!("{label} `{spec}` is not an exec agent"),
-                "a coding agent runs as `exec:COMMAND` (see docs/coding-agents.md)",
-            ));
-        }
-    };
-    for (k, v) in extra {
-        exec_cfg.env.entry(k).or_insert(v);
-    }
-    ExecTarget::new_in(&exec_cfg, base, redactor)
-        .map_err(|e| CliError::usage(format!("{label}: {e}"), "check the agent's command"))
-}
-
 pub fn trajectory(args: TrajectoryArgs) -> Result<i32, CliError> {
     let TrajectoryCommand::Run {
         files,
         agent,
+        coding,
         out,
         json,
     } = args.command;
     let mut redactor = Redactor::default();
-    let agent_target = coding_agent(&agent, "--agent", None, &mut redactor)?;
+    let agent_target = coding_agent_with(
+        &agent,
+        "--agent",
+        None,
+        &mut redactor,
+        BTreeMap::new(),
+        &loop_opts(&coding),
+    )?;
     let loaded: Vec<LoadedTrajectory> = files
         .iter()
         .map(|f| load_trajectory(f))
@@ -94,7 +66,14 @@ pub fn trajectory(args: TrajectoryArgs) -> Result<i32, CliError> {
                 i + 1
             )),
         };
-        let report = rt.block_on(run_one(t, &agent_target, &agent, &dir, &mut redactor))?;
+        let report = rt.block_on(run_one(
+            t,
+            &agent_target,
+            &agent,
+            &dir,
+            out.is_some(),
+            &mut redactor,
+        ))?;
         if out.is_none() {
             let _ = std::fs::remove_dir_all(&dir);
         } else {
@@ -246,22 +225,6 @@ fn workspace_mass(dir: &Path) -> (u64, u64) {
     mass
 }
 
-/// Cost the agent reported on its stdout (`{"type":"usage","cost_usd":N}` lines).
-fn reported_cost(stdout: &str) -> Option<f64> {
-    let mut total = None;
-    for line in stdout.lines() {
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(line.trim())
-            && v.get("type").and_then(|t| t.as_str()) == Some("usage")
-            && let Some(c) = v.get("cost_usd").and_then(|c| c.as_f64())
-            && c.is_finite()
-            && c >= 0.0
-        {
-            total = Some(total.unwrap_or(0.0) + c);
-        }
-    }
-    total
-}
-
 /// A test's detail after its verdict on one line: ` - first | second`, or nothing.
 pub(crate) fn detail_suffix(detail: Option<&str>) -> String {
     detail
@@ -275,11 +238,36 @@ pub(crate) fn clip(s: &str) -> String {
     gauntlet_core::text::escape_controls(&t[start..]).into_owned()
 }
 
+/// The loop settings of the command line.
+pub(crate) fn loop_opts(a: &crate::cli::CodingLoopArgs) -> LoopOpts {
+    LoopOpts {
+        max_steps: a.max_steps,
+        config: a.config.clone(),
+        base_url: a.base_url.clone(),
+        api_key_env: a.api_key_env.clone(),
+    }
+}
+
+/// The user message of the built-in loop at one checkpoint: what the exec agent reads on
+/// stdin, as text.
+fn checkpoint_prompt(tr: &str, id: &str, index: usize, n: usize, spec: &str) -> String {
+    format!(
+        "Trajectory `{tr}`, checkpoint {id} ({index} of {n}). The workspace holds the code of the earlier checkpoints{}. Make this change:\n\n{}\n",
+        if index == 1 {
+            " (none yet: this is the first)"
+        } else {
+            ""
+        },
+        spec.trim()
+    )
+}
+
 async fn run_one(
     t: &LoadedTrajectory,
-    agent: &ExecTarget,
+    agent: &CodingAgent,
     agent_shown: &str,
     out: &Path,
+    keep_traces: bool,
     redactor: &mut Redactor,
 ) -> Result<TrajectoryReport, CliError> {
     let tr = &t.trajectory;
@@ -342,13 +330,19 @@ async fn run_one(
             ("GAUNTLET_CHECKPOINT", cp.id.clone()),
             ("GAUNTLET_CHECKPOINT_INDEX", (i + 1).to_string()),
         ];
-        let run = agent.run_in(&workspace, &line, &vars, agent_limit).await;
+        let prompt = checkpoint_prompt(&tr.name, &cp.id, i + 1, n, &cp.spec);
+        let run = agent
+            .run_in(&workspace, &line, &vars, &prompt, &cp.id, agent_limit)
+            .await;
         let after = hash_tree(&harness, &out)?;
-        let end = match run.end {
-            FolderEnd::Exited(code) => AgentEnd::Exited { code },
-            FolderEnd::Killed => AgentEnd::Killed,
-            FolderEnd::TimedOut => AgentEnd::TimedOut,
-            FolderEnd::NotStarted(reason) => AgentEnd::NotStarted { reason },
+        let end = run.end.clone();
+        let trace = match &run.trace {
+            Some(trace) if keep_traces => {
+                let name = format!("{}.trace.json", slug(&cp.id));
+                crate::codingagent::write_trace(&out.join(&name), trace, redactor)?;
+                Some(name)
+            }
+            _ => None,
         };
         if before != after {
             report.integrity = Some(IntegrityBreach {
@@ -424,23 +418,17 @@ async fn run_one(
                 code_mass,
                 source_lines,
                 output_bytes: run.output_bytes,
-                cost_usd: reported_cost(&run.stdout),
+                cost_usd: run.cost_usd,
                 agent_ms: run.elapsed.as_millis() as u64,
+                model_calls: run.model_calls,
+                tokens: run.tokens,
             },
+            trace,
         };
         report.checkpoints.push(cpr);
         previous = now;
     }
     Ok(report)
-}
-
-fn agent_word(a: &AgentEnd) -> String {
-    match a {
-        AgentEnd::Exited { code } => format!("exit {code}"),
-        AgentEnd::Killed => "killed".into(),
-        AgentEnd::TimedOut => "timed out".into(),
-        AgentEnd::NotStarted { .. } => "not started".into(),
-    }
 }
 
 fn table(r: &TrajectoryReport) -> String {
@@ -464,7 +452,7 @@ fn table(r: &TrajectoryReport) -> String {
             "{:<6} {:<6} {:<12} {:<12} {:<12} {:<12} {:>8} {:>8} {:>9} {:>8} {:>8.1}\n",
             c.id,
             c.phase.as_str(),
-            agent_word(&c.agent),
+            c.agent.word(),
             c.strict.as_str(),
             c.isolated.as_str(),
             c.core.as_str(),
@@ -482,6 +470,9 @@ fn table(r: &TrajectoryReport) -> String {
         ));
     }
     for c in &r.checkpoints {
+        if let Some(note) = c.agent.note() {
+            s.push_str(&format!("  {}: {}\n", c.id, clip(&note)));
+        }
         for t in c.tests.iter().filter(|t| t.state != TestState::Pass) {
             s.push_str(&format!(
                 "  {} {} ({}): {}{}\n",

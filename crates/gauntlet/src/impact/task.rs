@@ -21,7 +21,7 @@ use gauntlet_core::impact_task::{
 };
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::ExecTargetConfig;
-use gauntlet_core::trajectory::{AgentEnd, TestState, Verdict};
+use gauntlet_core::trajectory::{TestState, Verdict};
 use gauntlet_suite::impact_task::LoadedTasks;
 use gauntlet_targets::exec::{ExecTarget, FolderEnd};
 use serde_json::json;
@@ -29,6 +29,7 @@ use serde_json::json;
 use super::cargo::{CargoRun, run_cargo};
 use super::python::{RUNNER, write_runner};
 use super::{Lang, detect};
+use crate::codingagent::CodingAgent;
 use crate::error::CliError;
 use crate::trajectorycmd::{changed, clip, copy_tree, hash_tree};
 
@@ -345,14 +346,23 @@ fn prompt_text(
     s
 }
 
+/// The user message of the built-in loop: the prompt an exec agent reads, plus what the
+/// loop cannot do (it has no shell, so its evidence can only say what it expects).
+fn loop_prompt(text: &str) -> String {
+    format!(
+        "{text}\nYou cannot run commands here: write {EVIDENCE_FILE} with write_file, and claim only what you are sure of; gauntlet runs the tests itself and checks every claim.\n"
+    )
+}
+
 /// Runs every task of `loaded` in `mode` against `agent`, under `out` (outside the task
 /// file's folder).
 pub async fn run(
     loaded: &LoadedTasks,
     mode: TaskMode,
-    agent: &ExecTarget,
+    agent: &CodingAgent,
     agent_shown: &str,
     out: &Path,
+    keep_traces: bool,
     redactor: &mut Redactor,
 ) -> Result<TaskRunReport, CliError> {
     let f = &loaded.file;
@@ -528,12 +538,29 @@ pub async fn run(
                 ws.join(EVIDENCE_FILE).display().to_string(),
             ),
         ];
-        let run = agent.run_in(&ws, &line, &vars, agent_limit).await;
-        let end = match run.end {
-            FolderEnd::Exited(code) => AgentEnd::Exited { code },
-            FolderEnd::Killed => AgentEnd::Killed,
-            FolderEnd::TimedOut => AgentEnd::TimedOut,
-            FolderEnd::NotStarted(reason) => AgentEnd::NotStarted { reason },
+        let run = agent
+            .run_in(
+                &ws,
+                &line,
+                &vars,
+                &loop_prompt(&text),
+                &task.id,
+                agent_limit,
+            )
+            .await;
+        let end = run.end.clone();
+        let trace = match &run.trace {
+            Some(trace) if keep_traces => {
+                crate::codingagent::write_trace(&task_dir.join("trace.json"), trace, redactor)?;
+                Some(format!(
+                    "{}/trace.json",
+                    task_dir
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                ))
+            }
+            _ => None,
         };
         let evidence = read_evidence(&ws);
 
@@ -632,6 +659,10 @@ pub async fn run(
             not_assessed,
             edited_tests,
             agent_ms: run.elapsed.as_millis() as u64,
+            model_calls: run.model_calls,
+            tokens: run.tokens,
+            cost_usd: run.cost_usd,
+            trace,
         });
         if hashed_before != hashed_after {
             report.integrity = Some(TaskBreach {
