@@ -172,7 +172,6 @@ impl CodingLoop {
         let case: Case = match serde_json::from_value(json!({
             "id": session,
             "input": task,
-            "expect": [{"contains": "x"}],
         })) {
             Ok(c) => c,
             Err(e) => {
@@ -258,29 +257,25 @@ impl CodingLoop {
             }
             for call in &calls {
                 let t = Instant::now();
-                let result = sandbox.call(call);
-                let (output, error) = match result {
-                    Ok(out) => (Some(out), None),
+                // The model reads a refusal as the tool's result; the span keeps it as an error.
+                let (output, error, text) = match sandbox.call(call) {
+                    Ok(out) => (Some(out.clone()), None, out),
                     Err(e) => {
                         tally.tool_errors += 1;
-                        (None, Some(e))
+                        let text = format!("error: {e}");
+                        (None, Some(e), text)
                     }
                 };
                 rec.tool_call(ToolSpanInput {
                     call_id: call.id.clone(),
                     name: call.name.clone(),
                     arguments: call.arguments.clone(),
-                    output: output.clone(),
-                    error: error.clone(),
+                    output,
+                    error,
                     duration_ms: t.elapsed().as_millis() as u64,
                     approval: Approval::NotRequired,
                     side_effect: None,
                 });
-                let text = match (output, error) {
-                    (Some(o), _) => o,
-                    (None, Some(e)) => format!("error: {e}"),
-                    (None, None) => String::new(),
-                };
                 history.push(Message::tool_result(&call.id, &call.name, text));
             }
         }

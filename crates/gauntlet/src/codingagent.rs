@@ -228,42 +228,25 @@ mod tests {
 
     #[test]
     fn an_agent_is_exec_or_a_model_and_nothing_else() {
-        let mut r = Redactor::default();
         let o = LoopOpts::default();
-        let e = coding_agent_with(
-            "http:http://x",
-            "--agent",
-            None,
-            &mut r,
-            BTreeMap::new(),
-            &o,
-        )
-        .err()
-        .unwrap();
+        let build = |spec: &str| {
+            coding_agent_with(
+                spec,
+                "--agent",
+                None,
+                &mut Redactor::default(),
+                BTreeMap::new(),
+                &o,
+            )
+        };
+        let e = build("http:http://x").err().unwrap();
         assert!(format!("{e:?}").contains("neither"), "{e:?}");
-        let e = coding_agent_with(
-            "model:exec:ls",
-            "--agent",
-            None,
-            &mut r,
-            BTreeMap::new(),
-            &o,
-        )
-        .err()
-        .unwrap();
+        let e = build("model:exec:ls").err().unwrap();
         assert!(format!("{e:?}").contains("not a chat model"), "{e:?}");
-        let a = coding_agent_with(
-            "model:fake:safe",
-            "--agent",
-            None,
-            &mut r,
-            BTreeMap::new(),
-            &o,
-        )
-        .unwrap();
-        assert!(matches!(a, CodingAgent::Loop(_)));
-        let a =
-            coding_agent_with("exec:true", "--agent", None, &mut r, BTreeMap::new(), &o).unwrap();
-        assert!(matches!(a, CodingAgent::Exec(_)));
+        assert!(matches!(
+            build("model:fake:safe").unwrap(),
+            CodingAgent::Loop(_)
+        ));
+        assert!(matches!(build("exec:true").unwrap(), CodingAgent::Exec(_)));
     }
 }
