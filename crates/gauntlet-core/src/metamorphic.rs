@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use crate::result::{CaseStatus, TrialResult};
 use crate::stability::{fault_of, output_of, share, verdicts_of};
-use crate::stats::bootstrap_mean;
+use crate::stats::{bootstrap_mean, median};
 use crate::suite::RelationExpect;
 
 /// Slack for comparing shares computed from counts.
@@ -166,18 +166,6 @@ struct Seen {
     passed: bool,
     /// The score as a share of the case's scale.
     score: Option<f64>,
-}
-
-/// The median; `None` for no values.
-fn median(values: &[f64]) -> Option<f64> {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(v[n / 2]),
-        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
-    }
 }
 
 fn side_of(trials: &[TrialResult]) -> (Side, Vec<Seen>) {

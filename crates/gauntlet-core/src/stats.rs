@@ -344,6 +344,17 @@ pub fn bootstrap_mean(
     })
 }
 
+/// The median of `values`, in any order: the 0.5 [`quantile`], the mean of the
+/// two middle values for an even count. `None` for no values.
+pub fn median(values: &[f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    Some(quantile(&v, 0.5))
+}
+
 /// The `q` quantile of sorted values, interpolated linearly between order statistics
 /// (Hyndman and Fan's type 7, the default of R and NumPy).
 fn quantile(sorted: &[f64], q: f64) -> f64 {
@@ -383,6 +394,14 @@ impl SplitMix64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_median_is_the_middle_value_or_the_mean_of_the_middle_two() {
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[0.7]), Some(0.7));
+        assert_eq!(median(&[0.9, 0.1, 0.5]), Some(0.5));
+        assert_eq!(median(&[1.0, 0.0, 0.5, 0.25]), Some(0.375));
+    }
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol
