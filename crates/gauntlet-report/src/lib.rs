@@ -8,6 +8,7 @@
 //! bounded list of findings stay in memory. Files are written under a temporary name and
 //! renamed when the run finishes, so a crash never leaves a half report that looks whole.
 
+pub mod compare_text;
 pub mod html;
 pub mod json;
 pub mod junit;

@@ -21,6 +21,7 @@
 //! any number of runs (the shards of one sharded run among them) write one store at once.
 
 pub mod cache;
+pub mod compare;
 pub mod db;
 #[cfg(feature = "postgres")]
 pub mod pg;

@@ -7,12 +7,12 @@ use std::io::Write;
 use std::path::Path;
 
 use gauntlet_core::regression::{ChangeType, hypothesis};
-use gauntlet_report::text::trim_num;
+use gauntlet_report::text::{failure_reason, trim_num};
+use gauntlet_store::compare::comparison;
 
 use gauntlet_suite::changes::ChangedFile;
 
 use crate::cli::{LogArgs, PlanArgs, PlanProfile, SampleSizeArgs};
-use crate::comparecmd::comparison;
 use crate::error::CliError;
 use crate::out::Printer;
 use crate::setup::{open_existing_store, store_err};
@@ -102,7 +102,9 @@ pub fn log(args: LogArgs) -> Result<i32, CliError> {
         None => store.baseline("default").map_err(store_err)?,
     };
     let cmp = match &against {
-        Some(a) if *a != run => Some(comparison(&mut store, a, &run)?),
+        Some(a) if *a != run => {
+            Some(comparison(&mut store, a, &run, failure_reason).map_err(store_err)?)
+        }
         _ => None,
     };
     let date = finished_at.get(..10).unwrap_or(&finished_at).to_owned();

@@ -9,7 +9,6 @@ mod cachecmd;
 mod cli;
 mod codingagent;
 mod comparecmd;
-mod driftcmd;
 mod error;
 mod flakycmd;
 mod gradecmd;

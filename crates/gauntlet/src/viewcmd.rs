@@ -338,18 +338,13 @@ async fn compare_page(State(app): State<Arc<App>>, Query(q): Query<CompareQuery>
         let mut store = app.store.lock().expect("store lock");
         let a = store.resolve(&q.a).map_err(store_failure)?;
         let b = store.resolve(&q.b).map_err(store_failure)?;
-        let cli = |e: CliError| -> Fail {
-            match e {
-                CliError::Usage(m, _) => store_failure(m),
-                CliError::Diagnostics(_) => store_failure("the suites have errors"),
-            }
-        };
-        let (da, sa) = crate::comparecmd::digests(&mut store, &a).map_err(cli)?;
-        let (db, sb) = crate::comparecmd::digests(&mut store, &b).map_err(cli)?;
-        let ma = store.manifest(&a).map_err(store_failure)?;
-        let mb = store.manifest(&b).map_err(store_failure)?;
-        let mut c = gauntlet_core::compare::compare(&a, &da, sa.as_ref(), &b, &db, sb.as_ref());
-        crate::comparecmd::note_judge_changes(&mut c, (&ma, sa.as_ref()), (&mb, sb.as_ref()));
+        let runs = gauntlet_store::compare::compare_runs(
+            &mut store,
+            &a,
+            &b,
+            gauntlet_report::text::failure_reason,
+        )
+        .map_err(store_failure)?;
         let links = CaseLinks {
             a: Some(format!("/runs/{}", fragment_value(&a))),
             b: Some(format!("/runs/{}", fragment_value(&b))),
@@ -357,16 +352,16 @@ async fn compare_page(State(app): State<Arc<App>>, Query(q): Query<CompareQuery>
         let mut body = Vec::new();
         gauntlet_report::html::compare::render_compare(
             &gauntlet_report::html::compare::CompareInput {
-                comparison: &c,
+                comparison: &runs.comparison,
                 a: gauntlet_report::html::compare::RunSide {
-                    manifest: Some(&ma),
-                    summary: sa.as_ref(),
+                    manifest: Some(&runs.a.manifest),
+                    summary: runs.a.summary.as_ref(),
                 },
                 b: gauntlet_report::html::compare::RunSide {
-                    manifest: Some(&mb),
-                    summary: sb.as_ref(),
+                    manifest: Some(&runs.b.manifest),
+                    summary: runs.b.summary.as_ref(),
                 },
-                a_cases: &da,
+                a_cases: &runs.a.cases,
                 links,
             },
             Some(&nav(None)),

@@ -1,0 +1,193 @@
+//! Comparing stored runs: [`ComparedRuns`], two runs read from the store and compared by
+//! `gauntlet_core::compare` (with a note when their judges differ), the digests of a run's
+//! cases, the run a baseline name stands for, and the per-check drift of two graded batches
+//! (`gauntlet_core::drift`). `gauntlet compare`, `log`, `view` and a run with `--baseline`
+//! all read runs through here, so they compare alike; rendering stays with the reporters.
+//!
+//! A case's one-line reason is the caller's [`Reason`]: it is a piece of report text
+//! (`gauntlet_report::text::failure_reason`), and this crate depends on the data model only.
+
+use std::collections::BTreeMap;
+
+use gauntlet_core::compare::{CaseDigest, Comparison, compare};
+use gauntlet_core::drift::{DriftReport, Tally, drift, tally};
+use gauntlet_core::event::RunManifest;
+use gauntlet_core::result::CaseResult;
+use gauntlet_core::summary::Summary;
+
+use crate::{Store, StoreError};
+
+/// The one-line reason a case did not pass, as the comparison shows it.
+pub type Reason = fn(&CaseResult) -> String;
+
+/// Why runs could not be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// The store failed or has no such run.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A `--baseline NAME` names neither a baseline nor a run.
+    #[error("no baseline named `{0}`")]
+    NoBaseline(String),
+}
+
+/// One side of a comparison as read from the store.
+#[derive(Debug, Clone)]
+pub struct RunRead {
+    /// The run id.
+    pub run_id: String,
+    /// Its manifest.
+    pub manifest: RunManifest,
+    /// Its summary, when it finished.
+    pub summary: Option<Summary>,
+    /// Its cases, digested.
+    pub cases: Vec<CaseDigest>,
+}
+
+/// Two stored runs and their comparison: everything the text, JSON and HTML views need.
+#[derive(Debug, Clone)]
+pub struct ComparedRuns {
+    /// The comparison of A with B, judge changes noted.
+    pub comparison: Comparison,
+    /// Run A, the earlier one.
+    pub a: RunRead,
+    /// Run B.
+    pub b: RunRead,
+}
+
+/// Digests of a run's cases, and its summary.
+pub fn digests(
+    store: &mut Store,
+    run: &str,
+    reason: Reason,
+) -> Result<(Vec<CaseDigest>, Option<Summary>), StoreError> {
+    let mut out = Vec::new();
+    store.for_each_case(run, |c| {
+        out.push(CaseDigest::of(&c, reason(&c)));
+        Ok(())
+    })?;
+    let summary = store.summary(run)?.map(|(s, _)| s);
+    Ok((out, summary))
+}
+
+/// Reads two resolved runs and compares them.
+pub fn compare_runs(
+    store: &mut Store,
+    a: &str,
+    b: &str,
+    reason: Reason,
+) -> Result<ComparedRuns, StoreError> {
+    let (da, sa) = digests(store, a, reason)?;
+    let (db, sb) = digests(store, b, reason)?;
+    let mut c = compare(a, &da, sa.as_ref(), b, &db, sb.as_ref());
+    let ma = store.manifest(a)?;
+    let mb = store.manifest(b)?;
+    note_judge_changes(&mut c, (&ma, sa.as_ref()), (&mb, sb.as_ref()));
+    Ok(ComparedRuns {
+        comparison: c,
+        a: RunRead {
+            run_id: a.to_owned(),
+            manifest: ma,
+            summary: sa,
+            cases: da,
+        },
+        b: RunRead {
+            run_id: b.to_owned(),
+            manifest: mb,
+            summary: sb,
+            cases: db,
+        },
+    })
+}
+
+/// Compares two stored runs: the comparison alone.
+pub fn comparison(
+    store: &mut Store,
+    a: &str,
+    b: &str,
+    reason: Reason,
+) -> Result<Comparison, StoreError> {
+    compare_runs(store, a, b, reason).map(|r| r.comparison)
+}
+
+/// Says in the comparison when the judges differ between the runs: a score that moved may
+/// be the judge's, not the agent's. Every way of comparing runs goes through here.
+pub fn note_judge_changes(
+    c: &mut Comparison,
+    (ma, sa): (&RunManifest, Option<&Summary>),
+    (mb, sb): (&RunManifest, Option<&Summary>),
+) {
+    let models = |s: Option<&Summary>| {
+        s.and_then(|s| s.judge.as_ref())
+            .map(|j| j.models.clone())
+            .unwrap_or_default()
+    };
+    c.judge_changes =
+        gauntlet_core::calibration::judge_changes(&ma.judges, &mb.judges, &models(sa), &models(sb));
+    if c.judge_changes.is_empty() && ma.judges.is_empty() && ma.judge != mb.judge {
+        // Runs from before judges were recorded one by one: the manifest's line is all there is.
+        c.judge_changes.push(format!(
+            "judge {} -> {}",
+            ma.judge.as_deref().unwrap_or("none"),
+            mb.judge.as_deref().unwrap_or("none")
+        ));
+    }
+}
+
+/// The run a `--baseline NAME` names: a baseline, else any run reference.
+pub fn resolve_baseline(store: &mut Store, name: &str) -> Result<String, CompareError> {
+    match store.baseline(name)? {
+        Some(b) => Ok(b),
+        None => store
+            .resolve(name)
+            .map_err(|_| CompareError::NoBaseline(name.to_owned())),
+    }
+}
+
+/// A baseline's run as a report compares a run with it: its id, case digests and summary.
+#[derive(Debug, Clone)]
+pub struct BaselineRun {
+    /// The run the name resolved to.
+    pub run_id: String,
+    /// Its summary, when it finished.
+    pub summary: Option<Summary>,
+    /// Its cases, digested.
+    pub cases: Vec<CaseDigest>,
+}
+
+/// Reads the run a baseline name stands for.
+pub fn baseline_run(
+    store: &mut Store,
+    name: &str,
+    reason: Reason,
+) -> Result<BaselineRun, CompareError> {
+    let run_id = resolve_baseline(store, name)?;
+    let (cases, summary) = digests(store, &run_id, reason)?;
+    Ok(BaselineRun {
+        run_id,
+        summary,
+        cases,
+    })
+}
+
+/// A run's per-check pass tallies.
+pub fn tallies(store: &mut Store, run: &str) -> Result<BTreeMap<String, Tally>, StoreError> {
+    let mut cases = Vec::new();
+    store.for_each_case(run, |c| {
+        cases.push(c);
+        Ok(())
+    })?;
+    Ok(tally(&cases))
+}
+
+/// The per-check drift of two resolved runs at level `alpha` (checked by the caller).
+pub fn drift_runs(
+    store: &mut Store,
+    a: &str,
+    b: &str,
+    alpha: f64,
+) -> Result<DriftReport, StoreError> {
+    let ta = tallies(store, a)?;
+    let tb = tallies(store, b)?;
+    Ok(drift(a, &ta, b, &tb, alpha))
+}
