@@ -7,12 +7,16 @@ use std::io::Write;
 use std::path::Path;
 
 use gauntlet_core::calibration::{CalibrationMetrics, CalibrationRecord};
+use gauntlet_core::judges::{JudgeDef, JudgeScale};
 use gauntlet_graders::judge::Judge;
-use gauntlet_graders::judge::calibrate::{CalibrateOptions, RecordFacts, calibrate, record};
+use gauntlet_graders::judge::calibrate::{
+    CalibrateOptions, Calibration, RecordFacts, calibrate, record,
+};
 use gauntlet_graders::judge::labels::{
     ExportItem, LabelFormat, LabelSet, parse_labels, write_items,
 };
 use gauntlet_graders::judge::sample::{candidates, stratified};
+use gauntlet_suite::LoadedSuite;
 use sha2::{Digest, Sha256};
 
 use crate::cli::{
@@ -35,26 +39,7 @@ fn calibrate_cmd(args: CalibrateArgs) -> Result<i32, CliError> {
     let path = args.suite.display().to_string();
     let suites = load_all(std::slice::from_ref(&path), None, None, None, &[])?;
     let suite = &suites[0];
-    let Some(def) = suite.suite.judges.checks.get(&args.check) else {
-        let defined: Vec<&str> = suite
-            .suite
-            .judges
-            .checks
-            .keys()
-            .map(String::as_str)
-            .collect();
-        return Err(CliError::usage(
-            format!(
-                "suite `{}` defines no judge `{}`",
-                suite.suite.suite, args.check
-            ),
-            if defined.is_empty() {
-                "define it under `judges: {checks: {ID: {template: ..., rubric: ...}}}`".to_owned()
-            } else {
-                format!("defined judges: {}", defined.join(", "))
-            },
-        ));
-    };
+    let def = judge_def(suite, &args.check)?;
     let spec = args
         .judge
         .as_deref()
@@ -71,41 +56,7 @@ fn calibrate_cmd(args: CalibrateArgs) -> Result<i32, CliError> {
     let judge = Judge::new(&args.check, def.clone(), Some(model), cache)
         .map_err(|e| CliError::usage(e.to_string(), e.hint()))?;
 
-    let bytes = std::fs::read(&args.labels).map_err(|e| {
-        CliError::usage(
-            format!("failed to read the labels `{}`: {e}", args.labels.display()),
-            "pass a JSON lines or CSV file of labelled items (see docs/judges.md)",
-        )
-    })?;
-    let text = String::from_utf8(bytes.clone()).map_err(|_| {
-        CliError::usage(
-            format!("`{}` is not UTF-8 text", args.labels.display()),
-            "save the labels as UTF-8",
-        )
-    })?;
-    let labels = parse_labels(
-        &text,
-        LabelFormat::of_path(&args.labels),
-        &args.check,
-        def.scale(),
-    )
-    .map_err(|e| {
-        CliError::usage(
-            format!("{}: {e}", args.labels.display()),
-            "columns: case_id, check_id, input, output, reference (optional), label",
-        )
-    })?;
-    report_label_problems(&labels, &args.labels);
-    if labels.items.is_empty() {
-        return Err(CliError::usage(
-            format!(
-                "`{}` holds no labelled item for judge `{}`",
-                args.labels.display(),
-                args.check
-            ),
-            "label some items (gauntlet judge sample RUN --check ID writes them) and try again",
-        ));
-    }
+    let (bytes, labels) = read_labels(&args.labels, &args.check, def.scale())?;
     if let (Some(t), Some(who)) = (&suite.suite.target, judge.identity())
         && t.model.as_deref() == Some(who.configured_model.as_str())
     {
@@ -168,15 +119,88 @@ fn calibrate_cmd(args: CalibrateArgs) -> Result<i32, CliError> {
         write_record(&p, &rec)?;
         Some(p)
     };
+    print_calibration(&args, &rec, &cal, target.as_deref())?;
+    Ok(if rec.gate.passed { 0 } else { 1 })
+}
+
+/// The judge a suite defines under `judges.checks` by this id.
+fn judge_def<'a>(suite: &'a LoadedSuite, check: &str) -> Result<&'a JudgeDef, CliError> {
+    let Some(def) = suite.suite.judges.checks.get(check) else {
+        let defined: Vec<&str> = suite
+            .suite
+            .judges
+            .checks
+            .keys()
+            .map(String::as_str)
+            .collect();
+        return Err(CliError::usage(
+            format!("suite `{}` defines no judge `{}`", suite.suite.suite, check),
+            if defined.is_empty() {
+                "define it under `judges: {checks: {ID: {template: ..., rubric: ...}}}`".to_owned()
+            } else {
+                format!("defined judges: {}", defined.join(", "))
+            },
+        ));
+    };
+    Ok(def)
+}
+
+/// The labels file's bytes (hashed into the record) and its items for one judge, with its
+/// problems warned about; a file with no labelled item for the judge is an error.
+fn read_labels(
+    path: &Path,
+    check: &str,
+    scale: JudgeScale,
+) -> Result<(Vec<u8>, LabelSet), CliError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        CliError::usage(
+            format!("failed to read the labels `{}`: {e}", path.display()),
+            "pass a JSON lines or CSV file of labelled items (see docs/judges.md)",
+        )
+    })?;
+    let text = String::from_utf8(bytes.clone()).map_err(|_| {
+        CliError::usage(
+            format!("`{}` is not UTF-8 text", path.display()),
+            "save the labels as UTF-8",
+        )
+    })?;
+    let labels = parse_labels(&text, LabelFormat::of_path(path), check, scale).map_err(|e| {
+        CliError::usage(
+            format!("{}: {e}", path.display()),
+            "columns: case_id, check_id, input, output, reference (optional), label",
+        )
+    })?;
+    report_label_problems(&labels, path);
+    if labels.items.is_empty() {
+        return Err(CliError::usage(
+            format!(
+                "`{}` holds no labelled item for judge `{}`",
+                path.display(),
+                check
+            ),
+            "label some items (gauntlet judge sample RUN --check ID writes them) and try again",
+        ));
+    }
+    Ok((bytes, labels))
+}
+
+/// Prints the calibration record (as JSON with `--json`), and with `--show-disagreements`
+/// every item where the judge and the people differ.
+fn print_calibration(
+    args: &CalibrateArgs,
+    rec: &CalibrationRecord,
+    cal: &Calibration,
+    target: Option<&Path>,
+) -> Result<(), CliError> {
     let mut out = Printer::stdout();
     if args.json {
         writeln!(
             out,
             "{}",
-            serde_json::to_string_pretty(&rec).expect("serializes")
+            serde_json::to_string_pretty(rec).expect("serializes")
         )?;
     } else {
-        write!(out, "{}", render_record(&rec, target.as_deref()))?;
+        write!(out, "{}", render_record(rec, target))?;
         if args.show_disagreements {
             let cats = &rec.metrics.categories;
             for it in cal.items.iter() {
@@ -198,7 +222,7 @@ fn calibrate_cmd(args: CalibrateArgs) -> Result<i32, CliError> {
             }
         }
     }
-    Ok(if rec.gate.passed { 0 } else { 1 })
+    Ok(())
 }
 
 fn report_label_problems(labels: &LabelSet, file: &Path) {

@@ -6,11 +6,14 @@
 use std::io::Write;
 use std::path::Path;
 
+use gauntlet_core::compare::Comparison;
+use gauntlet_core::event::RunManifest;
 use gauntlet_core::regression::{ChangeType, hypothesis};
+use gauntlet_core::summary::Summary;
 use gauntlet_report::text::{failure_reason, trim_num};
 use gauntlet_store::compare::comparison;
 
-use gauntlet_suite::changes::ChangedFile;
+use gauntlet_suite::changes::{ChangePlan, ChangedFile, Profile};
 
 use crate::cli::{LogArgs, PlanArgs, PlanProfile, SampleSizeArgs};
 use crate::error::CliError;
@@ -107,155 +110,222 @@ pub fn log(args: LogArgs) -> Result<i32, CliError> {
         }
         _ => None,
     };
-    let date = finished_at.get(..10).unwrap_or(&finished_at).to_owned();
-    let change = kind.as_str();
-    let what = kind.title();
-    let packs = kind.rerun_scope();
-    let regressions: Vec<serde_json::Value> = cmp
-        .as_ref()
-        .map(|c| {
-            c.new_failures
-                .iter()
-                .map(|f| {
-                    let h = hypothesis(f, kind);
-                    serde_json::json!({
-                        "case": f.id, "previous": f.before.as_str(), "current": f.after.as_str(),
-                        "hypothesis": h.text, "class": h.class.as_str(),
-                    })
+    let e = LogEntry {
+        args: &args,
+        kind,
+        date: finished_at.get(..10).unwrap_or(&finished_at).to_owned(),
+        regressions: regressions(cmp.as_ref(), kind),
+        run,
+        against,
+        manifest,
+        summary,
+        cmp,
+    };
+    append(&args.file, &e.markdown(), &e.json())?;
+    writeln!(
+        Printer::stdout(),
+        "appended run {} to {} and {}",
+        e.run,
+        args.file.display(),
+        json_twin(&args.file).display()
+    )?;
+    Ok(0)
+}
+
+/// One entry of the regression log, gathered once and written twice (Markdown and JSON).
+struct LogEntry<'a> {
+    args: &'a LogArgs,
+    kind: ChangeType,
+    /// The day the run finished.
+    date: String,
+    run: String,
+    /// The run compared with, if any.
+    against: Option<String>,
+    manifest: RunManifest,
+    summary: Summary,
+    cmp: Option<Comparison>,
+    /// The new failures with their hypotheses, as the JSON entry holds them.
+    regressions: Vec<serde_json::Value>,
+}
+
+/// The comparison's new failures, each with its root-cause hypothesis.
+fn regressions(cmp: Option<&Comparison>, kind: ChangeType) -> Vec<serde_json::Value> {
+    cmp.map(|c| {
+        c.new_failures
+            .iter()
+            .map(|f| {
+                let h = hypothesis(f, kind);
+                serde_json::json!({
+                    "case": f.id, "previous": f.before.as_str(), "current": f.after.as_str(),
+                    "hypothesis": h.text, "class": h.class.as_str(),
                 })
-                .collect()
+            })
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+impl LogEntry<'_> {
+    /// The JSON twin's entry.
+    fn json(&self) -> serde_json::Value {
+        let LogEntry {
+            args,
+            kind,
+            date,
+            run,
+            against,
+            manifest,
+            summary,
+            cmp,
+            regressions,
+        } = self;
+        let change = kind.as_str();
+        let packs = kind.rerun_scope();
+        serde_json::json!({
+            "log_version": 1,
+            "date": date,
+            "run": run,
+            "compared_with": against,
+            "version_from": args.from,
+            "version_to": args.to,
+            "change_type": change,
+            "description": args.description,
+            "expected_impact": args.expected_impact,
+            "risk_areas": args.risk,
+            "rerun_scope": packs,
+            "task_avg": summary.tasks.avg,
+            "refusal_avg": summary.refusals.avg,
+            "suite_normalized": summary.suite_normalized,
+            "status": summary.status,
+            "quality_band": summary.quality_band,
+            "hard_fails": summary.hard_fails,
+            "new_failures": cmp.as_ref().map_or(0, |c| c.new_failures.len()),
+            "fixed": cmp.as_ref().map_or(0, |c| c.fixed.len()),
+            "mcnemar_p": cmp.as_ref().map(|c| c.mcnemar_p),
+            "regressions": regressions,
+            "manifest": {
+                "gauntlet_version": manifest.gauntlet_version,
+                "target": manifest.target.label,
+                "model": manifest.target.model,
+                "suites": manifest.suites,
+                "dataset_revision": manifest.dataset_revision,
+                "tool_versions": manifest.tool_versions,
+                "judge": manifest.judge,
+                "k": manifest.k,
+                "seed": manifest.seed,
+                "evidence_level": manifest.evidence_level,
+                "side_effects": manifest.side_effects,
+            },
         })
-        .unwrap_or_default();
-    let entry = serde_json::json!({
-        "log_version": 1,
-        "date": date,
-        "run": run,
-        "compared_with": against,
-        "version_from": args.from,
-        "version_to": args.to,
-        "change_type": change,
-        "description": args.description,
-        "expected_impact": args.expected_impact,
-        "risk_areas": args.risk,
-        "rerun_scope": packs,
-        "task_avg": summary.tasks.avg,
-        "refusal_avg": summary.refusals.avg,
-        "suite_normalized": summary.suite_normalized,
-        "status": summary.status,
-        "quality_band": summary.quality_band,
-        "hard_fails": summary.hard_fails,
-        "new_failures": cmp.as_ref().map_or(0, |c| c.new_failures.len()),
-        "fixed": cmp.as_ref().map_or(0, |c| c.fixed.len()),
-        "mcnemar_p": cmp.as_ref().map(|c| c.mcnemar_p),
-        "regressions": regressions,
-        "manifest": {
-            "gauntlet_version": manifest.gauntlet_version,
-            "target": manifest.target.label,
-            "model": manifest.target.model,
-            "suites": manifest.suites,
-            "dataset_revision": manifest.dataset_revision,
-            "tool_versions": manifest.tool_versions,
-            "judge": manifest.judge,
-            "k": manifest.k,
-            "seed": manifest.seed,
-            "evidence_level": manifest.evidence_level,
-            "side_effects": manifest.side_effects,
-        },
-    });
-    // The Markdown entry.
-    let mut md = String::new();
-    md.push_str(&format!(
-        "\n## {date}: {} -> {} ({change} change)\n\n",
-        args.from.as_deref().unwrap_or("?"),
-        args.to.as_deref().unwrap_or("?")
-    ));
-    md.push_str(&format!("- Description: {}\n", args.description));
-    if let Some(e) = &args.expected_impact {
-        md.push_str(&format!("- Expected impact: {e}\n"));
     }
-    if !args.risk.is_empty() {
-        md.push_str(&format!("- Risk areas: {}\n", args.risk.join("; ")));
-    }
-    md.push_str(&format!(
-        "- Rerun scope ({what} change): {}\n",
-        packs.join(", ")
-    ));
-    md.push_str(&format!(
-        "- Run: `{run}` against {}{}; k = {}, seed = {}; evidence {:?}, side effects {:?}\n",
-        gauntlet_report::md::code(&manifest.target.label),
-        against
-            .as_ref()
-            .map_or(String::new(), |a| format!(", compared with `{a}`")),
-        manifest.k,
-        manifest.seed,
-        manifest.evidence_level,
-        manifest.side_effects
-    ));
-    md.push_str(&format!(
-        "- Versions: gauntlet {}, dataset {}, judge {}, tools {}\n",
-        manifest.gauntlet_version,
-        manifest.dataset_revision,
-        manifest.judge.as_deref().unwrap_or("none"),
-        if manifest.tool_versions.is_empty() {
-            "none".to_owned()
-        } else {
-            manifest
-                .tool_versions
-                .iter()
-                .map(|(k, v)| format!("{k}@{v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    ));
-    md.push_str(&format!(
-        "- Result: task avg {}/18 · refusal avg {}/3 · normalised {} · status **{}** · band {} · hard fails {}\n",
-        opt(summary.tasks.avg),
-        opt(summary.refusals.avg),
-        summary.suite_normalized.map_or("-".into(), |n| format!("{n:.3}")),
-        summary.status,
-        summary.quality_band.map_or("-".into(), |b| b.to_string()),
-        summary.hard_fails
-    ));
-    if let Some(c) = &cmp {
+
+    /// The Markdown entry.
+    fn markdown(&self) -> String {
+        let LogEntry {
+            args,
+            kind,
+            date,
+            run,
+            against,
+            manifest,
+            summary,
+            cmp,
+            regressions,
+        } = self;
+        let change = kind.as_str();
+        let what = kind.title();
+        let packs = kind.rerun_scope();
+        let mut md = String::new();
         md.push_str(&format!(
-            "- Changes: {} new failure(s), {} fixed; McNemar p = {:.4}\n",
-            c.new_failures.len(),
-            c.fixed.len(),
-            c.mcnemar_p
+            "\n## {date}: {} -> {} ({change} change)\n\n",
+            args.from.as_deref().unwrap_or("?"),
+            args.to.as_deref().unwrap_or("?")
         ));
-        if !c.new_failures.is_empty() {
-            md.push_str("\n| case | previous | current | root-cause hypothesis | class |\n|---|---|---|---|---|\n");
-            for r in &regressions {
-                // The hypothesis quotes the failure's reason, model text included: inert,
-                // as in summary.md.
-                md.push_str(&format!(
-                    "| {} | {} | {} | {} | {} |\n",
-                    gauntlet_report::md::code_cell(r["case"].as_str().unwrap_or("")),
-                    r["previous"].as_str().unwrap_or(""),
-                    r["current"].as_str().unwrap_or(""),
-                    gauntlet_report::md::text(r["hypothesis"].as_str().unwrap_or("")),
-                    r["class"].as_str().unwrap_or("")
-                ));
+        md.push_str(&format!("- Description: {}\n", args.description));
+        if let Some(e) = &args.expected_impact {
+            md.push_str(&format!("- Expected impact: {e}\n"));
+        }
+        if !args.risk.is_empty() {
+            md.push_str(&format!("- Risk areas: {}\n", args.risk.join("; ")));
+        }
+        md.push_str(&format!(
+            "- Rerun scope ({what} change): {}\n",
+            packs.join(", ")
+        ));
+        md.push_str(&format!(
+            "- Run: `{run}` against {}{}; k = {}, seed = {}; evidence {:?}, side effects {:?}\n",
+            gauntlet_report::md::code(&manifest.target.label),
+            against
+                .as_ref()
+                .map_or(String::new(), |a| format!(", compared with `{a}`")),
+            manifest.k,
+            manifest.seed,
+            manifest.evidence_level,
+            manifest.side_effects
+        ));
+        md.push_str(&format!(
+            "- Versions: gauntlet {}, dataset {}, judge {}, tools {}\n",
+            manifest.gauntlet_version,
+            manifest.dataset_revision,
+            manifest.judge.as_deref().unwrap_or("none"),
+            if manifest.tool_versions.is_empty() {
+                "none".to_owned()
+            } else {
+                manifest
+                    .tool_versions
+                    .iter()
+                    .map(|(k, v)| format!("{k}@{v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ));
+        md.push_str(&format!(
+            "- Result: task avg {}/18 · refusal avg {}/3 · normalised {} · status **{}** · band {} · hard fails {}\n",
+            opt(summary.tasks.avg),
+            opt(summary.refusals.avg),
+            summary.suite_normalized.map_or("-".into(), |n| format!("{n:.3}")),
+            summary.status,
+            summary.quality_band.map_or("-".into(), |b| b.to_string()),
+            summary.hard_fails
+        ));
+        if let Some(c) = &cmp {
+            md.push_str(&format!(
+                "- Changes: {} new failure(s), {} fixed; McNemar p = {:.4}\n",
+                c.new_failures.len(),
+                c.fixed.len(),
+                c.mcnemar_p
+            ));
+            if !c.new_failures.is_empty() {
+                md.push_str("\n| case | previous | current | root-cause hypothesis | class |\n|---|---|---|---|---|\n");
+                for r in regressions {
+                    // The hypothesis quotes the failure's reason, model text included: inert,
+                    // as in summary.md.
+                    md.push_str(&format!(
+                        "| {} | {} | {} | {} | {} |\n",
+                        gauntlet_report::md::code_cell(r["case"].as_str().unwrap_or("")),
+                        r["previous"].as_str().unwrap_or(""),
+                        r["current"].as_str().unwrap_or(""),
+                        gauntlet_report::md::text(r["hypothesis"].as_str().unwrap_or("")),
+                        r["class"].as_str().unwrap_or("")
+                    ));
+                }
             }
         }
+        md.push_str(&format!("\nDecision: {}.\n", decision(summary.status)));
+        md
     }
-    let decision = match summary.status {
+}
+
+/// What the log advises for a state.
+fn decision(status: gauntlet_core::score::Status) -> &'static str {
+    match status {
         gauntlet_core::score::Status::Pass => "approve",
         gauntlet_core::score::Status::Conditional => "review the weak cases",
         gauntlet_core::score::Status::Inconclusive => {
             "add the missing evidence and rerun; do not merge"
         }
         gauntlet_core::score::Status::Fail => "fix forward or roll back",
-    };
-    md.push_str(&format!("\nDecision: {decision}.\n"));
-    append(&args.file, &md, &entry)?;
-    writeln!(
-        Printer::stdout(),
-        "appended run {run} to {} and {}",
-        args.file.display(),
-        json_twin(&args.file).display()
-    )?;
-    Ok(0)
+    }
 }
 
 fn json_twin(md: &Path) -> std::path::PathBuf {
@@ -370,7 +440,6 @@ fn changed_files(args: &PlanArgs) -> Result<Vec<ChangedFile>, CliError> {
 }
 
 fn plan_changes(args: PlanArgs) -> Result<i32, CliError> {
-    use gauntlet_suite::changes::Profile;
     if args.suites.is_empty() {
         return Err(CliError::usage(
             "name the suites to plan over",
@@ -401,6 +470,16 @@ fn plan_changes(args: PlanArgs) -> Result<i32, CliError> {
         Default::default()
     };
     let plan = gauntlet_suite::changes::plan_changes(&suites, &changed, &globs, profile);
+    let command = run_command(&paths, profile, &plan);
+    let mut out = Printer::stdout();
+    if args.json {
+        return print_plan_json(&mut out, &args, &plan, &command);
+    }
+    print_plan_text(&mut out, &args, profile, changed.len(), &plan, &command)
+}
+
+/// The `gauntlet run` command that runs the plan (empty when no case is selected).
+fn run_command(paths: &[String], profile: Profile, plan: &ChangePlan) -> String {
     let suites_arg: Vec<String> = paths.iter().map(|p| sh_quote(p)).collect();
     let mut command = format!("gauntlet run {}", suites_arg.join(" "));
     match profile {
@@ -411,24 +490,43 @@ fn plan_changes(args: PlanArgs) -> Result<i32, CliError> {
         Profile::Nightly => command.push_str(" -k 5"),
         Profile::Release => command.push_str(" -k 5 --include-holdout"),
     }
-    let mut out = Printer::stdout();
-    if args.json {
-        let mut v = serde_json::to_value(&plan).expect("plan serializes");
-        if let serde_json::Value::Object(m) = &mut v {
-            m.insert("base".into(), args.diff.clone().into());
-            m.insert("filter".into(), plan.filter().into());
-            m.insert(
-                "command".into(),
-                (!command.is_empty()).then_some(command.clone()).into(),
-            );
-        }
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&v).expect("plan serializes")
-        )?;
-        return Ok(0);
+    command
+}
+
+/// The plan as JSON, with the base, the filter and the command.
+fn print_plan_json(
+    out: &mut Printer,
+    args: &PlanArgs,
+    plan: &ChangePlan,
+    command: &str,
+) -> Result<i32, CliError> {
+    let mut v = serde_json::to_value(plan).expect("plan serializes");
+    if let serde_json::Value::Object(m) = &mut v {
+        m.insert("base".into(), args.diff.clone().into());
+        m.insert("filter".into(), plan.filter().into());
+        m.insert(
+            "command".into(),
+            (!command.is_empty()).then(|| command.to_owned()).into(),
+        );
     }
+    writeln!(
+        out,
+        "{}",
+        serde_json::to_string_pretty(&v).expect("plan serializes")
+    )?;
+    Ok(0)
+}
+
+/// The plan as text: the changed files and their kinds, each suite's selected cases, what
+/// else to do, and the command.
+fn print_plan_text(
+    out: &mut Printer,
+    args: &PlanArgs,
+    profile: Profile,
+    changed: usize,
+    plan: &ChangePlan,
+    command: &str,
+) -> Result<i32, CliError> {
     let since = match &args.diff {
         Some(b) => format!(" since {b}"),
         None => String::new(),
@@ -437,8 +535,8 @@ fn plan_changes(args: PlanArgs) -> Result<i32, CliError> {
         out,
         "Plan ({} profile): {} changed file{}{since}",
         profile.as_str(),
-        changed.len(),
-        if changed.len() == 1 { "" } else { "s" }
+        changed,
+        if changed == 1 { "" } else { "s" }
     )?;
     let width = plan
         .changed
