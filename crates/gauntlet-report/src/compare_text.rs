@@ -254,3 +254,25 @@ pub fn drift_markdown(r: &DriftReport) -> String {
     o.push_str(&format!("\n{} check(s) drifted.\n", r.drifted));
     o
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    #[test]
+    fn two_empty_runs_read_as_no_change() {
+        let c = gauntlet_core::compare::compare("r1", &[], None, "r2", &[], None);
+        let t = render_comparison(&c);
+        assert!(t.starts_with("compare r1 (A) -> r2 (B)\n\n"), "{t}");
+        assert!(
+            t.contains("0 new failure(s), 0 fixed, 0 still failing, 0 unchanged passes"),
+            "{t}"
+        );
+        assert!(!t.contains("judge changed"), "{t}");
+        let r = gauntlet_core::drift::drift("r1", &BTreeMap::new(), "r2", &BTreeMap::new(), 0.05);
+        assert!(drift_text(&r).ends_with("\n0 check(s) drifted\n"));
+        assert!(drift_markdown(&r).starts_with("# Drift: `r1` -> `r2`\n"));
+    }
+}

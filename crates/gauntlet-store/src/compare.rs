@@ -191,3 +191,91 @@ pub fn drift_runs(
     let tb = tallies(store, b)?;
     Ok(drift(a, &ta, b, &tb, alpha))
 }
+
+#[cfg(test)]
+mod tests {
+    use gauntlet_core::event::{EventKind, Reporter, RunEvent};
+
+    use super::*;
+
+    fn manifest(run: &str, judge: &str) -> RunManifest {
+        serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "run_id": run, "gauntlet_version": "0.1.0",
+            "started_at": "2026-11-30T03:06:32Z", "command": "run",
+            "suites": [{"name": "s", "path": "suite.yaml", "sha256": "00", "cases": 1}],
+            "target": {"kind": "fake", "label": "fake:safe"}, "k": 1, "seed": 0,
+            "planned_cases": 1, "evidence_level": "online", "side_effects": "simulated",
+            "dataset_revision": "-", "judge": judge
+        }))
+        .expect("manifest")
+    }
+
+    fn case(status: &str, passed: bool) -> CaseResult {
+        serde_json::from_value(serde_json::json!({
+            "case": {"id": "c1", "suite": "s", "kind": "task", "blocking": true,
+                     "security": false, "name": "c1"},
+            "status": status, "score": {"kind": "unscored"}, "passed_trials": u32::from(passed),
+            "trials": [{"case_id": "c1", "trial": 0, "outcome": "completed", "status": status,
+                        "score": {"kind": "unscored"},
+                        "verdicts": [{"check": "contains", "label": "contains", "dimension": "outcome",
+                                      "passed": passed, "score": 3, "evidence": "e"}],
+                        "trace": {"spans": [], "turns": [{"user": "hi", "answer": "a"}]},
+                        "duration_ms": 1}]
+        }))
+        .expect("a case result")
+    }
+
+    fn write_run(store: &Store, run: &str, judge: &str, c: CaseResult) {
+        let mut rep = store.reporter().expect("reporter");
+        rep.on_event(&RunEvent::new(
+            0,
+            EventKind::RunStarted {
+                manifest: Box::new(manifest(run, judge)),
+            },
+        ))
+        .expect("start");
+        rep.on_event(&RunEvent::new(
+            1,
+            EventKind::CaseFinished {
+                result: Box::new(c),
+            },
+        ))
+        .expect("case");
+    }
+
+    fn why(c: &CaseResult) -> String {
+        format!("{} why", c.case.id)
+    }
+
+    #[test]
+    fn two_stored_runs_compare_with_their_judges_noted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(dir.path().join("runs.db")).expect("open");
+        let (a, b) = ("20261130T030632Z-aaaa", "20261130T030633Z-bbbb");
+        write_run(&store, a, "fake:j1", case("PASS", true));
+        write_run(&store, b, "fake:j2", case("FAIL", false));
+        let runs = compare_runs(&mut store, a, b, why).expect("compare");
+        assert_eq!(runs.a.run_id, a);
+        assert_eq!(runs.b.manifest.run_id, b);
+        assert_eq!(runs.a.cases.len(), 1);
+        let c = &runs.comparison;
+        assert_eq!(c.new_failures.len(), 1);
+        assert_eq!(c.new_failures[0].reason, "c1 why");
+        assert_eq!(c.judge_changes, ["judge fake:j1 -> fake:j2"]);
+        assert_eq!(comparison(&mut store, a, b, why).expect("compare"), *c);
+
+        let r = drift_runs(&mut store, a, b, 0.05).expect("drift");
+        let checks: Vec<&str> = r.checks.iter().map(|c| c.check.as_str()).collect();
+        assert_eq!(checks, ["(case)", "contains"]);
+
+        assert!(matches!(
+            resolve_baseline(&mut store, "nightly"),
+            Err(CompareError::NoBaseline(n)) if n == "nightly"
+        ));
+        store.set_baseline("nightly", a).expect("set");
+        let base = baseline_run(&mut store, "nightly", why).expect("baseline");
+        assert_eq!(base.run_id, a);
+        assert_eq!(base.cases.len(), 1);
+        assert_eq!(resolve_baseline(&mut store, b).expect("a run id"), b);
+    }
+}

@@ -276,3 +276,50 @@ async fn not_found() -> Response {
         "No page here. The runs list is at /.",
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    async fn get(addr: SocketAddr, host: &str) -> String {
+        let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        let req = format!("GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+        s.write_all(req.as_bytes()).await.expect("send");
+        let mut body = String::new();
+        s.read_to_string(&mut body).await.expect("read");
+        body
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_viewer_answers_its_own_host_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path().join("runs.db")).expect("store");
+        let viewer = bind(ViewRequest {
+            store,
+            port: 0,
+            labels: dir.path().join("labels.csv"),
+            limit: 10,
+            suites: Box::new(|_, _| None),
+        })
+        .await
+        .expect("bind");
+        let addr = viewer.addr();
+        assert!(addr.ip().is_loopback());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(viewer.serve(async {
+            let _ = stopped.await;
+        }));
+        let other = get(addr, "attacker.example").await;
+        assert!(other.starts_with("HTTP/1.1 421"), "{other}");
+        let own = get(addr, &format!("127.0.0.1:{}", addr.port())).await;
+        assert!(own.starts_with("HTTP/1.1 200"), "{own}");
+        assert!(
+            own.to_lowercase().contains("x-frame-options: deny"),
+            "{own}"
+        );
+        let _ = stop.send(());
+        server.await.expect("join").expect("served");
+    }
+}
