@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::suite::{Case, CaseKind};
 use crate::tools::ToolDef;
-use crate::verdict::Dimension;
+use crate::rubric::Dimension;
 
 /// One check of a case.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -528,7 +528,7 @@ macro_rules! checks {
             pub name: Option<String>,
             /// The rubric dimension this check feeds.
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub dimension: Option<$crate::verdict::Dimension>,
+            pub dimension: Option<$crate::rubric::Dimension>,
             /// Score on that dimension when the check fails (0-3; default 0).
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub fail_score: Option<u8>,
@@ -570,8 +570,8 @@ macro_rules! checks {
             /// The rubric dimension it feeds when the suite does not say.
             pub fn default_dimension(
                 &self,
-                kind: $crate::suite::CaseKind,
-            ) -> $crate::verdict::Dimension {
+                kind: $crate::rubric::CaseKind,
+            ) -> $crate::rubric::Dimension {
                 match self {
                     $(Oracle::$Variant(c) => $crate::expect::Check::default_dimension(c, kind),)*
                 }

@@ -33,6 +33,7 @@ pub mod quarantine;
 pub mod redact;
 pub mod regression;
 pub mod result;
+pub mod rubric;
 pub mod score;
 pub mod stability;
 pub mod stats;
@@ -73,10 +74,6 @@ pub fn glob(pattern: &str, text: &str) -> bool {
         pi += 1;
     }
     pi == p.len()
-}
-
-pub(crate) fn serde_true() -> bool {
-    true
 }
 
 /// The JSON Schema of the suite format, for `gauntlet schema` and editors.

@@ -10,7 +10,7 @@
 
 use super::{Check, Facts, FlagOr, Hard, MatchMode, OneOrMany, RawError, Syntax, Validation, on};
 use crate::suite::{Case, CaseKind};
-use crate::verdict::Dimension;
+use crate::rubric::Dimension;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -695,7 +695,7 @@ pub struct ToolArgsCheck {
     /// The tool whose calls are checked.
     pub tool: String,
     /// Check the arguments against the tool's declared JSON Schema (default true).
-    #[serde(default = "crate::serde_true")]
+    #[serde(default = "crate::de::serde_true")]
     pub schema_valid: bool,
     /// Argument values that must be equal (top-level keys of the arguments object).
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
