@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::rubric::CaseKind;
 
-use crate::expect::Expect;
+use crate::expect::{CaseView, Expect};
 use crate::target::config::TargetConfig;
 use crate::tools::ToolDef;
 
@@ -476,6 +476,24 @@ pub struct SimulatedUser {
     /// The text that ends the conversation. Default `DONE`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<String>,
+}
+
+impl CaseView for Case {
+    fn kind(&self) -> CaseKind {
+        self.kind
+    }
+
+    fn is_security(&self) -> bool {
+        Case::is_security(self)
+    }
+
+    fn tool_faults(&self) -> &[crate::tools::ToolFault] {
+        &self.tool_faults
+    }
+
+    fn check_keys(&self) -> Vec<&'static str> {
+        self.expect.iter().map(|e| e.oracle.key()).collect()
+    }
 }
 
 impl Case {

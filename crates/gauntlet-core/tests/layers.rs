@@ -23,6 +23,8 @@ enum Tok {
     Comma,
     Semi,
     Star,
+    /// `(`, kept apart for `pub(in path)`, which names a module without using it.
+    Paren,
     Other,
 }
 
@@ -90,6 +92,7 @@ fn tokens(src: &str) -> Vec<Tok> {
                 ',' => Tok::Comma,
                 ';' => Tok::Semi,
                 '*' => Tok::Star,
+                '(' => Tok::Paren,
                 _ => Tok::Other,
             });
             i += 1;
@@ -338,6 +341,15 @@ impl Reader<'_> {
                         self.at += 2;
                     }
                 }
+                Tok::Ident(w)
+                    if w == "in" && self.at > 0 && self.toks[self.at - 1] == Tok::Paren =>
+                {
+                    // `pub(in crate::a)`: a visibility, not an arrow. Skip its path.
+                    self.at += 1;
+                    while matches!(self.toks.get(self.at), Some(Tok::Ident(_) | Tok::Sep)) {
+                        self.at += 1;
+                    }
+                }
                 Tok::Ident(w) if w == "use" => {
                     self.at += 1;
                     self.use_tree(Vec::new());
@@ -503,7 +515,8 @@ fn no_file_of_the_core_imports_itself_in_a_circle() {
 fn the_reader_sees_every_kind_of_path() {
     let toks = tokens(
         r#"use crate::{a::B, b::{self, C}}; // crate::z
-        #[serde(default = "crate::c::f")] let x = 'a'; fn f<'a>() { super::d::g(); $crate::e::H }"#,
+        #[serde(default = "crate::c::f")] let x = 'a'; fn f<'a>() { super::d::g(); $crate::e::H }
+        pub(in crate::z) fn g() {}"#,
     );
     let files: BTreeMap<Vec<String>, PathBuf> = ["", "a", "b", "c", "d", "e", "z", "m"]
         .iter()
