@@ -1,7 +1,7 @@
 //! The simulated message bus between the agents of a team: [`Bus`] carries the messages of
 //! one trial, [`CoordinationFault`] is what a case injects into them (a dropped, duplicated,
-//! delayed or impersonated message), and [`bus_messages`] reads the messages back out of a
-//! recorded [`Trace`] for the graders.
+//! delayed or impersonated message; declared in [`fault`], below the suite model), and
+//! [`bus_messages`] reads the messages back out of a recorded [`Trace`] for the graders.
 //!
 //! A suite turns the bus on with `agent: {message_bus: true}`. The team's agents then have
 //! two more tools, [`SEND_MESSAGE`] (`{to, content}`) and [`READ_MESSAGES`] (`{}`), answered

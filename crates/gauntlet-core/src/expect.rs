@@ -27,9 +27,13 @@
 //! facts, and [`with_check!`](crate::with_check), which other crates use to add behaviour per
 //! check without a `match` of their own.
 //!
-//! Validation sits here, with the facts, because it is a pure function of the suite; the
-//! parsers it needs (regular expressions, JSON Schema, JSON path) are lent by the loader
-//! through [`Parsers`], as this crate has none. Grading needs detectors and caches, so it lives
+//! Three files, bottom up: the trait and what it works with ([`Check`], [`Facts`],
+//! [`Validation`], [`CaseView`]: `expect/check.rs`), the table and every check
+//! ([`checks`]), and the entry that holds one ([`Expect`], its errors and its serde
+//! conversions: this file). A check sees its case through [`CaseView`], because the case
+//! holds its checks. Validation sits with the facts, because it is a pure function of the
+//! suite; the parsers it needs (regular expressions, JSON Schema, JSON path) are lent by the
+//! loader through [`Parsers`], as this crate has none. Grading needs detectors and caches, so it lives
 //! in gauntlet-graders: one `Grade` impl per options type, dispatched with `with_check!`.
 
 use schemars::JsonSchema;
@@ -374,7 +378,15 @@ impl TryFrom<ExpectRaw> for Expect {
     fn try_from(mut r: ExpectRaw) -> Result<Self, ExpectError> {
         let modifiers = r.modifiers();
         let found = r.take_checks(&modifiers).map_err(|(key, e)| e.at(key))?;
-        finish(found, modifiers, r.name, r.dimension, r.fail_score, r.hard, r.scope)
+        finish(
+            found,
+            modifiers,
+            r.name,
+            r.dimension,
+            r.fail_score,
+            r.hard,
+            r.scope,
+        )
     }
 }
 

@@ -1,5 +1,7 @@
-//! Targets: [`TargetConfig`] (how a suite or the command line names the agent under test)
-//! and the seam traits every adapter implements, [`Target`] and [`Session`].
+//! Targets: [`TargetConfig`] (how a suite or the command line names the agent under test,
+//! declared in [`config`] below the suite model) and the seam traits every adapter
+//! implements, [`Target`] and [`Session`], with what a target says of itself
+//! ([`TargetInfo`], [`EvidenceLevel`], [`SideEffectMode`]).
 //!
 //! A target opens one [`Session`] per trial. A session takes one user turn at a time and
 //! answers it, recording what happened in the trial's [`crate::trace::Trace`]; when the agent

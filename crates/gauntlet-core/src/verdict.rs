@@ -1,4 +1,5 @@
-//! What a grader concludes: [`Verdict`], and the rubric [`Dimension`] it feeds.
+//! What a grader concludes: [`Verdict`], and the rubric [`Dimension`] it feeds (declared in
+//! [`crate::rubric`], below the checks that name it).
 //!
 //! A verdict is a pass, a fail, or *not assessed*: the check could not decide (a model judge
 //! that answered outside its format, or could not be reached). A verdict that was not
@@ -27,13 +28,19 @@ pub struct Verdict {
     pub hard_fail: bool,
     /// Whether the verdict may change the state. False for uncalibrated model judges, whose
     /// verdicts are triage only.
-    #[serde(default = "crate::de::serde_true", skip_serializing_if = "Clone::clone")]
+    #[serde(
+        default = "crate::de::serde_true",
+        skip_serializing_if = "Clone::clone"
+    )]
     pub gating: bool,
     /// Whether the check could be exercised and decide. A check that could not (the poisoned
     /// tool output never reached the agent, the expected text was only an echo of the input,
     /// a calibrated judge answered outside its format) is neither a pass nor a fail: it is
     /// not assessed, feeds no score, and a blocking case with such a check is inconclusive.
-    #[serde(default = "crate::de::serde_true", skip_serializing_if = "Clone::clone")]
+    #[serde(
+        default = "crate::de::serde_true",
+        skip_serializing_if = "Clone::clone"
+    )]
     pub assessed: bool,
     /// What the grader saw, in words.
     pub evidence: String,

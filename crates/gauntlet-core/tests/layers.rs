@@ -132,7 +132,13 @@ fn string_literal(c: &[char], i: usize) -> (String, usize) {
             j += 2;
             continue;
         }
-        if c[j] == '"' && c[j + 1..].iter().take(hashes).filter(|&&h| h == '#').count() == hashes
+        if c[j] == '"'
+            && c[j + 1..]
+                .iter()
+                .take(hashes)
+                .filter(|&&h| h == '#')
+                .count()
+                == hashes
         {
             return (text, j + 1 + hashes);
         }
@@ -164,7 +170,8 @@ fn char_or_lifetime(c: &[char], i: usize) -> usize {
 /// Whether a string literal is a path into the crate (`"crate::judges::X::is_empty"`).
 fn is_path_text(s: &str) -> bool {
     (s.starts_with("crate::") || s.starts_with("super::") || s.starts_with("self::"))
-        && s.chars().all(|c| c == ':' || c == '_' || c.is_alphanumeric())
+        && s.chars()
+            .all(|c| c == ':' || c == '_' || c.is_alphanumeric())
 }
 
 /// The source files of `src/`, by module path (`[]` for `lib.rs`, `["expect", "checks"]` for
@@ -198,10 +205,7 @@ fn modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
 }
 
 /// The file a module path lands in: the deepest file module it names.
-fn file_of(
-    path: &[String],
-    files: &BTreeMap<Vec<String>, PathBuf>,
-) -> Option<Vec<String>> {
+fn file_of(path: &[String], files: &BTreeMap<Vec<String>, PathBuf>) -> Option<Vec<String>> {
     (0..=path.len())
         .rev()
         .map(|n| path[..n].to_vec())
@@ -367,10 +371,8 @@ impl Reader<'_> {
                             None => break,
                         }
                     }
-                    if !after_sep {
-                        if let Some(m) = self.resolve(&segs) {
-                            self.found.push(m);
-                        }
+                    if !after_sep && let Some(m) = self.resolve(&segs) {
+                        self.found.push(m);
                     }
                 }
                 _ => self.at += 1,
@@ -480,13 +482,6 @@ fn circles(graph: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<BTreeSet<S
 fn no_file_of_the_core_imports_itself_in_a_circle() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let graph = arrows(&src);
-    if std::env::var_os("LAYERS_PRINT").is_some() {
-        for (from, tos) in &graph {
-            for (to, via) in tos {
-                eprintln!("{from} -> {to}   ({via})");
-            }
-        }
-    }
     let found = circles(&graph);
     let report: Vec<String> = found
         .iter()
@@ -521,7 +516,11 @@ fn the_reader_sees_every_kind_of_path() {
     let files: BTreeMap<Vec<String>, PathBuf> = ["", "a", "b", "c", "d", "e", "z", "m"]
         .iter()
         .map(|m| {
-            let path: Vec<String> = m.split('/').filter(|s| !s.is_empty()).map(String::from).collect();
+            let path: Vec<String> = m
+                .split('/')
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect();
             (path, PathBuf::from(format!("{m}.rs")))
         })
         .collect();
@@ -540,6 +539,9 @@ fn the_reader_sees_every_kind_of_path() {
         .filter_map(|m| file_of(m, &files))
         .map(|m| m.join("::"))
         .collect();
-    let want: BTreeSet<String> = ["a", "b", "c", "d", "e"].iter().map(|s| s.to_string()).collect();
+    let want: BTreeSet<String> = ["a", "b", "c", "d", "e"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     assert_eq!(found, want);
 }
