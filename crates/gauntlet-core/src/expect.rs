@@ -33,8 +33,9 @@
 //! conversions: this file). A check sees its case through [`CaseView`], because the case
 //! holds its checks. Validation sits with the facts, because it is a pure function of the
 //! suite; the parsers it needs (regular expressions, JSON Schema, JSON path) are lent by the
-//! loader through [`Parsers`], as this crate has none. Grading needs detectors and caches, so it lives
-//! in gauntlet-graders: one `Grade` impl per options type, dispatched with `with_check!`.
+//! loader through [`Parsers`], as this crate has none. Grading needs detectors and caches,
+//! so it lives in gauntlet-graders: one `Grade` impl per options type, dispatched with
+//! `with_check!`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -166,7 +167,7 @@ macro_rules! checks {
 
         impl $crate::expect::check::Modifier {
             /// Every such modifier, in the order an entry is checked for them.
-            pub const ALL: &[$crate::expect::check::Modifier] = &[$($crate::expect::check::Modifier::$Mod,)*];
+            pub const ALL: &[Self] = &[$(Self::$Mod,)*];
 
             /// Its key in a suite file.
             pub fn key(self) -> &'static str {
@@ -288,7 +289,10 @@ macro_rules! checks {
             pub(crate) fn take_checks(
                 &mut self,
                 modifiers: &$crate::expect::check::Modifiers,
-            ) -> Result<Vec<(&'static str, Oracle)>, (&'static str, $crate::expect::check::RawError)> {
+            ) -> Result<
+                Vec<(&'static str, Oracle)>,
+                (&'static str, $crate::expect::check::RawError),
+            > {
                 let mut found: Vec<(&'static str, Oracle)> = Vec::new();
                 $(
                     if let Some(raw) = self.$key.take() {

@@ -39,7 +39,8 @@ pub enum MatchMode {
 }
 
 /// One kind of check, implemented by its options type (the payload of its
-/// [`Oracle`](super::Oracle) variant). Everything about a check except how it is graded is here.
+/// [`Oracle`](super::Oracle) variant). Everything about a check except how it is graded is
+/// here.
 pub trait Check: Sized {
     /// The value of the check's key as written (`contains: TEXT` holds a [`OneOrMany`]).
     type Raw;
@@ -77,8 +78,8 @@ pub trait Check: Sized {
     }
 }
 
-/// Large options stay behind a box in [`Oracle`](super::Oracle), so that every case does not pay for the
-/// largest check.
+/// Large options stay behind a box in [`Oracle`](super::Oracle), so that every case does not
+/// pay for the largest check.
 impl<T: Check> Check for Box<T> {
     type Raw = T::Raw;
     const FACTS: Facts = T::FACTS;

@@ -3,8 +3,9 @@
 //!
 //! A new check is a line in the table (its key, its [`Oracle`] variant with the options type,
 //! and the doc comment that becomes the key's description in the JSON Schema), its options
-//! type with `impl Check` and a written example for the round-trip test in this file, and
-//! its `impl Grade` in gauntlet-graders (`oracles.rs`), which `with_check!` dispatches to.
+//! type with `impl Check` and a written example in the `WRITTEN` list at the end of this
+//! file (the round-trip test reads each back), and its `impl Grade` in gauntlet-graders
+//! (`oracles.rs`), which `with_check!` dispatches to.
 //! The table's order is the documented order, the order of [`CHECK_KEYS`] and of the lists
 //! in error messages.
 
