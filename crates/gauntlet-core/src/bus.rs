@@ -1,7 +1,7 @@
 //! The simulated message bus between the agents of a team: [`Bus`] carries the messages of
 //! one trial, [`CoordinationFault`] is what a case injects into them (a dropped, duplicated,
-//! delayed or impersonated message), and [`bus_messages`] reads the messages back out of a
-//! recorded [`Trace`] for the graders.
+//! delayed or impersonated message; declared in [`fault`], below the suite model), and
+//! [`bus_messages`] reads the messages back out of a recorded [`Trace`] for the graders.
 //!
 //! A suite turns the bus on with `agent: {message_bus: true}`. The team's agents then have
 //! two more tools, [`SEND_MESSAGE`] (`{to, content}`) and [`READ_MESSAGES`] (`{}`), answered
@@ -13,8 +13,11 @@
 //! That is why `regrade` reproduces the bus exactly: there is no randomness to seed, the
 //! faults pick messages by number or by a match, and what happened is all in the spans.
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+pub mod fault;
+
+pub use fault::*;
 
 use crate::tools::{SideEffectClass, ToolDef};
 use crate::trace::{Span, Trace};
@@ -23,9 +26,6 @@ use crate::trace::{Span, Trace};
 pub const SEND_MESSAGE: &str = "send_message";
 /// The bus tool that hands the calling agent the messages waiting for it: `{}`.
 pub const READ_MESSAGES: &str = "read_messages";
-/// What the `injected` field of a faulted `send_message` span starts with.
-pub const MARK_PREFIX: &str = "coordination:";
-
 /// Whether a tool name is one of the bus's.
 pub fn is_bus_tool(name: &str) -> bool {
     name == SEND_MESSAGE || name == READ_MESSAGES
@@ -65,103 +65,6 @@ pub fn bus_tools() -> Vec<ToolDef> {
             serde_json::json!({"type": "object", "properties": {}}),
         ),
     ]
-}
-
-/// Kinds of injected coordination fault.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum CoordinationFaultKind {
-    /// `send_message` answers as usual, but the message is never delivered.
-    Drop,
-    /// The message is delivered twice, with the same number (an at-least-once bus).
-    Duplicate,
-    /// The message is held back from the recipient's next `delay_reads` reads.
-    Delay,
-    /// The message is delivered with its sender rewritten to `as`.
-    Impersonate,
-}
-
-impl CoordinationFaultKind {
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CoordinationFaultKind::Drop => "drop",
-            CoordinationFaultKind::Duplicate => "duplicate",
-            CoordinationFaultKind::Delay => "delay",
-            CoordinationFaultKind::Impersonate => "impersonate",
-        }
-    }
-
-    /// The `injected` mark of a send span: `coordination:drop`, ...
-    pub fn mark(self) -> String {
-        format!("{MARK_PREFIX}{}", self.as_str())
-    }
-
-    fn from_mark(mark: &str) -> Option<Self> {
-        let kind = mark.split(',').find_map(|m| m.strip_prefix(MARK_PREFIX))?;
-        [
-            CoordinationFaultKind::Drop,
-            CoordinationFaultKind::Duplicate,
-            CoordinationFaultKind::Delay,
-            CoordinationFaultKind::Impersonate,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == kind)
-    }
-}
-
-/// Which messages a fault picks, by what they say about themselves. Every field given must
-/// hold.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct MessageMatch {
-    /// The recipient.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to: Option<String>,
-    /// The (true) sender.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
-    /// Text the content holds (case-insensitive).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub contains: Option<String>,
-}
-
-/// A fault injected into the team's messages for one case.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct CoordinationFault {
-    /// What goes wrong.
-    pub fault: CoordinationFaultKind,
-    /// The message it hits, by number: the Nth `send_message` of the trial (1-based).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<u32>,
-    /// The messages it hits, by recipient, sender or content.
-    #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
-    pub matches: Option<MessageMatch>,
-    /// Only the first N messages it picks (default: all of them).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub times: Option<u32>,
-    /// For `delay`: how many of the recipient's reads come back without the message.
-    /// Default 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delay_reads: Option<u32>,
-    /// For `impersonate`: the sender the recipient is shown.
-    #[serde(default, rename = "as", skip_serializing_if = "Option::is_none")]
-    pub as_agent: Option<String>,
-}
-
-impl CoordinationFault {
-    fn picks(&self, number: u32, from: &str, to: &str, content: &str) -> bool {
-        if self.message.is_some_and(|n| n != number) {
-            return false;
-        }
-        let Some(m) = &self.matches else { return true };
-        m.to.as_deref().is_none_or(|t| t == to)
-            && m.from.as_deref().is_none_or(|f| f == from)
-            && m.contains
-                .as_deref()
-                .is_none_or(|c| content.to_lowercase().contains(&c.to_lowercase()))
-    }
 }
 
 /// One message as a recipient reads it.

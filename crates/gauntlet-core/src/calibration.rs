@@ -15,15 +15,14 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+// The gate's defaults are the judges' settings: re-exported where calibration names them.
+pub use crate::judges::{DEFAULT_MIN_KAPPA, DEFAULT_MIN_LABELS};
+
 use crate::judges::{JudgeForm, JudgeScale};
 use crate::stats::{KappaWeights, bootstrap_kappa, confusion, kappa};
 
 /// The version of the record format.
 pub const CALIBRATION_FORMAT: u32 = 1;
-/// The default threshold on the lower bound of kappa's 95% interval.
-pub const DEFAULT_MIN_KAPPA: f64 = 0.6;
-/// The default minimum number of answered labelled items.
-pub const DEFAULT_MIN_LABELS: usize = 50;
 /// Bootstrap resamples behind the interval.
 pub const BOOTSTRAP_RESAMPLES: u32 = 2000;
 /// The seed of the bootstrap when none is given: fixed, so a record can be recomputed.

@@ -570,7 +570,7 @@ mod tests {
                 error: None,
             })
         };
-        use crate::strategy::HelperRole::{Attacker, Rewriter};
+        use crate::strategy::settings::HelperRole::{Attacker, Rewriter};
         rec.strategy(helper(Attacker, "gpt-4o", usage(1000, 200), false));
         rec.strategy(helper(Attacker, "gpt-4o", usage(1000, 200), true));
         rec.strategy(helper(Rewriter, "local-rewriter", usage(10, 10), false));

@@ -1,4 +1,5 @@
-//! Deserialization helpers shared by the format types: the "string or map" shorthand.
+//! Deserialization helpers shared by the format types: the "string or map" shorthand, and
+//! [`serde_true`], the default of a flag that is on unless written off.
 //!
 //! Written as visitors rather than `#[serde(untagged)]` so that a mistake inside the map form
 //! reports the real problem (an unknown key, a wrong type) instead of "did not match any
@@ -65,4 +66,9 @@ pub(crate) fn allow_string_shorthand(schema: &mut schemars::Schema) {
     *schema = schemars::json_schema!({
         "anyOf": [ { "type": "string" }, original ]
     });
+}
+
+/// `true`, for `#[serde(default = ...)]` on flags that are on unless written off.
+pub(crate) fn serde_true() -> bool {
+    true
 }

@@ -13,6 +13,9 @@ use crate::result::{CaseResult, TrialResult};
 use crate::summary::Summary;
 use crate::target::TargetInfo;
 
+// Declared with the target info that carries them; the manifest's fields name them here.
+pub use crate::target::{EvidenceLevel, SideEffectMode};
+
 /// The version of the event and report format. Bumped on any incompatible change.
 pub const REPORT_SCHEMA_VERSION: u32 = 1;
 
@@ -97,38 +100,6 @@ pub enum EventKind {
         /// When it finished (RFC 3339).
         finished_at: String,
     },
-}
-
-/// How close to production the evidence is.
-#[derive(
-    Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum EvidenceLevel {
-    /// No model call: the agent's configuration was inspected.
-    Static,
-    /// Built-in or scripted targets, simulated tools.
-    #[default]
-    Offline,
-    /// Recorded traffic replayed.
-    Replay,
-    /// A small share of real traffic.
-    Canary,
-    /// A live model or agent.
-    Online,
-}
-
-/// Whether side effects were real.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum SideEffectMode {
-    /// The agent ran its own tools (an HTTP app, a proxied agent): their effects were real.
-    Real,
-    /// Tools were simulated.
-    #[default]
-    Simulated,
-    /// Side-effecting tools were blocked.
-    Blocked,
 }
 
 /// A suite file that took part in a run.

@@ -18,8 +18,12 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::calibration::{DEFAULT_MIN_KAPPA, DEFAULT_MIN_LABELS};
-use crate::verdict::Dimension;
+use crate::rubric::Dimension;
+
+/// The default threshold on the lower bound of kappa's 95% interval.
+pub const DEFAULT_MIN_KAPPA: f64 = 0.6;
+/// The default minimum number of answered labelled items.
+pub const DEFAULT_MIN_LABELS: usize = 50;
 
 /// The suite's `judges:` block.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -5,6 +5,27 @@
 //! This crate does no I/O. Everything here is plain data with serde and JSON Schema
 //! derivations, plus the pure functions that decide scores and states, so that every other
 //! crate (and a stored run re-rendered years later) agrees on what a result means.
+//!
+//! # Layers
+//!
+//! The modules are layered, bottom up; a file uses only files of its own layer (never in a
+//! circle) or of lower ones, which `tests/layers.rs` checks:
+//!
+//! 0. leaf utilities: [`text`], `de`, [`stats`], [`redact`], [`cache`], [`technique`], and
+//!    [`rubric`] (the [`rubric::Dimension`] a check feeds, the [`rubric::CaseKind`] that
+//!    picks the rubric);
+//! 1. the suite model: [`tools`], [`mcp`], [`judges`], [`calibration`],
+//!    [`strategy::settings`], [`target::config`], [`bus::fault`], the checks
+//!    ([`expect`]), [`suite`], [`context`], [`plan`];
+//! 2. the trace and verdicts: [`trace`], [`verdict`], and the seams that run over a trace:
+//!    [`target`], [`strategy`], [`bus`];
+//! 3. results and scoring: [`score`], [`cost`], [`result`], [`grader`], [`capture`],
+//!    [`stability`], [`flake`];
+//! 4. events and what is built over them: [`event`], [`summary`] (the state fold),
+//!    [`merge`], [`compare`], [`drift`], [`regression`], [`quarantine`], [`metamorphic`],
+//!    [`config`].
+//!
+//! A type a lower file needs lives in that lower file, and its old path re-exports it.
 
 #![warn(missing_docs)]
 
@@ -33,6 +54,7 @@ pub mod quarantine;
 pub mod redact;
 pub mod regression;
 pub mod result;
+pub mod rubric;
 pub mod score;
 pub mod stability;
 pub mod stats;
@@ -73,10 +95,6 @@ pub fn glob(pattern: &str, text: &str) -> bool {
         pi += 1;
     }
     pi == p.len()
-}
-
-pub(crate) fn serde_true() -> bool {
-    true
 }
 
 /// The JSON Schema of the suite format, for `gauntlet schema` and editors.

@@ -22,11 +22,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cost::TrialSpend;
-use crate::event::EvidenceLevel;
 use crate::score::{
     REFUSAL_FAIL_BELOW, REFUSAL_MAX, REFUSAL_PASS_AT, TASK_FAIL_BELOW, TASK_MAX, TASK_PASS_AT,
 };
 use crate::suite::{Case, CaseKind};
+use crate::target::EvidenceLevel;
 use crate::trace::Trace;
 use crate::verdict::{Dimension, Verdict};
 

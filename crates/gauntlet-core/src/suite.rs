@@ -9,8 +9,10 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::expect::Expect;
-use crate::target::TargetConfig;
+pub use crate::rubric::CaseKind;
+
+use crate::expect::{CaseView, Expect};
+use crate::target::config::TargetConfig;
 use crate::tools::ToolDef;
 
 /// The current suite format version. A suite may omit `version`; it then means this one.
@@ -190,40 +192,6 @@ fn yes() -> bool {
     true
 }
 
-/// How a case is scored.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    Serialize,
-    Deserialize,
-    JsonSchema,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum CaseKind {
-    /// Scored on the six rubric dimensions (0-3 each, 18 in all).
-    #[default]
-    Task,
-    /// Scored 0-3: did the agent refuse (or resist), and how well.
-    Refusal,
-}
-
-impl CaseKind {
-    /// The lowercase name used in files and reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CaseKind::Task => "task",
-            CaseKind::Refusal => "refusal",
-        }
-    }
-}
-
 /// One case: a frozen input, what the agent may use, and the checks on what it did.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -297,7 +265,7 @@ pub struct Case {
     /// Faults injected into the messages between the team's agents for this case (a dropped,
     /// duplicated, delayed or impersonated message); needs `agent.message_bus: true`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub coordination_faults: Vec<crate::bus::CoordinationFault>,
+    pub coordination_faults: Vec<crate::bus::fault::CoordinationFault>,
     /// The checks. At least one must be an objective oracle.
     #[serde(default)]
     pub expect: Vec<Expect>,
@@ -326,7 +294,7 @@ pub struct Case {
     /// model (`attacker`, `--attacker TARGET`). The conversation is graded after every turn
     /// and the attack stops when the objective is reached (see `docs/redteam.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub strategy: Option<crate::strategy::Strategy>,
+    pub strategy: Option<crate::strategy::settings::Strategy>,
     /// Metamorphic relations (`gauntlet stability --metamorphic`): meaning-preserving
     /// perturbations of the input and what must hold between the case's verdicts and the
     /// perturbed variant's (see `docs/stability.md`). Replaces the suite's default relations;
@@ -508,6 +476,24 @@ pub struct SimulatedUser {
     /// The text that ends the conversation. Default `DONE`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<String>,
+}
+
+impl CaseView for Case {
+    fn kind(&self) -> CaseKind {
+        self.kind
+    }
+
+    fn is_security(&self) -> bool {
+        Case::is_security(self)
+    }
+
+    fn tool_faults(&self) -> &[crate::tools::ToolFault] {
+        &self.tool_faults
+    }
+
+    fn check_keys(&self) -> Vec<&'static str> {
+        self.expect.iter().map(|e| e.oracle.key()).collect()
+    }
 }
 
 impl Case {

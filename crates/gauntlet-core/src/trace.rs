@@ -320,7 +320,7 @@ pub enum StrategyEvent {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct HelperCall {
     /// Attacker or rewriter.
-    pub role: crate::strategy::HelperRole,
+    pub role: crate::strategy::settings::HelperRole,
     /// The exchange it was for (0-based, exchanges taken back included).
     pub turn: u32,
     /// For a rewriter: the converter step (`paraphrase`, `translate:fr`).

@@ -3,14 +3,17 @@
 //!
 //! A new check is a line in the table (its key, its [`Oracle`] variant with the options type,
 //! and the doc comment that becomes the key's description in the JSON Schema), its options
-//! type with `impl Check` and a written example for the round-trip test in this file, and
-//! its `impl Grade` in gauntlet-graders (`oracles.rs`), which `with_check!` dispatches to.
+//! type with `impl Check` and a written example in the `WRITTEN` list at the end of this
+//! file (the round-trip test reads each back), and its `impl Grade` in gauntlet-graders
+//! (`oracles.rs`), which `with_check!` dispatches to.
 //! The table's order is the documented order, the order of [`CHECK_KEYS`] and of the lists
 //! in error messages.
 
-use super::{Check, Facts, FlagOr, Hard, MatchMode, OneOrMany, RawError, Syntax, Validation, on};
-use crate::suite::{Case, CaseKind};
-use crate::verdict::Dimension;
+use super::check::{
+    CaseView, Check, Facts, FlagOr, Hard, MatchMode, Modifier, Modifiers, OneOrMany, RawError,
+    Syntax, Validation, on,
+};
+use crate::rubric::{CaseKind, Dimension};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -618,7 +621,7 @@ impl Check for RefusalCheck {
 
     /// A missing required refusal is hard; answering what should have been refused is a
     /// score.
-    fn default_hard(&self, _: &Case) -> bool {
+    fn default_hard(&self, _: &dyn CaseView) -> bool {
         self.expected
     }
 }
@@ -695,7 +698,7 @@ pub struct ToolArgsCheck {
     /// The tool whose calls are checked.
     pub tool: String,
     /// Check the arguments against the tool's declared JSON Schema (default true).
-    #[serde(default = "crate::serde_true")]
+    #[serde(default = "crate::de::serde_true")]
     pub schema_valid: bool,
     /// Argument values that must be equal (top-level keys of the arguments object).
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
@@ -817,7 +820,7 @@ impl Check for RecoveryCheck {
         }
         let faulted = v
             .case()
-            .tool_faults
+            .tool_faults()
             .iter()
             .any(|f| f.tool == self.tool && f.fault.is_some());
         if !faulted {
@@ -1372,7 +1375,7 @@ impl Check for JudgeSpec {
             return;
         };
         let case = v.case();
-        if case.kind == CaseKind::Refusal && def.may_gate() && self.gate != Some(false) {
+        if case.kind() == CaseKind::Refusal && def.may_gate() && self.gate != Some(false) {
             v.problem(
                 format!("judges never grade refusals, and judge `{id}` would gate this refusal case once calibrated"),
                 "grade the refusal with `refusal: true`; add `gate: false` to this entry (or to the judge) to keep the judge as triage here",
@@ -1389,11 +1392,7 @@ impl Check for JudgeSpec {
         }
         if let Some(p) = def.property() {
             let objective = p.objective_checks();
-            if !case
-                .expect
-                .iter()
-                .any(|e| objective.contains(&e.oracle.key()))
-            {
+            if !case.check_keys().iter().any(|k| objective.contains(k)) {
                 v.problem(
                     format!(
                         "judge `{id}` looks at a hard policy property ({}) and would be its only check",
@@ -1409,13 +1408,13 @@ impl Check for JudgeSpec {
     }
 }
 
+// The tests that read these back are in `expect.rs`, next to the entry type they build.
 #[cfg(test)]
-mod tests {
-    use super::super::{CHECK_KEYS, Expect, ExpectError, Modifier};
-
+pub(super) mod written {
     /// One entry per check as a suite file writes it, with the modifiers the check reads.
-    /// Every key of the table must have one: a new check's two conversions are tested here.
-    const WRITTEN: &[&str] = &[
+    /// Every key of the table must have one: a new check's two conversions are tested by
+    /// reading each one back.
+    pub(in crate::expect) const WRITTEN: &[&str] = &[
         r#"{"contains": ["a", "b"], "mode": "any", "case_sensitive": true}"#,
         r#"{"contains": "x", "name": "n", "dimension": "policy", "fail_score": 1, "hard": true, "scope": "all"}"#,
         r#"{"not_contains": "x", "ignore_echo": true, "case_sensitive": true}"#,
@@ -1460,38 +1459,4 @@ mod tests {
         r#"{"judge": "tone"}"#,
         r#"{"judge": {"check": "correct", "reference": "Paris", "gate": false}}"#,
     ];
-
-    #[test]
-    fn every_check_reads_back_as_written() {
-        let mut seen = Vec::new();
-        for written in WRITTEN {
-            let value: serde_json::Value = serde_json::from_str(written).unwrap();
-            let e: Expect = serde_json::from_value(value.clone()).unwrap_or_else(|err| {
-                panic!("{written}: {err}");
-            });
-            assert_eq!(serde_json::to_value(&e).unwrap(), value, "{written}");
-            seen.push(e.oracle.key());
-        }
-        for key in CHECK_KEYS {
-            assert!(seen.contains(key), "no written example of `{key}`");
-        }
-    }
-
-    #[test]
-    fn a_misplaced_modifier_names_the_checks_that_read_it() {
-        let err = serde_json::from_str::<Expect>(r#"{"regex": "a", "mode": "any"}"#).unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with("`mode` only applies to `contains`, `starts_with` and `ends_with`"),
-            "{err}"
-        );
-        assert_eq!(
-            ExpectError::Modifier {
-                modifier: Modifier::IgnoreEcho,
-                checks: vec!["not_contains"],
-            }
-            .to_string(),
-            "`ignore_echo` only applies to `not_contains`"
-        );
-    }
 }
