@@ -103,6 +103,7 @@
 //!
 //! [`new`]: CanaryDetector::new
 
+mod checks;
 mod described;
 mod direct;
 mod encoded;
@@ -352,6 +353,8 @@ pub struct CanaryDetector {
     leet_key: Vec<u8>,
     /// Key indices of its first, middle and last letters, when Caesar shifts are searched.
     shift_anchors: Option<(usize, usize, usize)>,
+    /// The secret as one character repeated (`♿♿♿`), for counts (see the `checks` stage).
+    repeated: Option<checks::Repeated>,
 }
 
 impl CanaryDetector {
@@ -486,6 +489,7 @@ impl CanaryDetector {
             pats,
             leet_key,
             shift_anchors,
+            repeated: checks::Repeated::of(secret),
         }
     }
 
@@ -565,6 +569,12 @@ impl CanaryDetector {
                     fraction: 1.0,
                 });
             }
+            if !col.full {
+                self.search_count(text, col);
+            }
+            if !col.full {
+                self.search_symbol_acrostic(text, col);
+            }
             return;
         }
 
@@ -591,6 +601,16 @@ impl CanaryDetector {
                 self.search_pieces(text, &main, col);
             }
         }
+        // Counts and character checks are precise by their structure, for short keys too.
+        if !col.full {
+            self.search_count(text, col);
+        }
+        if !col.full {
+            self.search_char_checks(text, col);
+        }
+        if self.short && !col.full && sv.lines + 1 >= self.key.len() {
+            self.search_block_acrostic(text, col);
+        }
         if col.done() || self.short {
             return;
         }
@@ -615,7 +635,7 @@ impl CanaryDetector {
         }
         let initials_hit = || self.ac.as_ref().is_some_and(|ac| ac.is_match(&sv.initials));
         if sv.initials.len() >= self.key.len() && initials_hit() && !col.done() {
-            self.search_word_acrostic(text, &sv, col);
+            self.search_word_acrostic(text, &sv.initials, col);
         }
         if sv.spelling >= 3 && !col.done() {
             self.search_phonetic(text, col);
