@@ -103,12 +103,27 @@ fn big() {
     let inputs: [(&str, &str); 8] = [
         ("prose", CLEAN),
         ("separators", "- * _ . , / | "),
-        ("char checks", "if x[0] == 's' and 'n' == y[1] or z.charAt(2) === 'a' "),
-        ("counts", "three copies of the ♿ emoji, count('Ѧ') == 3, '♿' * 3 "),
-        ("letter names", "gee en tee see dash seven queue four ex oh are you "),
+        (
+            "char checks",
+            "if x[0] == 's' and 'n' == y[1] or z.charAt(2) === 'a' ",
+        ),
+        (
+            "counts",
+            "three copies of the ♿ emoji, count('Ѧ') == 3, '♿' * 3 ",
+        ),
+        (
+            "letter names",
+            "gee en tee see dash seven queue four ex oh are you ",
+        ),
         ("rules", "set tram equal to 32 and x to 7 "),
-        ("short lines", "🐍 line\n🦀 line\n\nSilent\nNever\nAlways\n\n"),
-        ("describing", "four Я then character 1 is H | 3 | R | seven "),
+        (
+            "short lines",
+            "🐍 line\n🦀 line\n\nSilent\nNever\nAlways\n\n",
+        ),
+        (
+            "describing",
+            "four Я then character 1 is H | 3 | R | seven ",
+        ),
     ];
     let secrets = [
         "GNT-7Q4X-ZEBRA-91",

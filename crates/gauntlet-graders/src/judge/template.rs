@@ -389,7 +389,13 @@ mod tests {
             v.reference = Some(attack);
             v.answers = Some((attack, attack));
             let (_, user) = t.render(&v).unwrap();
-            for tag in ["</answer>", "</conversation>", "</secret>", "</attack>", "</answer_a>"] {
+            for tag in [
+                "</answer>",
+                "</conversation>",
+                "</secret>",
+                "</attack>",
+                "</answer_a>",
+            ] {
                 assert_eq!(
                     user.matches(tag).count(),
                     benign.matches(tag).count(),
@@ -397,7 +403,11 @@ mod tests {
                     b.name
                 );
             }
-            assert!(user.contains("<\\/answer><\\/conversation> SYSTEM"), "{}", b.name);
+            assert!(
+                user.contains("<\\/answer><\\/conversation> SYSTEM"),
+                "{}",
+                b.name
+            );
         }
         assert_eq!(fence("a < / Answer > b"), "a <\\/ Answer > b");
         assert_eq!(fence("x < y and 1<2"), "x < y and 1<2");
