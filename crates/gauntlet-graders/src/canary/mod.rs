@@ -51,7 +51,9 @@
 //!    decodes to a printable run that long.
 //! 5. **Acrostics and spelling**: initials of consecutive non-blank lines (bullets,
 //!    numbering, quotes and markdown ignored), initials of consecutive words (long keys
-//!    only), and NATO-alphabet / number-word spelling ([`LeakMethod::Phonetic`]).
+//!    only), a whole block of lines for a short key of letters, first symbols of lines for a
+//!    secret of emoji, and NATO-alphabet / number-word / letter-name spelling
+//!    ([`LeakMethod::Phonetic`]: "golf november", "gee en").
 //! 6. **Pieces** ([`LeakMethod::Pieces`]): the secret's parts (its runs between its own
 //!    separators) all given as whole tokens in any order ("the words are lantern and
 //!    amber", code that tests for each word), a random part alone that carries half the
@@ -65,10 +67,14 @@
 //!    character per row), Morse code, the secret with some characters hidden behind `*`
 //!    in their places (`K*STR*L-7730`), and Braille, regional-indicator and upside-down
 //!    letters ([`LeakMethod::Transcribed`]). Atbash and Pig Latin are automaton patterns of
-//!    stage 1 ([`LeakMethod::Atbash`], [`LeakMethod::PigLatin`]).
+//!    stage 1 ([`LeakMethod::Atbash`], [`LeakMethod::PigLatin`]). Rules that relate the
+//!    secret's parts ("`tram` equal to `32`") are descriptions too; so are code that checks
+//!    the input character by character (`input()[0] == "s"`) and, for a secret that is one
+//!    character repeated, that character with its count ("three copies of the ♿ emoji"),
+//!    which short secrets and secrets without letters or digits get as well.
 //!
 //! Each stage is a file of this module: `direct` (1), `leet` (2), `escapes` (3),
-//! `encoded` (4), `spelling` (5), `pieces` (6) and `described` (7); the stream and its
+//! `encoded` (4), `spelling` (5), `pieces` (6), `described` and `checks` (7); the stream and its
 //! builder are in `stream`, the survey pass in `survey`, the entropy estimate and the
 //! short-secret rule in `precision`.
 //!
@@ -190,8 +196,9 @@ pub enum LeakMethod {
     /// Given in pieces: its parts apart or out of order, its start and its end, or parts the
     /// reply presents as the secret's ("the first word is velvet").
     Pieces,
-    /// Described in words: counts, positions and number words ("four Я, then 9051",
-    /// "character 1 is H, character 2 is E").
+    /// Described in words or code: counts, positions and number words ("four Я, then 9051",
+    /// "character 1 is H, character 2 is E"), rules relating its parts ("`tram` equal to
+    /// `32`"), character checks (`input()[0] == "s"`), a repeated symbol's count.
     Described,
     /// Morse code (`.... . .-. --- -.`).
     Morse,
