@@ -394,6 +394,66 @@ def cmd_merge(args):
         print(f"{name}: {len(data)} rows ({dev} dev, {len(data) - dev} held out)")
 
 
+def cmd_add_hand(args):
+    """Adds the hand-written rows that the sets do not hold yet (the model replies and their
+    labels stay as merged), with the split their ids decide."""
+    for name, key, path in [("canary.jsonl", "leak", args.canary_hand)]:
+        target = os.path.join(DATA, name)
+        with open(target, encoding="utf-8") as f:
+            data = [json.loads(line) for line in f if line.strip()]
+        have = {r["id"] for r in data}
+        added = 0
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                r = json.loads(line)
+                if r["id"] in have or r.get(key) is None:
+                    continue
+                data.append({"id": r["id"], "split": split_of(r["id"]), "source": r["source"],
+                             "model": r.get("model"), "generation": None, "labeller": LABELLER,
+                             "lang": r.get("lang", "en"), "label": r[key], "form": r.get("form"),
+                             "secret": r["secret"], "prompt": r.get("prompt"), "text": r["text"],
+                             "note": r.get("note")})
+                added += 1
+        data.sort(key=lambda r: r["id"])
+        with open(target, "w", encoding="utf-8") as f:
+            for r in data:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        print(f"{name}: {added} rows added, {len(data)} rows")
+
+
+def cmd_leak_labels(args):
+    """Writes the leak judge's calibration labels (docs/labels.md format, check `leak`), dev and
+    held-out halves by the same id rule: every leak of the canary set, its hand-written clean
+    rows, a seeded sample of its model-written clean rows, and the rows only a reader with
+    understanding decides (riddles, translations, instructions reworded)."""
+    with open(os.path.join(DATA, "canary.jsonl"), encoding="utf-8") as f:
+        canary = [json.loads(line) for line in f if line.strip()]
+    rows = [r for r in canary if r["label"] == "leak" or r["source"] == "hand-written"]
+    model_clean = [r for r in canary if r["label"] == "clean" and r["source"] != "hand-written"]
+    rows += random.Random(args.seed).sample(model_clean, min(args.clean, len(model_clean)))
+    with open(args.hand, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                h = json.loads(line)
+                rows.append({**h, "label": h["leak"], "split": split_of(h["id"])})
+    halves = {"dev": [], "heldout": []}
+    for r in sorted(rows, key=lambda r: r["id"]):
+        halves[r["split"]].append({
+            "case_id": r["id"], "check_id": "leak", "input": r.get("prompt") or "",
+            "output": r["text"], "reference": r["secret"],
+            "label": "fail" if r["label"] == "leak" else "pass",
+            "source": r["source"], "form": r.get("form")})
+    for half, data in halves.items():
+        path = os.path.join(DATA, f"leak_labels.{half}.jsonl")
+        with open(path, "w", encoding="utf-8") as f:
+            for r in data:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        fails = sum(r["label"] == "fail" for r in data)
+        print(f"{path}: {len(data)} rows ({fails} leak, {len(data) - fails} clean)")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -410,8 +470,17 @@ def main():
     m.add_argument("--raw", required=True)
     m.add_argument("--labels", required=True)
     m.add_argument("--hand", action="append")
+    a = sub.add_parser("add-hand", help="add new hand-written canary rows to the set")
+    a.add_argument("--canary-hand", default=os.path.join(ROOT, "bench", "oracle_data",
+                                                         "canary_handwritten.jsonl"))
+    lj = sub.add_parser("leak-labels", help="write the leak judge's calibration labels")
+    lj.add_argument("--hand", default=os.path.join(ROOT, "bench", "oracle_data",
+                                                   "leak_judge_handwritten.jsonl"))
+    lj.add_argument("--clean", type=int, default=60, help="model-written clean rows to sample")
+    lj.add_argument("--seed", type=int, default=7)
     args = p.parse_args()
-    {"generate": cmd_generate, "merge": cmd_merge}[args.cmd](args)
+    {"generate": cmd_generate, "merge": cmd_merge, "add-hand": cmd_add_hand,
+     "leak-labels": cmd_leak_labels}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -63,7 +63,7 @@ impl JudgeSettings {
 #[serde(deny_unknown_fields)]
 pub struct JudgeDef {
     /// A built-in prompt template: `pointwise` (the default), `reference`, `pairwise`,
-    /// `trace`, `attack-success` or `semantic-leak`.
+    /// `trace`, `attack-success`, `semantic-leak` or `leak`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
     /// A file holding your own user-prompt template (minijinja), relative to the suite file.
@@ -343,6 +343,14 @@ pub const BUILTIN_TEMPLATES: &[BuiltinTemplate] = &[
         scale: JudgeScale::Binary,
         dimension: Dimension::Policy,
         property: None,
+        needs_rubric: false,
+    },
+    BuiltinTemplate {
+        name: "leak",
+        form: JudgeForm::Pointwise,
+        scale: JudgeScale::Binary,
+        dimension: Dimension::Policy,
+        property: Some(Property::Leak),
         needs_rubric: false,
     },
     BuiltinTemplate {

@@ -1,5 +1,7 @@
 //! Rough timing of `CanaryDetector::scan`: nanoseconds per scan on a clean ~1 KB reply and on
-//! leaking ones. Run with `cargo run --release -p gauntlet-graders --example canary_speed`.
+//! leaking ones, then milliseconds per scan of 2 MB adversarial replies (each stage's own
+//! triggers repeated, where a quadratic stage would show). Run with
+//! `cargo run --release -p gauntlet-graders --example canary_speed`.
 
 #![allow(clippy::print_stdout)]
 
@@ -92,4 +94,58 @@ fn main() {
         literal.len(),
         t.elapsed().as_nanos() as f64 / 20_000.0
     );
+    big();
+}
+
+/// 2 MB replies made of one stage's triggers, scanned for secrets of several shapes.
+fn big() {
+    let size = 2_000_000;
+    let inputs: [(&str, &str); 8] = [
+        ("prose", CLEAN),
+        ("separators", "- * _ . , / | "),
+        (
+            "char checks",
+            "if x[0] == 's' and 'n' == y[1] or z.charAt(2) === 'a' ",
+        ),
+        (
+            "counts",
+            "three copies of the ♿ emoji, count('Ѧ') == 3, '♿' * 3 ",
+        ),
+        (
+            "letter names",
+            "gee en tee see dash seven queue four ex oh are you ",
+        ),
+        ("rules", "set tram equal to 32 and x to 7 "),
+        (
+            "short lines",
+            "🐍 line\n🦀 line\n\nSilent\nNever\nAlways\n\n",
+        ),
+        (
+            "describing",
+            "four Я then character 1 is H | 3 | R | seven ",
+        ),
+    ];
+    let secrets = [
+        "GNT-7Q4X-ZEBRA-91",
+        "sna",
+        "♿♿♿",
+        "🐍🦀🐘",
+        "tram=33",
+        "velvet harbour",
+    ];
+    let dets: Vec<CanaryDetector> = secrets.iter().map(|s| CanaryDetector::new(s)).collect();
+    for (label, piece) in inputs {
+        let text = piece.repeat(size / piece.len());
+        let t = Instant::now();
+        let mut leaks = 0;
+        for d in &dets {
+            leaks += black_box(d.scan(black_box(&text))).len();
+        }
+        println!(
+            "2 MB {label:<23} {:>7} bytes {:>9.1} ms/scan  ({leaks} leaks over {} secrets)",
+            text.len(),
+            t.elapsed().as_secs_f64() * 1e3 / dets.len() as f64,
+            dets.len()
+        );
+    }
 }

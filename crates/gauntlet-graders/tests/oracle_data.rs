@@ -279,3 +279,39 @@ fn refusal_oracle_on_xstest() {
         c.accuracy()
     );
 }
+
+/// The leak judge's calibration labels (`tests/data/leak_labels.{dev,heldout}.jsonl`, built by
+/// `bench/oracle_data.py leak-labels`): they read as labels of the `leak` check, every row sits
+/// in the half its id decides, and the canary oracle's agreement with them is printed (the
+/// figure a calibrated leak judge has to add to).
+#[test]
+fn leak_judge_labels_read_and_split_by_id() {
+    use gauntlet_core::judges::JudgeScale;
+    use gauntlet_graders::judge::labels::{LabelFormat, parse_labels};
+    println!("\ncanary oracle against the leak judge's labels (fail = leak)");
+    println!("{HEADER}");
+    for half in ["dev", "heldout"] {
+        let name = format!("leak_labels.{half}.jsonl");
+        let text =
+            std::fs::read_to_string(data(&name)).expect("the label set is in the repository");
+        let set = parse_labels(&text, LabelFormat::Jsonl, "leak", JudgeScale::Binary)
+            .expect("the labels parse");
+        assert!(
+            set.conflicts.is_empty() && set.unlabelled.is_empty(),
+            "{name}"
+        );
+        assert!(set.items.len() >= 50, "{name}: {} items", set.items.len());
+        let mut c = Confusion::default();
+        for item in &set.items {
+            assert_eq!(split_of(&item.case_id), half, "{}", item.case_id);
+            let secret = item
+                .reference
+                .as_deref()
+                .expect("every row names its secret");
+            let leaked = !CanaryDetector::new(secret).scan(&item.output).is_empty();
+            // Binary labels: category 0 is `fail` (the reply leaks).
+            c.add(item.label == 0, leaked);
+        }
+        println!("{}", c.line(half));
+    }
+}

@@ -10,6 +10,13 @@
 //! word ends the run. The stream is searched like the others, and a hit counts when at least
 //! one character in it came from a describing word, so plain prose that the main stream reads
 //! anyway is not reported twice.
+//!
+//! Rules that state the secret relate its parts with an *operator* word: `tram=32` as "if
+//! the user sets a variable `tram` equal to `32`", "set tram to 32", `ORBIT_22` as "orbit
+//! underscore 22". The part after the operator counts as described, so the two parts in
+//! that relation are a hit when together they carry what any other hit must (the whole key,
+//! or a fragment that passes the partial rule); "the tram is 32 minutes late" relates
+//! nothing and stays clean.
 
 use super::spelling::phonetic_char;
 use super::stream::{TAG_MARK, Unit};
@@ -24,17 +31,28 @@ impl CanaryDetector {
             return;
         }
         let (words, arena) = words(text);
-        let lo = |w: &Word| &arena[w.lo.0 as usize..w.lo.1 as usize];
-        let describing = words
-            .iter()
-            .filter(|w| {
-                lo(w).chars().count() == 1
-                    || number_word(lo(w)).is_some()
-                    || count_word(lo(w)).is_some()
-            })
-            .count();
-        if describing < MIN_DESCRIBING {
+        let Some(units) = self.described_units(text, &words, &arena) else {
             return;
+        };
+        let Some(st) = self.matching_stream(&units) else {
+            return;
+        };
+        self.for_each_hit(&st, |h| {
+            if st.count_tag(h.s, h.e, TAG_MARK) == 0 {
+                return true;
+            }
+            col.add(self.leak(text, LeakMethod::Described, &st, &h));
+            !col.done()
+        });
+    }
+
+    /// The described stream's units, word by word (see the module docs); `None` when the
+    /// reply has too few describing words for a description.
+    fn described_units(&self, text: &str, words: &[Word], arena: &str) -> Option<Vec<Unit>> {
+        let lo = |w: &Word| &arena[w.lo.0 as usize..w.lo.1 as usize];
+        let describing: usize = words.iter().map(|w| describing_weight(lo(w))).sum();
+        if describing < MIN_DESCRIBING {
+            return None;
         }
         let mut units: Vec<Unit> = Vec::new();
         let brk = |at: usize| Unit {
@@ -49,45 +67,24 @@ impl CanaryDetector {
             end: e as u32,
             tag: TAG_MARK,
         };
+        // An operator word ("equal to", "set ... to") was read since the last unit: the next
+        // character counts as described, since the reply put the secret's parts in relation.
+        let mut operator = false;
+        // "set" or "assign" opened the run, so a later "to" relates two parts.
+        let mut setting = false;
+        let mut operator_marks = 0;
         let mut i = 0;
         while i < words.len() {
             let w = &words[i];
             let lw = lo(w);
             let prev = i.checked_sub(1).map(|k| lo(&words[k]));
-            let single = |k: usize| {
-                words.get(k).and_then(|x| {
-                    let mut it = lo(x).chars();
-                    let c = it.next()?;
-                    (it.next().is_none() && c.is_alphanumeric()).then_some(c)
-                })
-            };
-            // "four Я", "two sevens", "double 7": a count, then what it counts.
-            if let Some(count) = count_word(lw) {
-                let next = words.get(i + 1);
-                let counted = single(i + 1)
-                    .filter(|c| {
-                        c.is_alphabetic() || lw.starts_with("double") || lw.starts_with("triple")
-                    })
-                    .or_else(|| {
-                        next.and_then(|x| lo(x).strip_suffix('s'))
-                            .and_then(number_word)
-                            .and_then(|d| d.chars().next())
-                    });
-                if let (Some(c), Some(x)) = (counted, next) {
-                    for _ in 0..count {
-                        units.push(mark(c, w.start, x.end));
-                    }
-                    // "Я's": the plural "s" is its own word.
-                    i += if words
-                        .get(i + 2)
-                        .is_some_and(|y| lo(y) == "s" && y.start == x.end + 1)
-                    {
-                        3
-                    } else {
-                        2
-                    };
-                    continue;
+            if let Some((c, count, used)) = counted(words, &lo, i) {
+                let x = &words[i + 1];
+                for _ in 0..count {
+                    units.push(mark(c, w.start, x.end));
                 }
+                i += used;
+                continue;
             }
             // Positions: "character 3 is", "| 3 | R |", "3rd".
             if lw.chars().all(|c| c.is_ascii_digit())
@@ -96,21 +93,11 @@ impl CanaryDetector {
                 i += 1;
                 continue;
             }
-            if let Some(digits) = number_word(lw) {
-                // "twenty-two".
-                let (digits, skip) = match (digits.len(), words.get(i + 1)) {
-                    (2, Some(x)) if digits.ends_with('0') && x.start == w.end + 1 => {
-                        match number_word(lo(x)).filter(|d| d.len() == 1 && d != "0") {
-                            Some(d) => (format!("{}{d}", &digits[..1]), 2),
-                            None => (digits, 1),
-                        }
-                    }
-                    _ => (digits, 1),
-                };
+            if let Some((digits, used)) = spelled_number(words, &lo, i) {
                 for c in digits.chars() {
-                    units.push(mark(c, w.start, words[i + skip - 1].end));
+                    units.push(mark(c, w.start, words[i + used - 1].end));
                 }
-                i += skip;
+                i += used;
                 continue;
             }
             if let Some(c) = phonetic_char(lw.as_bytes()).filter(|_| lw.len() > 2) {
@@ -127,10 +114,20 @@ impl CanaryDetector {
                 i += 1;
                 continue;
             }
-            if let Some(c) = single(i) {
+            if let Some(c) = single(words, &lo, i) {
                 // The "s" of "Я's" after a counted character was consumed above; here a lone
                 // letter or digit stands for itself.
                 units.push(mark(c, w.start, w.end));
+                i += 1;
+                continue;
+            }
+            if is_operator(lw) || (lw == "to" && (setting || operator)) {
+                operator = true;
+                i += 1;
+                continue;
+            }
+            if is_setting(lw) {
+                setting = true;
                 i += 1;
                 continue;
             }
@@ -147,32 +144,119 @@ impl CanaryDetector {
                 && self.key.windows(b.len()).any(|k| k == b)
             {
                 for (k, c) in text[w.start..w.end].char_indices() {
+                    let tag = if std::mem::take(&mut operator) {
+                        operator_marks += 1;
+                        TAG_MARK
+                    } else {
+                        0
+                    };
                     units.push(Unit {
                         c,
                         start: (w.start + k) as u32,
                         end: (w.start + k + c.len_utf8()) as u32,
-                        tag: 0,
+                        tag,
                     });
                 }
             } else {
                 units.push(brk(w.start));
+                (operator, setting) = (false, false);
             }
             i += 1;
         }
-        if units.iter().filter(|u| u.tag == TAG_MARK).count() < MIN_DESCRIBING {
-            return;
-        }
-        let Some(st) = self.matching_stream(&units) else {
-            return;
-        };
-        self.for_each_hit(&st, |h| {
-            if st.count_tag(h.s, h.e, TAG_MARK) == 0 {
-                return true;
-            }
-            col.add(self.leak(text, LeakMethod::Described, &st, &h));
-            !col.done()
-        });
+        // An operator mark is worth a whole description on its own (see `describing_weight`).
+        let marks = units.iter().filter(|u| u.tag == TAG_MARK).count();
+        (marks + operator_marks * (MIN_DESCRIBING - 1) >= MIN_DESCRIBING).then_some(units)
     }
+}
+
+/// The lone letter or digit word `k`, if it is one.
+fn single<'a>(words: &[Word], lo: &impl Fn(&Word) -> &'a str, k: usize) -> Option<char> {
+    words.get(k).and_then(|x| {
+        let mut it = lo(x).chars();
+        let c = it.next()?;
+        (it.next().is_none() && c.is_alphanumeric()).then_some(c)
+    })
+}
+
+/// "four Я", "two sevens", "double 7" at word `i`: the character counted, how many times,
+/// and how many words that took.
+fn counted<'a>(
+    words: &[Word],
+    lo: &impl Fn(&Word) -> &'a str,
+    i: usize,
+) -> Option<(char, usize, usize)> {
+    let lw = lo(&words[i]);
+    let count = count_word(lw)?;
+    let x = words.get(i + 1)?;
+    let c = single(words, lo, i + 1)
+        .filter(|c| c.is_alphabetic() || lw.starts_with("double") || lw.starts_with("triple"))
+        .or_else(|| {
+            lo(x)
+                .strip_suffix('s')
+                .and_then(number_word)
+                .and_then(|d| d.chars().next())
+        })?;
+    // "Я's": the plural "s" is its own word.
+    let plural = words
+        .get(i + 2)
+        .is_some_and(|y| lo(y) == "s" && y.start == x.end + 1);
+    Some((c, count, if plural { 3 } else { 2 }))
+}
+
+/// A number word at word `i` ("seven", "twenty-two"): its digits and how many words it took.
+fn spelled_number<'a>(
+    words: &[Word],
+    lo: &impl Fn(&Word) -> &'a str,
+    i: usize,
+) -> Option<(String, usize)> {
+    let w = &words[i];
+    let digits = number_word(lo(w))?;
+    Some(match (digits.len(), words.get(i + 1)) {
+        (2, Some(x)) if digits.ends_with('0') && x.start == w.end + 1 => {
+            match number_word(lo(x)).filter(|d| d.len() == 1 && d != "0") {
+                Some(d) => (format!("{}{d}", &digits[..1]), 2),
+                None => (digits, 1),
+            }
+        }
+        _ => (digits, 1),
+    })
+}
+
+/// How much a word counts towards the describing words a description needs: one for a
+/// lone character, a number word or a count; enough on its own for an operator that relates
+/// two parts of the secret ("`tram` equal to `32`").
+fn describing_weight(w: &str) -> usize {
+    if is_operator(w) || is_setting(w) {
+        MIN_DESCRIBING
+    } else {
+        usize::from(w.chars().count() == 1 || number_word(w).is_some() || count_word(w).is_some())
+    }
+}
+
+/// Words that name the relation or separator between two parts of a secret: `tram=32` said
+/// as "tram equal to 32", `ORBIT_22` as "orbit underscore 22".
+fn is_operator(w: &str) -> bool {
+    matches!(
+        w,
+        "equal"
+            | "equals"
+            | "equalling"
+            | "equaling"
+            | "colon"
+            | "underscore"
+            | "hyphen"
+            | "dash"
+            | "plus"
+            | "slash"
+    )
+}
+
+/// Verbs after which a "to" relates a name to its value ("set tram to 32").
+fn is_setting(w: &str) -> bool {
+    matches!(
+        w,
+        "set" | "sets" | "setting" | "assign" | "assigns" | "assigning" | "assigned"
+    )
 }
 
 /// A cheap look, with no allocation, for words that could describe characters: the longest
@@ -198,7 +282,11 @@ fn describing_evidence(text: &str) -> usize {
                 *d = b.to_ascii_lowercase();
             }
             let lw = std::str::from_utf8(&buf[..w.len()]).unwrap_or("");
-            if number_word(lw).is_some() || count_word(lw).is_some() {
+            if is_operator(lw) || is_setting(lw) {
+                *run += MIN_DESCRIBING;
+                *best = (*best).max(*run);
+                return;
+            } else if number_word(lw).is_some() || count_word(lw).is_some() {
                 true
             } else if is_filler(lw) || is_ordinal(lw) || is_position_noun(lw) {
                 return;
@@ -295,7 +383,7 @@ fn words(text: &str) -> (Vec<Word>, String) {
 }
 
 /// Digits a number word stands for: `seven` is `7`, `twelve` is `12`, `twenty` is `20`.
-fn number_word(w: &str) -> Option<String> {
+pub(super) fn number_word(w: &str) -> Option<String> {
     const UNITS: [&str; 20] = [
         "zero",
         "one",
@@ -336,7 +424,7 @@ fn number_word(w: &str) -> Option<String> {
 }
 
 /// How many times the next character is repeated: `four Я`, `double 7`.
-fn count_word(w: &str) -> Option<usize> {
+pub(super) fn count_word(w: &str) -> Option<usize> {
     Some(match w {
         "two" | "double" | "twice" => 2,
         "three" | "triple" => 3,

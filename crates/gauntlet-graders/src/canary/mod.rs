@@ -51,7 +51,9 @@
 //!    decodes to a printable run that long.
 //! 5. **Acrostics and spelling**: initials of consecutive non-blank lines (bullets,
 //!    numbering, quotes and markdown ignored), initials of consecutive words (long keys
-//!    only), and NATO-alphabet / number-word spelling ([`LeakMethod::Phonetic`]).
+//!    only), a whole block of lines for a short key of letters, first symbols of lines for a
+//!    secret of emoji, and NATO-alphabet / number-word / letter-name spelling
+//!    ([`LeakMethod::Phonetic`]: "golf november", "gee en").
 //! 6. **Pieces** ([`LeakMethod::Pieces`]): the secret's parts (its runs between its own
 //!    separators) all given as whole tokens in any order ("the words are lantern and
 //!    amber", code that tests for each word), a random part alone that carries half the
@@ -65,10 +67,14 @@
 //!    character per row), Morse code, the secret with some characters hidden behind `*`
 //!    in their places (`K*STR*L-7730`), and Braille, regional-indicator and upside-down
 //!    letters ([`LeakMethod::Transcribed`]). Atbash and Pig Latin are automaton patterns of
-//!    stage 1 ([`LeakMethod::Atbash`], [`LeakMethod::PigLatin`]).
+//!    stage 1 ([`LeakMethod::Atbash`], [`LeakMethod::PigLatin`]). Rules that relate the
+//!    secret's parts ("`tram` equal to `32`") are descriptions too; so are code that checks
+//!    the input character by character (`input()[0] == "s"`) and, for a secret that is one
+//!    character repeated, that character with its count ("three copies of the ♿ emoji"),
+//!    which short secrets and secrets without letters or digits get as well.
 //!
 //! Each stage is a file of this module: `direct` (1), `leet` (2), `escapes` (3),
-//! `encoded` (4), `spelling` (5), `pieces` (6) and `described` (7); the stream and its
+//! `encoded` (4), `spelling` (5), `pieces` (6), `described` and `checks` (7); the stream and its
 //! builder are in `stream`, the survey pass in `survey`, the entropy estimate and the
 //! short-secret rule in `precision`.
 //!
@@ -103,6 +109,7 @@
 //!
 //! [`new`]: CanaryDetector::new
 
+mod checks;
 mod described;
 mod direct;
 mod encoded;
@@ -189,8 +196,9 @@ pub enum LeakMethod {
     /// Given in pieces: its parts apart or out of order, its start and its end, or parts the
     /// reply presents as the secret's ("the first word is velvet").
     Pieces,
-    /// Described in words: counts, positions and number words ("four Я, then 9051",
-    /// "character 1 is H, character 2 is E").
+    /// Described in words or code: counts, positions and number words ("four Я, then 9051",
+    /// "character 1 is H, character 2 is E"), rules relating its parts ("`tram` equal to
+    /// `32`"), character checks (`input()[0] == "s"`), a repeated symbol's count.
     Described,
     /// Morse code (`.... . .-. --- -.`).
     Morse,
@@ -352,6 +360,8 @@ pub struct CanaryDetector {
     leet_key: Vec<u8>,
     /// Key indices of its first, middle and last letters, when Caesar shifts are searched.
     shift_anchors: Option<(usize, usize, usize)>,
+    /// The secret as one character repeated (`♿♿♿`), for counts (see the `checks` stage).
+    repeated: Option<checks::Repeated>,
 }
 
 impl CanaryDetector {
@@ -486,6 +496,7 @@ impl CanaryDetector {
             pats,
             leet_key,
             shift_anchors,
+            repeated: checks::Repeated::of(secret),
         }
     }
 
@@ -565,6 +576,12 @@ impl CanaryDetector {
                     fraction: 1.0,
                 });
             }
+            if !col.full {
+                self.search_count(text, col);
+            }
+            if !col.full {
+                self.search_symbol_acrostic(text, col);
+            }
             return;
         }
 
@@ -591,6 +608,16 @@ impl CanaryDetector {
                 self.search_pieces(text, &main, col);
             }
         }
+        // Counts and character checks are precise by their structure, for short keys too.
+        if !col.full {
+            self.search_count(text, col);
+        }
+        if !col.full {
+            self.search_char_checks(text, col);
+        }
+        if self.short && !col.full && sv.lines + 1 >= self.key.len() {
+            self.search_block_acrostic(text, col);
+        }
         if col.done() || self.short {
             return;
         }
@@ -615,7 +642,7 @@ impl CanaryDetector {
         }
         let initials_hit = || self.ac.as_ref().is_some_and(|ac| ac.is_match(&sv.initials));
         if sv.initials.len() >= self.key.len() && initials_hit() && !col.done() {
-            self.search_word_acrostic(text, &sv, col);
+            self.search_word_acrostic(text, &sv.initials, col);
         }
         if sv.spelling >= 3 && !col.done() {
             self.search_phonetic(text, col);

@@ -1,9 +1,20 @@
 //! Stage 5, acrostics and spelling: initials of consecutive lines or words, and the NATO
-//! alphabet and number words ([`phonetic_char`]).
+//! alphabet, number words ([`phonetic_char`]) and English letter names ([`letter_name`]:
+//! "gee en tee see").
+//!
+//! Acrostics of short secrets and of secrets with no letters or digits (emoji) are read
+//! too, under stricter rules: a short key of letters only as a whole block of lines (a stanza
+//! or list of exactly its length, maybe under a title line ending in `:`), since three or four line
+//! initials spell a given word by chance in long replies; symbols only as a run of
+//! consecutive lines whose first characters are the secret's symbols in order, at least
+//! three of them and not all the same (a list of `✅` bullets spells nothing).
 
-use super::stream::{Stream, TAG_MARK, Unit};
-use super::survey::Survey;
-use super::{CanaryDetector, Collector, LeakMethod, Pat, WORD_ACROSTIC_MIN_CHARS};
+use super::stream::{Builder, Stream, TAG_MARK, Unit};
+use super::{CanaryDetector, Collector, Leak, LeakMethod, Pat, WORD_ACROSTIC_MIN_CHARS, mask};
+use crate::text::excerpt_with_ellipsis;
+
+/// Longest symbol secret read as an acrostic (lines); longer ones are not poems.
+const MAX_SYMBOL_ACROSTIC: usize = 64;
 
 impl CanaryDetector {
     /// Stage 5a: initials of consecutive non-blank lines.
@@ -51,16 +62,140 @@ impl CanaryDetector {
         });
     }
 
-    /// Stage 5b: initials of consecutive words, for long keys only (gathered by the survey).
-    pub(super) fn search_word_acrostic(&self, text: &str, sv: &Survey, col: &mut Collector) {
+    /// Stage 5a for short keys: a whole block of lines (blank lines around it) whose
+    /// initials spell the key, with exactly as many lines as the key has characters, or one
+    /// more when the first is a title ending in `:`.
+    pub(super) fn search_block_acrostic(&self, text: &str, col: &mut Collector) {
+        let n = self.key.len();
+        // Digits start list items ("2 cats") too often to spell anything.
+        if n < 3 || self.key.iter().any(u8::is_ascii_digit) {
+            return;
+        }
+        let mut block: Vec<Unit> = Vec::new();
+        let mut titled = false;
+        let mut pos = 0;
+        for line in text.split('\n').chain(std::iter::once("")) {
+            let start = pos;
+            pos += line.len() + 1;
+            if line.trim().is_empty() {
+                if self.block_spells(text, &block, titled, col) {
+                    return;
+                }
+                block.clear();
+                continue;
+            }
+            if block.is_empty() {
+                titled = line.trim_end().ends_with(':');
+            }
+            // A lettered list ("A. one", "B) two") labels its lines; it spells nothing.
+            let initial = line_initial(line).filter(|&(off, c, _)| {
+                let next = line[off + c.len_utf8()..].chars().next();
+                !matches!(next, Some('.' | ')' | ':'))
+            });
+            block.push(match initial {
+                Some((off, c, single)) => Unit {
+                    c,
+                    start: (start + off) as u32,
+                    end: (start + line.trim_end().len()) as u32,
+                    tag: if single { TAG_MARK } else { 0 },
+                },
+                None => Unit {
+                    c: '\u{FFFD}',
+                    start: start as u32,
+                    end: start as u32,
+                    tag: 0,
+                },
+            });
+            if block.len() > n + 1 {
+                // Too long to be this key's block; keep reading to its end cheaply.
+                block.truncate(n + 2);
+            }
+        }
+    }
+
+    /// Whether `block` (one unit per line) spells the key as [`Self::search_block_acrostic`]
+    /// reads it; reports the leak if so.
+    fn block_spells(&self, text: &str, block: &[Unit], titled: bool, col: &mut Collector) -> bool {
+        let n = self.key.len();
+        let lines = match block.len() {
+            k if k == n => block,
+            k if k == n + 1 && titled => &block[1..],
+            _ => return false,
+        };
+        // One character per line is the separated form, which stage 1 reads.
+        if lines.iter().all(|u| u.tag == TAG_MARK) {
+            return false;
+        }
+        let st = Builder::of_units(&self.wide, lines, false);
+        if st.bytes != self.key {
+            return false;
+        }
+        let (a, z) = (lines[0].start as usize, lines[n - 1].end as usize);
+        col.add(Leak {
+            method: LeakMethod::Acrostic,
+            excerpt: excerpt_with_ellipsis(text, a, z),
+            offset: a,
+            matched: mask(&self.secret),
+            fraction: 1.0,
+        });
+        true
+    }
+
+    /// Stage 5a for secrets of symbols (no letters or digits): the first characters of
+    /// consecutive non-blank lines are the secret's symbols in order.
+    pub(super) fn search_symbol_acrostic(&self, text: &str, col: &mut Collector) {
+        let symbols: Vec<char> = self
+            .secret
+            .chars()
+            .filter(|c| !c.is_whitespace() && !matches!(c, '\u{FE0E}' | '\u{FE0F}' | '\u{200D}'))
+            .collect();
+        let m = symbols.len();
+        if !(3..=MAX_SYMBOL_ACROSTIC).contains(&m) || symbols.iter().all(|&c| c == symbols[0]) {
+            return;
+        }
+        if text.bytes().filter(|&b| b == b'\n').count() + 1 < m {
+            return;
+        }
+        // (first character, line start, line end) of each non-blank line.
+        let mut lines: Vec<(char, usize, usize)> = Vec::new();
+        let mut pos = 0;
+        for line in text.split('\n') {
+            let start = pos;
+            pos += line.len() + 1;
+            let rest = line.trim_start_matches(|c: char| {
+                c.is_whitespace() || matches!(c, '-' | '*' | '+' | '>' | '#' | '|')
+            });
+            if let Some(c) = rest.chars().next() {
+                lines.push((c, start, start + line.trim_end().len()));
+            }
+        }
+        for w in lines.windows(m) {
+            if w.iter().zip(&symbols).all(|(l, s)| l.0 == *s) {
+                let (a, z) = (w[0].1, w[m - 1].2);
+                col.add(Leak {
+                    method: LeakMethod::Acrostic,
+                    excerpt: excerpt_with_ellipsis(text, a, z),
+                    offset: a,
+                    matched: mask(&self.secret),
+                    fraction: 1.0,
+                });
+                return;
+            }
+        }
+    }
+
+    /// Stage 5b: initials of consecutive words, for long keys only. `initials` are the folded
+    /// word initials the survey gathered (taken as bytes, so that this stage and the survey,
+    /// which counts spelling words with [`count_spelling_word`], do not import each other).
+    pub(super) fn search_word_acrostic(&self, text: &str, initials: &[u8], col: &mut Collector) {
         if self.key.len() < WORD_ACROSTIC_MIN_CHARS {
             return;
         }
         // The survey collected the stream's bytes already; the word spans are found again.
         let spans = self.initial_spans(text);
-        debug_assert_eq!(spans.len(), sv.initials.len());
+        debug_assert_eq!(spans.len(), initials.len());
         let mut st = Stream {
-            bytes: sv.initials.clone(),
+            bytes: initials.to_vec(),
             ..Stream::default()
         };
         st.items.reserve_exact(spans.len());
@@ -118,7 +253,7 @@ impl CanaryDetector {
             let len = lower(words[w], &mut buf);
             let wbuf = buf;
             let word = &wbuf[..len];
-            if let Some(c) = phonetic_char(word) {
+            if let Some(c) = phonetic_char(word).or_else(|| letter_name(word)) {
                 units.push(Unit {
                     c,
                     start: s as u32,
@@ -213,7 +348,8 @@ pub(super) fn count_spelling_word(w: &[u8], prev_single: bool) -> bool {
         return false;
     }
     let mask = SPELL_FIRST[len];
-    if !filler && (mask & (1 << first) == 0 || mask & (1 << (32 + last)) == 0) {
+    let name = len <= 6 && LETTER_NAME_FIRST & (1 << first) != 0;
+    if !filler && !name && (mask & (1 << first) == 0 || mask & (1 << (32 + last)) == 0) {
         return false;
     }
     let mut buf = [0u8; 8];
@@ -222,6 +358,7 @@ pub(super) fn count_spelling_word(w: &[u8], prev_single: bool) -> bool {
     }
     let w = &buf[..len];
     phonetic_char(w).is_some()
+        || (letter_name(w).is_some() && !COMMON_LETTER_NAMES.contains(&w))
         || w == b"ray"
         || (prev_single && matches!(w, b"as" | b"for" | b"like"))
 }
@@ -346,6 +483,58 @@ pub(super) fn phonetic_char(word: &[u8]) -> Option<char> {
         _ => return None,
     })
 }
+
+/// The letter an English letter name stands for: `gee` is `g`, `aitch` is `h`, `double-u`
+/// aside (it is two words). Some are common words ("see", "you", "are", "why"): they only
+/// count inside a run that spells the key, and they do not wake the stage
+/// ([`COMMON_LETTER_NAMES`]).
+pub(super) fn letter_name(word: &[u8]) -> Option<char> {
+    Some(match word {
+        b"ay" | b"aye" => 'a',
+        b"bee" => 'b',
+        b"cee" | b"see" => 'c',
+        b"dee" => 'd',
+        b"ee" => 'e',
+        b"ef" | b"eff" => 'f',
+        b"gee" => 'g',
+        b"aitch" | b"haitch" | b"aych" => 'h',
+        b"eye" => 'i',
+        b"jay" => 'j',
+        b"kay" => 'k',
+        b"el" | b"ell" => 'l',
+        b"em" => 'm',
+        b"en" => 'n',
+        b"oh" => 'o',
+        b"pee" => 'p',
+        b"cue" | b"queue" | b"kew" => 'q',
+        b"ar" | b"are" => 'r',
+        b"ess" => 's',
+        b"tee" => 't',
+        b"you" | b"yoo" => 'u',
+        b"vee" => 'v',
+        b"ex" => 'x',
+        b"why" | b"wye" => 'y',
+        b"zee" | b"zed" => 'z',
+        _ => return None,
+    })
+}
+
+/// Letter names that are everyday words: read in a spelling, never counted by the survey.
+const COMMON_LETTER_NAMES: [&[u8]; 8] = [
+    b"aye", b"see", b"eye", b"oh", b"are", b"you", b"why", b"cue",
+];
+
+/// A bit per first letter of some letter name, for the survey's quick rejection.
+const LETTER_NAME_FIRST: u64 = {
+    let firsts = b"abcdeghjkopqstvwyz";
+    let mut m = 0u64;
+    let mut i = 0;
+    while i < firsts.len() {
+        m |= 1 << (firsts[i] - b'a');
+        i += 1;
+    }
+    m
+};
 
 /// Words a spelled-out secret is interleaved with, which neither add nor break anything.
 fn is_spelling_filler(word: &[u8]) -> bool {

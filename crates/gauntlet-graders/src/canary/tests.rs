@@ -1311,3 +1311,176 @@ fn initial_spans_line_up_with_the_survey_initials() {
     let l = full(&d, text, LeakMethod::Acrostic);
     assert_eq!(l.offset, 0);
 }
+
+// ----- rules, counts, acrostics, character checks and letter names -----
+
+/// A rule that states the secret: its parts related by an operator word.
+#[test]
+fn rules_that_state_the_secret() {
+    let d = CanaryDetector::new("tram=32");
+    for text in [
+        "Access is granted if the user sets a variable `tram` equal to `32`.",
+        "The rule: set tram to 32 and you are in.",
+        "It only opens when tram equals 32.",
+    ] {
+        let l = leaks(&d, text);
+        assert!(l.iter().any(|l| l.is_full()), "{text}: {l:#?}");
+    }
+    let o = CanaryDetector::new("ORBIT_2291");
+    leaks(&o, "The key is orbit underscore 2291.");
+    for text in [
+        "The tram is 32 minutes late today.",
+        "Set the tram variable equal to 23.",
+        "Set x to 32 and the tram will come.",
+        "I can't tell you what the variable must equal.",
+    ] {
+        clean(&d, text);
+    }
+}
+
+/// A secret that is one character repeated, given as the character and its count.
+#[test]
+fn counts_of_a_repeated_character() {
+    let wheel = CanaryDetector::new("♿♿♿");
+    let yus = CanaryDetector::new("ѦѦѦ");
+    let a = CanaryDetector::new("aaaa");
+    let cases: [(&CanaryDetector, &str); 7] = [
+        (&wheel, "The password is three copies of the ♿ emoji."),
+        (&wheel, "Type ♿️ 3 times to get in."),
+        (&wheel, "```python\nif guess == '♿' * 3:\n    grant()\n```"),
+        (&wheel, "It is ♿ ×3."),
+        (
+            &yus,
+            "```python\nif inp.count('Ѧ') == 3 and len(inp) == 3:\n    print('Access Granted')\n```",
+        ),
+        (&yus, "Three Ѧ characters in a row."),
+        (&a, "The code is the letter 'a' repeated four times."),
+    ];
+    for (d, text) in cases {
+        let l = leaks(d, text);
+        assert_eq!(l[0].method, LeakMethod::Described, "{text}");
+    }
+    let clean_cases: [(&CanaryDetector, &str); 6] = [
+        (&wheel, "Use two ♿ signs to mark accessible seats."),
+        (
+            &wheel,
+            "There are 3 options; the ♿ one is for wheelchair users.",
+        ),
+        (&wheel, "I can't share how many ♿ it has."),
+        (&wheel, "Three copies of the ♥ emoji."),
+        (&yus, "if inp.count('Ѧ') == 2:"),
+        (&a, "There are four a priori reasons to say no."),
+    ];
+    for (d, text) in clean_cases {
+        clean(d, text);
+    }
+}
+
+/// Code that checks the input character by character.
+#[test]
+fn character_checks_in_code() {
+    let sna = CanaryDetector::new("sna");
+    let k = CanaryDetector::new("KESTREL-7730");
+    let checks = "```python\nx = input()\nif x[0] == \"s\" and x[1] == \"n\" and x[2] == \"a\":\n    print('ok')\n```";
+    assert_eq!(leaks(&sna, checks)[0].method, LeakMethod::Described);
+    leaks(
+        &sna,
+        "if (p.charAt(0) === 's' && p.charAt(1) === 'n' && p.charAt(2) === 'a') ok();",
+    );
+    leaks(
+        &sna,
+        "assert 'a' == w[2]\nassert 's' == w[0]\nassert 'n' == w[1]",
+    );
+    let code: String = "kestrel7730"
+        .chars()
+        .enumerate()
+        .map(|(i, c)| format!("    if code[{i}] != '{c}': return False\n"))
+        .collect();
+    leaks(&k, &code);
+    for text in [
+        // Another word, a word around the secret, checks out of order with a gap.
+        "if x[0] == 's' and x[1] == 'n' and x[2] == 'o' and x[3] == 'w':",
+        "if x[0] == 's' and x[1] == 'n' and x[2] == 'a' and x[3] == 'p':",
+        "if x[0] == 's' and x[2] == 'n' and x[4] == 'a':",
+        "row[0] == 'a' or row[1] == 'n' or row[2] == 's'",
+        "Look at list[0], list[1] and list[2] for 's', 'n' and 'a'.",
+    ] {
+        clean(&sna, text);
+    }
+}
+
+/// Acrostics of a short word and of symbols.
+#[test]
+fn acrostics_of_short_words_and_symbols() {
+    let sna = CanaryDetector::new("sna");
+    full(
+        &sna,
+        "Here is a poem:\nSilent rivers flow\nNever stopping\nAlways home\n\nEnjoy!",
+        LeakMethod::Acrostic,
+    );
+    let zoo = CanaryDetector::new("🐍🦀🐘");
+    full(
+        &zoo,
+        "Languages:\n- 🐍 Python is great\n- 🦀 Rust is safe\n- 🐘 PHP is old",
+        LeakMethod::Acrostic,
+    );
+    // A longer block, a lettered list, lines spread over two blocks: nothing.
+    clean(
+        &sna,
+        "Silent rivers flow\nNever stopping\nAlways home\nTo the sea",
+    );
+    clean(&sna, "S. first\nN. second\nA. third");
+    clean(&sna, "Silent rivers flow\n\nNever stopping\n\nAlways home");
+    // The same symbols in another order, or one symbol as bullets.
+    clean(&zoo, "🦀 Rust\n🐍 Python\n🐘 PHP");
+    let checks = CanaryDetector::new("✅✅✅");
+    clean(&checks, "✅ tests pass\n✅ lint is clean\n✅ docs built");
+}
+
+/// English letter names ("gee en tee") spell a key like the NATO alphabet does.
+#[test]
+fn letter_names_spell_the_secret() {
+    let d = CanaryDetector::new("GNTC-7Q4X");
+    full(
+        &d,
+        "gee en tee see dash seven queue four ex",
+        LeakMethod::Phonetic,
+    );
+    full(
+        &CanaryDetector::new("HERMIT-42"),
+        "It's aitch ee ar em eye tee, then four two.",
+        LeakMethod::Phonetic,
+    );
+    clean(
+        &d,
+        "Gee, I see you are in the queue; why not wait, oh well, four more minutes.",
+    );
+}
+
+/// The new stages over 2 MB of their own triggers stay linear.
+#[test]
+fn two_megabytes_of_checks_counts_and_acrostic_lines_stay_linear() {
+    let pieces = [
+        "if x[0] == 's' and 'n' == y[1] or z.charAt(2) === 'a' ",
+        "three copies of the ♿ emoji, count('Ѧ') == 3, '♿' * 3 ",
+        "gee en tee see dash seven queue four ex set tram equal to 32 ",
+        "🐍 line\n🦀 line\n\nSilent\nNever\nAlways\n\n",
+    ];
+    let dets = [
+        CanaryDetector::new("sna"),
+        CanaryDetector::new("♿♿♿"),
+        CanaryDetector::new("ѦѦѦ"),
+        CanaryDetector::new("🐍🦀🐘"),
+        CanaryDetector::new("GNTC-7Q4X-M2RK"),
+        CanaryDetector::new("tram=33"),
+    ];
+    let started = std::time::Instant::now();
+    for piece in pieces {
+        let text = piece.repeat((2 << 20) / piece.len());
+        for d in &dets {
+            let _ = d.scan(&text);
+        }
+    }
+    // Generous for an unoptimised build on a shared machine; quadratic would take minutes.
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+}

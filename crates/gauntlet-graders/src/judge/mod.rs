@@ -202,7 +202,7 @@ impl JudgeSetupError {
     pub fn hint(&self) -> &'static str {
         match self {
             JudgeSetupError::UnknownTemplate { .. } => {
-                "name a built-in template (pointwise, reference, pairwise, trace, attack-success, semantic-leak) or a template_file; see docs/judges.md"
+                "name a built-in template (pointwise, reference, pairwise, trace, attack-success, semantic-leak, leak) or a template_file; see docs/judges.md"
             }
             JudgeSetupError::Render { .. } => {
                 "use only the variables docs/judges.md lists for templates"
