@@ -8,7 +8,6 @@
 
 #![warn(missing_docs)]
 
-pub mod backlog;
 pub mod bus;
 pub mod cache;
 pub mod calibration;
@@ -23,7 +22,6 @@ pub mod event;
 pub mod expect;
 pub mod flake;
 pub mod grader;
-pub mod impact_task;
 pub mod judges;
 pub mod mcp;
 pub mod merge;
@@ -44,7 +42,6 @@ pub mod technique;
 pub mod text;
 pub mod tools;
 pub mod trace;
-pub mod trajectory;
 pub mod verdict;
 
 /// Glob match with `*` (any run) and `?` (one character).

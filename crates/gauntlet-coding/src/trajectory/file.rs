@@ -6,10 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use gauntlet_core::trajectory::Trajectory;
+use gauntlet_suite::Diagnostic;
+use gauntlet_suite::load::{check_relative, parse_yaml_documented};
 
-use crate::diag::Diagnostic;
-use crate::load::{check_relative, parse_yaml_documented};
+use super::Trajectory;
 
 /// Largest trajectory file read.
 const MAX_BYTES: u64 = 4 << 20;

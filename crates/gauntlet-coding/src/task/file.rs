@@ -9,11 +9,11 @@
 
 use std::path::{Path, PathBuf};
 
-use gauntlet_core::impact_task::TaskFile;
+use gauntlet_suite::Diagnostic;
+use gauntlet_suite::load::{check_relative, parse_yaml_documented};
 
-use crate::diag::Diagnostic;
-use crate::load::{check_relative, parse_yaml_documented};
-use crate::trajectory::locate;
+use super::TaskFile;
+use crate::trajectory::file::{locate, read_yaml_file};
 
 /// A task file read and checked.
 #[derive(Debug, Clone)]
@@ -36,7 +36,7 @@ impl LoadedTasks {
 
 /// Reads and checks a task file.
 pub fn load_tasks(path: &Path) -> Result<LoadedTasks, Vec<Diagnostic>> {
-    let (origin, text, dir) = crate::trajectory::read_yaml_file(path, "task file")?;
+    let (origin, text, dir) = read_yaml_file(path, "task file")?;
     parse_tasks(&origin, &text, &dir)
 }
 
@@ -238,7 +238,7 @@ mod tests {
     fn reads_a_good_file() {
         let d = folder();
         let t = parse_tasks("t.yaml", GOOD, d.path()).unwrap();
-        assert_eq!(t.file.mode, gauntlet_core::impact_task::TaskMode::Hidden);
+        assert_eq!(t.file.mode, crate::task::TaskMode::Hidden);
         assert_eq!(t.file.tasks[0].tests, ["acc/test_a.py"]);
     }
 

@@ -13,16 +13,29 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use gauntlet_core::backlog::{
-    BLOCKABLE_FIELDS, Contract, LedgerRow, NUMBER_FIELDS, ROW_FIELDS, RowState,
-};
+use gauntlet_suite::Diagnostic;
+use gauntlet_suite::diag::did_you_mean;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::diag::{Diagnostic, did_you_mean};
+use super::{
+    BLOCKABLE_FIELDS, BacklogReport, Contract, LedgerRow, NUMBER_FIELDS, ROW_FIELDS, RowState,
+};
 
 /// Hex digits of the hash a row must carry at least.
 pub const MIN_HASH_DIGITS: usize = 12;
+
+/// The report of a ledger against its contract: both files read and checked, then folded
+/// ([`BacklogReport::compute`]).
+pub fn load_report(
+    contract: &Path,
+    ledger: &Path,
+) -> Result<(LoadedContract, BacklogReport), Vec<Diagnostic>> {
+    let c = load_contract(contract)?;
+    let rows = load_ledger(ledger, &c)?;
+    let r = BacklogReport::compute(&c.contract, &c.hash, &rows);
+    Ok((c, r))
+}
 
 /// A contract read and checked.
 #[derive(Debug, Clone)]
@@ -155,7 +168,7 @@ pub fn parse_contract(origin: &str, text: &str) -> Result<LoadedContract, Vec<Di
         )]
     })?;
     let mut d = Vec::new();
-    if contract.backlog_version != gauntlet_core::backlog::BACKLOG_VERSION {
+    if contract.backlog_version != super::BACKLOG_VERSION {
         let (l, c) = find_from(text, 0, "\"backlog_version\"").unwrap_or((0, 0));
         d.push(
             at(
