@@ -641,6 +641,20 @@ fn row_of(
             },
         }
     }
+    missing_cells(&mut row, state_seen, c, &at, &mut d);
+    if d.is_empty() { Ok(row) } else { Err(d) }
+}
+
+/// The cells every row needs (`contract`, `task`, `arm`, `state`, and `trial` when the
+/// contract runs more than one), reported at the row's first column; a missing `trial` of a
+/// one-trial contract is 1.
+fn missing_cells(
+    row: &mut LedgerRow,
+    state_seen: bool,
+    c: &LoadedContract,
+    at: &dyn Fn(usize, String) -> Diagnostic,
+    d: &mut Vec<Diagnostic>,
+) {
     for (name, v) in [
         ("contract", &row.contract),
         ("task", &row.task),
@@ -672,7 +686,6 @@ fn row_of(
             )));
         }
     }
-    if d.is_empty() { Ok(row) } else { Err(d) }
 }
 
 /// The checks across rows and against the contract: the hash, tasks and arms, duplicates,
@@ -695,30 +708,7 @@ fn finish(
             .unwrap_or(1)
     };
     let rows: Vec<&LedgerRow> = rows.iter().map(|(r, _)| r).collect();
-    // A changed contract: reported once per hash the rows recorded, at its first row.
-    let mut stale: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for r in rows.iter().copied() {
-        if !c.matches(&r.contract) {
-            let e = stale.entry(r.contract.clone()).or_insert((r.line, 0));
-            e.1 += 1;
-        }
-    }
-    for (h, (line, n)) in &stale {
-        let short = h.trim_start_matches("sha256:");
-        let msg = if short.len() < MIN_HASH_DIGITS
-            || !short.chars().all(|ch| ch.is_ascii_hexdigit())
-        {
-            format!("`{h}` is not a contract hash ({n} row(s) carry it)")
-        } else {
-            format!(
-                "the contract changed after the ledger started: {n} row(s), from this one, were recorded against {h}, and the contract now hashes to {}",
-                c.short_hash()
-            )
-        };
-        d.push(at(*line, col_of(*line, "contract"), msg).hint(
-            "a frozen contract does not change once trials run: restore the contract the rows were written against (from version control), or start a new ledger for the new contract",
-        ));
-    }
+    stale_hashes(&rows, c, &at, &col_of, &mut d);
     let tasks: Vec<&str> = c.contract.tasks.iter().map(|t| t.id.as_str()).collect();
     let arms: Vec<&str> = c.contract.arms.iter().map(|a| a.id.as_str()).collect();
     let mut first: HashMap<(&str, &str, u32), usize> = HashMap::new();
@@ -769,51 +759,93 @@ fn finish(
                 }
             }
         }
-        if r.state.is_resolved() {
-            for f in &c.contract.blocking_fields {
-                if !r.has(f) {
-                    d.push(
-                        at(
-                            r.line,
-                            1,
-                            format!(
-                                "the row is {} but has no `{f}`, a blocking field of the contract",
-                                r.state.as_str()
-                            ),
-                        )
-                        .hint(
-                            "fill it in; a resolved row without its blocking fields does not count",
-                        ),
-                    );
-                }
-            }
-        }
-        if r.state == RowState::Accepted {
-            for (key, limit, value) in [
-                ("cost_usd", c.contract.budgets.max_cost_usd, r.cost_usd),
-                (
-                    "agent_minutes",
-                    c.contract.budgets.max_agent_minutes,
-                    r.agent_minutes,
-                ),
-            ] {
-                if let (Some(limit), Some(v)) = (limit, value)
-                    && v > limit
-                {
-                    d.push(
-                        at(r.line, col_of(r.line, key), format!(
-                            "the row is accepted but `{key}` {v} is over the contract's budget of {limit} per trial"
-                        ))
-                        .hint("a trial over budget is not accepted: record it as failed (say why in `note`)"),
-                    );
-                }
-            }
-        }
+        resolved_row(r, c, &at, &col_of, &mut d);
     }
     if d.is_empty() {
         Ok(rows.into_iter().cloned().collect())
     } else {
         Err(d)
+    }
+}
+
+/// A changed contract: reported once per hash the rows recorded, at its first row.
+fn stale_hashes(
+    rows: &[&LedgerRow],
+    c: &LoadedContract,
+    at: &dyn Fn(usize, usize, String) -> Diagnostic,
+    col_of: &dyn Fn(usize, &str) -> usize,
+    d: &mut Vec<Diagnostic>,
+) {
+    let mut stale: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for r in rows.iter().copied() {
+        if !c.matches(&r.contract) {
+            let e = stale.entry(r.contract.clone()).or_insert((r.line, 0));
+            e.1 += 1;
+        }
+    }
+    for (h, (line, n)) in &stale {
+        let short = h.trim_start_matches("sha256:");
+        let msg = if short.len() < MIN_HASH_DIGITS
+            || !short.chars().all(|ch| ch.is_ascii_hexdigit())
+        {
+            format!("`{h}` is not a contract hash ({n} row(s) carry it)")
+        } else {
+            format!(
+                "the contract changed after the ledger started: {n} row(s), from this one, were recorded against {h}, and the contract now hashes to {}",
+                c.short_hash()
+            )
+        };
+        d.push(at(*line, col_of(*line, "contract"), msg).hint(
+            "a frozen contract does not change once trials run: restore the contract the rows were written against (from version control), or start a new ledger for the new contract",
+        ));
+    }
+}
+
+/// A resolved row has its blocking fields; an accepted one keeps within the budgets.
+fn resolved_row(
+    r: &LedgerRow,
+    c: &LoadedContract,
+    at: &dyn Fn(usize, usize, String) -> Diagnostic,
+    col_of: &dyn Fn(usize, &str) -> usize,
+    d: &mut Vec<Diagnostic>,
+) {
+    if r.state.is_resolved() {
+        for f in &c.contract.blocking_fields {
+            if !r.has(f) {
+                d.push(
+                    at(
+                        r.line,
+                        1,
+                        format!(
+                            "the row is {} but has no `{f}`, a blocking field of the contract",
+                            r.state.as_str()
+                        ),
+                    )
+                    .hint("fill it in; a resolved row without its blocking fields does not count"),
+                );
+            }
+        }
+    }
+    if r.state == RowState::Accepted {
+        for (key, limit, value) in [
+            ("cost_usd", c.contract.budgets.max_cost_usd, r.cost_usd),
+            (
+                "agent_minutes",
+                c.contract.budgets.max_agent_minutes,
+                r.agent_minutes,
+            ),
+        ] {
+            if let (Some(limit), Some(v)) = (limit, value)
+                && v > limit
+            {
+                d.push(
+                    at(r.line, col_of(r.line, key), format!(
+                        "the row is accepted but `{key}` {v} is over the contract's budget of {limit} per trial"
+                    ))
+                    .hint("a trial over budget is not accepted: record it as failed (say why in `note`)"),
+                );
+            }
+        }
     }
 }
 
