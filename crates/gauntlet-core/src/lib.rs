@@ -29,7 +29,6 @@
 
 #![warn(missing_docs)]
 
-pub mod backlog;
 pub mod bus;
 pub mod cache;
 pub mod calibration;
@@ -44,7 +43,6 @@ pub mod event;
 pub mod expect;
 pub mod flake;
 pub mod grader;
-pub mod impact_task;
 pub mod judges;
 pub mod mcp;
 pub mod merge;
@@ -66,7 +64,6 @@ pub mod technique;
 pub mod text;
 pub mod tools;
 pub mod trace;
-pub mod trajectory;
 pub mod verdict;
 
 /// Glob match with `*` (any run) and `?` (one character).

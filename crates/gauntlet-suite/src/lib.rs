@@ -2,25 +2,21 @@
 //! ([`diag::Diagnostic`]), filters and shards ([`filter`]), the plan of a run ([`plan::Plan`]:
 //! contexts, packs, the case stream, the manifest), the suites embedded in the binary
 //! ([`builtin`]), prompt converters ([`converters`]), stratified samples ([`sample`]),
-//! importers of public attack sets ([`import`]), change-aware plans ([`changes`]) and the
-//! backlog benchmark's contract and ledger ([`backlog`]).
+//! importers of public attack sets ([`import`]) and change-aware plans ([`changes`]).
 
 pub mod audit;
-pub mod backlog;
 pub mod builtin;
 pub mod capture;
 pub mod changes;
 pub mod converters;
 pub mod diag;
 pub mod filter;
-pub mod impact_task;
 pub mod import;
 pub mod load;
 mod pathmap;
 pub mod perturb;
 pub mod plan;
 pub mod sample;
-pub mod trajectory;
 
 pub use diag::Diagnostic;
 pub use load::{LoadOptions, LoadedSuite, load_file, load_str};

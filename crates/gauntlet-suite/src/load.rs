@@ -884,9 +884,10 @@ pub(crate) fn parse_yaml<T: serde::de::DeserializeOwned>(
     parse_yaml_documented(origin, source, "docs/suite-format.md")
 }
 
-/// [`parse_yaml`] for a file whose format another page describes (a trajectory or a task
-/// file): the fallback hint sends the reader there, not to the suite format.
-pub(crate) fn parse_yaml_documented<T: serde::de::DeserializeOwned>(
+/// YAML read into `T` with every error a [`Diagnostic`] (file, line, column), for a file
+/// whose format another page (`doc`) describes, such as a trajectory or a task file: the
+/// fallback hint sends the reader there, not to the suite format.
+pub fn parse_yaml_documented<T: serde::de::DeserializeOwned>(
     origin: &str,
     source: &str,
     doc: &str,
@@ -2032,7 +2033,7 @@ pub enum StreamError {
 }
 
 /// Refuses a path that could leave the suite's folder: absolute, or with a `..` part.
-pub(crate) fn check_relative(rel: &str) -> Result<(), String> {
+pub fn check_relative(rel: &str) -> Result<(), String> {
     let p = Path::new(rel);
     if p.is_absolute() || rel.starts_with('/') || rel.starts_with('\\') {
         return Err(format!("`{rel}` is an absolute path"));

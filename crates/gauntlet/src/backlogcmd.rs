@@ -1,12 +1,12 @@
 //! `gauntlet backlog validate|report`: the backlog benchmark's frozen contract and its ledger
-//! (read by `gauntlet_suite::backlog`), folded into a `BacklogReport`
-//! (`gauntlet_core::backlog`) and shown on the terminal, as JSON or as Markdown.
+//! (read by `gauntlet_coding::backlog::file`), folded into a `BacklogReport`
+//! (`gauntlet_coding::backlog`) and shown on the terminal, as JSON or as Markdown.
 
 use std::io::Write;
 
-use gauntlet_core::backlog::{ArmReport, BacklogReport, PerAccepted, Rate, RowState};
+use gauntlet_coding::backlog::file::{LoadedContract, load_contract, load_ledger, load_report};
+use gauntlet_coding::backlog::{ArmReport, BacklogReport, PerAccepted, Rate, RowState};
 use gauntlet_report::md;
-use gauntlet_suite::backlog::{LoadedContract, load_contract, load_ledger};
 
 use crate::cli::{BacklogArgs, BacklogCommand};
 use crate::error::CliError;
@@ -60,9 +60,7 @@ pub fn backlog(args: BacklogArgs) -> Result<i32, CliError> {
             json,
             markdown,
         } => {
-            let c = load_contract(&contract).map_err(CliError::Diagnostics)?;
-            let rows = load_ledger(&ledger, &c).map_err(CliError::Diagnostics)?;
-            let r = BacklogReport::compute(&c.contract, &c.hash, &rows);
+            let (c, r) = load_report(&contract, &ledger).map_err(CliError::Diagnostics)?;
             let mut out = Printer::stdout();
             if json {
                 writeln!(

@@ -86,3 +86,25 @@ impl From<std::io::Error> for CliError {
         CliError::plain(format!("failed to write the output: {e}"))
     }
 }
+
+/// A coding-agent command's error keeps its message, hint or diagnostics.
+impl From<gauntlet_coding::Error> for CliError {
+    fn from(e: gauntlet_coding::Error) -> Self {
+        match e {
+            gauntlet_coding::Error::Usage { message, hint } => CliError::Usage(message, hint),
+            gauntlet_coding::Error::Diagnostics(d) => CliError::Diagnostics(d),
+            gauntlet_coding::Error::Io(e) => CliError::from(e),
+        }
+    }
+}
+
+/// The set-up a coding-agent library call asks the binary for (a named target, prices)
+/// fails with the same message, hint or diagnostics.
+impl From<CliError> for gauntlet_coding::Error {
+    fn from(e: CliError) -> Self {
+        match e {
+            CliError::Usage(message, hint) => gauntlet_coding::Error::Usage { message, hint },
+            CliError::Diagnostics(d) => gauntlet_coding::Error::Diagnostics(d),
+        }
+    }
+}

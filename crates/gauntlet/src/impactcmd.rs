@@ -1,19 +1,22 @@
 //! `gauntlet impact map|affected|task`: builds the [`ImpactMap`] of a repository
-//! (`crate::impact`) and prints it, or the tests a set of changed files affects, or runs a
-//! task file against a coding agent (`crate::impact::task`) and prints its report
-//! ([`TaskRunReport`]: completion and regression rates apart), on the terminal or as JSON.
+//! (`gauntlet_coding::impact`) and prints it, or the tests a set of changed files affects,
+//! or runs a task file against a coding agent (`gauntlet_coding::task::run`) and prints its
+//! report ([`TaskRunReport`]: completion and regression rates apart), on the terminal or as
+//! JSON.
 
 use std::io::Write;
 use std::path::Path;
 
-use gauntlet_core::impact_task::{EvidenceCheck, RunOutcome, TaskMode, TaskReport, TaskRunReport};
+use gauntlet_coding::impact::{self, ImpactMap, Lang};
+use gauntlet_coding::task::file::load_tasks;
+use gauntlet_coding::task::run::{agent_of, run_tasks};
+use gauntlet_coding::task::{EvidenceCheck, RunOutcome, TaskMode, TaskReport, TaskRunReport};
+use gauntlet_coding::text::{clip, detail_suffix};
+use gauntlet_coding::trajectory::TestState;
 use gauntlet_core::redact::Redactor;
-use gauntlet_core::trajectory::TestState;
-use gauntlet_suite::impact_task::load_tasks;
 
 use crate::cli::{ImpactArgs, ImpactCommand, ImpactLang, ImpactTaskMode};
 use crate::error::CliError;
-use crate::impact::{self, ImpactMap, Lang};
 use crate::out::{Printer, shown};
 
 pub fn impact(args: ImpactArgs) -> Result<i32, CliError> {
@@ -59,7 +62,7 @@ pub fn impact(args: ImpactArgs) -> Result<i32, CliError> {
             json,
         } => {
             let changed = match diff {
-                Some(base) => git_changed(&repo, &base)?,
+                Some(base) => impact::git_changed(&repo, &base)?,
                 None => changed,
             };
             let m = build(&repo, lang, !no_coverage)?;
@@ -114,60 +117,29 @@ fn task(
     let loaded = load_tasks(file).map_err(CliError::Diagnostics)?;
     // `--agent` is resolved against the working directory, the file's `agent` against the
     // file's folder.
-    let (shown, base) = match (&agent, &loaded.file.agent) {
-        (Some(a), _) => (a.clone(), None),
-        (None, Some(a)) => (a.clone(), Some(loaded.dir.clone())),
-        (None, None) => {
-            return Err(CliError::usage(
-                "no agent: the task file has no `agent` and --agent was not given",
-                "pass --agent exec:COMMAND, or set `agent: exec:COMMAND` in the file",
-            ));
-        }
-    };
+    let choice = agent_of(&loaded, agent.as_deref())?;
     let mut redactor = Redactor::default();
-    // The agent of a Rust crate runs cargo too: it gets the toolchain's variables.
-    let extra = if loaded.repo_dir().join("Cargo.toml").is_file() {
-        crate::impact::cargo::toolchain_env()
-    } else {
-        Default::default()
-    };
-    let agent_target = crate::codingagent::coding_agent_with(
-        &shown,
+    let agent_target = crate::agents::coding_agent(
+        &choice.spec,
         "agent",
-        base.as_deref(),
+        choice.base.as_deref(),
         &mut redactor,
-        extra,
-        &crate::trajectorycmd::loop_opts(coding),
+        choice.extra,
+        coding,
     )?;
-    let mode = match mode {
-        Some(ImpactTaskMode::Given) => TaskMode::Given,
-        Some(ImpactTaskMode::Hidden) => TaskMode::Hidden,
-        None => loaded.file.mode,
-    };
-    let dir = match &out {
-        Some(o) => o.clone(),
-        None => std::env::temp_dir().join(format!("gauntlet-tasks-{}", std::process::id())),
-    };
+    let mode = mode.map(|m| match m {
+        ImpactTaskMode::Given => TaskMode::Given,
+        ImpactTaskMode::Hidden => TaskMode::Hidden,
+    });
     let rt = crate::setup::runtime()?;
-    let result = rt.block_on(crate::impact::task::run(
+    let report = rt.block_on(run_tasks(
         &loaded,
         mode,
         &agent_target,
-        &shown,
-        &dir,
-        out.is_some(),
+        &choice.spec,
+        out.as_deref(),
         &mut redactor,
-    ));
-    if out.is_none() {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-    let report = result?;
-    if let Some(o) = &out {
-        std::fs::write(
-            o.join("tasks.json"),
-            serde_json::to_vec_pretty(&report).expect("report serializes"),
-        )?;
-    }
+    ))?;
     let mut p = Printer::stdout();
     if json {
         writeln!(
@@ -203,7 +175,7 @@ fn task_notes(t: &TaskReport) -> String {
         s.push_str(&format!("  {}: {}\n", shown(&t.id), shown(&text)));
     };
     if let Some(note) = t.agent.note() {
-        line(&mut s, crate::trajectorycmd::clip(&note));
+        line(&mut s, clip(&note));
     }
     for u in &t.uncovered {
         line(
@@ -222,7 +194,7 @@ fn task_notes(t: &TaskReport) -> String {
                 "acceptance {}: {}{}",
                 a.id,
                 state_word(a.state),
-                crate::trajectorycmd::detail_suffix(a.detail.as_deref())
+                detail_suffix(a.detail.as_deref())
             ),
         );
     }
@@ -258,7 +230,7 @@ fn task_notes(t: &TaskReport) -> String {
                 } else {
                     "not predicted by the map"
                 },
-                crate::trajectorycmd::detail_suffix(r.detail.as_deref())
+                detail_suffix(r.detail.as_deref())
             ),
         );
     }
@@ -360,36 +332,9 @@ fn print_skipped(out: &mut Printer, m: &ImpactMap) -> Result<(), CliError> {
 
 fn build(repo: &Path, lang: ImpactLang, coverage: bool) -> Result<ImpactMap, CliError> {
     let lang = match lang {
-        ImpactLang::Python => Lang::Python,
-        ImpactLang::Rust => Lang::Rust,
-        ImpactLang::Auto => impact::detect(repo).ok_or_else(|| {
-            CliError::usage(
-                format!("cannot tell the language of {}", repo.display()),
-                "pass --lang python or --lang rust",
-            )
-        })?,
+        ImpactLang::Python => Some(Lang::Python),
+        ImpactLang::Rust => Some(Lang::Rust),
+        ImpactLang::Auto => None,
     };
-    impact::build(repo, lang, coverage)
-        .map_err(|e| CliError::usage(e, "pass the repository folder with --repo"))
-}
-
-fn git_changed(repo: &Path, base: &str) -> Result<Vec<String>, CliError> {
-    let out = std::process::Command::new("git")
-        .args(["diff", "--name-only", "--relative", base, "--"])
-        .current_dir(repo)
-        .output()
-        .map_err(|e| CliError::plain(format!("cannot run git: {e}")))?;
-    if !out.status.success() {
-        return Err(CliError::usage(
-            format!(
-                "git diff {base} failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ),
-            "pass a commit, branch or tag the repository has",
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_owned)
-        .collect())
+    Ok(impact::build_for(repo, lang, coverage)?)
 }

@@ -3,16 +3,15 @@
 //! INCONCLUSIVE 4). Only this crate talks to the user, and only through `out` (command
 //! output), `printer` (a run's terminal view) and `error` (`error:` and `hint:` lines).
 
+mod agents;
 mod auditcmd;
 mod backlogcmd;
 mod cachecmd;
 mod cli;
-mod codingagent;
 mod comparecmd;
 mod error;
 mod flakycmd;
 mod gradecmd;
-mod impact;
 mod impactcmd;
 mod importcmd;
 mod initcmd;

@@ -13,16 +13,29 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use gauntlet_core::backlog::{
-    BLOCKABLE_FIELDS, Contract, LedgerRow, NUMBER_FIELDS, ROW_FIELDS, RowState,
-};
+use gauntlet_suite::Diagnostic;
+use gauntlet_suite::diag::did_you_mean;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::diag::{Diagnostic, did_you_mean};
+use super::{
+    BLOCKABLE_FIELDS, BacklogReport, Contract, LedgerRow, NUMBER_FIELDS, ROW_FIELDS, RowState,
+};
 
 /// Hex digits of the hash a row must carry at least.
 pub const MIN_HASH_DIGITS: usize = 12;
+
+/// The report of a ledger against its contract: both files read and checked, then folded
+/// ([`BacklogReport::compute`]).
+pub fn load_report(
+    contract: &Path,
+    ledger: &Path,
+) -> Result<(LoadedContract, BacklogReport), Vec<Diagnostic>> {
+    let c = load_contract(contract)?;
+    let rows = load_ledger(ledger, &c)?;
+    let r = BacklogReport::compute(&c.contract, &c.hash, &rows);
+    Ok((c, r))
+}
 
 /// A contract read and checked.
 #[derive(Debug, Clone)]
@@ -138,159 +151,26 @@ pub fn load_contract(path: &Path) -> Result<LoadedContract, Vec<Diagnostic>> {
 
 /// Checks a contract's text (`origin` names it in diagnostics).
 pub fn parse_contract(origin: &str, text: &str) -> Result<LoadedContract, Vec<Diagnostic>> {
-    let at =
-        |line: usize, col: usize, msg: String| Diagnostic::at(origin, Some(text), line, col, msg);
+    let src = Src { origin, text };
     let value: Value = serde_json::from_str(text).map_err(|e| {
         vec![
-            at(e.line(), e.column(), format!("not valid JSON: {e}")).hint(
-                "the contract is one JSON object; `gauntlet init --backlog` writes a template",
-            ),
+            src.at(e.line(), e.column(), format!("not valid JSON: {e}"))
+                .hint(
+                    "the contract is one JSON object; `gauntlet init --backlog` writes a template",
+                ),
         ]
     })?;
     let contract: Contract = serde_json::from_str(text).map_err(|e| {
         let msg = e.to_string();
         let msg = msg.split(" at line ").next().unwrap_or(&msg).to_owned();
-        vec![at(e.line(), e.column(), msg).hint(
+        vec![src.at(e.line(), e.column(), msg).hint(
             "see the contract's fields in docs/backlog.md (name, tasks, arms, trials, acceptance, budgets, fields, blocking_fields)",
         )]
     })?;
     let mut d = Vec::new();
-    if contract.backlog_version != gauntlet_core::backlog::BACKLOG_VERSION {
-        let (l, c) = find_from(text, 0, "\"backlog_version\"").unwrap_or((0, 0));
-        d.push(
-            at(
-                l,
-                c,
-                format!("unknown backlog_version {}", contract.backlog_version),
-            )
-            .hint("only version 1 exists"),
-        );
-    }
-    if contract.tasks.is_empty() {
-        let (l, c) = find_from(text, 0, "\"tasks\"").unwrap_or((0, 0));
-        d.push(
-            at(l, c, "the contract has no tasks".into())
-                .hint("list the backlog items under `tasks`"),
-        );
-    }
-    if contract.arms.is_empty() {
-        let (l, c) = find_from(text, 0, "\"arms\"").unwrap_or((0, 0));
-        d.push(at(l, c, "the contract has no arms".into()).hint(
-            "name at least one arm (the agent), and a control to compare it with (people without it)",
-        ));
-    }
-    if contract.trials == 0 {
-        let (l, c) = find_from(text, 0, "\"trials\"").unwrap_or((0, 0));
-        d.push(
-            at(l, c, "`trials` must be at least 1".into())
-                .hint("one trial per task and arm is the usual"),
-        );
-    }
-    if contract
-        .acceptance
-        .rules
-        .iter()
-        .all(|r| r.trim().is_empty())
-    {
-        let (l, c) = find_from(text, 0, "\"acceptance\"").unwrap_or((0, 0));
-        d.push(at(l, c, "the acceptance rules are empty".into()).hint(
-            "write down, before the run, what makes a trial accepted (CI green, merged without rewrite, ...)",
-        ));
-    }
-    // Ids: unique within tasks and within arms (an id seen twice is reported at its second
-    // occurrence in the file).
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    let all_ids = contract
-        .tasks
-        .iter()
-        .map(|t| t.id.as_str())
-        .chain(contract.arms.iter().map(|a| a.id.as_str()));
-    for id in all_ids {
-        let n = seen.entry(id).or_default();
-        if id.trim().is_empty() {
-            d.push(
-                at(
-                    id_pos(text, id, *n).0,
-                    id_pos(text, id, *n).1,
-                    "an empty id".into(),
-                )
-                .hint("give every task and arm an id"),
-            );
-        } else if *n == 1 {
-            let (l, c) = id_pos(text, id, 1);
-            d.push(
-                at(l, c, format!("id `{id}` is used twice"))
-                    .hint("task and arm ids must be unique: ledger rows name them"),
-            );
-        }
-        *n += 1;
-    }
-    let controls: Vec<&str> = contract
-        .arms
-        .iter()
-        .filter(|a| a.control)
-        .map(|a| a.id.as_str())
-        .collect();
-    if controls.len() > 1 {
-        let (l, c) = find_from(text, 0, "\"control\"").unwrap_or((0, 0));
-        d.push(
-            at(
-                l,
-                c,
-                format!(
-                    "{} arms are marked `control` ({})",
-                    controls.len(),
-                    controls.join(", ")
-                ),
-            )
-            .hint("mark one arm as the control; the others are compared with it"),
-        );
-    }
-    let fields_at = key_offset(text, "fields");
-    for f in &contract.fields {
-        if ROW_FIELDS.contains(&f.as_str()) {
-            let (l, c) = find_from(text, fields_at, &format!("\"{f}\"")).unwrap_or((0, 0));
-            d.push(at(l, c, format!("`{f}` is a built-in field")).hint(
-                "`fields` declares columns of your own; the built-in ones need no declaration",
-            ));
-        }
-    }
-    let blocking_at = key_offset(text, "blocking_fields");
-    for f in &contract.blocking_fields {
-        let known = BLOCKABLE_FIELDS.contains(&f.as_str()) || contract.fields.contains(f);
-        if !known {
-            let (l, c) = find_from(text, blocking_at, &format!("\"{f}\"")).unwrap_or((0, 0));
-            let candidates: Vec<&str> = BLOCKABLE_FIELDS
-                .iter()
-                .copied()
-                .chain(contract.fields.iter().map(String::as_str))
-                .collect();
-            let hint = match did_you_mean(f, candidates.iter().copied()) {
-                Some(s) => format!(
-                    "did you mean `{s}`? A blocking field is a built-in one or declared in `fields`"
-                ),
-                None => format!(
-                    "a blocking field is one of {} or declared in `fields`",
-                    BLOCKABLE_FIELDS.join(", ")
-                ),
-            };
-            d.push(at(l, c, format!("blocking field `{f}` is not a field")).hint(hint));
-        }
-    }
-    for (key, v) in [
-        ("max_cost_usd", contract.budgets.max_cost_usd),
-        ("max_agent_minutes", contract.budgets.max_agent_minutes),
-    ] {
-        if let Some(v) = v
-            && !(v.is_finite() && v > 0.0)
-        {
-            let (l, c) = find_from(text, 0, &format!("\"{key}\"")).unwrap_or((0, 0));
-            d.push(
-                at(l, c, format!("budget `{key}` must be a positive number"))
-                    .hint("leave it out for no limit"),
-            );
-        }
-    }
+    src.check_shape(&contract, &mut d);
+    src.check_ids(&contract, &mut d);
+    src.check_fields(&contract, &mut d);
     if !d.is_empty() {
         return Err(d);
     }
@@ -299,6 +179,168 @@ pub fn parse_contract(origin: &str, text: &str) -> Result<LoadedContract, Vec<Di
         contract,
         hash: contract_hash(&value),
     })
+}
+
+/// A contract's text and the name it is shown by: where its diagnostics point.
+struct Src<'a> {
+    origin: &'a str,
+    text: &'a str,
+}
+
+impl Src<'_> {
+    fn at(&self, line: usize, col: usize, msg: String) -> Diagnostic {
+        Diagnostic::at(self.origin, Some(self.text), line, col, msg)
+    }
+
+    /// A problem at the first `"key"` of the file (or its start).
+    fn at_key(&self, key: &str, msg: String) -> Diagnostic {
+        let (l, c) = find_from(self.text, 0, &format!("\"{key}\"")).unwrap_or((0, 0));
+        self.at(l, c, msg)
+    }
+
+    /// The version, and that there is something to run: tasks, arms, trials, rules.
+    fn check_shape(&self, contract: &Contract, d: &mut Vec<Diagnostic>) {
+        if contract.backlog_version != super::BACKLOG_VERSION {
+            d.push(
+                self.at_key(
+                    "backlog_version",
+                    format!("unknown backlog_version {}", contract.backlog_version),
+                )
+                .hint("only version 1 exists"),
+            );
+        }
+        if contract.tasks.is_empty() {
+            d.push(
+                self.at_key("tasks", "the contract has no tasks".into())
+                    .hint("list the backlog items under `tasks`"),
+            );
+        }
+        if contract.arms.is_empty() {
+            d.push(self.at_key("arms", "the contract has no arms".into()).hint(
+                "name at least one arm (the agent), and a control to compare it with (people without it)",
+            ));
+        }
+        if contract.trials == 0 {
+            d.push(
+                self.at_key("trials", "`trials` must be at least 1".into())
+                    .hint("one trial per task and arm is the usual"),
+            );
+        }
+        if contract
+            .acceptance
+            .rules
+            .iter()
+            .all(|r| r.trim().is_empty())
+        {
+            d.push(self.at_key("acceptance", "the acceptance rules are empty".into()).hint(
+                "write down, before the run, what makes a trial accepted (CI green, merged without rewrite, ...)",
+            ));
+        }
+    }
+
+    /// Ids unique within tasks and within arms (an id seen twice is reported at its second
+    /// occurrence in the file), and at most one control arm.
+    fn check_ids(&self, contract: &Contract, d: &mut Vec<Diagnostic>) {
+        let text = self.text;
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        let all_ids = contract
+            .tasks
+            .iter()
+            .map(|t| t.id.as_str())
+            .chain(contract.arms.iter().map(|a| a.id.as_str()));
+        for id in all_ids {
+            let n = seen.entry(id).or_default();
+            if id.trim().is_empty() {
+                d.push(
+                    self.at(
+                        id_pos(text, id, *n).0,
+                        id_pos(text, id, *n).1,
+                        "an empty id".into(),
+                    )
+                    .hint("give every task and arm an id"),
+                );
+            } else if *n == 1 {
+                let (l, c) = id_pos(text, id, 1);
+                d.push(
+                    self.at(l, c, format!("id `{id}` is used twice"))
+                        .hint("task and arm ids must be unique: ledger rows name them"),
+                );
+            }
+            *n += 1;
+        }
+        let controls: Vec<&str> = contract
+            .arms
+            .iter()
+            .filter(|a| a.control)
+            .map(|a| a.id.as_str())
+            .collect();
+        if controls.len() > 1 {
+            d.push(
+                self.at_key(
+                    "control",
+                    format!(
+                        "{} arms are marked `control` ({})",
+                        controls.len(),
+                        controls.join(", ")
+                    ),
+                )
+                .hint("mark one arm as the control; the others are compared with it"),
+            );
+        }
+    }
+
+    /// Declared fields that are not built-in ones, blocking fields that are fields, and
+    /// positive budgets.
+    fn check_fields(&self, contract: &Contract, d: &mut Vec<Diagnostic>) {
+        let text = self.text;
+        let fields_at = key_offset(text, "fields");
+        for f in &contract.fields {
+            if ROW_FIELDS.contains(&f.as_str()) {
+                let (l, c) = find_from(text, fields_at, &format!("\"{f}\"")).unwrap_or((0, 0));
+                d.push(self.at(l, c, format!("`{f}` is a built-in field")).hint(
+                    "`fields` declares columns of your own; the built-in ones need no declaration",
+                ));
+            }
+        }
+        let blocking_at = key_offset(text, "blocking_fields");
+        for f in &contract.blocking_fields {
+            let known = BLOCKABLE_FIELDS.contains(&f.as_str()) || contract.fields.contains(f);
+            if !known {
+                let (l, c) = find_from(text, blocking_at, &format!("\"{f}\"")).unwrap_or((0, 0));
+                let candidates: Vec<&str> = BLOCKABLE_FIELDS
+                    .iter()
+                    .copied()
+                    .chain(contract.fields.iter().map(String::as_str))
+                    .collect();
+                let hint = match did_you_mean(f, candidates.iter().copied()) {
+                    Some(s) => format!(
+                        "did you mean `{s}`? A blocking field is a built-in one or declared in `fields`"
+                    ),
+                    None => format!(
+                        "a blocking field is one of {} or declared in `fields`",
+                        BLOCKABLE_FIELDS.join(", ")
+                    ),
+                };
+                d.push(
+                    self.at(l, c, format!("blocking field `{f}` is not a field"))
+                        .hint(hint),
+                );
+            }
+        }
+        for (key, v) in [
+            ("max_cost_usd", contract.budgets.max_cost_usd),
+            ("max_agent_minutes", contract.budgets.max_agent_minutes),
+        ] {
+            if let Some(v) = v
+                && !(v.is_finite() && v > 0.0)
+            {
+                d.push(
+                    self.at_key(key, format!("budget `{key}` must be a positive number"))
+                        .hint("leave it out for no limit"),
+                );
+            }
+        }
+    }
 }
 
 /// One cell of a row as written: its value and column.
@@ -599,6 +641,20 @@ fn row_of(
             },
         }
     }
+    missing_cells(&mut row, state_seen, c, &at, &mut d);
+    if d.is_empty() { Ok(row) } else { Err(d) }
+}
+
+/// The cells every row needs (`contract`, `task`, `arm`, `state`, and `trial` when the
+/// contract runs more than one), reported at the row's first column; a missing `trial` of a
+/// one-trial contract is 1.
+fn missing_cells(
+    row: &mut LedgerRow,
+    state_seen: bool,
+    c: &LoadedContract,
+    at: &dyn Fn(usize, String) -> Diagnostic,
+    d: &mut Vec<Diagnostic>,
+) {
     for (name, v) in [
         ("contract", &row.contract),
         ("task", &row.task),
@@ -630,7 +686,6 @@ fn row_of(
             )));
         }
     }
-    if d.is_empty() { Ok(row) } else { Err(d) }
 }
 
 /// The checks across rows and against the contract: the hash, tasks and arms, duplicates,
@@ -653,30 +708,7 @@ fn finish(
             .unwrap_or(1)
     };
     let rows: Vec<&LedgerRow> = rows.iter().map(|(r, _)| r).collect();
-    // A changed contract: reported once per hash the rows recorded, at its first row.
-    let mut stale: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for r in rows.iter().copied() {
-        if !c.matches(&r.contract) {
-            let e = stale.entry(r.contract.clone()).or_insert((r.line, 0));
-            e.1 += 1;
-        }
-    }
-    for (h, (line, n)) in &stale {
-        let short = h.trim_start_matches("sha256:");
-        let msg = if short.len() < MIN_HASH_DIGITS
-            || !short.chars().all(|ch| ch.is_ascii_hexdigit())
-        {
-            format!("`{h}` is not a contract hash ({n} row(s) carry it)")
-        } else {
-            format!(
-                "the contract changed after the ledger started: {n} row(s), from this one, were recorded against {h}, and the contract now hashes to {}",
-                c.short_hash()
-            )
-        };
-        d.push(at(*line, col_of(*line, "contract"), msg).hint(
-            "a frozen contract does not change once trials run: restore the contract the rows were written against (from version control), or start a new ledger for the new contract",
-        ));
-    }
+    stale_hashes(&rows, c, &at, &col_of, &mut d);
     let tasks: Vec<&str> = c.contract.tasks.iter().map(|t| t.id.as_str()).collect();
     let arms: Vec<&str> = c.contract.arms.iter().map(|a| a.id.as_str()).collect();
     let mut first: HashMap<(&str, &str, u32), usize> = HashMap::new();
@@ -727,51 +759,93 @@ fn finish(
                 }
             }
         }
-        if r.state.is_resolved() {
-            for f in &c.contract.blocking_fields {
-                if !r.has(f) {
-                    d.push(
-                        at(
-                            r.line,
-                            1,
-                            format!(
-                                "the row is {} but has no `{f}`, a blocking field of the contract",
-                                r.state.as_str()
-                            ),
-                        )
-                        .hint(
-                            "fill it in; a resolved row without its blocking fields does not count",
-                        ),
-                    );
-                }
-            }
-        }
-        if r.state == RowState::Accepted {
-            for (key, limit, value) in [
-                ("cost_usd", c.contract.budgets.max_cost_usd, r.cost_usd),
-                (
-                    "agent_minutes",
-                    c.contract.budgets.max_agent_minutes,
-                    r.agent_minutes,
-                ),
-            ] {
-                if let (Some(limit), Some(v)) = (limit, value)
-                    && v > limit
-                {
-                    d.push(
-                        at(r.line, col_of(r.line, key), format!(
-                            "the row is accepted but `{key}` {v} is over the contract's budget of {limit} per trial"
-                        ))
-                        .hint("a trial over budget is not accepted: record it as failed (say why in `note`)"),
-                    );
-                }
-            }
-        }
+        resolved_row(r, c, &at, &col_of, &mut d);
     }
     if d.is_empty() {
         Ok(rows.into_iter().cloned().collect())
     } else {
         Err(d)
+    }
+}
+
+/// A changed contract: reported once per hash the rows recorded, at its first row.
+fn stale_hashes(
+    rows: &[&LedgerRow],
+    c: &LoadedContract,
+    at: &dyn Fn(usize, usize, String) -> Diagnostic,
+    col_of: &dyn Fn(usize, &str) -> usize,
+    d: &mut Vec<Diagnostic>,
+) {
+    let mut stale: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for r in rows.iter().copied() {
+        if !c.matches(&r.contract) {
+            let e = stale.entry(r.contract.clone()).or_insert((r.line, 0));
+            e.1 += 1;
+        }
+    }
+    for (h, (line, n)) in &stale {
+        let short = h.trim_start_matches("sha256:");
+        let msg = if short.len() < MIN_HASH_DIGITS
+            || !short.chars().all(|ch| ch.is_ascii_hexdigit())
+        {
+            format!("`{h}` is not a contract hash ({n} row(s) carry it)")
+        } else {
+            format!(
+                "the contract changed after the ledger started: {n} row(s), from this one, were recorded against {h}, and the contract now hashes to {}",
+                c.short_hash()
+            )
+        };
+        d.push(at(*line, col_of(*line, "contract"), msg).hint(
+            "a frozen contract does not change once trials run: restore the contract the rows were written against (from version control), or start a new ledger for the new contract",
+        ));
+    }
+}
+
+/// A resolved row has its blocking fields; an accepted one keeps within the budgets.
+fn resolved_row(
+    r: &LedgerRow,
+    c: &LoadedContract,
+    at: &dyn Fn(usize, usize, String) -> Diagnostic,
+    col_of: &dyn Fn(usize, &str) -> usize,
+    d: &mut Vec<Diagnostic>,
+) {
+    if r.state.is_resolved() {
+        for f in &c.contract.blocking_fields {
+            if !r.has(f) {
+                d.push(
+                    at(
+                        r.line,
+                        1,
+                        format!(
+                            "the row is {} but has no `{f}`, a blocking field of the contract",
+                            r.state.as_str()
+                        ),
+                    )
+                    .hint("fill it in; a resolved row without its blocking fields does not count"),
+                );
+            }
+        }
+    }
+    if r.state == RowState::Accepted {
+        for (key, limit, value) in [
+            ("cost_usd", c.contract.budgets.max_cost_usd, r.cost_usd),
+            (
+                "agent_minutes",
+                c.contract.budgets.max_agent_minutes,
+                r.agent_minutes,
+            ),
+        ] {
+            if let (Some(limit), Some(v)) = (limit, value)
+                && v > limit
+            {
+                d.push(
+                    at(r.line, col_of(r.line, key), format!(
+                        "the row is accepted but `{key}` {v} is over the contract's budget of {limit} per trial"
+                    ))
+                    .hint("a trial over budget is not accepted: record it as failed (say why in `note`)"),
+                );
+            }
+        }
     }
 }
 

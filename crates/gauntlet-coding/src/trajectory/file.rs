@@ -6,10 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use gauntlet_core::trajectory::Trajectory;
+use gauntlet_suite::Diagnostic;
+use gauntlet_suite::load::{check_relative, parse_yaml_documented};
 
-use crate::diag::Diagnostic;
-use crate::load::{check_relative, parse_yaml_documented};
+use super::Trajectory;
 
 /// Largest trajectory file read.
 const MAX_BYTES: u64 = 4 << 20;
@@ -93,128 +93,9 @@ pub fn parse_trajectory(
     dir: &Path,
 ) -> Result<LoadedTrajectory, Vec<Diagnostic>> {
     let t: Trajectory = parse_yaml_documented(origin, text, "docs/coding-agents.md")?;
-    let mut out = Vec::new();
-    let at = |key: &str, value: &str, nth: usize, msg: String, hint: &str| {
-        let (l, c) = locate(text, key, value, nth);
-        Diagnostic::at(origin, Some(text), l, c, msg).hint(hint)
-    };
-    if t.name.trim().is_empty() {
-        out.push(at(
-            "name",
-            "",
-            0,
-            "the trajectory's `name` is empty".into(),
-            "give it a name",
-        ));
-    }
-    if t.checkpoints.is_empty() {
-        out.push(
-            Diagnostic::file(origin, "the trajectory has no checkpoints")
-                .hint("list the checkpoints under `checkpoints:`, each with an `id`, a `spec` and `tests`"),
-        );
-    }
-    if let Some(w) = &t.workspace {
-        if let Err(e) = check_relative(w) {
-            out.push(at(
-                "workspace",
-                w,
-                0,
-                format!("`workspace`: {e}"),
-                "name a folder next to the trajectory file",
-            ));
-        } else if !dir.join(w).is_dir() {
-            out.push(at(
-                "workspace",
-                w,
-                0,
-                format!("`workspace`: `{w}` is not a folder next to the trajectory file"),
-                "create the folder, or remove `workspace` to start from an empty one",
-            ));
-        }
-    }
-    for (key, v) in [
-        ("agent_timeout_secs", t.agent_timeout_secs),
-        ("test_timeout_secs", t.test_timeout_secs),
-    ] {
-        if v == Some(0) {
-            out.push(at(
-                key,
-                "0",
-                0,
-                format!("`{key}` is 0"),
-                "give a number of seconds above 0, or leave it out for the default",
-            ));
-        }
-    }
-    let mut cps: Vec<&str> = Vec::new();
-    let mut tests: Vec<&str> = Vec::new();
-    for cp in &t.checkpoints {
-        let seen = cps.iter().filter(|c| **c == cp.id).count();
-        if cp.id.trim().is_empty() {
-            out.push(
-                Diagnostic::file(origin, "a checkpoint has an empty `id`")
-                    .hint("give every checkpoint an id such as C1"),
-            );
-        } else if seen > 0 {
-            out.push(at(
-                "id",
-                &cp.id,
-                seen,
-                format!("checkpoint id `{}` is used twice", cp.id),
-                "give every checkpoint its own id",
-            ));
-        }
-        cps.push(&cp.id);
-        if cp.spec.trim().is_empty() {
-            out.push(at(
-                "id",
-                &cp.id,
-                seen,
-                format!("checkpoint `{}` has an empty `spec`", cp.id),
-                "write the spec change the agent is given",
-            ));
-        }
-        if cp.tests.is_empty() {
-            out.push(at(
-                "id",
-                &cp.id,
-                seen,
-                format!("checkpoint `{}` has no tests", cp.id),
-                "a checkpoint without tests cannot be assessed: add at least one under `tests:`",
-            ));
-        }
-        for test in &cp.tests {
-            let seen_t = tests.iter().filter(|x| **x == test.id).count()
-                + cps.iter().filter(|c| **c == test.id).count();
-            if test.id.trim().is_empty() {
-                out.push(
-                    Diagnostic::file(
-                        origin,
-                        format!("a test of checkpoint `{}` has an empty `id`", cp.id),
-                    )
-                    .hint("give every test an id"),
-                );
-            } else if seen_t > 0 {
-                out.push(at(
-                    "id",
-                    &test.id,
-                    seen_t,
-                    format!("id `{}` is used twice", test.id),
-                    "test ids are unique across the trajectory (and differ from checkpoint ids)",
-                ));
-            }
-            tests.push(&test.id);
-            if test.run.first().is_none_or(|p| p.trim().is_empty()) {
-                out.push(at(
-                    "id",
-                    &test.id,
-                    seen_t,
-                    format!("test `{}` has no command in `run`", test.id),
-                    "write the program and its arguments, as in `run: [python3, tests/test_c1.py]`",
-                ));
-            }
-        }
-    }
+    let src = Src { origin, text };
+    let mut out = src.settings(&t, dir);
+    out.extend(src.checkpoints(&t));
     if !out.is_empty() {
         return Err(out);
     }
@@ -223,6 +104,151 @@ pub fn parse_trajectory(
         dir: dir.to_path_buf(),
         trajectory: t,
     })
+}
+
+/// A trajectory file's text and the name it is shown by: where its diagnostics point.
+struct Src<'a> {
+    origin: &'a str,
+    text: &'a str,
+}
+
+impl Src<'_> {
+    /// A problem at the `nth` `key: value` of the file, with a hint.
+    fn at(&self, key: &str, value: &str, nth: usize, msg: String, hint: &str) -> Diagnostic {
+        let (l, c) = locate(self.text, key, value, nth);
+        Diagnostic::at(self.origin, Some(self.text), l, c, msg).hint(hint)
+    }
+
+    /// The file's own settings: its name, that it has checkpoints, its starting workspace
+    /// (a folder next to the file) and its time limits.
+    fn settings(&self, t: &Trajectory, dir: &Path) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        if t.name.trim().is_empty() {
+            out.push(self.at(
+                "name",
+                "",
+                0,
+                "the trajectory's `name` is empty".into(),
+                "give it a name",
+            ));
+        }
+        if t.checkpoints.is_empty() {
+            out.push(
+            Diagnostic::file(self.origin, "the trajectory has no checkpoints")
+                .hint("list the checkpoints under `checkpoints:`, each with an `id`, a `spec` and `tests`"),
+        );
+        }
+        if let Some(w) = &t.workspace {
+            if let Err(e) = check_relative(w) {
+                out.push(self.at(
+                    "workspace",
+                    w,
+                    0,
+                    format!("`workspace`: {e}"),
+                    "name a folder next to the trajectory file",
+                ));
+            } else if !dir.join(w).is_dir() {
+                out.push(self.at(
+                    "workspace",
+                    w,
+                    0,
+                    format!("`workspace`: `{w}` is not a folder next to the trajectory file"),
+                    "create the folder, or remove `workspace` to start from an empty one",
+                ));
+            }
+        }
+        for (key, v) in [
+            ("agent_timeout_secs", t.agent_timeout_secs),
+            ("test_timeout_secs", t.test_timeout_secs),
+        ] {
+            if v == Some(0) {
+                out.push(self.at(
+                    key,
+                    "0",
+                    0,
+                    format!("`{key}` is 0"),
+                    "give a number of seconds above 0, or leave it out for the default",
+                ));
+            }
+        }
+        out
+    }
+
+    /// Each checkpoint's id (unique), spec and tests; each test's id (unique across the
+    /// trajectory and apart from checkpoint ids) and command.
+    fn checkpoints(&self, t: &Trajectory) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let mut cps: Vec<&str> = Vec::new();
+        let mut tests: Vec<&str> = Vec::new();
+        for cp in &t.checkpoints {
+            let seen = cps.iter().filter(|c| **c == cp.id).count();
+            if cp.id.trim().is_empty() {
+                out.push(
+                    Diagnostic::file(self.origin, "a checkpoint has an empty `id`")
+                        .hint("give every checkpoint an id such as C1"),
+                );
+            } else if seen > 0 {
+                out.push(self.at(
+                    "id",
+                    &cp.id,
+                    seen,
+                    format!("checkpoint id `{}` is used twice", cp.id),
+                    "give every checkpoint its own id",
+                ));
+            }
+            cps.push(&cp.id);
+            if cp.spec.trim().is_empty() {
+                out.push(self.at(
+                    "id",
+                    &cp.id,
+                    seen,
+                    format!("checkpoint `{}` has an empty `spec`", cp.id),
+                    "write the spec change the agent is given",
+                ));
+            }
+            if cp.tests.is_empty() {
+                out.push(self.at(
+                "id",
+                &cp.id,
+                seen,
+                format!("checkpoint `{}` has no tests", cp.id),
+                "a checkpoint without tests cannot be assessed: add at least one under `tests:`",
+            ));
+            }
+            for test in &cp.tests {
+                let seen_t = tests.iter().filter(|x| **x == test.id).count()
+                    + cps.iter().filter(|c| **c == test.id).count();
+                if test.id.trim().is_empty() {
+                    out.push(
+                        Diagnostic::file(
+                            self.origin,
+                            format!("a test of checkpoint `{}` has an empty `id`", cp.id),
+                        )
+                        .hint("give every test an id"),
+                    );
+                } else if seen_t > 0 {
+                    out.push(self.at(
+                    "id",
+                    &test.id,
+                    seen_t,
+                    format!("id `{}` is used twice", test.id),
+                    "test ids are unique across the trajectory (and differ from checkpoint ids)",
+                ));
+                }
+                tests.push(&test.id);
+                if test.run.first().is_none_or(|p| p.trim().is_empty()) {
+                    out.push(self.at(
+                    "id",
+                    &test.id,
+                    seen_t,
+                    format!("test `{}` has no command in `run`", test.id),
+                    "write the program and its arguments, as in `run: [python3, tests/test_c1.py]`",
+                ));
+                }
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]

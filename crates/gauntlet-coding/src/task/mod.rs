@@ -3,12 +3,16 @@
 //! touches and its acceptance tests, in `given` or `hidden` [`TaskMode`]), the agent's
 //! evidence ([`Evidence`]) and its check against what gauntlet observed ([`check_evidence`]),
 //! the per-task record ([`TaskReport`]) and the fold of a run ([`TaskRunReport`]: completion
-//! and regression rates kept apart). No I/O: the binary runs the agent and the tests.
+//! and regression rates kept apart). The file is read by [`file`]; [`run`] runs the agent and
+//! the tests and folds their outcomes here.
 //!
 //! A task counts as done only when its acceptance tests pass *and* the agent gave evidence
 //! that matches what gauntlet observed when it re-ran the tests itself. Regressions (tests
 //! that passed before the task and fail after it) are counted apart: a task can be done and
 //! regressing.
+
+pub mod file;
+pub mod run;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -343,7 +347,7 @@ pub struct TaskReport {
     pub model_calls: Option<u32>,
     /// Tokens of those calls, summed (absent for an exec agent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tokens: Option<crate::trace::Usage>,
+    pub tokens: Option<gauntlet_core::trace::Usage>,
     /// Their cost from the price table; absent when unknown (an exec agent, a model
     /// without a price): never 0 for unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -2,14 +2,17 @@
 //! spec change for a coding agent and its own black-box tests), the per-checkpoint record
 //! ([`CheckpointReport`]), the fold of a whole run ([`TrajectoryReport`]), the structural
 //! erosion measure ([`code_mass`]) and the phases that trajectories of different lengths
-//! share ([`Phase`], [`phase_of`], [`phases`]). No I/O: the binary runs the agent and the
-//! tests and hands their outcomes here.
+//! share ([`Phase`], [`phase_of`], [`phases`]). The file is read by [`file`]; [`run`] runs the
+//! agent and the tests and hands their outcomes here.
 //!
 //! Correctness and signals are kept apart on purpose. Strict, isolated, core and regression
 //! correctness come from tests only; erosion, verbosity, cost and duration are trajectory
 //! signals, shown beside the verdicts and never folded into them. A test that could not run
 //! (its command missing, a time-out) is NOT_ASSESSED, and a checkpoint with such a test can
 //! not be counted as passing.
+
+pub mod file;
+pub mod run;
 
 use std::collections::BTreeMap;
 
@@ -227,7 +230,7 @@ pub struct Signals {
     pub model_calls: Option<u32>,
     /// Tokens of those calls, summed (absent for an exec agent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tokens: Option<crate::trace::Usage>,
+    pub tokens: Option<gauntlet_core::trace::Usage>,
 }
 
 /// One checkpoint's record.

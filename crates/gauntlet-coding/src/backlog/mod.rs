@@ -5,7 +5,7 @@
 //! to date and final, review and rework burden and cost per accepted task, and each arm
 //! against the control arm.
 //!
-//! Reading the files (with positions in every error) is `gauntlet_suite::backlog`'s job;
+//! Reading the files (with positions in every error) is [`file`]'s job;
 //! this module only holds the data and the arithmetic, so that the terminal, JSON and
 //! Markdown views cannot disagree.
 //!
@@ -15,12 +15,13 @@
 //! denominator of the final rate and counted on their own, so the report always says how
 //! much of the backlog the final rate rests on.
 
+pub mod file;
+
 use std::collections::{BTreeMap, HashMap};
 
+use gauntlet_core::stats::{mcnemar_exact, wilson};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-use crate::stats::{mcnemar_exact, wilson};
 
 /// The contract format version (only `1` exists).
 pub const BACKLOG_VERSION: u32 = 1;

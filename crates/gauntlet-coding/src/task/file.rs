@@ -9,11 +9,11 @@
 
 use std::path::{Path, PathBuf};
 
-use gauntlet_core::impact_task::TaskFile;
+use gauntlet_suite::Diagnostic;
+use gauntlet_suite::load::{check_relative, parse_yaml_documented};
 
-use crate::diag::Diagnostic;
-use crate::load::{check_relative, parse_yaml_documented};
-use crate::trajectory::locate;
+use super::{TaskDef, TaskFile};
+use crate::trajectory::file::{locate, read_yaml_file};
 
 /// A task file read and checked.
 #[derive(Debug, Clone)]
@@ -36,7 +36,7 @@ impl LoadedTasks {
 
 /// Reads and checks a task file.
 pub fn load_tasks(path: &Path) -> Result<LoadedTasks, Vec<Diagnostic>> {
-    let (origin, text, dir) = crate::trajectory::read_yaml_file(path, "task file")?;
+    let (origin, text, dir) = read_yaml_file(path, "task file")?;
     parse_tasks(&origin, &text, &dir)
 }
 
@@ -56,167 +56,207 @@ fn find(text: &str, needle: &str, nth: usize) -> (usize, usize) {
 /// [`load_tasks`] over text already read; `dir` is the file's folder.
 pub fn parse_tasks(origin: &str, text: &str, dir: &Path) -> Result<LoadedTasks, Vec<Diagnostic>> {
     let f: TaskFile = parse_yaml_documented(origin, text, "docs/coding-agents.md")?;
-    let mut out = Vec::new();
-    let at = |(l, c): (usize, usize), msg: String, hint: &str| {
-        Diagnostic::at(origin, Some(text), l, c, msg).hint(hint)
+    let mut c = Checks {
+        origin,
+        text,
+        dir,
+        out: Vec::new(),
     };
-    if f.name.trim().is_empty() {
-        out.push(at(
-            locate(text, "name", "", 0),
-            "the task file's `name` is empty".into(),
-            "give it a name",
-        ));
-    }
-    let repo_ok = match check_relative(&f.repo) {
-        Err(e) => {
-            out.push(at(
-                locate(text, "repo", &f.repo, 0),
-                format!("`repo`: {e}"),
-                "name the repository's folder, next to the task file",
-            ));
-            false
-        }
-        Ok(()) if f.repo.trim().is_empty() || !dir.join(&f.repo).is_dir() => {
-            out.push(at(
-                locate(text, "repo", &f.repo, 0),
-                format!("`repo`: `{}` is not a folder next to the task file", f.repo),
-                "name the repository's folder, next to the task file",
-            ));
-            false
-        }
-        Ok(()) => true,
-    };
-    for (key, v) in [
-        ("agent_timeout_secs", f.agent_timeout_secs),
-        ("test_timeout_secs", f.test_timeout_secs),
-    ] {
-        if v == Some(0) {
-            out.push(at(
-                locate(text, key, "0", 0),
-                format!("`{key}` is 0"),
-                "give a number of seconds above 0, or leave it out for the default",
-            ));
-        }
-    }
-    if f.tasks.is_empty() {
-        out.push(Diagnostic::file(origin, "the task file has no tasks").hint(
-            "list them under `tasks:`, each with an `id`, a `prompt`, `touches` and `tests`",
-        ));
-    }
-    let repo = Path::new(&f.repo);
+    let repo_ok = c.file_settings(&f);
     // A Rust crate, as `impact map` tells it: Cargo.toml at the repository's root.
     let rust = repo_ok && dir.join(&f.repo).join("Cargo.toml").is_file();
     let mut ids: Vec<&str> = Vec::new();
     for t in &f.tasks {
         let seen = ids.iter().filter(|i| **i == t.id).count();
-        let here = locate(text, "id", &t.id, seen);
-        if t.id.trim().is_empty() {
-            out.push(
-                Diagnostic::file(origin, "a task has an empty `id`").hint("give every task an id"),
-            );
-        } else if seen > 0 {
-            out.push(at(
-                here,
-                format!("task id `{}` is used twice", t.id),
-                "give every task its own id",
-            ));
-        }
+        c.task(t, seen);
         ids.push(&t.id);
-        if t.prompt.trim().is_empty() {
-            out.push(at(
-                here,
-                format!("task `{}` has an empty `prompt`", t.id),
-                "write what the agent is asked to do",
-            ));
-        }
-        if t.tests.is_empty() {
-            out.push(at(
-                here,
-                format!("task `{}` has no acceptance tests", t.id),
-                "a task without tests cannot be accepted: list its test files under `tests:`",
-            ));
-        }
-        for p in &t.touches {
-            if let Err(e) = check_relative(p) {
-                out.push(at(
-                    find(text, p, 0),
-                    format!("task `{}`: `touches`: {e}", t.id),
-                    "name files relative to the repository's root",
-                ));
-            }
-        }
         for p in &t.tests {
-            let pos = find(text, p, 0);
-            if let Err(e) = check_relative(p) {
-                out.push(at(
-                    pos,
-                    format!("task `{}`: test `{p}`: {e}", t.id),
-                    "name a test file next to the task file",
-                ));
-            } else if repo_ok && Path::new(p).starts_with(repo) {
-                out.push(at(
-                    pos,
-                    format!("task `{}`: test `{p}` lies inside the repository", t.id),
-                    "acceptance tests live outside `repo` (the agent's workspace is a copy of it): move the file next to the task file",
-                ));
-            } else if !dir.join(p).is_file() {
-                out.push(at(
-                    pos,
-                    format!(
-                        "task `{}`: test `{p}` is not a file next to the task file",
-                        t.id
-                    ),
-                    "check the path (relative to the task file's folder)",
-                ));
-            } else if rust && !p.ends_with(".rs") {
-                out.push(at(
-                    pos,
-                    format!(
-                        "task `{}`: test `{p}` is not a Rust file (the repository is a Rust crate)",
-                        t.id
-                    ),
-                    "acceptance tests of a crate are integration test files (`.rs`, placed as tests/NAME.rs)",
-                ));
-            } else if !rust && !p.ends_with(".py") {
-                out.push(at(
-                    pos,
-                    format!("task `{}`: test `{p}` is not a Python file", t.id),
-                    "acceptance tests are Python test files (test* functions or unittest cases)",
-                ));
-            } else if rust {
-                let name = p.rsplit('/').next().unwrap_or(p);
-                let clash = t
-                    .tests
-                    .iter()
-                    .filter(|q| q.rsplit('/').next() == Some(name))
-                    .count()
-                    > 1;
-                if clash || dir.join(&f.repo).join("tests").join(name).exists() {
-                    out.push(at(
-                        pos,
-                        format!(
-                            "task `{}`: test `{p}` would be placed as tests/{name}, which {}",
-                            t.id,
-                            if clash {
-                                "another test of the task also is"
-                            } else {
-                                "the crate already has"
-                            }
-                        ),
-                        "give the acceptance test a file name of its own",
-                    ));
-                }
-            }
+            c.test_file(&f, t, p, repo_ok, rust);
         }
     }
-    if !out.is_empty() {
-        return Err(out);
+    if !c.out.is_empty() {
+        return Err(c.out);
     }
     Ok(LoadedTasks {
         origin: origin.to_owned(),
         dir: dir.to_path_buf(),
         file: f,
     })
+}
+
+/// The checks of one task file past serde, collecting every problem.
+struct Checks<'a> {
+    origin: &'a str,
+    text: &'a str,
+    /// The file's folder.
+    dir: &'a Path,
+    out: Vec<Diagnostic>,
+}
+
+impl Checks<'_> {
+    /// A problem at a line and column, with a hint.
+    fn at(&mut self, (l, c): (usize, usize), msg: String, hint: &str) {
+        self.out
+            .push(Diagnostic::at(self.origin, Some(self.text), l, c, msg).hint(hint));
+    }
+
+    /// The file's own settings: its name, its repository (whether that is a folder next to
+    /// the file is the answer), its time limits, and that it has tasks.
+    fn file_settings(&mut self, f: &TaskFile) -> bool {
+        let text = self.text;
+        if f.name.trim().is_empty() {
+            self.at(
+                locate(text, "name", "", 0),
+                "the task file's `name` is empty".into(),
+                "give it a name",
+            );
+        }
+        let repo_ok = match check_relative(&f.repo) {
+            Err(e) => {
+                self.at(
+                    locate(text, "repo", &f.repo, 0),
+                    format!("`repo`: {e}"),
+                    "name the repository's folder, next to the task file",
+                );
+                false
+            }
+            Ok(()) if f.repo.trim().is_empty() || !self.dir.join(&f.repo).is_dir() => {
+                self.at(
+                    locate(text, "repo", &f.repo, 0),
+                    format!("`repo`: `{}` is not a folder next to the task file", f.repo),
+                    "name the repository's folder, next to the task file",
+                );
+                false
+            }
+            Ok(()) => true,
+        };
+        for (key, v) in [
+            ("agent_timeout_secs", f.agent_timeout_secs),
+            ("test_timeout_secs", f.test_timeout_secs),
+        ] {
+            if v == Some(0) {
+                self.at(
+                    locate(text, key, "0", 0),
+                    format!("`{key}` is 0"),
+                    "give a number of seconds above 0, or leave it out for the default",
+                );
+            }
+        }
+        if f.tasks.is_empty() {
+            self.out
+                .push(Diagnostic::file(self.origin, "the task file has no tasks").hint(
+                    "list them under `tasks:`, each with an `id`, a `prompt`, `touches` and `tests`",
+                ));
+        }
+        repo_ok
+    }
+
+    /// One task's id (`seen`: earlier tasks with the same id), prompt, tests and `touches`.
+    fn task(&mut self, t: &TaskDef, seen: usize) {
+        let here = locate(self.text, "id", &t.id, seen);
+        if t.id.trim().is_empty() {
+            self.out.push(
+                Diagnostic::file(self.origin, "a task has an empty `id`")
+                    .hint("give every task an id"),
+            );
+        } else if seen > 0 {
+            self.at(
+                here,
+                format!("task id `{}` is used twice", t.id),
+                "give every task its own id",
+            );
+        }
+        if t.prompt.trim().is_empty() {
+            self.at(
+                here,
+                format!("task `{}` has an empty `prompt`", t.id),
+                "write what the agent is asked to do",
+            );
+        }
+        if t.tests.is_empty() {
+            self.at(
+                here,
+                format!("task `{}` has no acceptance tests", t.id),
+                "a task without tests cannot be accepted: list its test files under `tests:`",
+            );
+        }
+        for p in &t.touches {
+            if let Err(e) = check_relative(p) {
+                self.at(
+                    find(self.text, p, 0),
+                    format!("task `{}`: `touches`: {e}", t.id),
+                    "name files relative to the repository's root",
+                );
+            }
+        }
+    }
+
+    /// One acceptance test file `p` of task `t`: next to the task file, outside the
+    /// repository, in the repository's language, and (for a crate) with a name of its own
+    /// once placed as `tests/NAME.rs`.
+    fn test_file(&mut self, f: &TaskFile, t: &TaskDef, p: &str, repo_ok: bool, rust: bool) {
+        let pos = find(self.text, p, 0);
+        if let Err(e) = check_relative(p) {
+            self.at(
+                pos,
+                format!("task `{}`: test `{p}`: {e}", t.id),
+                "name a test file next to the task file",
+            );
+        } else if repo_ok && Path::new(p).starts_with(Path::new(&f.repo)) {
+            self.at(
+                pos,
+                format!("task `{}`: test `{p}` lies inside the repository", t.id),
+                "acceptance tests live outside `repo` (the agent's workspace is a copy of it): move the file next to the task file",
+            );
+        } else if !self.dir.join(p).is_file() {
+            self.at(
+                pos,
+                format!(
+                    "task `{}`: test `{p}` is not a file next to the task file",
+                    t.id
+                ),
+                "check the path (relative to the task file's folder)",
+            );
+        } else if rust && !p.ends_with(".rs") {
+            self.at(
+                pos,
+                format!(
+                    "task `{}`: test `{p}` is not a Rust file (the repository is a Rust crate)",
+                    t.id
+                ),
+                "acceptance tests of a crate are integration test files (`.rs`, placed as tests/NAME.rs)",
+            );
+        } else if !rust && !p.ends_with(".py") {
+            self.at(
+                pos,
+                format!("task `{}`: test `{p}` is not a Python file", t.id),
+                "acceptance tests are Python test files (test* functions or unittest cases)",
+            );
+        } else if rust {
+            let name = p.rsplit('/').next().unwrap_or(p);
+            let clash = t
+                .tests
+                .iter()
+                .filter(|q| q.rsplit('/').next() == Some(name))
+                .count()
+                > 1;
+            if clash || self.dir.join(&f.repo).join("tests").join(name).exists() {
+                self.at(
+                    pos,
+                    format!(
+                        "task `{}`: test `{p}` would be placed as tests/{name}, which {}",
+                        t.id,
+                        if clash {
+                            "another test of the task also is"
+                        } else {
+                            "the crate already has"
+                        }
+                    ),
+                    "give the acceptance test a file name of its own",
+                );
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -238,7 +278,7 @@ mod tests {
     fn reads_a_good_file() {
         let d = folder();
         let t = parse_tasks("t.yaml", GOOD, d.path()).unwrap();
-        assert_eq!(t.file.mode, gauntlet_core::impact_task::TaskMode::Hidden);
+        assert_eq!(t.file.mode, crate::task::TaskMode::Hidden);
         assert_eq!(t.file.tasks[0].tests, ["acc/test_a.py"]);
     }
 

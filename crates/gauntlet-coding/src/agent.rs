@@ -1,37 +1,46 @@
 //! The coding agent of `trajectory run` and `impact task`: [`CodingAgent`], either an
 //! `exec:COMMAND` process or a chat model driven through the built-in coding loop
-//! (`model:SPEC`, [`gauntlet_targets::codeloop`]). Both run one step in a workspace through
+//! (`model:SPEC`, [`gauntlet_targets::codeloop`]; its named targets and prices come from the
+//! caller's [`ModelSource`]). Both run one step in a workspace through
 //! [`CodingAgent::run_in`] and give an [`AgentRun`] in the same terms (how it ended, output
 //! bytes, wall time, cost), so the commands grade either the same way.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
+use gauntlet_core::cost::PriceTable;
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::{TargetConfig, TargetKind};
 use gauntlet_core::trace::{Trace, Usage};
-use gauntlet_core::trajectory::AgentEnd;
 use gauntlet_targets::codeloop::{CodingLoop, DEFAULT_CODING_STEPS, LoopEnd};
 use gauntlet_targets::exec::{ExecTarget, FolderEnd};
 
-use crate::error::CliError;
+use crate::Error;
+use crate::trajectory::AgentEnd;
 
 /// Settings of the built-in loop from the command line.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct LoopOpts {
+pub struct LoopOpts {
     /// Model calls per step (default [`DEFAULT_CODING_STEPS`]).
     pub max_steps: Option<u32>,
-    /// The config file: named targets and `prices:`.
-    pub config: Option<PathBuf>,
     /// Over the model's base URL.
     pub base_url: Option<String>,
     /// The variable holding the model's API key.
     pub api_key_env: Option<String>,
 }
 
+/// Where a `model:SPEC` agent's settings come from: the caller's config file (named
+/// targets, `prices:`), which this crate does not read itself.
+pub trait ModelSource {
+    /// The target a spec names (`openai:MODEL`, or `NAME` of a configured target).
+    fn target(&self, spec: &str) -> Result<TargetConfig, Error>;
+    /// The prices the loop's cost is counted with.
+    fn prices(&self) -> Result<PriceTable, Error>;
+}
+
 /// A coding agent: a process, or a model in the built-in loop.
-pub(crate) enum CodingAgent {
+pub enum CodingAgent {
     /// `exec:COMMAND`.
     Exec(ExecTarget),
     /// `model:SPEC`.
@@ -39,7 +48,7 @@ pub(crate) enum CodingAgent {
 }
 
 /// What one step of a coding agent gave.
-pub(crate) struct AgentRun {
+pub struct AgentRun {
     /// How it ended.
     pub end: AgentEnd,
     /// Bytes it produced: an exec agent's stdout and stderr, the loop's model output.
@@ -59,7 +68,7 @@ pub(crate) struct AgentRun {
 impl CodingAgent {
     /// Runs one step in `dir`: an exec agent reads `line` on stdin with `vars` set; the
     /// loop gets `prompt` as its user message. Either is cut off at `limit`.
-    pub(crate) async fn run_in(
+    pub async fn run_in(
         &self,
         dir: &Path,
         line: &[u8],
@@ -111,7 +120,7 @@ impl CodingAgent {
 }
 
 /// Writes a loop's trace to `path` as JSON (the trace object of a run's report), redacted.
-pub(crate) fn write_trace(path: &Path, trace: &Trace, redactor: &Redactor) -> std::io::Result<()> {
+pub fn write_trace(path: &Path, trace: &Trace, redactor: &Redactor) -> std::io::Result<()> {
     let text = serde_json::to_string_pretty(trace).expect("a trace serializes");
     std::fs::write(path, redactor.redact(&text).as_bytes())
 }
@@ -136,25 +145,26 @@ const AGENT_HINT: &str = "give `exec:COMMAND` (a program), or `model:SPEC` for a
 
 /// The coding agent a spec names: `exec:COMMAND` (its relative paths resolved against
 /// `base`, else the working directory; `extra` variables set for it, its own `env:`
-/// winning), or `model:SPEC`, a chat-model target in the built-in loop. `label` names
-/// where the spec came from.
-pub(crate) fn coding_agent_with(
+/// winning), or `model:SPEC`, a chat-model target in the built-in loop (resolved through
+/// `models`). `label` names where the spec came from.
+pub fn coding_agent_with(
     spec: &str,
     label: &str,
     base: Option<&Path>,
     redactor: &mut Redactor,
     extra: BTreeMap<String, String>,
     opts: &LoopOpts,
-) -> Result<CodingAgent, CliError> {
+    models: &dyn ModelSource,
+) -> Result<CodingAgent, Error> {
     if let Some(model) = spec.trim().strip_prefix("model:") {
-        return coding_loop(model.trim(), label, redactor, opts).map(CodingAgent::Loop);
+        return coding_loop(model.trim(), label, redactor, opts, models).map(CodingAgent::Loop);
     }
-    let cfg = TargetConfig::parse(spec)
-        .map_err(|e| CliError::usage(format!("{label}: {e}"), AGENT_HINT))?;
+    let cfg =
+        TargetConfig::parse(spec).map_err(|e| Error::usage(format!("{label}: {e}"), AGENT_HINT))?;
     let mut exec_cfg = match (cfg.kind, cfg.exec) {
         (Some(TargetKind::Exec), Some(e)) => e,
         _ => {
-            return Err(CliError::usage(
+            return Err(Error::usage(
                 format!("{label} `{spec}` is neither an exec agent nor a model"),
                 AGENT_HINT,
             ));
@@ -165,7 +175,7 @@ pub(crate) fn coding_agent_with(
     }
     ExecTarget::new_in(&exec_cfg, base, redactor)
         .map(CodingAgent::Exec)
-        .map_err(|e| CliError::usage(format!("{label}: {e}"), "check the agent's command"))
+        .map_err(|e| Error::usage(format!("{label}: {e}"), "check the agent's command"))
 }
 
 fn coding_loop(
@@ -173,13 +183,14 @@ fn coding_loop(
     label: &str,
     redactor: &mut Redactor,
     opts: &LoopOpts,
-) -> Result<CodingLoop, CliError> {
-    let mut cfg = crate::setup::resolve_spec(spec, opts.config.as_deref())?;
+    models: &dyn ModelSource,
+) -> Result<CodingLoop, Error> {
+    let mut cfg = models.target(spec)?;
     if !matches!(
         cfg.kind,
         Some(TargetKind::Openai | TargetKind::Anthropic | TargetKind::Fake)
     ) {
-        return Err(CliError::usage(
+        return Err(Error::usage(
             format!("{label} `model:{spec}` is not a chat model"),
             "the built-in loop drives a chat model: model:openai:MODEL, model:anthropic:MODEL, or a gauntlet.yaml target of kind openai or anthropic",
         ));
@@ -190,15 +201,17 @@ fn coding_loop(
     if let Some(k) = &opts.api_key_env {
         cfg.api_key_env = Some(k.clone());
     }
-    gauntlet_suite::load::check_target(&cfg)
-        .map_err(|e| CliError::Usage(e.to_string(), e.hint()))?;
+    gauntlet_suite::load::check_target(&cfg).map_err(|e| Error::Usage {
+        message: e.to_string(),
+        hint: e.hint(),
+    })?;
     let model = gauntlet_targets::build_chat_model(&cfg, redactor).map_err(|e| {
-        CliError::usage(
+        Error::usage(
             format!("{label} `model:{spec}`: {e}"),
             "check the model's settings and its API key variable",
         )
     })?;
-    let prices = crate::setup::prices(opts.config.as_deref())?;
+    let prices = models.prices()?;
     Ok(CodingLoop::new(
         model,
         opts.max_steps.unwrap_or(DEFAULT_CODING_STEPS),
@@ -226,6 +239,18 @@ mod tests {
         );
     }
 
+    /// Specs as written, the built-in prices: no config file.
+    struct NoConfig;
+
+    impl ModelSource for NoConfig {
+        fn target(&self, spec: &str) -> Result<TargetConfig, Error> {
+            TargetConfig::parse(spec).map_err(|e| Error::plain(e.to_string()))
+        }
+        fn prices(&self) -> Result<PriceTable, Error> {
+            Ok(PriceTable::builtin())
+        }
+    }
+
     #[test]
     fn an_agent_is_exec_or_a_model_and_nothing_else() {
         let o = LoopOpts::default();
@@ -237,6 +262,7 @@ mod tests {
                 &mut Redactor::default(),
                 BTreeMap::new(),
                 &o,
+                &NoConfig,
             )
         };
         let e = build("http:http://x").err().unwrap();

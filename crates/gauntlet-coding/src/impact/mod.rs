@@ -12,7 +12,6 @@
 pub mod cargo;
 pub mod python;
 pub mod rust;
-pub mod task;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -131,6 +130,49 @@ pub fn build(repo: &Path, lang: Lang, coverage: bool) -> Result<ImpactMap, Strin
         Lang::Python => python::map(&repo, coverage),
         Lang::Rust => rust::map(&repo),
     })
+}
+
+/// Builds the map of `repo` as `lang`, or as the language [`detect`] finds when `lang` is
+/// `None`; `coverage` false forces the static method.
+pub fn build_for(
+    repo: &Path,
+    lang: Option<Lang>,
+    coverage: bool,
+) -> Result<ImpactMap, crate::Error> {
+    let lang = match lang {
+        Some(l) => l,
+        None => detect(repo).ok_or_else(|| {
+            crate::Error::usage(
+                format!("cannot tell the language of {}", repo.display()),
+                "pass --lang python or --lang rust",
+            )
+        })?,
+    };
+    build(repo, lang, coverage)
+        .map_err(|e| crate::Error::usage(e, "pass the repository folder with --repo"))
+}
+
+/// The files changed in `repo` since `base` (`git diff --name-only --relative BASE`),
+/// relative to `repo`.
+pub fn git_changed(repo: &Path, base: &str) -> Result<Vec<String>, crate::Error> {
+    let out = std::process::Command::new("git")
+        .args(["diff", "--name-only", "--relative", base, "--"])
+        .current_dir(repo)
+        .output()
+        .map_err(|e| crate::Error::plain(format!("cannot run git: {e}")))?;
+    if !out.status.success() {
+        return Err(crate::Error::usage(
+            format!(
+                "git diff {base} failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+            "pass a commit, branch or tag the repository has",
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect())
 }
 
 /// The files under `root` ending in `.ext`, relative and sorted, skipping hidden folders,

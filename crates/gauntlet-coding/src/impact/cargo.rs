@@ -12,13 +12,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
 
-use gauntlet_core::impact_task::ObservedTest;
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::ExecTargetConfig;
-use gauntlet_core::trajectory::TestState;
 use gauntlet_targets::exec::{ExecTarget, FolderEnd};
 
-use crate::trajectorycmd::clip;
+use crate::task::ObservedTest;
+use crate::text::clip;
+use crate::trajectory::TestState;
+use crate::tree::copy_tree;
 
 /// The command the agent is told runs the tests (it may add `--test NAME` or `--lib`).
 pub const AGENT_RUNNER: &[&str] = &["cargo", "test", "--offline"];
@@ -211,9 +212,9 @@ pub async fn run_cargo(
     modules: &BTreeMap<String, String>,
     limit: Duration,
     redactor: &mut Redactor,
-) -> Result<Vec<ObservedTest>, crate::error::CliError> {
+) -> Result<Vec<ObservedTest>, crate::Error> {
     let _ = std::fs::remove_dir_all(scratch);
-    crate::trajectorycmd::copy_tree(run.dir, scratch)?;
+    copy_tree(run.dir, scratch)?;
     let _ = std::fs::remove_dir_all(scratch.join("target"));
     let _ = std::fs::remove_dir_all(scratch.join(".gauntlet"));
     let every = |state: TestState, detail: String| -> Vec<ObservedTest> {
