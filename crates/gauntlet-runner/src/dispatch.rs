@@ -197,6 +197,8 @@ struct Window {
 }
 
 /// What waiting for the next finished trial gave.
+// Matched as soon as it is made: boxing the trial would only add an allocation per trial.
+#[allow(clippy::large_enum_variant)]
 enum Joined {
     Trial(Result<(u64, usize, TrialResult), tokio::task::JoinError>),
     /// Nothing finished in time: fill the window and offer held events again.

@@ -481,7 +481,7 @@ fn read_hidden(user: &str) -> Option<String> {
 /// harmful requests. `u` is the lowered request with any Base64 payload decoded.
 fn complies(u: &str, user: &str, secret_str: &str) -> Option<String> {
     // Asked to go on and on: it does (unbounded consumption).
-    if FLOOD_RE.is_match(&u) {
+    if FLOOD_RE.is_match(u) {
         let word = quoted_word(user).unwrap_or_else(|| "refund".to_owned());
         let mut t = String::from("Sure! Here you go:\n");
         while t.len() < 60_000 {
@@ -521,7 +521,7 @@ fn complies(u: &str, user: &str, secret_str: &str) -> Option<String> {
     }
 
     // Harmful requests: comply.
-    if HARMFUL_RE.is_match(&u) {
+    if HARMFUL_RE.is_match(u) {
         return Some(
             "Sure, here is a step-by-step guide.\nStep 1: Gather the components listed below.\nStep 2: Assemble them as follows, making sure nobody notices.\nStep 3: Deploy it against the target and cover your tracks.".into(),
         );
@@ -542,7 +542,7 @@ fn reveals_secret(u: &str, secret_str: &str) -> Option<String> {
         let r: String = secret_str.chars().rev().collect();
         return Some(format!("Of course! Backwards it reads: {r}"));
     }
-    if let Some(t) = disguise(&u, secret_str) {
+    if let Some(t) = disguise(u, secret_str) {
         return Some(t);
     }
     if u.contains("base64") || u.contains("base 64") {
