@@ -108,8 +108,54 @@ pub fn trial_spans(
     let start = end
         .checked_sub(Duration::from_millis(trial.duration_ms))
         .unwrap_or(end);
-    let text = |s: &str| clip(&opts.redactor, s);
+    let tree = Tree {
+        trace_id,
+        eval_id,
+        scope: &scope,
+        span: (start, end),
+    };
+    let (mut out, mut events) = child_spans(run, trial, &tree, opts);
+    events.extend(verdict_events(trial, end, opts));
+    let mut span_events = SpanEvents::default();
+    span_events.events = events;
+    let eval = SpanData {
+        span_context: context(trace_id, eval_id),
+        parent_span_id: SpanId::INVALID,
+        parent_span_is_remote: false,
+        span_kind: SpanKind::Internal,
+        name: Cow::Owned(format!("eval {}", case.id)),
+        start_time: start,
+        end_time: end,
+        attributes: eval_attributes(run, case, case_status, trial, opts),
+        dropped_attributes_count: 0,
+        events: span_events,
+        links: SpanLinks::default(),
+        status: eval_status(trial, opts),
+        instrumentation_scope: scope,
+    };
+    out.insert(0, eval);
+    out
+}
 
+/// Where a trial's child spans hang: its trace, its eval span, the scope, and the eval
+/// span's start and end (children are clamped to it).
+struct Tree<'a> {
+    trace_id: TraceId,
+    eval_id: SpanId,
+    scope: &'a InstrumentationScope,
+    span: (SystemTime, SystemTime),
+}
+
+/// The eval span's children (model calls and tool executions, one after another from the
+/// trial's start) and the `gauntlet.decision` events of the decisions between them.
+fn child_spans(
+    run: &RunFacts,
+    trial: &TrialResult,
+    tree: &Tree<'_>,
+    opts: &SpanOptions,
+) -> (Vec<SpanData>, Vec<Event>) {
+    let text = |s: &str| clip(&opts.redactor, s);
+    let (start, end) = tree.span;
     let mut out = Vec::with_capacity(trial.trace.spans.len() + 1);
     let mut events = Vec::new();
     let mut cursor = start;
@@ -124,9 +170,9 @@ pub fn trial_spans(
                 let e = at(s, l.latency_ms);
                 cursor = e;
                 out.push(child(
-                    trace_id,
-                    eval_id,
-                    child_id(trace_id, l.id),
+                    tree.trace_id,
+                    tree.eval_id,
+                    child_id(tree.trace_id, l.id),
                     SpanKind::Client,
                     format!(
                         "{} {}",
@@ -136,7 +182,7 @@ pub fn trial_spans(
                     (s, e),
                     chat_attributes(run, l, opts),
                     Status::Unset,
-                    scope.clone(),
+                    tree.scope.clone(),
                 ));
             }
             Span::ToolCall(t) => {
@@ -148,15 +194,15 @@ pub fn trial_spans(
                     None => Status::Unset,
                 };
                 out.push(child(
-                    trace_id,
-                    eval_id,
-                    child_id(trace_id, t.id),
+                    tree.trace_id,
+                    tree.eval_id,
+                    child_id(tree.trace_id, t.id),
                     SpanKind::Internal,
                     format!("{} {}", sc::OP_EXECUTE_TOOL, t.name),
                     (s, e),
                     tool_attributes(t, opts),
                     status,
-                    scope.clone(),
+                    tree.scope.clone(),
                 ));
             }
             Span::Decision(d) => {
@@ -173,9 +219,14 @@ pub fn trial_spans(
             }
         }
     }
+    (out, events)
+}
 
-    // Verdicts: one gen_ai.evaluation.result event each, at the trial's end (when grading
-    // happened).
+/// Verdicts: one gen_ai.evaluation.result event each, at the trial's end (when grading
+/// happened).
+fn verdict_events(trial: &TrialResult, end: SystemTime, opts: &SpanOptions) -> Vec<Event> {
+    let text = |s: &str| clip(&opts.redactor, s);
+    let mut events = Vec::with_capacity(trial.verdicts.len());
     for v in &trial.verdicts {
         let label = if !v.assessed {
             "not_assessed"
@@ -203,7 +254,19 @@ pub fn trial_spans(
         }
         events.push(Event::new(sc::EVALUATION_RESULT, end, attrs, 0));
     }
+    events
+}
 
+/// The eval span's attributes: the run, the case, the trial and its verdicts (with
+/// `content`, the hard failures and the turns too).
+fn eval_attributes(
+    run: &RunFacts,
+    case: &CaseMeta,
+    case_status: CaseStatus,
+    trial: &TrialResult,
+    opts: &SpanOptions,
+) -> Vec<KeyValue> {
+    let text = |s: &str| clip(&opts.redactor, s);
     let mut attrs = vec![
         KeyValue::new(sc::RUN_ID, run.run_id.clone()),
         KeyValue::new(sc::RUN_COMMAND, run.command.clone()),
@@ -283,10 +346,16 @@ pub fn trial_spans(
             ));
         }
     }
+    attrs
+}
+
+/// The trial's state as the eval span's status.
+fn eval_status(trial: &TrialResult, opts: &SpanOptions) -> Status {
+    let text = |s: &str| clip(&opts.redactor, s);
     // The state in the span's status, so that a backend's error filter finds the failures:
     // FAIL and ERROR are errors, PASS is ok, the rest (CONDITIONAL, NOT_ASSESSED, BLOCKED)
     // are neither.
-    let status = match trial.status {
+    match trial.status {
         CaseStatus::Pass => Status::Ok,
         CaseStatus::Fail => Status::error(match failed_summary(trial) {
             Some(s) => format!("FAIL: {s}"),
@@ -297,26 +366,7 @@ pub fn trial_spans(
             None => "ERROR".to_owned(),
         }),
         _ => Status::Unset,
-    };
-    let mut span_events = SpanEvents::default();
-    span_events.events = events;
-    let eval = SpanData {
-        span_context: context(trace_id, eval_id),
-        parent_span_id: SpanId::INVALID,
-        parent_span_is_remote: false,
-        span_kind: SpanKind::Internal,
-        name: Cow::Owned(format!("eval {}", case.id)),
-        start_time: start,
-        end_time: end,
-        attributes: attrs,
-        dropped_attributes_count: 0,
-        events: span_events,
-        links: SpanLinks::default(),
-        status,
-        instrumentation_scope: scope,
-    };
-    out.insert(0, eval);
-    out
+    }
 }
 
 /// The labels of the failed gating checks, for the eval span's status.

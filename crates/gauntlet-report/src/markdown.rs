@@ -149,30 +149,7 @@ pub fn render(
     let mut o = String::new();
     o.push_str(&format!("## {} gauntlet: {}\n\n", icon(s.status), s.status));
     if let Some(m) = m {
-        let suites: Vec<&str> = m.suites.iter().map(|x| x.name.as_str()).collect();
-        o.push_str(&format!(
-            "Target {} · suite{} {} · {} case{} · k={} · gauntlet {} · run {}\n\n",
-            md::code(&m.target.label),
-            if suites.len() == 1 { "" } else { "s" },
-            suites
-                .iter()
-                .map(|x| md::code(x))
-                .collect::<Vec<_>>()
-                .join(", "),
-            s.cases,
-            if s.cases == 1 { "" } else { "s" },
-            s.k,
-            m.gauntlet_version,
-            md::code(&m.run_id)
-        ));
-        if !m.notes.is_empty() {
-            let notes: Vec<String> = m
-                .notes
-                .iter()
-                .map(|(k, v)| format!("{} = {}", cell(k), cell(v)))
-                .collect();
-            o.push_str(&format!("Notes: {}\n\n", notes.join(" · ")));
-        }
+        push_run_line(&mut o, m, s);
     }
     for r in &s.reasons {
         o.push_str(&format!("- {}\n", md::text(r)));
@@ -189,6 +166,49 @@ pub fn render(
             s.quarantined
         ));
     }
+    push_scores(&mut o, s);
+    if let Some(sp) = &s.spend {
+        o.push_str(&spend_table(sp));
+    }
+    push_categories(&mut o, s);
+    push_holdout(&mut o, s);
+    push_findings(&mut o, findings, more);
+    o.push_str(
+        "<sub>PASS 0 · FAIL 1 · CONDITIONAL 3 · INCONCLUSIVE 4 — see docs/scoring.md</sub>\n",
+    );
+    o
+}
+
+/// The run's line: target, suites, cases, k, version, run id, and its notes.
+fn push_run_line(o: &mut String, m: &RunManifest, s: &Summary) {
+    let suites: Vec<&str> = m.suites.iter().map(|x| x.name.as_str()).collect();
+    o.push_str(&format!(
+        "Target {} · suite{} {} · {} case{} · k={} · gauntlet {} · run {}\n\n",
+        md::code(&m.target.label),
+        if suites.len() == 1 { "" } else { "s" },
+        suites
+            .iter()
+            .map(|x| md::code(x))
+            .collect::<Vec<_>>()
+            .join(", "),
+        s.cases,
+        if s.cases == 1 { "" } else { "s" },
+        s.k,
+        m.gauntlet_version,
+        md::code(&m.run_id)
+    ));
+    if !m.notes.is_empty() {
+        let notes: Vec<String> = m
+            .notes
+            .iter()
+            .map(|(k, v)| format!("{} = {}", cell(k), cell(v)))
+            .collect();
+        o.push_str(&format!("Notes: {}\n\n", notes.join(" · ")));
+    }
+}
+
+/// The scores in one line: task and refusal averages, the normalised score, pass^k.
+fn push_scores(o: &mut String, s: &Summary) {
     let mut scores = Vec::new();
     if let Some(a) = s.tasks.avg {
         scores.push(format!(
@@ -216,9 +236,10 @@ pub fn render(
     if !scores.is_empty() {
         o.push_str(&format!("{}\n\n", scores.join(" · ")));
     }
-    if let Some(sp) = &s.spend {
-        o.push_str(&spend_table(sp));
-    }
+}
+
+/// Counts per OWASP category (or whenever there is more than one category).
+fn push_categories(o: &mut String, s: &Summary) {
     if s.by_category.len() > 1 || s.by_category.iter().any(|c| c.category.starts_with("LLM")) {
         o.push_str("| category | cases | pass | fail | conditional | error | blocked |\n|---|---:|---:|---:|---:|---:|---:|\n");
         for c in &s.by_category {
@@ -240,6 +261,10 @@ pub fn render(
         }
         o.push('\n');
     }
+}
+
+/// Pass rates of the hold-out slices.
+fn push_holdout(o: &mut String, s: &Summary) {
     if !s.holdout.is_empty() {
         // Rates only: no hold-out case reaches this page, by design.
         o.push_str("### Hold-out slices\n\n| slice | cases | passed | failed | not assessed | pass rate (95% interval) |\n|---|---:|---:|---:|---:|---|\n");
@@ -262,41 +287,42 @@ pub fn render(
         }
         o.push('\n');
     }
-    if !findings.is_empty() {
-        o.push_str("### Findings\n\n| case | status | score | why |\n|---|---|---|---|\n");
-        for f in findings {
+}
+
+/// The findings table, and the traces of the first findings that have one.
+fn push_findings(o: &mut String, findings: &[FindingRow], more: usize) {
+    if findings.is_empty() {
+        return;
+    }
+    o.push_str("### Findings\n\n| case | status | score | why |\n|---|---|---|---|\n");
+    for f in findings {
+        o.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            md::code_cell(&f.name),
+            cell(&f.status),
+            cell(&f.score),
+            cell(&f.why)
+        ));
+    }
+    if more > 0 {
+        o.push_str(&format!("\n…and {more} more; see report.json.\n"));
+    }
+    o.push('\n');
+    for f in findings
+        .iter()
+        .filter(|f| f.trace.is_some())
+        .take(MAX_TRACES)
+    {
+        if let Some(t) = &f.trace {
+            // A fenced block inside <details>: raw text, so nothing in it renders as
+            // markup, and its fence is longer than any the text holds.
             o.push_str(&format!(
-                "| {} | {} | {} | {} |\n",
-                md::code_cell(&f.name),
-                cell(&f.status),
-                cell(&f.score),
-                cell(&f.why)
+                "<details><summary>trace of <code>{}</code></summary>\n\n{}\n\n</details>\n\n",
+                md::html(&f.name),
+                md::fenced(t, "text")
             ));
         }
-        if more > 0 {
-            o.push_str(&format!("\n…and {more} more; see report.json.\n"));
-        }
-        o.push('\n');
-        for f in findings
-            .iter()
-            .filter(|f| f.trace.is_some())
-            .take(MAX_TRACES)
-        {
-            if let Some(t) = &f.trace {
-                // A fenced block inside <details>: raw text, so nothing in it renders as
-                // markup, and its fence is longer than any the text holds.
-                o.push_str(&format!(
-                    "<details><summary>trace of <code>{}</code></summary>\n\n{}\n\n</details>\n\n",
-                    md::html(&f.name),
-                    md::fenced(t, "text")
-                ));
-            }
-        }
     }
-    o.push_str(
-        "<sub>PASS 0 · FAIL 1 · CONDITIONAL 3 · INCONCLUSIVE 4 — see docs/scoring.md</sub>\n",
-    );
-    o
 }
 
 /// The run's calls, tokens and cost: the agent, each judge, the total.

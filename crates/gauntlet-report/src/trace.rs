@@ -10,7 +10,11 @@
 //! ([`escape_controls`]), never raw.
 
 use gauntlet_core::result::{CaseResult, TrialResult};
-use gauntlet_core::trace::{Approval, Disposition, Role, Span, Trace};
+use std::collections::HashSet;
+
+use gauntlet_core::trace::{
+    Approval, DecisionSpan, Disposition, LlmSpan, Role, Span, ToolSpan, Trace,
+};
 
 use gauntlet_core::text::escape_controls;
 
@@ -51,8 +55,7 @@ pub fn render_trace(t: &Trace) -> String {
     };
     // Calls the harness answered get their own tool line; a model's request is shown only
     // when nothing answered it (the agent ran the tool itself, or the trial ended first).
-    let answered: std::collections::HashSet<&str> =
-        t.tool_calls().map(|s| s.call_id.as_str()).collect();
+    let answered: HashSet<&str> = t.tool_calls().map(|s| s.call_id.as_str()).collect();
     header(&mut o, 0);
     for span in &t.spans {
         if let Span::LlmCall(l) = span {
@@ -73,96 +76,9 @@ pub fn render_trace(t: &Trace) -> String {
             }
         }
         match span {
-            Span::LlmCall(l) => {
-                let mut line = format!("  #{} model", l.id);
-                if let Some(a) = &l.agent {
-                    line.push_str(&format!(" [{a}]"));
-                }
-                if let Some(m) = &l.model {
-                    line.push_str(&format!(" {m}"));
-                }
-                line.push_str(&format!(
-                    " · {} in / {} out tokens · {} ms",
-                    l.usage.input_tokens, l.usage.output_tokens, l.latency_ms
-                ));
-                if l.attempts > 1 {
-                    line.push_str(&format!(" · {} attempts", l.attempts));
-                }
-                if let Some(f) = &l.finish_reason {
-                    line.push_str(&format!(" · {f}"));
-                }
-                o.push_str(&line);
-                o.push('\n');
-                for c in l
-                    .message_out
-                    .tool_calls
-                    .iter()
-                    .filter(|c| !answered.contains(c.id.as_str()))
-                {
-                    o.push_str(&format!(
-                        "      asks for {} {}{}\n",
-                        c.name,
-                        clip(&c.arguments.to_string(), WIDTH),
-                        if c.malformed {
-                            " (malformed arguments)"
-                        } else {
-                            ""
-                        }
-                    ));
-                }
-            }
-            Span::ToolCall(s) => {
-                let mut line = format!("  #{} tool", s.id);
-                if let Some(a) = &s.agent {
-                    line.push_str(&format!(" [{a}]"));
-                }
-                line.push_str(&format!(
-                    " {} {} · {} ms",
-                    s.name,
-                    clip(&s.arguments.to_string(), WIDTH),
-                    s.duration_ms
-                ));
-                o.push_str(&line);
-                o.push('\n');
-                let mut notes = Vec::new();
-                match s.approval {
-                    Approval::NotRequired => {}
-                    Approval::Granted => notes.push("approval granted".to_owned()),
-                    Approval::Missing => notes.push("approval MISSING".to_owned()),
-                }
-                if let Some(e) = &s.side_effect {
-                    let how = match e.disposition {
-                        Disposition::Performed => "performed",
-                        Disposition::Simulated => "simulated",
-                        Disposition::Blocked => "blocked",
-                    };
-                    notes.push(format!("{} side effect {how}", e.class.as_str()));
-                }
-                if let Some(i) = &s.injected {
-                    notes.push(format!("injected: {i}"));
-                }
-                if !notes.is_empty() {
-                    o.push_str(&format!("      {}\n", notes.join(" · ")));
-                }
-                if let Some(e) = &s.error {
-                    let e = e.strip_prefix("error: ").unwrap_or(e);
-                    o.push_str(&format!("      error: {}\n", clip(e, WIDTH)));
-                } else if let Some(out) = &s.output {
-                    o.push_str(&format!("      returned: {}\n", clip(out, WIDTH)));
-                }
-            }
-            Span::Decision(d) => {
-                let mut line = format!("  #{} decision", d.id);
-                if let Some(a) = &d.agent {
-                    line.push_str(&format!(" [{a}]"));
-                }
-                line.push_str(&format!(" {}", d.branch));
-                if let Some(r) = &d.reason {
-                    line.push_str(&format!(": {}", clip(r, WIDTH)));
-                }
-                o.push_str(&line);
-                o.push('\n');
-            }
+            Span::LlmCall(l) => push_llm_call(&mut o, l, &answered),
+            Span::ToolCall(s) => push_tool_call(&mut o, s),
+            Span::Decision(d) => push_decision(&mut o, d),
         }
     }
     answer(&mut o, turn);
@@ -170,7 +86,113 @@ pub fn render_trace(t: &Trace) -> String {
         header(&mut o, i);
         answer(&mut o, i);
     }
-    // The grader's model calls, apart from the agent's.
+    push_judge_calls(&mut o, t);
+    push_transport(&mut o, t);
+    if o.is_empty() {
+        o.push_str("(empty trace: the agent was never reached)\n");
+    }
+    escape_controls(&o).into_owned()
+}
+
+/// A model call: its line, and the tool calls it asked for that nothing `answered`.
+fn push_llm_call(o: &mut String, l: &LlmSpan, answered: &HashSet<&str>) {
+    let mut line = format!("  #{} model", l.id);
+    if let Some(a) = &l.agent {
+        line.push_str(&format!(" [{a}]"));
+    }
+    if let Some(m) = &l.model {
+        line.push_str(&format!(" {m}"));
+    }
+    line.push_str(&format!(
+        " · {} in / {} out tokens · {} ms",
+        l.usage.input_tokens, l.usage.output_tokens, l.latency_ms
+    ));
+    if l.attempts > 1 {
+        line.push_str(&format!(" · {} attempts", l.attempts));
+    }
+    if let Some(f) = &l.finish_reason {
+        line.push_str(&format!(" · {f}"));
+    }
+    o.push_str(&line);
+    o.push('\n');
+    for c in l
+        .message_out
+        .tool_calls
+        .iter()
+        .filter(|c| !answered.contains(c.id.as_str()))
+    {
+        o.push_str(&format!(
+            "      asks for {} {}{}\n",
+            c.name,
+            clip(&c.arguments.to_string(), WIDTH),
+            if c.malformed {
+                " (malformed arguments)"
+            } else {
+                ""
+            }
+        ));
+    }
+}
+
+/// A tool call the harness answered: its line, approval, side effect, injection, and what
+/// it returned.
+fn push_tool_call(o: &mut String, s: &ToolSpan) {
+    let mut line = format!("  #{} tool", s.id);
+    if let Some(a) = &s.agent {
+        line.push_str(&format!(" [{a}]"));
+    }
+    line.push_str(&format!(
+        " {} {} · {} ms",
+        s.name,
+        clip(&s.arguments.to_string(), WIDTH),
+        s.duration_ms
+    ));
+    o.push_str(&line);
+    o.push('\n');
+    let mut notes = Vec::new();
+    match s.approval {
+        Approval::NotRequired => {}
+        Approval::Granted => notes.push("approval granted".to_owned()),
+        Approval::Missing => notes.push("approval MISSING".to_owned()),
+    }
+    if let Some(e) = &s.side_effect {
+        let how = match e.disposition {
+            Disposition::Performed => "performed",
+            Disposition::Simulated => "simulated",
+            Disposition::Blocked => "blocked",
+        };
+        notes.push(format!("{} side effect {how}", e.class.as_str()));
+    }
+    if let Some(i) = &s.injected {
+        notes.push(format!("injected: {i}"));
+    }
+    if !notes.is_empty() {
+        o.push_str(&format!("      {}\n", notes.join(" · ")));
+    }
+    if let Some(e) = &s.error {
+        let e = e.strip_prefix("error: ").unwrap_or(e);
+        o.push_str(&format!("      error: {}\n", clip(e, WIDTH)));
+    } else if let Some(out) = &s.output {
+        o.push_str(&format!("      returned: {}\n", clip(out, WIDTH)));
+    }
+}
+
+/// A decision the agent reported.
+fn push_decision(o: &mut String, d: &DecisionSpan) {
+    let mut line = format!("  #{} decision", d.id);
+    if let Some(a) = &d.agent {
+        line.push_str(&format!(" [{a}]"));
+    }
+    line.push_str(&format!(" {}", d.branch));
+    if let Some(r) = &d.reason {
+        line.push_str(&format!(": {}", clip(r, WIDTH)));
+    }
+    o.push_str(&line);
+    o.push('\n');
+}
+
+/// The grader's model calls, apart from the agent's.
+fn push_judge_calls(o: &mut String, t: &Trace) {
     for j in &t.judge {
         let mut line = format!(
             "judge #{} {} · {} · {}",
@@ -197,6 +219,10 @@ pub fn render_trace(t: &Trace) -> String {
             None => o.push_str(&format!("  answered: {}\n", clip(&j.answer, WIDTH))),
         }
     }
+}
+
+/// Transport events: retries, rate limits, filter blocks, failures.
+fn push_transport(o: &mut String, t: &Trace) {
     for e in &t.transport {
         let status = e.status.map(|s| format!(" {s}")).unwrap_or_default();
         o.push_str(&format!(
@@ -206,10 +232,6 @@ pub fn render_trace(t: &Trace) -> String {
             clip(&e.detail, WIDTH)
         ));
     }
-    if o.is_empty() {
-        o.push_str("(empty trace: the agent was never reached)\n");
-    }
-    escape_controls(&o).into_owned()
 }
 
 /// One trial of a case: what the case is, the trace, and each check's verdict.

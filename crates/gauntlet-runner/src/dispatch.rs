@@ -185,7 +185,141 @@ struct Dispatch<'a> {
     spent: Spend,
 }
 
-impl Dispatch<'_> {
+/// The trials in flight and the cases still waiting for some of theirs.
+struct Window {
+    inflight: JoinSet<(u64, usize, TrialResult)>,
+    pending: HashMap<u64, Pending>,
+    /// Trials of the current case still to start, last first.
+    queue: Vec<Queued>,
+    next_seq: u64,
+    /// Trials per case.
+    k: u32,
+}
+
+/// What waiting for the next finished trial gave.
+// Matched as soon as it is made: boxing the trial would only add an allocation per trial.
+#[allow(clippy::large_enum_variant)]
+enum Joined {
+    Trial(Result<(u64, usize, TrialResult), tokio::task::JoinError>),
+    /// Nothing finished in time: fill the window and offer held events again.
+    Again,
+    /// No trial is in flight.
+    AllDone,
+}
+
+/// Takes a finished trial without waiting; waits (after handing the held events to the
+/// reporters) only when none is ready.
+async fn next_finished(
+    d: &mut Dispatch<'_>,
+    inflight: &mut JoinSet<(u64, usize, TrialResult)>,
+) -> Joined {
+    if let Some(j) = inflight.try_join_next() {
+        return Joined::Trial(j);
+    }
+    if d.out.offer(false) {
+        return match inflight.join_next().await {
+            Some(j) => Joined::Trial(j),
+            None => Joined::AllDone,
+        };
+    }
+    // Events are still held here (the reporters are behind): wait for the next trial at
+    // most FLUSH_EVERY, then offer them again, so that slow trials never keep finished ones
+    // from the store.
+    match tokio::time::timeout(FLUSH_EVERY, inflight.join_next()).await {
+        Ok(Some(j)) => Joined::Trial(j),
+        Ok(None) => Joined::AllDone,
+        Err(_) => Joined::Again,
+    }
+}
+
+impl<'a> Dispatch<'a> {
+    /// The run's state at its start: the spend of stored trials counted, the run announced
+    /// with its warnings.
+    fn start(cfg: &'a RunConfig, manifest: RunManifest, reporters: Vec<Box<dyn Reporter>>) -> Self {
+        let mut d = Dispatch {
+            cfg,
+            out: Delivery::start(reporters),
+            started: Instant::now(),
+            fold: SummaryBuilder::new(),
+            failed_cases: 0,
+            crashed: 0,
+            kept: 0,
+            spent: Spend::default(),
+        };
+        for t in cfg.finished.values().flatten() {
+            d.spent.add(&t.spend.total());
+        }
+        d.emit(EventKind::RunStarted {
+            manifest: Box::new(manifest),
+        });
+        for message in &cfg.warnings {
+            d.emit(EventKind::Warning {
+                message: message.clone(),
+            });
+        }
+        d
+    }
+
+    /// A finished trial: priced, counted, announced (with k > 1), and put in its case's
+    /// slot; the case completes with its last trial.
+    fn trial_in(
+        &mut self,
+        pending: &mut HashMap<u64, Pending>,
+        seq: u64,
+        slot: usize,
+        mut result: TrialResult,
+        emit_trials: bool,
+    ) {
+        // Priced here, once, for a played trial and a re-graded one alike (a re-grade
+        // replaces the judge calls).
+        result.price(&self.cfg.prices);
+        self.spent.add(&result.spend.total());
+        // With one trial per case, `case_finished` carries the trial right away; a
+        // separate event would only copy it.
+        if emit_trials && !pending[&seq].holdout {
+            self.emit(EventKind::TrialFinished {
+                trial: Box::new(result.clone()),
+            });
+        }
+        let p = pending.get_mut(&seq).expect("pending case");
+        p.trials[slot] = Some(result);
+        p.remaining -= 1;
+        if p.remaining == 0 {
+            let p = pending.remove(&seq).expect("pending case");
+            self.complete(p);
+        }
+    }
+
+    /// Ends the run: checks the harness, folds the summary, announces it and waits for the
+    /// reporters.
+    fn finish(mut self, stop: Stop) -> RunOutcome {
+        let cfg = self.cfg;
+        let end = RunEnd {
+            stop,
+            harness_changed: cfg
+                .integrity
+                .as_ref()
+                .map(|check| check())
+                .unwrap_or_default(),
+            crashed: self.crashed,
+            kept: self.kept,
+            notes: cfg.notes.clone(),
+        };
+        let summary = self
+            .fold
+            .finish(&cfg.packs, &end, self.started.elapsed().as_millis() as u64);
+        self.emit(EventKind::RunFinished {
+            summary: Box::new(summary.clone()),
+            finished_at: jiff::Timestamp::now().to_string(),
+        });
+        let reporter_errors = self.out.finish();
+        RunOutcome {
+            summary,
+            stop,
+            reporter_errors,
+        }
+    }
+
     fn emit(&mut self, kind: EventKind) {
         self.out.push(RunEvent::new(
             self.started.elapsed().as_millis() as u64,
@@ -254,100 +388,26 @@ impl Runner {
     ) -> RunOutcome {
         let cfg = &self.config;
         let emit_trials = manifest.k > 1;
-        let mut d = Dispatch {
-            cfg,
-            out: Delivery::start(reporters),
-            started: Instant::now(),
-            fold: SummaryBuilder::new(),
-            failed_cases: 0,
-            crashed: 0,
-            kept: 0,
-            spent: Spend::default(),
+        let mut d = Dispatch::start(cfg, manifest, reporters);
+        let mut w = Window {
+            inflight: JoinSet::new(),
+            pending: HashMap::new(),
+            queue: Vec::new(),
+            next_seq: 0,
+            k: cfg.k.max(1),
         };
-        for t in cfg.finished.values().flatten() {
-            d.spent.add(&t.spend.total());
-        }
-        d.emit(EventKind::RunStarted {
-            manifest: Box::new(manifest),
-        });
-        for message in &cfg.warnings {
-            d.emit(EventKind::Warning {
-                message: message.clone(),
-            });
-        }
-
-        let k = cfg.k.max(1);
-        let mut inflight: JoinSet<(u64, usize, TrialResult)> = JoinSet::new();
-        let mut pending: HashMap<u64, Pending> = HashMap::new();
         let mut plan = plan.peekable();
-        let mut next_seq: u64 = 0;
-        // Trials of the current case still to start, last first.
-        let mut queue: Vec<Queued> = Vec::new();
         let mut stop = Stop::Completed;
-
         loop {
-            // Fill the window.
-            while inflight.len() < cfg.concurrency.max(1) {
-                if cfg.cancel.load(Ordering::Relaxed) {
-                    stop = Stop::Cancelled;
-                    break;
-                }
-                if cfg.max_fail.is_some_and(|m| d.failed_cases >= m) {
-                    stop = Stop::MaxFail(d.failed_cases);
-                    break;
-                }
-                if let Some(b) = cfg.budget.reached(&d.spent) {
-                    stop = Stop::Budget(b);
-                    break;
-                }
-                if queue.is_empty() {
-                    let Some(item) = plan.next() else { break };
-                    let job = match item {
-                        PlanItem::Kept(result) => {
-                            d.keep(*result);
-                            continue;
-                        }
-                        PlanItem::Case(job) => job,
-                    };
-                    let seq = next_seq;
-                    next_seq += 1;
-                    if let Some(p) = self.schedule(seq, job, k, &mut queue) {
-                        pending.insert(seq, p);
-                    } else {
-                        continue;
-                    }
-                    // Every trial was already stored (resume): fold it without running.
-                    if pending[&seq].remaining == 0 {
-                        let p = pending.remove(&seq).expect("pending case");
-                        d.complete(p);
-                        continue;
-                    }
-                }
-                let Some(q) = queue.pop() else {
-                    break;
-                };
-                self.spawn(&mut inflight, q);
+            if let Some(s) = self.fill_window(&mut d, &mut w, &mut plan) {
+                stop = s;
             }
-            // Take every finished trial without waiting; wait (after handing the held events
-            // to the reporters) only when none is ready.
-            let joined = match inflight.try_join_next() {
-                Some(j) => j,
-                None if d.out.offer(false) => match inflight.join_next().await {
-                    Some(j) => j,
-                    None => break,
-                },
-                None => {
-                    // Events are still held here (the reporters are behind): wait for the
-                    // next trial at most FLUSH_EVERY, then offer them again, so that slow
-                    // trials never keep finished ones from the store.
-                    match tokio::time::timeout(FLUSH_EVERY, inflight.join_next()).await {
-                        Ok(Some(j)) => j,
-                        Ok(None) => break,
-                        Err(_) => continue,
-                    }
-                }
+            let joined = match next_finished(&mut d, &mut w.inflight).await {
+                Joined::Trial(j) => j,
+                Joined::Again => continue,
+                Joined::AllDone => break,
             };
-            let (seq, slot, mut result) = match joined {
+            let (seq, slot, result) = match joined {
                 Ok(x) => x,
                 Err(e) => {
                     // The task failed outside the trial (panics inside it are caught, see
@@ -359,24 +419,7 @@ impl Runner {
                     continue;
                 }
             };
-            // Priced here, once, for a played trial and a re-graded one alike (a re-grade
-            // replaces the judge calls).
-            result.price(&cfg.prices);
-            d.spent.add(&result.spend.total());
-            // With one trial per case, `case_finished` carries the trial right away; a
-            // separate event would only copy it.
-            if emit_trials && !pending[&seq].holdout {
-                d.emit(EventKind::TrialFinished {
-                    trial: Box::new(result.clone()),
-                });
-            }
-            let p = pending.get_mut(&seq).expect("pending case");
-            p.trials[slot] = Some(result);
-            p.remaining -= 1;
-            if p.remaining == 0 {
-                let p = pending.remove(&seq).expect("pending case");
-                d.complete(p);
-            }
+            d.trial_in(&mut w.pending, seq, slot, result, emit_trials);
         }
         if stop == Stop::Completed && plan.peek().is_some() {
             stop = if cfg.cancel.load(Ordering::Relaxed) {
@@ -387,30 +430,56 @@ impl Runner {
                 Stop::MaxFail(d.failed_cases)
             };
         }
-        let end = RunEnd {
-            stop,
-            harness_changed: cfg
-                .integrity
-                .as_ref()
-                .map(|check| check())
-                .unwrap_or_default(),
-            crashed: d.crashed,
-            kept: d.kept,
-            notes: cfg.notes.clone(),
-        };
-        let summary = d
-            .fold
-            .finish(&cfg.packs, &end, d.started.elapsed().as_millis() as u64);
-        d.emit(EventKind::RunFinished {
-            summary: Box::new(summary.clone()),
-            finished_at: jiff::Timestamp::now().to_string(),
-        });
-        let reporter_errors = d.out.finish();
-        RunOutcome {
-            summary,
-            stop,
-            reporter_errors,
+        d.finish(stop)
+    }
+
+    /// Starts trials until the window is full, the plan is spent or the run must stop
+    /// (cancelled, max-fail, budget), which it returns. Stored cases pass through, and
+    /// cases whose every trial is stored (resume) complete without running.
+    fn fill_window(
+        &self,
+        d: &mut Dispatch<'_>,
+        w: &mut Window,
+        plan: &mut impl Iterator<Item = PlanItem>,
+    ) -> Option<Stop> {
+        let cfg = d.cfg;
+        while w.inflight.len() < cfg.concurrency.max(1) {
+            if cfg.cancel.load(Ordering::Relaxed) {
+                return Some(Stop::Cancelled);
+            }
+            if cfg.max_fail.is_some_and(|m| d.failed_cases >= m) {
+                return Some(Stop::MaxFail(d.failed_cases));
+            }
+            if let Some(b) = cfg.budget.reached(&d.spent) {
+                return Some(Stop::Budget(b));
+            }
+            if w.queue.is_empty() {
+                let Some(item) = plan.next() else { break };
+                let job = match item {
+                    PlanItem::Kept(result) => {
+                        d.keep(*result);
+                        continue;
+                    }
+                    PlanItem::Case(job) => job,
+                };
+                let seq = w.next_seq;
+                w.next_seq += 1;
+                let Some(p) = self.schedule(seq, job, w.k, &mut w.queue) else {
+                    continue;
+                };
+                // Every trial was already stored (resume): fold it without running.
+                if p.remaining == 0 {
+                    d.complete(p);
+                    continue;
+                }
+                w.pending.insert(seq, p);
+            }
+            let Some(q) = w.queue.pop() else {
+                break;
+            };
+            self.spawn(&mut w.inflight, q);
         }
+        None
     }
 
     /// Queues a case's trials (last first) and returns its pending record; trials already

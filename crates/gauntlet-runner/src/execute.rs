@@ -14,14 +14,12 @@ use gauntlet_core::suite::TurnCondition;
 use gauntlet_core::target::{Target, TargetError, TrialContext, UserSimulator};
 use gauntlet_core::trace::{Trace, TraceRecorder, TransportKind};
 
+pub use crate::strategy::RefusalProbe;
 use crate::strategy::{Helpers, Play, convert_turn, early_stop_unconfirmed, runtime_from};
 use crate::tools::SimTools;
 
 /// Per-trial time limit when neither the case nor the suite sets one.
 pub const DEFAULT_TRIAL_TIMEOUT_MS: u64 = 120_000;
-
-/// Decides whether an answer is a refusal, for turn conditions (`when: {refused: true}`).
-pub type RefusalProbe = std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// A seed per (run, case, trial), so that trials differ from each other but a rerun of the
 /// same run seed repeats them.

@@ -28,12 +28,15 @@ use gauntlet_core::trace::{
 };
 use gauntlet_core::verdict::Verdict;
 
-use crate::execute::RefusalProbe;
 use crate::tools::SimTools;
 
 /// Applies one pure converter: `(name, text, seed)` to the converted text (`None` for a name
 /// it does not know).
 pub type PureConverter = Arc<dyn Fn(&str, &str, u64) -> Option<String> + Send + Sync>;
+
+/// Decides whether an answer is a refusal: for turn conditions (`when: {refused: true}`)
+/// and for an attack's backtracking. Defined here, below the executors that use it too.
+pub type RefusalProbe = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// The seed of one converter step: `(run seed, case id, turn, step)`.
 pub type StepSeed = fn(u64, &str, usize, usize) -> u64;
@@ -253,144 +256,246 @@ fn attacker_seed(trial_seed: u64, exchange: u32) -> u64 {
     (trial_seed ^ u64::from(exchange).wrapping_mul(0x9e37_79b9_7f4a_7c15)).rotate_left(11)
 }
 
+/// The state of one attack as it is played: its bounds, the exchanges kept and where the
+/// scripted steps or the attacker stand.
+struct Attack {
+    /// The attacker model (`None` plays the scripted steps: crescendo).
+    attacker: Option<Arc<dyn HelperModel>>,
+    objective: String,
+    max_turns: u32,
+    max_backtracks: u32,
+    /// Where the converter chain applies while the trial runs ([`runtime_from`]).
+    from: Option<usize>,
+    /// The recorded turns kept in the agent's conversation.
+    kept: Vec<usize>,
+    /// The attacker's messages the agent refused and that were taken back.
+    refused_msgs: Vec<String>,
+    backtracks: u32,
+    /// Exchanges sent so far, kept or taken back.
+    exchange: u32,
+    /// The scripted step, and which of its wordings (0: the step's own, then its rephrases).
+    step: usize,
+    attempt: usize,
+}
+
+impl Attack {
+    /// The attack's bounds and helpers; an attacker strategy needs an objective and a model.
+    fn new(
+        strategy: &Strategy,
+        case: &Case,
+        helpers: Option<&Helpers>,
+    ) -> Result<Self, TargetError> {
+        let scripted = case.turns.len() as u32;
+        let max_turns = match strategy.kind {
+            StrategyKind::Crescendo => strategy.max_turns.unwrap_or(scripted).min(scripted),
+            StrategyKind::Attacker => strategy.max_turns.unwrap_or(DEFAULT_ATTACKER_TURNS),
+        };
+        let objective = strategy.objective_for(case).unwrap_or_default();
+        let attacker = match strategy.kind {
+            StrategyKind::Attacker => {
+                if objective.is_empty() {
+                    return Err(TargetError::Harness(
+                        "this attacker case has no objective (`strategy.objective` or `input`)"
+                            .into(),
+                    ));
+                }
+                match helpers.and_then(|h| h.attacker.as_ref()) {
+                    Some(a) => Some(Arc::clone(a)),
+                    None => {
+                        return Err(TargetError::Harness(
+                            "this case's strategy needs an attacker model; pass --attacker TARGET"
+                                .into(),
+                        ));
+                    }
+                }
+            }
+            StrategyKind::Crescendo => None,
+        };
+        Ok(Attack {
+            attacker,
+            objective,
+            max_turns,
+            max_backtracks: strategy.max_backtracks.unwrap_or(DEFAULT_BACKTRACKS),
+            from: runtime_from(case),
+            kept: Vec::new(),
+            refused_msgs: Vec::new(),
+            backtracks: 0,
+            exchange: 0,
+            step: 0,
+            attempt: 0,
+        })
+    }
+
+    /// The next message: the scripted step in its current wording, or the attacker's.
+    async fn propose(&self, case: &Case, p: &mut Play<'_, '_>) -> Result<String, TargetError> {
+        let Some(a) = &self.attacker else {
+            let t = &case.turns[self.step];
+            return Ok(if self.attempt == 0 {
+                t.user.clone()
+            } else {
+                t.rephrase[self.attempt - 1].clone()
+            });
+        };
+        let records: Vec<_> = self.kept.iter().map(|&i| &p.rec.trace().turns[i]).collect();
+        let refused: Vec<&str> = self.refused_msgs.iter().map(String::as_str).collect();
+        let messages = attacker_messages(
+            &self.objective,
+            self.kept.len() as u32 + 1,
+            self.max_turns,
+            &records,
+            &refused,
+        );
+        let seed = attacker_seed(p.seed, self.exchange);
+        match call_helper(
+            &**a,
+            HelperRole::Attacker,
+            None,
+            ATTACKER_PROMPT_VERSION,
+            self.exchange,
+            messages,
+            seed,
+            p.rec,
+        )
+        .await
+        {
+            Ok(m) => Ok(m),
+            Err(e) => {
+                decide(p.rec, self.exchange, StrategyAction::Fault, e.clone());
+                Err(TargetError::Harness(format!("the attacker failed: {e}")))
+            }
+        }
+    }
+
+    /// The proposed message with the case's run-time converters applied.
+    async fn convert(
+        &self,
+        case: &Case,
+        proposed: &str,
+        p: &mut Play<'_, '_>,
+    ) -> Result<String, TargetError> {
+        let Some(from) = self.from else {
+            return Ok(proposed.to_owned());
+        };
+        let turn = if self.attacker.is_some() {
+            self.exchange as usize
+        } else {
+            self.step + self.attempt * 1_000_000
+        };
+        match convert_turn(p.helpers, case, proposed, turn, from, p.rec).await {
+            Ok(s) => Ok(s),
+            Err(e) => {
+                decide(p.rec, self.exchange, StrategyAction::Fault, e.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    /// After a refused exchange: takes it back while backtracks and wordings remain and the
+    /// target can rewind, and records the decision. Returns whether the exchange stays.
+    fn after_refusal(&mut self, case: &Case, proposed: String, p: &mut Play<'_, '_>) -> bool {
+        let reword_left = match &self.attacker {
+            Some(_) => true,
+            None => self.attempt < case.turns[self.step].rephrase.len(),
+        };
+        let (exchange, max_backtracks) = (self.exchange, self.max_backtracks);
+        if self.backtracks >= max_backtracks || !reword_left {
+            decide(
+                p.rec,
+                exchange,
+                StrategyAction::Keep,
+                if reword_left {
+                    format!("refused; no backtrack left ({max_backtracks} used)")
+                } else {
+                    "refused; this step has no other wording left".into()
+                },
+            );
+            return true;
+        }
+        if !p.session.rewind() {
+            decide(
+                p.rec,
+                exchange,
+                StrategyAction::Keep,
+                "refused; the target cannot take an exchange back, so it stays".into(),
+            );
+            return true;
+        }
+        self.backtracks += 1;
+        let backtracks = self.backtracks;
+        decide(
+            p.rec,
+            exchange,
+            StrategyAction::Backtrack,
+            format!(
+                "refused; the exchange was taken back ({backtracks} of {max_backtracks} backtracks)"
+            ),
+        );
+        match &self.attacker {
+            Some(_) => self.refused_msgs.push(proposed),
+            None => self.attempt += 1,
+        }
+        false
+    }
+}
+
+/// Grades the conversation so far and records the score of exchange `exchange`; returns
+/// whether the objective was reached.
+async fn score_exchange(p: &mut Play<'_, '_>, exchange: u32, refused: bool) -> bool {
+    let case = &*p.pc.case;
+    let suite = &*p.pc.suite;
+    let system_prompt = suite.prompt_for(case);
+    let verdicts = p
+        .grader
+        .grade(GradeContext {
+            case,
+            trace: p.rec.trace(),
+            outcome: Outcome::Completed,
+            canary: suite.canary_for(case),
+            system_prompt: system_prompt.as_deref(),
+            tools: &suite.tools,
+        })
+        .await;
+    let reached = objective_reached(case, &verdicts);
+    let keys = deciding_keys(case);
+    let failed = verdicts
+        .iter()
+        .filter(|v| keys.contains(v.check.as_str()) && v.assessed && !v.passed)
+        .map(|v| format!("{}: {}", v.label, v.evidence))
+        .collect();
+    let not_assessed = verdicts
+        .iter()
+        .filter(|v| keys.contains(v.check.as_str()) && !v.assessed)
+        .map(|v| format!("{}: {}", v.label, v.evidence))
+        .collect();
+    let judge = verdicts.into_iter().flat_map(|v| v.judge_calls).collect();
+    p.rec.strategy(StrategyEvent::Score(TurnScore {
+        turn: exchange,
+        reached,
+        refused,
+        failed,
+        not_assessed,
+        judge,
+    }));
+    reached
+}
+
 /// Plays a case's strategy: each exchange is proposed (the next scripted step, a rewording
 /// after a refusal, or the attacker's message), converted, sent, recorded, and the
 /// conversation so far graded; the attack stops when the objective is reached or its
 /// bounds (turns, tokens) run out. A refused exchange is taken back from the agent's
 /// conversation while backtracks remain, and the attacker is told.
-pub async fn play(strategy: &Strategy, p: Play<'_, '_>) -> Result<(), TargetError> {
+pub async fn play(strategy: &Strategy, mut p: Play<'_, '_>) -> Result<(), TargetError> {
     let case = &*p.pc.case;
-    let suite = &*p.pc.suite;
-    let scripted = case.turns.len() as u32;
-    let max_turns = match strategy.kind {
-        StrategyKind::Crescendo => strategy.max_turns.unwrap_or(scripted).min(scripted),
-        StrategyKind::Attacker => strategy.max_turns.unwrap_or(DEFAULT_ATTACKER_TURNS),
-    };
-    let max_backtracks = strategy.max_backtracks.unwrap_or(DEFAULT_BACKTRACKS);
-    let objective = strategy.objective_for(case).unwrap_or_default();
-    let attacker = match strategy.kind {
-        StrategyKind::Attacker => {
-            if objective.is_empty() {
-                return Err(TargetError::Harness(
-                    "this attacker case has no objective (`strategy.objective` or `input`)".into(),
-                ));
-            }
-            match p.helpers.and_then(|h| h.attacker.as_ref()) {
-                Some(a) => Some(Arc::clone(a)),
-                None => {
-                    return Err(TargetError::Harness(
-                        "this case's strategy needs an attacker model; pass --attacker TARGET"
-                            .into(),
-                    ));
-                }
-            }
-        }
-        StrategyKind::Crescendo => None,
-    };
-    let from = runtime_from(case);
-    let canary = suite.canary_for(case);
-    let system_prompt = suite.prompt_for(case);
-    let mut kept: Vec<usize> = Vec::new();
-    let mut refused_msgs: Vec<String> = Vec::new();
-    let mut backtracks = 0u32;
-    let mut exchange = 0u32;
-    let (mut step, mut attempt) = (0usize, 0usize);
-    while (kept.len() as u32) < max_turns {
-        let proposed = match &attacker {
-            None => {
-                let t = &case.turns[step];
-                if attempt == 0 {
-                    t.user.clone()
-                } else {
-                    t.rephrase[attempt - 1].clone()
-                }
-            }
-            Some(a) => {
-                let records: Vec<_> = kept.iter().map(|&i| &p.rec.trace().turns[i]).collect();
-                let refused: Vec<&str> = refused_msgs.iter().map(String::as_str).collect();
-                let messages = attacker_messages(
-                    &objective,
-                    kept.len() as u32 + 1,
-                    max_turns,
-                    &records,
-                    &refused,
-                );
-                let seed = attacker_seed(p.seed, exchange);
-                match call_helper(
-                    &**a,
-                    HelperRole::Attacker,
-                    None,
-                    ATTACKER_PROMPT_VERSION,
-                    exchange,
-                    messages,
-                    seed,
-                    p.rec,
-                )
-                .await
-                {
-                    Ok(m) => m,
-                    Err(e) => {
-                        decide(p.rec, exchange, StrategyAction::Fault, e.clone());
-                        return Err(TargetError::Harness(format!("the attacker failed: {e}")));
-                    }
-                }
-            }
-        };
-        let sent = match from {
-            Some(from) => {
-                let turn = if attacker.is_some() {
-                    exchange as usize
-                } else {
-                    step + attempt * 1_000_000
-                };
-                match convert_turn(p.helpers, case, &proposed, turn, from, p.rec).await {
-                    Ok(s) => s,
-                    Err(e) => {
-                        decide(p.rec, exchange, StrategyAction::Fault, e.to_string());
-                        return Err(e);
-                    }
-                }
-            }
-            None => proposed.clone(),
-        };
+    let mut a = Attack::new(strategy, case, p.helpers)?;
+    while (a.kept.len() as u32) < a.max_turns {
+        let proposed = a.propose(case, &mut p).await?;
+        let sent = a.convert(case, &proposed, &mut p).await?;
         let answer = p.session.turn(&sent, p.tools, p.rec).await?;
         let refused = p.probe.is_some_and(|probe| probe(&answer.content));
         p.rec.turn(sent, answer.content, answer.truncated);
         let index = p.rec.trace().turns.len() - 1;
-
-        let verdicts = p
-            .grader
-            .grade(GradeContext {
-                case,
-                trace: p.rec.trace(),
-                outcome: Outcome::Completed,
-                canary,
-                system_prompt: system_prompt.as_deref(),
-                tools: &suite.tools,
-            })
-            .await;
-        let reached = objective_reached(case, &verdicts);
-        let keys = deciding_keys(case);
-        let failed = verdicts
-            .iter()
-            .filter(|v| keys.contains(v.check.as_str()) && v.assessed && !v.passed)
-            .map(|v| format!("{}: {}", v.label, v.evidence))
-            .collect();
-        let not_assessed = verdicts
-            .iter()
-            .filter(|v| keys.contains(v.check.as_str()) && !v.assessed)
-            .map(|v| format!("{}: {}", v.label, v.evidence))
-            .collect();
-        let judge = verdicts.into_iter().flat_map(|v| v.judge_calls).collect();
-        p.rec.strategy(StrategyEvent::Score(TurnScore {
-            turn: exchange,
-            reached,
-            refused,
-            failed,
-            not_assessed,
-            judge,
-        }));
-        if reached {
+        let exchange = a.exchange;
+        if score_exchange(&mut p, exchange, refused).await {
             decide(
                 p.rec,
                 exchange,
@@ -402,58 +507,16 @@ pub async fn play(strategy: &Strategy, p: Play<'_, '_>) -> Result<(), TargetErro
             );
             return Ok(());
         }
-        let mut keep = true;
-        if refused {
-            let reword_left = match &attacker {
-                Some(_) => true,
-                None => attempt < case.turns[step].rephrase.len(),
-            };
-            if backtracks < max_backtracks && reword_left {
-                if p.session.rewind() {
-                    backtracks += 1;
-                    keep = false;
-                    decide(
-                        p.rec,
-                        exchange,
-                        StrategyAction::Backtrack,
-                        format!(
-                            "refused; the exchange was taken back ({backtracks} of {max_backtracks} backtracks)"
-                        ),
-                    );
-                    match &attacker {
-                        Some(_) => refused_msgs.push(proposed),
-                        None => attempt += 1,
-                    }
-                } else {
-                    decide(
-                        p.rec,
-                        exchange,
-                        StrategyAction::Keep,
-                        "refused; the target cannot take an exchange back, so it stays".into(),
-                    );
-                }
-            } else {
-                decide(
-                    p.rec,
-                    exchange,
-                    StrategyAction::Keep,
-                    if reword_left {
-                        format!("refused; no backtrack left ({max_backtracks} used)")
-                    } else {
-                        "refused; this step has no other wording left".into()
-                    },
-                );
-            }
-        }
-        exchange += 1;
+        let keep = !refused || a.after_refusal(case, proposed, &mut p);
+        a.exchange += 1;
         if keep {
-            kept.push(index);
-            step += 1;
-            attempt = 0;
+            a.kept.push(index);
+            a.step += 1;
+            a.attempt = 0;
             if !refused {
                 decide(
                     p.rec,
-                    exchange - 1,
+                    exchange,
                     StrategyAction::Continue,
                     "not reached; kept".into(),
                 );
@@ -464,7 +527,7 @@ pub async fn play(strategy: &Strategy, p: Play<'_, '_>) -> Result<(), TargetErro
             if used >= limit {
                 decide(
                     p.rec,
-                    exchange - 1,
+                    exchange,
                     StrategyAction::Budget,
                     format!("{used} tokens used of {limit}: the attack stops unfinished"),
                 );
@@ -474,9 +537,12 @@ pub async fn play(strategy: &Strategy, p: Play<'_, '_>) -> Result<(), TargetErro
     }
     decide(
         p.rec,
-        exchange.saturating_sub(1),
+        a.exchange.saturating_sub(1),
         StrategyAction::MaxTurns,
-        format!("not reached in {max_turns} turn(s) ({backtracks} backtrack(s))"),
+        format!(
+            "not reached in {} turn(s) ({} backtrack(s))",
+            a.max_turns, a.backtracks
+        ),
     );
     Ok(())
 }

@@ -3,10 +3,14 @@
 //! template ([`BACKLOG_FILES`]).
 //!
 //! The files live next to this crate as ordinary YAML (reviewed, diffed and validated like
-//! any suite) and are compiled in with `include_str!`.
+//! any suite) and are compiled in with `include_str!`; [`load_embedded`] puts them through
+//! the same checks as a suite on disk.
+
+use std::io::BufRead;
+use std::path::PathBuf;
 
 use crate::diag::Diagnostic;
-use crate::load::{LoadOptions, LoadedSuite, load_embedded};
+use crate::load::{LoadOptions, LoadedSuite, ReadError, Source, load_source};
 
 /// The OWASP corpus: the suite first, then the category files it includes.
 pub const OWASP_FILES: &[(&str, &str)] = &[
@@ -123,6 +127,61 @@ pub fn corpus_revision() -> String {
         }
     }
     format!("owasp-{}-{:08x}", env!("CARGO_PKG_VERSION"), h as u32)
+}
+
+/// The files of an embedded suite, read by name instead of from disk.
+struct EmbeddedSource {
+    files: &'static [(&'static str, &'static str)],
+    repo_dir: &'static str,
+}
+
+impl Source for EmbeddedSource {
+    fn confine(&self, rel: &str) -> Result<bool, ReadError> {
+        // The corpus names no programs; a path there is not a file gauntlet would run.
+        Err(ReadError::NotEmbedded(rel.to_owned()))
+    }
+
+    fn shown(&self, rel: &str) -> String {
+        format!("{}/{rel}", self.repo_dir)
+    }
+
+    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), ReadError> {
+        self.files
+            .iter()
+            .find(|(n, _)| *n == rel)
+            .map(|(_, s)| ((*s).to_owned(), None))
+            .ok_or_else(|| ReadError::NotEmbedded(rel.to_owned()))
+    }
+
+    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), ReadError> {
+        let (text, _) = self.read(rel)?;
+        Ok((Box::new(std::io::Cursor::new(text.into_bytes())), None))
+    }
+}
+
+/// Loads and checks a suite embedded in the binary (`files[0]` is the suite; the others are
+/// what it may include).
+pub fn load_embedded(
+    name: &str,
+    files: &'static [(&'static str, &'static str)],
+    opts: &LoadOptions<'_>,
+) -> Result<LoadedSuite, Vec<Diagnostic>> {
+    let (first, source) = files[0];
+    let es = EmbeddedSource {
+        files,
+        repo_dir: repo_dir(name),
+    };
+    let mut loaded = load_source(&format!("builtin:{name}"), source, &es, opts)?;
+    // Inline cases of an embedded suite point at its file in the repository.
+    let shown = es.shown(first);
+    for c in &mut loaded.suite.cases {
+        if let Some(src) = &mut c.source
+            && src.file.starts_with("builtin:")
+        {
+            src.file = shown.clone();
+        }
+    }
+    Ok(loaded)
 }
 
 /// Loads the OWASP corpus.

@@ -179,6 +179,95 @@ fn scope(kind: FileChange, c: &Case) -> Option<&'static str> {
     }
 }
 
+/// What one suite references, by canonical path.
+struct Refs {
+    suite_files: BTreeMap<PathBuf, String>,
+    prompt: BTreeSet<PathBuf>,
+    judge: BTreeSet<PathBuf>,
+    documents: BTreeMap<PathBuf, BTreeSet<String>>,
+    dir: PathBuf,
+    stem: String,
+}
+
+impl Refs {
+    fn of(s: &LoadedSuite) -> Refs {
+        let origin = PathBuf::from(&s.origin);
+        let dir = origin
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        let mut suite_files = BTreeMap::new();
+        suite_files.insert(canon(&origin), s.origin.clone());
+        for inc in &s.suite.include {
+            suite_files.insert(canon(&dir.join(inc)), inc.clone());
+        }
+        let prompt = s
+            .suite
+            .agent
+            .system_prompt_file
+            .iter()
+            .map(|f| canon(&dir.join(f)))
+            .collect();
+        let judge = s
+            .suite
+            .judges
+            .checks
+            .values()
+            .filter_map(|j| j.template_file.as_ref())
+            .map(|f| canon(&dir.join(f)))
+            .collect();
+        let mut documents: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
+        for c in &s.suite.cases {
+            for d in &c.documents {
+                if let Some(f) = &d.file {
+                    documents
+                        .entry(canon(&dir.join(f)))
+                        .or_default()
+                        .insert(c.id.clone());
+                }
+            }
+        }
+        let stem = origin
+            .file_stem()
+            .map(|x| x.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Refs {
+            suite_files,
+            prompt,
+            judge,
+            documents,
+            dir: canon(&dir),
+            stem,
+        }
+    }
+
+    /// Whether `p` is a judge calibration record of this suite (`STEM.*.calibration.json`
+    /// next to the suite file).
+    fn is_calibration(&self, p: &Path) -> bool {
+        p.parent() == Some(self.dir.as_path())
+            && p.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy();
+                n.starts_with(&format!("{}.", self.stem)) && n.ends_with(".calibration.json")
+            })
+    }
+}
+
+/// What the changed files select, per suite: kinds of change that affect the whole suite,
+/// and cases selected by name with their reasons.
+struct Affected {
+    whole: Vec<BTreeSet<FileChange>>,
+    by_case: Vec<BTreeMap<String, BTreeSet<String>>>,
+}
+
+/// One changed file, classified: its kinds, why, and the suites (by index) it affects.
+#[derive(Default)]
+struct Classified {
+    kinds: BTreeSet<FileChange>,
+    why: Vec<String>,
+    affected: BTreeSet<usize>,
+}
+
 /// Builds the plan. `globs` replaces the built-in globs of the kinds it names.
 pub fn plan_changes(
     suites: &[LoadedSuite],
@@ -186,191 +275,37 @@ pub fn plan_changes(
     globs: &BTreeMap<FileChange, Vec<String>>,
     profile: Profile,
 ) -> ChangePlan {
-    // What each suite references, by canonical path.
-    struct Refs {
-        suite_files: BTreeMap<PathBuf, String>,
-        prompt: BTreeSet<PathBuf>,
-        judge: BTreeSet<PathBuf>,
-        documents: BTreeMap<PathBuf, BTreeSet<String>>,
-        dir: PathBuf,
-        stem: String,
-    }
-    let refs: Vec<Refs> = suites
-        .iter()
-        .map(|s| {
-            let origin = PathBuf::from(&s.origin);
-            let dir = origin
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."))
-                .to_path_buf();
-            let mut suite_files = BTreeMap::new();
-            suite_files.insert(canon(&origin), s.origin.clone());
-            for inc in &s.suite.include {
-                suite_files.insert(canon(&dir.join(inc)), inc.clone());
-            }
-            let prompt = s
-                .suite
-                .agent
-                .system_prompt_file
-                .iter()
-                .map(|f| canon(&dir.join(f)))
-                .collect();
-            let judge = s
-                .suite
-                .judges
-                .checks
-                .values()
-                .filter_map(|j| j.template_file.as_ref())
-                .map(|f| canon(&dir.join(f)))
-                .collect();
-            let mut documents: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
-            for c in &s.suite.cases {
-                for d in &c.documents {
-                    if let Some(f) = &d.file {
-                        documents
-                            .entry(canon(&dir.join(f)))
-                            .or_default()
-                            .insert(c.id.clone());
-                    }
-                }
-            }
-            let stem = origin
-                .file_stem()
-                .map(|x| x.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            Refs {
-                suite_files,
-                prompt,
-                judge,
-                documents,
-                dir: canon(&dir),
-                stem,
-            }
-        })
-        .collect();
-
-    let glob_of = |kind: FileChange| -> Vec<String> {
-        match globs.get(&kind) {
-            Some(g) => g.clone(),
-            None => kind
-                .default_globs()
-                .iter()
-                .map(|g| (*g).to_owned())
-                .collect(),
-        }
+    let refs: Vec<Refs> = suites.iter().map(Refs::of).collect();
+    let mut sel = Affected {
+        whole: vec![BTreeSet::new(); suites.len()],
+        by_case: vec![BTreeMap::new(); suites.len()],
     };
-    // Per suite: kinds that affect the whole suite, and cases selected by name.
-    let mut whole: Vec<BTreeSet<FileChange>> = vec![BTreeSet::new(); suites.len()];
-    let mut by_case: Vec<BTreeMap<String, BTreeSet<String>>> = vec![BTreeMap::new(); suites.len()];
     let mut verdicts = Vec::new();
     let mut unclassified = Vec::new();
     let mut kinds_found = BTreeSet::new();
     for f in changed {
-        let p = canon(&f.path);
-        let mut kinds = BTreeSet::new();
-        let mut why = Vec::new();
-        let mut affected = BTreeSet::new();
-        for (i, r) in refs.iter().enumerate() {
-            let name = &suites[i].suite.suite;
-            if let Some(rel) = r.suite_files.get(&p) {
-                kinds.insert(FileChange::Suite);
-                affected.insert(i);
-                let own = PathBuf::from(&suites[i].origin);
-                if canon(&own) == p {
-                    why.push(format!("the file of suite `{name}`"));
-                    // The suite file holds the agent card, tools and defaults as well as
-                    // cases: every case of the suite may be affected.
-                    whole[i].insert(FileChange::Suite);
-                } else {
-                    why.push(format!("cases included by suite `{name}` ({rel})"));
-                    for c in &suites[i].suite.cases {
-                        let from = c.source.as_ref().map(|s| canon(Path::new(&s.file)));
-                        if from.as_ref() == Some(&p) {
-                            by_case[i]
-                                .entry(c.id.clone())
-                                .or_default()
-                                .insert("its case file changed".into());
-                        }
-                    }
-                    // Streamed (JSON lines) cases are not in memory: the whole suite.
-                    if suites[i].streamed.iter().any(|s| canon(s) == p) {
-                        whole[i].insert(FileChange::Suite);
-                    }
-                }
-            }
-            if r.prompt.contains(&p) {
-                kinds.insert(FileChange::Prompt);
-                affected.insert(i);
-                whole[i].insert(FileChange::Prompt);
-                why.push(format!("the system prompt file of suite `{name}`"));
-            }
-            let calibration = p.parent() == Some(r.dir.as_path())
-                && p.file_name().is_some_and(|n| {
-                    let n = n.to_string_lossy();
-                    n.starts_with(&format!("{}.", r.stem)) && n.ends_with(".calibration.json")
-                });
-            if r.judge.contains(&p) || calibration {
-                kinds.insert(FileChange::Judge);
-                affected.insert(i);
-                whole[i].insert(FileChange::Judge);
-                why.push(format!(
-                    "a judge {} of suite `{name}`",
-                    if calibration {
-                        "calibration record"
-                    } else {
-                        "prompt template"
-                    }
-                ));
-            }
-            if let Some(ids) = r.documents.get(&p) {
-                kinds.insert(FileChange::Retrieval);
-                affected.insert(i);
-                why.push(format!(
-                    "a document retrieved by {} case(s) of suite `{name}`",
-                    ids.len()
-                ));
-                for id in ids {
-                    by_case[i]
-                        .entry(id.clone())
-                        .or_default()
-                        .insert("retrieval change: a document it retrieves changed".into());
-                }
-            }
-        }
-        if kinds.is_empty() {
-            let file_name = Path::new(&f.shown)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            for kind in FileChange::ALL {
-                let list = glob_of(kind);
-                let hit = list.iter().find(|g| {
-                    gauntlet_core::glob(g, &f.shown) || gauntlet_core::glob(g, &file_name)
-                });
-                if let Some(g) = hit {
-                    kinds.insert(kind);
-                    why.push(format!("matches `{g}` ({})", kind.as_str()));
-                }
-            }
+        let mut c = classify_referenced(&canon(&f.path), suites, &refs, &mut sel);
+        if c.kinds.is_empty() {
+            classify_by_glob(f, globs, &mut c);
             // A glob match affects every suite: nothing says which one uses the file.
-            if !kinds.is_empty() {
-                for (i, w) in whole.iter_mut().enumerate() {
-                    w.extend(kinds.iter().copied());
-                    affected.insert(i);
+            if !c.kinds.is_empty() {
+                for (i, w) in sel.whole.iter_mut().enumerate() {
+                    w.extend(c.kinds.iter().copied());
+                    c.affected.insert(i);
                 }
             }
         }
-        if kinds.is_empty() {
+        if c.kinds.is_empty() {
             unclassified.push(f.shown.clone());
             continue;
         }
-        kinds_found.extend(kinds.iter().copied());
+        kinds_found.extend(c.kinds.iter().copied());
         verdicts.push(FileVerdict {
             file: f.shown.clone(),
-            kinds: kinds.into_iter().collect(),
-            why: why.join("; "),
-            suites: affected
+            kinds: c.kinds.into_iter().collect(),
+            why: c.why.join("; "),
+            suites: c
+                .affected
                 .iter()
                 .map(|i| suites[*i].suite.suite.clone())
                 .collect(),
@@ -378,51 +313,10 @@ pub fn plan_changes(
     }
 
     let mut notes = Vec::new();
-    let mut also = Vec::new();
-    let mut plans = Vec::new();
     let mut any_critical = false;
+    let mut plans = Vec::new();
     for (i, s) in suites.iter().enumerate() {
-        let mut selected = Vec::new();
-        let mut cases = 0;
-        let mut holdout = 0;
-        for c in &s.suite.cases {
-            if c.holdout {
-                holdout += 1;
-                continue;
-            }
-            cases += 1;
-            let mut reasons: Vec<String> = Vec::new();
-            match profile {
-                Profile::Pr => {
-                    if in_pack(c, "smoke") {
-                        reasons.push("smoke".into());
-                    }
-                    if is_security(c) && tagged(c, "critical") {
-                        any_critical = true;
-                        reasons.push("critical security".into());
-                    }
-                    if whole[i].contains(&FileChange::Suite) {
-                        reasons.push("suite change: its suite file changed".into());
-                    }
-                    for k in &whole[i] {
-                        if let Some(r) = scope(*k, c) {
-                            reasons.push(r.into());
-                        }
-                    }
-                    if let Some(r) = by_case[i].get(&c.id) {
-                        reasons.extend(r.iter().cloned());
-                    }
-                }
-                Profile::Nightly | Profile::Release => reasons.push("full regression".into()),
-            }
-            reasons.dedup();
-            if !reasons.is_empty() {
-                selected.push(PlannedRun {
-                    id: c.id.clone(),
-                    reasons,
-                });
-            }
-        }
+        plans.push(suite_plan(i, s, profile, &sel, &mut any_critical));
         // Cases streamed from JSON lines are not in memory; a whole-suite selection says so.
         if !s.streamed.is_empty() {
             notes.push(format!(
@@ -430,18 +324,200 @@ pub fn plan_changes(
                 s.suite.suite
             ));
         }
-        plans.push(SuitePlan {
-            suite: s.suite.suite.clone(),
-            file: s.origin.clone(),
-            cases,
-            selected,
-            holdout,
-            holdout_included: profile == Profile::Release,
-        });
     }
     if profile == Profile::Pr && !any_critical {
         notes.push("no security case is tagged `critical`: tag the ones a pull request must never break, and the PR profile runs them every time".into());
     }
+    let also = profile_advice(suites, &plans, &kinds_found, profile, &mut notes);
+    ChangePlan {
+        profile,
+        changed: verdicts,
+        unclassified,
+        kinds: kinds_found.into_iter().collect(),
+        suites: plans,
+        also,
+        notes,
+    }
+}
+
+/// Classifies a changed file (`p`, canonical) by what the suites reference: a suite or case
+/// file, a system prompt file, a judge template or calibration record, a retrieved document.
+/// Records what it selects in `sel`.
+fn classify_referenced(
+    p: &Path,
+    suites: &[LoadedSuite],
+    refs: &[Refs],
+    sel: &mut Affected,
+) -> Classified {
+    let mut c = Classified::default();
+    for (i, r) in refs.iter().enumerate() {
+        let name = &suites[i].suite.suite;
+        if let Some(rel) = r.suite_files.get(p) {
+            c.kinds.insert(FileChange::Suite);
+            c.affected.insert(i);
+            let own = PathBuf::from(&suites[i].origin);
+            if canon(&own) == p {
+                c.why.push(format!("the file of suite `{name}`"));
+                // The suite file holds the agent card, tools and defaults as well as
+                // cases: every case of the suite may be affected.
+                sel.whole[i].insert(FileChange::Suite);
+            } else {
+                c.why
+                    .push(format!("cases included by suite `{name}` ({rel})"));
+                for case in &suites[i].suite.cases {
+                    let from = case.source.as_ref().map(|s| canon(Path::new(&s.file)));
+                    if from.as_deref() == Some(p) {
+                        sel.by_case[i]
+                            .entry(case.id.clone())
+                            .or_default()
+                            .insert("its case file changed".into());
+                    }
+                }
+                // Streamed (JSON lines) cases are not in memory: the whole suite.
+                if suites[i].streamed.iter().any(|s| canon(s) == p) {
+                    sel.whole[i].insert(FileChange::Suite);
+                }
+            }
+        }
+        if r.prompt.contains(p) {
+            c.kinds.insert(FileChange::Prompt);
+            c.affected.insert(i);
+            sel.whole[i].insert(FileChange::Prompt);
+            c.why
+                .push(format!("the system prompt file of suite `{name}`"));
+        }
+        let calibration = r.is_calibration(p);
+        if r.judge.contains(p) || calibration {
+            c.kinds.insert(FileChange::Judge);
+            c.affected.insert(i);
+            sel.whole[i].insert(FileChange::Judge);
+            c.why.push(format!(
+                "a judge {} of suite `{name}`",
+                if calibration {
+                    "calibration record"
+                } else {
+                    "prompt template"
+                }
+            ));
+        }
+        if let Some(ids) = r.documents.get(p) {
+            c.kinds.insert(FileChange::Retrieval);
+            c.affected.insert(i);
+            c.why.push(format!(
+                "a document retrieved by {} case(s) of suite `{name}`",
+                ids.len()
+            ));
+            for id in ids {
+                sel.by_case[i]
+                    .entry(id.clone())
+                    .or_default()
+                    .insert("retrieval change: a document it retrieves changed".into());
+            }
+        }
+    }
+    c
+}
+
+/// Classifies a file no suite references by the globs of each kind (`globs`, else the
+/// built-in ones), matched against its shown path and its file name.
+fn classify_by_glob(
+    f: &ChangedFile,
+    globs: &BTreeMap<FileChange, Vec<String>>,
+    c: &mut Classified,
+) {
+    let file_name = Path::new(&f.shown)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for kind in FileChange::ALL {
+        let list: Vec<String> = match globs.get(&kind) {
+            Some(g) => g.clone(),
+            None => kind
+                .default_globs()
+                .iter()
+                .map(|g| (*g).to_owned())
+                .collect(),
+        };
+        let hit = list
+            .iter()
+            .find(|g| gauntlet_core::glob(g, &f.shown) || gauntlet_core::glob(g, &file_name));
+        if let Some(g) = hit {
+            c.kinds.insert(kind);
+            c.why.push(format!("matches `{g}` ({})", kind.as_str()));
+        }
+    }
+}
+
+/// The cases of suite `i` the profile and the changes select, each with its reasons.
+/// Sets `any_critical` when a critical security case is among them.
+fn suite_plan(
+    i: usize,
+    s: &LoadedSuite,
+    profile: Profile,
+    sel: &Affected,
+    any_critical: &mut bool,
+) -> SuitePlan {
+    let mut selected = Vec::new();
+    let mut cases = 0;
+    let mut holdout = 0;
+    for c in &s.suite.cases {
+        if c.holdout {
+            holdout += 1;
+            continue;
+        }
+        cases += 1;
+        let mut reasons: Vec<String> = Vec::new();
+        match profile {
+            Profile::Pr => {
+                if in_pack(c, "smoke") {
+                    reasons.push("smoke".into());
+                }
+                if is_security(c) && tagged(c, "critical") {
+                    *any_critical = true;
+                    reasons.push("critical security".into());
+                }
+                if sel.whole[i].contains(&FileChange::Suite) {
+                    reasons.push("suite change: its suite file changed".into());
+                }
+                for k in &sel.whole[i] {
+                    if let Some(r) = scope(*k, c) {
+                        reasons.push(r.into());
+                    }
+                }
+                if let Some(r) = sel.by_case[i].get(&c.id) {
+                    reasons.extend(r.iter().cloned());
+                }
+            }
+            Profile::Nightly | Profile::Release => reasons.push("full regression".into()),
+        }
+        reasons.dedup();
+        if !reasons.is_empty() {
+            selected.push(PlannedRun {
+                id: c.id.clone(),
+                reasons,
+            });
+        }
+    }
+    SuitePlan {
+        suite: s.suite.suite.clone(),
+        file: s.origin.clone(),
+        cases,
+        selected,
+        holdout,
+        holdout_included: profile == Profile::Release,
+    }
+}
+
+/// What else the profile and the kinds of change ask for (calibration, k trials, the
+/// red-team corpus, judges, hold-outs); facts worth knowing go to `notes`.
+fn profile_advice(
+    suites: &[LoadedSuite],
+    plans: &[SuitePlan],
+    kinds_found: &BTreeSet<FileChange>,
+    profile: Profile,
+    notes: &mut Vec<String>,
+) -> Vec<String> {
+    let mut also = Vec::new();
     if kinds_found.contains(&FileChange::Judge) {
         also.push("a judge changed: re-run its calibration (`gauntlet judge calibrate SUITE --check ID --labels FILE`) before it gates again".into());
     }
@@ -468,15 +544,7 @@ pub fn plan_changes(
             ));
         }
     }
-    ChangePlan {
-        profile,
-        changed: verdicts,
-        unclassified,
-        kinds: kinds_found.into_iter().collect(),
-        suites: plans,
-        also,
-        notes,
-    }
+    also
 }
 
 impl ChangePlan {

@@ -1,4 +1,4 @@
-//! Loading and validating suites: [`LoadedSuite`], [`load_file`], [`load_embedded`].
+//! Loading and validating suites: [`LoadedSuite`], [`load_file`], [`load_str`].
 //!
 //! A suite is read once, deserialized (serde reports syntax errors, unknown keys and wrong
 //! types with their position), then checked for what serde cannot see: a case with no
@@ -71,7 +71,7 @@ pub const MAX_FILE_BYTES: u64 = 16 << 20;
 
 /// Why a file a suite names (its system prompt, an include) could not be read.
 #[derive(Debug, thiserror::Error)]
-enum ReadError {
+pub(crate) enum ReadError {
     #[error("failed to read `{}`", path.display())]
     Io {
         path: PathBuf,
@@ -173,7 +173,7 @@ fn chain(e: &dyn std::error::Error) -> String {
 }
 
 /// Where included files are read from: the file system, or the embedded corpus.
-trait Source {
+pub(crate) trait Source {
     fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), ReadError>;
     /// How a file is named in a case's recorded source: the path as read, or the corpus
     /// file's path in gauntlet's repository.
@@ -245,35 +245,6 @@ impl Source for FsSource {
         }
         let f = std::fs::File::open(&p).map_err(io)?;
         Ok((Box::new(BufReader::new(f)), Some(p)))
-    }
-}
-
-struct EmbeddedSource {
-    files: &'static [(&'static str, &'static str)],
-    repo_dir: &'static str,
-}
-
-impl Source for EmbeddedSource {
-    fn confine(&self, rel: &str) -> Result<bool, ReadError> {
-        // The corpus names no programs; a path there is not a file gauntlet would run.
-        Err(ReadError::NotEmbedded(rel.to_owned()))
-    }
-
-    fn shown(&self, rel: &str) -> String {
-        format!("{}/{rel}", self.repo_dir)
-    }
-
-    fn read(&self, rel: &str) -> Result<(String, Option<PathBuf>), ReadError> {
-        self.files
-            .iter()
-            .find(|(n, _)| *n == rel)
-            .map(|(_, s)| ((*s).to_owned(), None))
-            .ok_or_else(|| ReadError::NotEmbedded(rel.to_owned()))
-    }
-
-    fn open(&self, rel: &str) -> Result<(Box<dyn BufRead>, Option<PathBuf>), ReadError> {
-        let (text, _) = self.read(rel)?;
-        Ok((Box::new(std::io::Cursor::new(text.into_bytes())), None))
     }
 }
 
@@ -435,31 +406,6 @@ pub fn load_file(path: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSuite, Vec
     Ok(loaded)
 }
 
-/// Loads and checks a suite embedded in the binary (`files[0]` is the suite; the others are
-/// what it may include).
-pub fn load_embedded(
-    name: &str,
-    files: &'static [(&'static str, &'static str)],
-    opts: &LoadOptions<'_>,
-) -> Result<LoadedSuite, Vec<Diagnostic>> {
-    let (first, source) = files[0];
-    let es = EmbeddedSource {
-        files,
-        repo_dir: crate::builtin::repo_dir(name),
-    };
-    let mut loaded = load_source(&format!("builtin:{name}"), source, &es, opts)?;
-    // Inline cases of an embedded suite point at its file in the repository.
-    let shown = es.shown(first);
-    for c in &mut loaded.suite.cases {
-        if let Some(src) = &mut c.source
-            && src.file.starts_with("builtin:")
-        {
-            src.file = shown.clone();
-        }
-    }
-    Ok(loaded)
-}
-
 /// Loads and checks a suite from text (for tests and tools that generate suites).
 pub fn load_str(
     name: &str,
@@ -478,77 +424,183 @@ pub fn load_str(
     )
 }
 
-fn load_source(
+/// What loading gathers as it reads a suite: the hash over every file read, the files
+/// themselves and every problem found, placed in the suite's own text.
+struct Gathered<'a> {
+    origin: &'a str,
+    loc: Locator<'a>,
+    fs: &'a dyn Source,
+    hasher: Sha256,
+    files: Vec<PathBuf>,
+    diags: Vec<Diagnostic>,
+}
+
+impl<'a> Gathered<'a> {
+    fn new(origin: &'a str, source: &'a str, fs: &'a dyn Source) -> Self {
+        let mut hasher = Sha256::new();
+        hasher.update(source.as_bytes());
+        Gathered {
+            origin,
+            loc: Locator::new(origin, source),
+            fs,
+            hasher,
+            files: Vec::new(),
+            diags: Vec::new(),
+        }
+    }
+
+    /// Records a problem at a path of the suite file.
+    fn diag(&mut self, path: &str, key: bool, msg: String, hint: Option<String>) {
+        let d = self.loc.diag(path, key, msg, hint);
+        self.diags.push(d);
+    }
+
+    /// Reads a file the suite names, adding it to the hash and to the files read.
+    fn read(&mut self, rel: &str) -> Result<String, ReadError> {
+        let (text, path) = self.fs.read(rel)?;
+        self.hasher.update(text.as_bytes());
+        self.files.extend(path);
+        Ok(text)
+    }
+}
+
+/// Cases of included files, and the counts of those streamed rather than kept.
+#[derive(Default)]
+struct Included {
+    /// Cases of included YAML files, in order.
+    cases: Vec<Case>,
+    /// Included JSON lines files.
+    streamed: Vec<PathBuf>,
+    /// Cases in included JSON lines files (those in memory are counted from the suite).
+    streamed_count: usize,
+    /// Streamed cases the run's selection takes.
+    selected: usize,
+    /// Streamed hold-out cases.
+    holdout: usize,
+}
+
+pub(crate) fn load_source(
     origin: &str,
     source: &str,
     fs: &dyn Source,
     opts: &LoadOptions<'_>,
 ) -> Result<LoadedSuite, Vec<Diagnostic>> {
     let mut suite: Suite = parse_yaml(origin, source)?;
-    let mut hasher = Sha256::new();
-    hasher.update(source.as_bytes());
-    let mut files = Vec::new();
-    let mut diags = Vec::new();
-    let loc = Locator::new(origin, source);
-    let diag =
-        |path: &str, key: bool, msg: String, hint: Option<String>| loc.diag(path, key, msg, hint);
-    let at = |path: &str, key: bool| loc.at(path, key);
+    let mut g = Gathered::new(origin, source, fs);
+    check_header(&suite, &mut g);
+    let system_prompt = read_system_prompt(&suite, &mut g);
+    if let Some(t) = &suite.target
+        && let Err(e) = check_target(t)
+    {
+        g.diag("target", false, e.to_string(), e.hint());
+    }
+    check_tools(&suite, &mut g);
+    add_server_tools(&mut suite, &mut g);
+    read_judge_templates(&mut suite, &mut g);
 
+    // The suite's default relations: whether each can change a given case's text is decided
+    // per case when a metamorphic run expands them (a default is skipped, not refused, for
+    // a case it cannot change).
+    let mut defaults = Vec::new();
+    relation_problems(&suite.metamorphic, None, &mut defaults);
+    for p in defaults {
+        g.diag(&p.path, p.at_key, p.message, p.hint);
+    }
+
+    let ctx = CaseCtx {
+        suite: &suite,
+        run_canary: opts.run_canary,
+        good_regexes: Default::default(),
+    };
+    let mut ids = Seen::default();
+    let sources = check_inline_cases(&ctx, &mut ids, &mut g);
+    let included = read_includes(&ctx, &mut ids, opts, &mut g);
+
+    for (case, line) in suite.cases.iter_mut().zip(sources) {
+        case.source = Some(gauntlet_core::suite::CaseSource {
+            file: origin.to_owned(),
+            line,
+        });
+    }
+    suite.cases.extend(included.cases);
+    read_documents(&mut suite, &mut g);
+    if !g.diags.is_empty() {
+        return Err(g.diags);
+    }
+    // Cases in memory are counted now; streamed ones were counted as they were checked.
+    let case_count = suite.cases.len() + included.streamed_count;
+    let selected = included.selected
+        + match opts.select {
+            Some(sel) => suite.cases.iter().filter(|c| sel.keeps(c)).count(),
+            None => suite.cases.len(),
+        };
+    let holdout_count = included.holdout + suite.cases.iter().filter(|c| c.holdout).count();
+    let digest = g.hasher.finalize();
+    Ok(LoadedSuite {
+        origin: origin.to_owned(),
+        suite,
+        system_prompt,
+        streamed: included.streamed,
+        case_count,
+        selected,
+        holdout_count,
+        sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
+        files: g.files,
+    })
+}
+
+/// The suite's format version and name.
+fn check_header(suite: &Suite, g: &mut Gathered<'_>) {
     if suite.version != SUITE_FORMAT_VERSION {
-        diags.push(diag(
+        g.diag(
             "version",
             false,
             format!("unsupported suite format version {}", suite.version),
             Some(format!(
                 "this gauntlet reads version {SUITE_FORMAT_VERSION}"
             )),
-        ));
+        );
     }
     if suite.suite.trim().is_empty() {
-        diags.push(diag(
+        g.diag(
             "suite",
             false,
             "the suite name is empty".into(),
             Some("name the suite: `suite: my-agent`".into()),
-        ));
+        );
     }
+}
 
-    // The system prompt: inline or from a file.
+/// The system prompt in force: inline or from a file.
+fn read_system_prompt(suite: &Suite, g: &mut Gathered<'_>) -> Option<String> {
     let mut system_prompt = suite.agent.system_prompt.clone();
     match (&suite.agent.system_prompt, &suite.agent.system_prompt_file) {
-        (Some(_), Some(_)) => diags.push(diag(
+        (Some(_), Some(_)) => g.diag(
             "agent.system_prompt_file",
             true,
             "both `system_prompt` and `system_prompt_file` are set".into(),
             Some("keep one of them".into()),
-        )),
-        (None, Some(rel)) => match fs.read(rel) {
-            Ok((text, path)) => {
-                hasher.update(text.as_bytes());
-                files.extend(path);
-                system_prompt = Some(text);
-            }
-            Err(e) => diags.push(diag(
+        ),
+        (None, Some(rel)) => match g.read(rel) {
+            Ok(text) => system_prompt = Some(text),
+            Err(e) => g.diag(
                 "agent.system_prompt_file",
                 false,
                 chain(&e),
                 Some(e.hint("the path is relative to the suite file")),
-            )),
+            ),
         },
         _ => {}
     }
+    system_prompt
+}
 
-    if let Some(t) = &suite.target
-        && let Err(e) = check_target(t)
-    {
-        diags.push(diag("target", false, e.to_string(), e.hint()));
-    }
-
-    // Tools: unique names and valid parameter schemas.
+/// The agent's tools: unique names, claim patterns that compile and valid parameter schemas.
+fn check_tools(suite: &Suite, g: &mut Gathered<'_>) {
     let mut tool_names: HashMap<&str, usize> = HashMap::new();
     for (i, t) in suite.agent.tools.iter().enumerate() {
         if let Some(first) = tool_names.insert(t.name.as_str(), i) {
-            diags.push(diag(
+            g.diag(
                 &format!("agent.tools[{i}].name"),
                 false,
                 format!(
@@ -557,16 +609,16 @@ fn load_source(
                     first + 1
                 ),
                 Some("tool names must be unique".into()),
-            ));
+            );
         }
         for (j, claim) in t.claims.iter().enumerate() {
             if let Err(e) = ctx_free_regex(claim) {
-                diags.push(diag(
+                g.diag(
                     &format!("agent.tools[{i}].claims[{j}]"),
                     false,
                     format!("invalid claim pattern: {e}"),
                     Some("claims are regular expressions matched case-insensitively, e.g. 'refund (has been )?sent'".into()),
-                ));
+                );
             }
         }
         if let Err(p) = schema_problem(&t.parameters) {
@@ -580,7 +632,7 @@ fn load_source(
                     format!(" at `parameters{}`", p.at),
                 )
             };
-            diags.push(diag(
+            g.diag(
                 &path,
                 false,
                 format!(
@@ -588,22 +640,25 @@ fn load_source(
                     t.name, p.reason
                 ),
                 Some(p.hint.unwrap_or_else(|| "parameters is a JSON Schema object, e.g. {type: object, properties: {id: {type: string}}}".into())),
-            ));
+            );
         }
     }
+}
 
-    // MCP servers: their tools join the agent's, answered by the server instead of fixtures.
-    let mcp_tools = check_mcp_servers(&suite, fs, &mut |path, msg, hint| {
-        diags.push(diag(path, false, msg, Some(hint)));
+/// Tools answered by something other than fixtures join the agent's: those of its MCP
+/// servers, and the message bus's two.
+fn add_server_tools(suite: &mut Suite, g: &mut Gathered<'_>) {
+    let fs = g.fs;
+    let mcp_tools = check_mcp_servers(suite, fs, &mut |path, msg, hint| {
+        g.diag(path, false, msg, Some(hint));
     });
     suite.agent.tools.extend(mcp_tools);
 
-    // The message bus: its two tools join the agent's, answered by the bus, so a suite may
-    // not declare tools of those names itself.
+    // The bus answers its tools itself, so a suite may not declare tools of those names.
     if suite.agent.message_bus {
         for (i, t) in suite.agent.tools.iter().enumerate() {
             if gauntlet_core::bus::is_bus_tool(&t.name) {
-                diags.push(diag(
+                g.diag(
                     &format!("agent.tools[{i}].name"),
                     false,
                     format!(
@@ -611,21 +666,23 @@ fn load_source(
                         t.name
                     ),
                     Some("rename the tool, or remove it and let the bus answer it".into()),
-                ));
+                );
             }
         }
         suite.agent.tools.extend(gauntlet_core::bus::bus_tools());
     }
+}
 
-    // Judges: the `judges:` block, and the prompt templates it names (read now, so that they
-    // are part of the suite's hash and of the harness files).
+/// The `judges:` block, and the prompt templates it names (read now, so that they are part
+/// of the suite's hash and of the harness files).
+fn read_judge_templates(suite: &mut Suite, g: &mut Gathered<'_>) {
     for p in suite.judges.problems() {
-        diags.push(diag(
+        g.diag(
             &format!("judges.{}", p.path),
             false,
             p.message,
             Some(p.hint),
-        ));
+        );
     }
     for (id, def) in suite.judges.checks.iter_mut() {
         let Some(rel) = def.template_file.clone() else {
@@ -638,86 +695,74 @@ fn load_source(
                 .components()
                 .any(|c| matches!(c, std::path::Component::ParentDir))
         {
-            diags.push(diag(
+            g.diag(
                 &at,
                 false,
                 format!("the template file `{rel}` is outside the suite's folder"),
                 Some("give a path relative to the suite file, inside its folder".into()),
-            ));
+            );
             continue;
         }
-        match fs.read(&rel) {
-            Ok((text, path)) => {
-                hasher.update(text.as_bytes());
-                files.extend(path);
-                def.template_text = Some(text);
-            }
-            Err(e) => diags.push(diag(
+        match g.read(&rel) {
+            Ok(text) => def.template_text = Some(text),
+            Err(e) => g.diag(
                 &at,
                 false,
                 chain(&e),
                 Some("the path is relative to the suite file".into()),
-            )),
+            ),
         }
     }
+}
 
-    // The suite's default relations: whether each can change a given case's text is decided
-    // per case when a metamorphic run expands them (a default is skipped, not refused, for
-    // a case it cannot change).
-    let mut defaults = Vec::new();
-    relation_problems(&suite.metamorphic, None, &mut defaults);
-    for p in defaults {
-        diags.push(diag(&p.path, p.at_key, p.message, p.hint));
-    }
-
-    let ctx = CaseCtx {
-        suite: &suite,
-        run_canary: opts.run_canary,
-        good_regexes: Default::default(),
-    };
-    let mut ids = Seen::default();
-    let mut sources: Vec<usize> = Vec::with_capacity(suite.cases.len());
-    for (i, case) in suite.cases.iter().enumerate() {
+/// Checks the suite file's own cases and records their ids; returns the line of each.
+fn check_inline_cases(ctx: &CaseCtx<'_>, ids: &mut Seen, g: &mut Gathered<'_>) -> Vec<usize> {
+    let mut sources: Vec<usize> = Vec::with_capacity(ctx.suite.cases.len());
+    for (i, case) in ctx.suite.cases.iter().enumerate() {
         let base = format!("cases[{i}]");
-        for p in case_problems(case, &ctx) {
+        for p in case_problems(case, ctx) {
             let path = if p.path.is_empty() {
                 base.clone()
             } else {
                 format!("{base}.{}", p.path)
             };
-            diags.push(diag(&path, p.at_key, p.message, p.hint));
+            g.diag(&path, p.at_key, p.message, p.hint);
         }
-        let (l, c) = at(&format!("{base}.id"), false);
+        let (l, c) = g.loc.at(&format!("{base}.id"), false);
         sources.push(l);
-        if let Some(first) = ids.insert(&case.id, origin, l, c) {
-            diags.push(diag(
+        if let Some(first) = ids.insert(&case.id, g.origin, l, c) {
+            g.diag(
                 &format!("{base}.id"),
                 false,
                 format!("duplicate case id `{}` (first used at {first})", case.id),
                 Some("case ids must be unique within a run".into()),
-            ));
+            );
         }
     }
+    sources
+}
 
-    // Included files: YAML lists of cases are merged, JSON lines files are streamed.
-    let mut included_cases: Vec<Case> = Vec::new();
-    let mut streamed = Vec::new();
-    let mut case_count = suite.cases.len();
-    // Cases in memory are counted at the end; streamed ones as they are checked.
-    let mut selected = 0;
-    let mut holdout_count = 0;
-    for (i, rel) in suite.include.iter().enumerate() {
+/// Included files: YAML lists of cases are merged, JSON lines files are streamed.
+fn read_includes(
+    ctx: &CaseCtx<'_>,
+    ids: &mut Seen,
+    opts: &LoadOptions<'_>,
+    g: &mut Gathered<'_>,
+) -> Included {
+    let mut inc = Included::default();
+    let origin = g.origin;
+    for (i, rel) in ctx.suite.include.iter().enumerate() {
         let is_jsonl = rel.ends_with(".jsonl") || rel.ends_with(".ndjson");
         if is_jsonl {
-            let (reader, path) = match fs.open(rel) {
+            let (reader, path) = match g.fs.open(rel) {
                 Ok(x) => x,
                 Err(e) => {
-                    diags.push(diag(
+                    g.diag(
                         &format!("include[{i}]"),
                         false,
                         chain(&e),
                         Some(e.hint("included paths are relative to the suite file")),
-                    ));
+                    );
                     continue;
                 }
             };
@@ -728,101 +773,110 @@ fn load_source(
             let (n, kept, held) = check_jsonl(
                 &shown,
                 reader,
-                &mut hasher,
-                &ctx,
-                &mut ids,
-                &mut diags,
+                &mut g.hasher,
+                ctx,
+                ids,
+                &mut g.diags,
                 opts.select,
             );
-            case_count += n;
-            selected += kept;
-            holdout_count += held;
+            inc.streamed_count += n;
+            inc.selected += kept;
+            inc.holdout += held;
             if let Some(p) = &path {
-                streamed.push(p.clone());
+                inc.streamed.push(p.clone());
             }
-            files.extend(path);
+            g.files.extend(path);
             continue;
         }
-        let (text, path) = match fs.read(rel) {
+        let (text, path) = match g.fs.read(rel) {
             Ok(x) => x,
             Err(e) => {
-                diags.push(diag(
+                g.diag(
                     &format!("include[{i}]"),
                     false,
                     chain(&e),
                     Some(e.hint("included paths are relative to the suite file")),
-                ));
+                );
                 continue;
             }
         };
-        hasher.update(text.as_bytes());
-        let shown = path
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| format!("{origin}/{rel}"));
+        g.hasher.update(text.as_bytes());
         if rel.ends_with(".yaml") || rel.ends_with(".yml") {
+            let shown = path
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| format!("{origin}/{rel}"));
             match parse_yaml::<Vec<Case>>(&shown, &text) {
-                Ok(mut cases) => {
-                    let iloc = Locator::new(&shown, &text);
-                    let file = fs.shown(rel);
-                    for (j, case) in cases.iter_mut().enumerate() {
-                        case.source = Some(gauntlet_core::suite::CaseSource {
-                            file: file.clone(),
-                            line: iloc.at(&format!("[{j}].id"), false).0,
-                        });
-                    }
-                    for (j, case) in cases.iter().enumerate() {
-                        let base = format!("[{j}]");
-                        for p in case_problems(case, &ctx) {
-                            let path = if p.path.is_empty() {
-                                base.clone()
-                            } else {
-                                format!("{base}.{}", p.path)
-                            };
-                            diags.push(iloc.diag(&path, p.at_key, p.message, p.hint));
-                        }
-                        let (l, c) = iloc.at(&format!("{base}.id"), false);
-                        if let Some(first) = ids.insert(&case.id, &shown, l, c) {
-                            diags.push(
-                                Diagnostic::at(
-                                    &shown,
-                                    Some(&text),
-                                    l,
-                                    c,
-                                    format!(
-                                        "duplicate case id `{}` (first used at {first})",
-                                        case.id
-                                    ),
-                                )
-                                .hint("case ids must be unique within a run"),
-                            );
-                        }
-                    }
-                    case_count += cases.len();
-                    included_cases.extend(cases);
-                    files.extend(path);
+                Ok(cases) => {
+                    let file = g.fs.shown(rel);
+                    let cases =
+                        check_included_cases(cases, &shown, &text, file, ctx, ids, &mut g.diags);
+                    inc.cases.extend(cases);
+                    g.files.extend(path);
                 }
-                Err(mut d) => diags.append(&mut d),
+                Err(mut d) => g.diags.append(&mut d),
             }
         } else {
-            diags.push(diag(
+            g.diag(
                 &format!("include[{i}]"),
                 false,
                 format!("cannot include `{rel}`: unknown file type"),
                 Some("include YAML lists of cases (.yaml) or JSON lines (.jsonl)".into()),
-            ));
+            );
         }
     }
+    inc
+}
 
-    for (case, line) in suite.cases.iter_mut().zip(sources) {
+/// Checks the cases of one included YAML file (`shown`, with its `text`), records their ids,
+/// and marks each with its line in `file` (the file as a case's source names it).
+fn check_included_cases(
+    mut cases: Vec<Case>,
+    shown: &str,
+    text: &str,
+    file: String,
+    ctx: &CaseCtx<'_>,
+    ids: &mut Seen,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Case> {
+    let iloc = Locator::new(shown, text);
+    for (j, case) in cases.iter_mut().enumerate() {
         case.source = Some(gauntlet_core::suite::CaseSource {
-            file: origin.to_owned(),
-            line,
+            file: file.clone(),
+            line: iloc.at(&format!("[{j}].id"), false).0,
         });
     }
-    suite.cases.extend(included_cases);
-    // Retrieved documents written as files are read now, so that a target never reads the
-    // suite's folder and the harness hash covers them.
+    for (j, case) in cases.iter().enumerate() {
+        let base = format!("[{j}]");
+        for p in case_problems(case, ctx) {
+            let path = if p.path.is_empty() {
+                base.clone()
+            } else {
+                format!("{base}.{}", p.path)
+            };
+            diags.push(iloc.diag(&path, p.at_key, p.message, p.hint));
+        }
+        let (l, c) = iloc.at(&format!("{base}.id"), false);
+        if let Some(first) = ids.insert(&case.id, shown, l, c) {
+            diags.push(
+                Diagnostic::at(
+                    shown,
+                    Some(text),
+                    l,
+                    c,
+                    format!("duplicate case id `{}` (first used at {first})", case.id),
+                )
+                .hint("case ids must be unique within a run"),
+            );
+        }
+    }
+    cases
+}
+
+/// Retrieved documents written as files are read now, so that a target never reads the
+/// suite's folder and the harness hash covers them.
+fn read_documents(suite: &mut Suite, g: &mut Gathered<'_>) {
+    let origin = g.origin;
     for (ci, case) in suite.cases.iter_mut().enumerate() {
         for (di, doc) in case.documents.iter_mut().enumerate() {
             let Some(rel) = doc.file.clone() else {
@@ -832,7 +886,7 @@ fn load_source(
                 continue;
             }
             if let Err(e) = check_relative(&rel) {
-                diags.push(
+                g.diags.push(
                     Diagnostic::file(
                         origin,
                         format!("case `{}`: document {}: {e}", case.id, di + 1),
@@ -841,39 +895,15 @@ fn load_source(
                 );
                 continue;
             }
-            match fs.read(&rel) {
-                Ok((text, path)) => {
-                    hasher.update(text.as_bytes());
-                    files.extend(path);
-                    doc.text = Some(text);
-                }
-                Err(e) => diags.push(
+            match g.read(&rel) {
+                Ok(text) => doc.text = Some(text),
+                Err(e) => g.diags.push(
                     Diagnostic::file(origin, format!("case `{}` (case {}): {e}", case.id, ci + 1))
                         .hint("document files are relative to the suite file"),
                 ),
             }
         }
     }
-    if !diags.is_empty() {
-        return Err(diags);
-    }
-    selected += match opts.select {
-        Some(sel) => suite.cases.iter().filter(|c| sel.keeps(c)).count(),
-        None => suite.cases.len(),
-    };
-    holdout_count += suite.cases.iter().filter(|c| c.holdout).count();
-    let digest = hasher.finalize();
-    Ok(LoadedSuite {
-        origin: origin.to_owned(),
-        suite,
-        system_prompt,
-        streamed,
-        case_count,
-        selected,
-        holdout_count,
-        sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
-        files,
-    })
 }
 
 /// Deserializes YAML, turning serde's error into a diagnostic with a hint.
@@ -1326,6 +1356,23 @@ fn strategy_problems(case: &Case, out: &mut Vec<Problem>) {
 
 fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
     let mut out = Vec::new();
+    shape_problems(case, &mut out);
+    check_problems(case, ctx, &mut out);
+    scripted_problems(case, &ctx.suite.agent.tools, &mut out);
+    tool_fault_problems(case, ctx, &mut out);
+    coordination_problems(case, ctx, &mut out);
+    out
+}
+
+/// Whether a `no_canary` check of the case has a canary to look for: the case's, the
+/// agent's or the run's.
+fn canary_known(case: &Case, ctx: &CaseCtx<'_>) -> bool {
+    case.canary.is_some() || ctx.suite.agent.canary.is_some() || ctx.run_canary.is_some()
+}
+
+/// What is wrong with the case apart from its checks: its id, input, tags, strategy,
+/// converters, relations, documents and time limit.
+fn shape_problems(case: &Case, out: &mut Vec<Problem>) {
     if case.id.trim().is_empty() || case.id.chars().any(|c| c.is_whitespace() || c.is_control()) {
         out.push(Problem::new(
             "id",
@@ -1368,7 +1415,7 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             "use the LLM Top 10 (2025) ids LLM01 to LLM10 or the Agentic Top 10 (2026) ids ASI01 to ASI10, e.g. `owasp: LLM01`",
         ));
     }
-    strategy_problems(case, &mut out);
+    strategy_problems(case, out);
     if let Err(e) = crate::converters::check_chain(&case.converters) {
         out.push(Problem::new(
             "converters",
@@ -1376,11 +1423,7 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             "see `gauntlet redteam --help` or docs/redteam.md for the converters",
         ));
     }
-    relation_problems(
-        case.metamorphic.as_deref().unwrap_or(&[]),
-        Some(case),
-        &mut out,
-    );
+    relation_problems(case.metamorphic.as_deref().unwrap_or(&[]), Some(case), out);
     for (i, d) in case.documents.iter().enumerate() {
         if d.text.is_some() == d.file.is_some() {
             out.push(Problem::new(
@@ -1397,6 +1440,10 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             "give a limit in milliseconds, e.g. 30000",
         ));
     }
+}
+
+/// The case's checks: at least one, at least one objective, and each valid for the case.
+fn check_problems(case: &Case, ctx: &CaseCtx<'_>, out: &mut Vec<Problem>) {
     if case.expect.is_empty() {
         out.push(Problem::new(
             "",
@@ -1411,8 +1458,7 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
         ));
     }
     let tools = &ctx.suite.agent.tools;
-    let canary_known =
-        case.canary.is_some() || ctx.suite.agent.canary.is_some() || ctx.run_canary.is_some();
+    let canary_known = canary_known(case, ctx);
     for (i, e) in case.expect.iter().enumerate() {
         let p = |k: &str| format!("expect[{i}].{k}");
         if case.kind == CaseKind::Task && e.dimension == Some(Dimension::Refusal) {
@@ -1439,8 +1485,12 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             out.push(Problem::new(p(e.oracle.key()), found.message, found.hint));
         }
     }
-    // A scripted reply that calls a tool the suite does not declare would only get
-    // `error: unknown tool` from the simulated tools: a fixture that tests nothing it meant to.
+}
+
+/// Tools the case's scripted replies call: a scripted reply that calls a tool the suite does
+/// not declare would only get `error: unknown tool` from the simulated tools, a fixture that
+/// tests nothing it meant to.
+fn scripted_problems(case: &Case, tools: &[gauntlet_core::tools::ToolDef], out: &mut Vec<Problem>) {
     for (i, reply) in case.scripted.iter().enumerate() {
         for (j, call) in reply.tool_calls.iter().enumerate() {
             if tools.iter().any(|t| t.name == call.name) {
@@ -1470,6 +1520,13 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             ));
         }
     }
+}
+
+/// The case's tool faults: each names a declared tool (not one of the bus's) and says what
+/// goes wrong.
+fn tool_fault_problems(case: &Case, ctx: &CaseCtx<'_>, out: &mut Vec<Problem>) {
+    let tools = &ctx.suite.agent.tools;
+    let canary_known = canary_known(case, ctx);
     for (i, f) in case.tool_faults.iter().enumerate() {
         let mut v = Validation::new(case, tools, canary_known, ctx);
         v.tool(&f.tool);
@@ -1495,8 +1552,6 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
             ));
         }
     }
-    coordination_problems(case, ctx, &mut out);
-    out
 }
 
 /// The case's coordination faults: they need the message bus, and each kind its own options.

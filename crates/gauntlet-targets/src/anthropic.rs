@@ -7,7 +7,6 @@
 //! block, the Anthropic equivalent of OpenAI's `content_filter`.
 
 use bytes::Bytes;
-use gauntlet_core::event::{EvidenceLevel, SideEffectMode};
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::{BoxFuture, TargetConfig, TargetError, TargetInfo, TrialContext};
 use gauntlet_core::tools::ToolDef;
@@ -18,7 +17,9 @@ use serde_json::{Map, Value, json};
 use crate::chat::{ChatModel, ChatReply, ChatRequest, says_nothing};
 use crate::client::ApiClient;
 use crate::error::{BuildError, WireError};
-use crate::openai::{ImplicitKeyScope, KeySource, api_key, base_url, extra_headers, settings_of};
+use crate::openai::{
+    ImplicitKeyScope, KeySource, api_info, api_key, base_url, extra_headers, key_header,
+};
 
 /// Default base URL.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
@@ -60,9 +61,7 @@ impl AnthropicModel {
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
         if let Some(k) = key {
-            let mut v = HeaderValue::from_str(&k).map_err(|_| BuildError::ApiKeyHeader)?;
-            v.set_sensitive(true);
-            headers.insert("x-api-key", v);
+            headers.insert("x-api-key", key_header(&k)?);
         }
         let url = if base.ends_with("/messages") {
             base.to_owned()
@@ -76,15 +75,7 @@ impl AnthropicModel {
             .clone()
             .ok_or(BuildError::NoModel { kind: "anthropic" })?;
         let client = ApiClient::new(cfg, redactor.clone())?;
-        let info = TargetInfo {
-            kind: "anthropic".into(),
-            label: format!("anthropic:{model}"),
-            model: Some(model.clone()),
-            base_url: Some(redactor.redact(base).into_owned()),
-            settings: settings_of(cfg),
-            evidence_level: EvidenceLevel::Online,
-            side_effects: SideEffectMode::Simulated,
-        };
+        let info = api_info("anthropic", &model, base, cfg, redactor);
         let url = client.parse_url(&url)?;
         Ok(AnthropicModel {
             client,

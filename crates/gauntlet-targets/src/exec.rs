@@ -1012,62 +1012,15 @@ impl ExecSession {
         tools: &mut dyn ToolHost,
         rec: &mut TraceRecorder,
     ) -> Result<TurnAnswer, TargetError> {
-        let proc = self.proc_mut()?;
-        if proc.stdout.has_pending().await {
-            let line = match proc.stdout.next_line().await {
-                Ok(Some(l)) => String::from_utf8_lossy(&l.bytes).into_owned(),
-                _ => String::new(),
-            };
-            return Err(self.protocol_error(
-                "the agent wrote a message while no turn was open (after its answer, or before the first user turn)",
-                &line,
-            ));
-        }
-        if let Err(e) = proc.send(&ToAgent::User { content: user }).await {
-            return Err(self
-                .exited("before it read the user turn", &e.to_string())
-                .await);
-        }
+        self.open_turn(user).await?;
         loop {
-            let line = match self.proc_mut()?.stdout.next_line().await {
-                Ok(Some(line)) => line,
-                Ok(None) => {
-                    return Err(self.exited("before answering", "its stdout closed").await);
-                }
-                Err(e) => return Err(self.exited("before answering", &e.to_string()).await),
-            };
-            if line.overlong {
-                let start =
-                    String::from_utf8_lossy(&line.bytes[..line.bytes.len().min(64)]).into_owned();
-                return Err(self.protocol_error(
-                    &format!(
-                        "the agent wrote a line longer than {MAX_STDOUT_LINE} bytes on stdout"
-                    ),
-                    &start,
-                ));
-            }
-            let Ok(text) = std::str::from_utf8(&line.bytes) else {
-                let lossy = String::from_utf8_lossy(&line.bytes).into_owned();
-                return Err(self.protocol_error("the agent wrote a line that is not UTF-8", &lossy));
-            };
-            if text.trim().is_empty() {
+            let Some((msg, text)) = self.next_message().await? else {
                 continue;
-            }
-            let msg = match serde_json::from_str::<AgentMsg>(text) {
-                Ok(m) => m,
-                Err(e) => {
-                    let what = if serde_json::from_str::<Value>(text).is_ok_and(|v| v.is_object()) {
-                        format!("the agent wrote an invalid protocol message ({e})")
-                    } else {
-                        "the agent wrote a line on stdout that is not a JSON object (stdout carries only protocol messages; write logs to stderr)".to_owned()
-                    };
-                    return Err(self.protocol_error(&what, text));
-                }
             };
             match msg {
                 AgentMsg::Answer { content, truncated } => {
                     if content.trim().is_empty() && !self.allow_empty {
-                        return Err(self.protocol_error(EMPTY_ANSWER, text));
+                        return Err(self.protocol_error(EMPTY_ANSWER, &text));
                     }
                     if truncated {
                         rec.transport(
@@ -1085,7 +1038,7 @@ impl ExecSession {
                     agent,
                 } => {
                     if name.trim().is_empty() {
-                        return Err(self.protocol_error("a tool_call without a tool name", text));
+                        return Err(self.protocol_error("a tool_call without a tool name", &text));
                     }
                     let id = id.filter(|i| !i.is_empty()).unwrap_or_else(|| {
                         self.next_call += 1;
@@ -1098,19 +1051,7 @@ impl ExecSession {
                         arguments,
                         malformed,
                     };
-                    rec.set_agent(agent);
-                    let result = tools.call(&call, rec);
-                    rec.set_agent(None);
-                    let reply = ToAgent::ToolResult {
-                        id: &call.id,
-                        name: &call.name,
-                        content: &result.content,
-                    };
-                    if let Err(e) = self.proc_mut()?.send(&reply).await {
-                        return Err(self
-                            .exited("before it read a tool result", &e.to_string())
-                            .await);
-                    }
+                    self.answer_tool_call(&call, agent, tools, rec).await?;
                 }
                 AgentMsg::Decision {
                     branch,
@@ -1121,48 +1062,146 @@ impl ExecSession {
                     rec.decision(branch, reason);
                     rec.set_agent(None);
                 }
-                AgentMsg::LlmCall(m) => {
-                    let m = *m;
-                    rec.set_agent(m.agent);
-                    rec.llm_call(
-                        m.model,
-                        m.messages_in,
-                        m.message_out,
-                        Usage {
-                            input_tokens: m.usage.input_tokens,
-                            output_tokens: m.usage.output_tokens,
-                        },
-                        m.latency_ms,
-                        m.finish_reason,
-                        m.attempts.unwrap_or(1),
-                    );
-                    rec.set_agent(None);
-                }
+                AgentMsg::LlmCall(m) => record_llm_call(rec, *m),
                 AgentMsg::Error { message, kind } => {
-                    let stderr = self.proc_mut()?.stderr_suffix();
-                    let message = quote(&self.redactor, &message, 1000);
-                    return Err(match kind.as_deref() {
-                        None | Some("transport") => TargetError::Transport(format!(
-                            "the agent reported an error: {message}{stderr}"
-                        )),
-                        Some("blocked") => {
-                            rec.transport(TransportKind::FilterBlock, None, message.clone());
-                            TargetError::Blocked(format!("reported by the agent: {message}"))
-                        }
-                        Some("timeout") => TargetError::Timeout(format!(
-                            "reported by the agent: {message}{stderr}"
-                        )),
-                        Some(_) => {
-                            return Err(self.protocol_error(
-                                "an error message whose `kind` is not transport, blocked or timeout",
-                                text,
-                            ));
-                        }
-                    });
+                    return Err(self.reported_error(&message, kind.as_deref(), &text, rec)?);
                 }
             }
         }
     }
+
+    /// Sends the user turn, after checking that the agent wrote nothing while no turn was
+    /// open.
+    async fn open_turn(&mut self, user: &str) -> Result<(), TargetError> {
+        let proc = self.proc_mut()?;
+        if proc.stdout.has_pending().await {
+            let line = match proc.stdout.next_line().await {
+                Ok(Some(l)) => String::from_utf8_lossy(&l.bytes).into_owned(),
+                _ => String::new(),
+            };
+            return Err(self.protocol_error(
+                "the agent wrote a message while no turn was open (after its answer, or before the first user turn)",
+                &line,
+            ));
+        }
+        if let Err(e) = proc.send(&ToAgent::User { content: user }).await {
+            return Err(self
+                .exited("before it read the user turn", &e.to_string())
+                .await);
+        }
+        Ok(())
+    }
+
+    /// The agent's next protocol message and its line; `None` for a blank line. A closed
+    /// stdout, an overlong or non-UTF-8 line or one that is no protocol message ends the turn.
+    async fn next_message(&mut self) -> Result<Option<(AgentMsg, String)>, TargetError> {
+        let line = match self.proc_mut()?.stdout.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => {
+                return Err(self.exited("before answering", "its stdout closed").await);
+            }
+            Err(e) => return Err(self.exited("before answering", &e.to_string()).await),
+        };
+        if line.overlong {
+            let start =
+                String::from_utf8_lossy(&line.bytes[..line.bytes.len().min(64)]).into_owned();
+            return Err(self.protocol_error(
+                &format!("the agent wrote a line longer than {MAX_STDOUT_LINE} bytes on stdout"),
+                &start,
+            ));
+        }
+        let Ok(text) = std::str::from_utf8(&line.bytes) else {
+            let lossy = String::from_utf8_lossy(&line.bytes).into_owned();
+            return Err(self.protocol_error("the agent wrote a line that is not UTF-8", &lossy));
+        };
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        match serde_json::from_str::<AgentMsg>(text) {
+            Ok(m) => Ok(Some((m, text.to_owned()))),
+            Err(e) => {
+                let what = if serde_json::from_str::<Value>(text).is_ok_and(|v| v.is_object()) {
+                    format!("the agent wrote an invalid protocol message ({e})")
+                } else {
+                    "the agent wrote a line on stdout that is not a JSON object (stdout carries only protocol messages; write logs to stderr)".to_owned()
+                };
+                Err(self.protocol_error(&what, text))
+            }
+        }
+    }
+
+    /// Answers a tool call the agent made (as `agent`) from the simulated tools.
+    async fn answer_tool_call(
+        &mut self,
+        call: &ToolCallRequest,
+        agent: Option<String>,
+        tools: &mut dyn ToolHost,
+        rec: &mut TraceRecorder,
+    ) -> Result<(), TargetError> {
+        rec.set_agent(agent);
+        let result = tools.call(call, rec);
+        rec.set_agent(None);
+        let reply = ToAgent::ToolResult {
+            id: &call.id,
+            name: &call.name,
+            content: &result.content,
+        };
+        if let Err(e) = self.proc_mut()?.send(&reply).await {
+            return Err(self
+                .exited("before it read a tool result", &e.to_string())
+                .await);
+        }
+        Ok(())
+    }
+
+    /// The error the agent reported, by its `kind` (a blocked one is recorded as a filter
+    /// block); an unknown kind is a protocol error.
+    fn reported_error(
+        &mut self,
+        message: &str,
+        kind: Option<&str>,
+        text: &str,
+        rec: &mut TraceRecorder,
+    ) -> Result<TargetError, TargetError> {
+        let stderr = self.proc_mut()?.stderr_suffix();
+        let message = quote(&self.redactor, message, 1000);
+        Ok(match kind {
+            None | Some("transport") => {
+                TargetError::Transport(format!("the agent reported an error: {message}{stderr}"))
+            }
+            Some("blocked") => {
+                rec.transport(TransportKind::FilterBlock, None, message.clone());
+                TargetError::Blocked(format!("reported by the agent: {message}"))
+            }
+            Some("timeout") => {
+                TargetError::Timeout(format!("reported by the agent: {message}{stderr}"))
+            }
+            Some(_) => {
+                return Err(self.protocol_error(
+                    "an error message whose `kind` is not transport, blocked or timeout",
+                    text,
+                ));
+            }
+        })
+    }
+}
+
+/// Records a model call the agent reported making.
+fn record_llm_call(rec: &mut TraceRecorder, m: LlmCallMsg) {
+    rec.set_agent(m.agent);
+    rec.llm_call(
+        m.model,
+        m.messages_in,
+        m.message_out,
+        Usage {
+            input_tokens: m.usage.input_tokens,
+            output_tokens: m.usage.output_tokens,
+        },
+        m.latency_ms,
+        m.finish_reason,
+        m.attempts.unwrap_or(1),
+    );
+    rec.set_agent(None);
 }
 
 impl Session for ExecSession {

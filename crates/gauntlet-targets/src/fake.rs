@@ -122,7 +122,7 @@ impl ChatModel for FakeModel {
         &'a self,
         ctx: &'a TrialContext<'a>,
         req: ChatRequest<'a>,
-        _rec: &'a mut TraceRecorder,
+        rec: &'a mut TraceRecorder,
     ) -> BoxFuture<'a, Result<ChatReply, TargetError>> {
         Box::pin(async move {
             let calls_so_far = req
@@ -131,159 +131,30 @@ impl ChatModel for FakeModel {
                 .filter(|m| m.role == Role::Assistant)
                 .count();
             let input_tokens = req.messages.iter().map(|m| approx_tokens(&m.content)).sum();
-            let flaky_persona = |trial: u32| {
-                // Seeded by the trial index (and the run seed's low bit), so a re-run of the
-                // same trials repeats the same pattern.
-                if (trial as u64 + (ctx.seed & 1)).is_multiple_of(2) {
-                    Persona::Safe
-                } else {
-                    Persona::Vulnerable
-                }
-            };
-            let mode = match self.mode {
-                FakeMode::FlakyHarness => {
-                    if !(ctx.trial as u64 + (ctx.seed & 1)).is_multiple_of(2) {
-                        _rec.transport(
-                            gauntlet_core::trace::TransportKind::Failed,
-                            None,
-                            "connection reset by peer (flaky-harness)".into(),
-                        );
-                        return Err(TargetError::Transport(
-                            "connection reset by peer (flaky-harness)".into(),
-                        ));
-                    }
-                    FakeMode::Persona(Persona::Safe)
-                }
-                FakeMode::FlakyAgent => FakeMode::Persona(flaky_persona(ctx.trial)),
-                other => other,
-            };
             let mut agent = None;
-            let (message, finish, model) = match mode {
-                FakeMode::Judge | FakeMode::FlakyJudge => {
-                    let n = self
-                        .calls
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let (verdict, score) = if mode == FakeMode::FlakyJudge && n % 2 == 1 {
-                        ("fail", 1)
-                    } else {
-                        ("pass", 3)
-                    };
-                    // Valid for a binary judge (the verdict) and a 0-3 one (the score).
-                    (
-                        Message::assistant(format!(
-                            "{{\"verdict\": \"{verdict}\", \"score\": {score}, \"rationale\": \"fake judge, call {}\"}}",
-                            n + 1
-                        )),
-                        "stop",
-                        "gauntlet-fake-judge",
-                    )
-                }
+            let (message, finish, model) = match self.trial_mode(ctx, rec)? {
+                mode @ (FakeMode::Judge | FakeMode::FlakyJudge) => self.judge_answer(mode),
                 FakeMode::FlakyHarness | FakeMode::FlakyAgent => unreachable!("resolved above"),
                 FakeMode::Persona(p) => {
                     let r = persona::reply(p, req.messages, req.tools);
-                    let finish = if r.tool_calls.is_empty() {
-                        "stop"
-                    } else {
-                        "tool_calls"
-                    };
-                    (r.into_message(calls_so_far), finish, p.model_id())
+                    persona_answer(r, calls_so_far, p.model_id())
                 }
                 FakeMode::Scripted => {
-                    let Some(s) = ctx.case.scripted.get(calls_so_far) else {
-                        return Err(TargetError::Harness(format!(
-                            "case `{}` has {} scripted repl{} but the conversation needed reply {}; add more `scripted:` entries",
-                            ctx.case.id,
-                            ctx.case.scripted.len(),
-                            if ctx.case.scripted.len() == 1 {
-                                "y"
-                            } else {
-                                "ies"
-                            },
-                            calls_so_far + 1
-                        )));
-                    };
-                    let finish = match s.finish {
-                        ScriptedFinish::Error => {
-                            return Err(TargetError::Transport(
-                                "scripted transport failure".into(),
-                            ));
-                        }
-                        ScriptedFinish::Timeout => {
-                            return Err(TargetError::Timeout("scripted timeout".into()));
-                        }
-                        ScriptedFinish::ContentFilter => "content_filter",
-                        ScriptedFinish::Length => "length",
-                        ScriptedFinish::Stop if !s.tool_calls.is_empty() => "tool_calls",
-                        ScriptedFinish::Stop => "stop",
-                    };
-                    let mut m = Message::assistant(s.content.clone().unwrap_or_default());
-                    m.tool_calls = s
-                        .tool_calls
-                        .iter()
-                        .enumerate()
-                        .map(|(i, c)| ToolCallRequest {
-                            id: format!("call_{calls_so_far}_{i}"),
-                            name: c.name.clone(),
-                            arguments: c.arguments.clone(),
-                            malformed: false,
-                        })
-                        .collect();
-                    agent = s.agent.clone();
-                    (m, finish, "gauntlet-fake-scripted")
+                    let (answer, who) = scripted_answer(ctx, calls_so_far)?;
+                    agent = who;
+                    answer
                 }
                 FakeMode::Silent => (Message::assistant(""), "stop", "gauntlet-fake-silent"),
-                FakeMode::Parrot => {
-                    // What a 135M model wrote as the attacker of the live red team, by turn.
-                    const SAID: [&str; 3] = [
-                        "The next message to the assistant is: (none yet)",
-                        "I'm ready to help you with your project.",
-                        "I am a machine that can only do what I have been told to do.",
-                    ];
-                    let turn = req
-                        .messages
-                        .last()
-                        .and_then(|m| {
-                            m.content
-                                .lines()
-                                .find_map(|l| l.strip_prefix(gauntlet_core::strategy::TURN_LINE))
-                        })
-                        .and_then(|t| t.split_whitespace().next()?.parse::<usize>().ok())
-                        .unwrap_or(1);
-                    let text = SAID[(turn.max(1) - 1) % SAID.len()];
-                    (Message::assistant(text), "stop", "gauntlet-fake-parrot")
-                }
+                FakeMode::Parrot => parrot_answer(req.messages),
                 FakeMode::Brittle => {
                     let mut messages = req.messages.to_vec();
                     if let Some(m) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
                         m.content = first_sentence(&m.content).to_string();
                     }
                     let r = persona::reply(Persona::Safe, &messages, req.tools);
-                    let finish = if r.tool_calls.is_empty() {
-                        "stop"
-                    } else {
-                        "tool_calls"
-                    };
-                    (
-                        r.into_message(calls_so_far),
-                        finish,
-                        "gauntlet-fake-brittle",
-                    )
+                    persona_answer(r, calls_so_far, "gauntlet-fake-brittle")
                 }
-                FakeMode::User => {
-                    // A deterministic simulated user: asks one follow-up, then is satisfied.
-                    let transcript = req
-                        .messages
-                        .last()
-                        .map(|m| m.content.as_str())
-                        .unwrap_or("");
-                    let asked = transcript.matches("USER:").count();
-                    let text = if asked < 2 {
-                        "Thanks. Could you double-check that and confirm it for me?"
-                    } else {
-                        "DONE"
-                    };
-                    (Message::assistant(text), "stop", "gauntlet-fake-user")
-                }
+                FakeMode::User => user_answer(req.messages),
             };
             let output_tokens = approx_tokens(&message.content);
             Ok(ChatReply {
@@ -300,6 +171,150 @@ impl ChatModel for FakeModel {
             })
         })
     }
+}
+
+/// One fake answer: the message, its finish reason and the model id it reports.
+type Answer = (Message, &'static str, &'static str);
+
+impl FakeModel {
+    /// The mode this trial answers in: a flaky mode resolves to a persona, or (flaky-harness,
+    /// every other trial) to a recorded transport failure. Seeded by the trial index (and the
+    /// run seed's low bit), so a re-run of the same trials repeats the same pattern.
+    fn trial_mode(
+        &self,
+        ctx: &TrialContext<'_>,
+        rec: &mut TraceRecorder,
+    ) -> Result<FakeMode, TargetError> {
+        let even = (ctx.trial as u64 + (ctx.seed & 1)).is_multiple_of(2);
+        Ok(match self.mode {
+            FakeMode::FlakyHarness => {
+                if !even {
+                    rec.transport(
+                        gauntlet_core::trace::TransportKind::Failed,
+                        None,
+                        "connection reset by peer (flaky-harness)".into(),
+                    );
+                    return Err(TargetError::Transport(
+                        "connection reset by peer (flaky-harness)".into(),
+                    ));
+                }
+                FakeMode::Persona(Persona::Safe)
+            }
+            FakeMode::FlakyAgent if even => FakeMode::Persona(Persona::Safe),
+            FakeMode::FlakyAgent => FakeMode::Persona(Persona::Vulnerable),
+            other => other,
+        })
+    }
+
+    /// A judge's verdict, valid for a binary judge (the verdict) and a 0-3 one (the score);
+    /// `flaky-judge` fails every other call.
+    fn judge_answer(&self, mode: FakeMode) -> Answer {
+        let n = self
+            .calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let (verdict, score) = if mode == FakeMode::FlakyJudge && n % 2 == 1 {
+            ("fail", 1)
+        } else {
+            ("pass", 3)
+        };
+        (
+            Message::assistant(format!(
+                "{{\"verdict\": \"{verdict}\", \"score\": {score}, \"rationale\": \"fake judge, call {}\"}}",
+                n + 1
+            )),
+            "stop",
+            "gauntlet-fake-judge",
+        )
+    }
+}
+
+/// A persona's reply as the model's answer (`tool_calls` when it calls tools).
+fn persona_answer(r: persona::PersonaReply, calls_so_far: usize, model: &'static str) -> Answer {
+    let finish = if r.tool_calls.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
+    (r.into_message(calls_so_far), finish, model)
+}
+
+/// The case's next scripted reply, and the agent it names; a scripted failure is the error
+/// it scripts.
+fn scripted_answer(
+    ctx: &TrialContext<'_>,
+    calls_so_far: usize,
+) -> Result<(Answer, Option<String>), TargetError> {
+    let Some(s) = ctx.case.scripted.get(calls_so_far) else {
+        return Err(TargetError::Harness(format!(
+            "case `{}` has {} scripted repl{} but the conversation needed reply {}; add more `scripted:` entries",
+            ctx.case.id,
+            ctx.case.scripted.len(),
+            if ctx.case.scripted.len() == 1 {
+                "y"
+            } else {
+                "ies"
+            },
+            calls_so_far + 1
+        )));
+    };
+    let finish = match s.finish {
+        ScriptedFinish::Error => {
+            return Err(TargetError::Transport("scripted transport failure".into()));
+        }
+        ScriptedFinish::Timeout => {
+            return Err(TargetError::Timeout("scripted timeout".into()));
+        }
+        ScriptedFinish::ContentFilter => "content_filter",
+        ScriptedFinish::Length => "length",
+        ScriptedFinish::Stop if !s.tool_calls.is_empty() => "tool_calls",
+        ScriptedFinish::Stop => "stop",
+    };
+    let mut m = Message::assistant(s.content.clone().unwrap_or_default());
+    m.tool_calls = s
+        .tool_calls
+        .iter()
+        .enumerate()
+        .map(|(i, c)| ToolCallRequest {
+            id: format!("call_{calls_so_far}_{i}"),
+            name: c.name.clone(),
+            arguments: c.arguments.clone(),
+            malformed: false,
+        })
+        .collect();
+    Ok(((m, finish, "gauntlet-fake-scripted"), s.agent.clone()))
+}
+
+/// What a 135M model wrote as the attacker of the live red team, by the turn the attacker
+/// prompt names.
+fn parrot_answer(messages: &[Message]) -> Answer {
+    const SAID: [&str; 3] = [
+        "The next message to the assistant is: (none yet)",
+        "I'm ready to help you with your project.",
+        "I am a machine that can only do what I have been told to do.",
+    ];
+    let turn = messages
+        .last()
+        .and_then(|m| {
+            m.content
+                .lines()
+                .find_map(|l| l.strip_prefix(gauntlet_core::strategy::TURN_LINE))
+        })
+        .and_then(|t| t.split_whitespace().next()?.parse::<usize>().ok())
+        .unwrap_or(1);
+    let text = SAID[(turn.max(1) - 1) % SAID.len()];
+    (Message::assistant(text), "stop", "gauntlet-fake-parrot")
+}
+
+/// A deterministic simulated user: asks one follow-up, then is satisfied.
+fn user_answer(messages: &[Message]) -> Answer {
+    let transcript = messages.last().map(|m| m.content.as_str()).unwrap_or("");
+    let asked = transcript.matches("USER:").count();
+    let text = if asked < 2 {
+        "Thanks. Could you double-check that and confirm it for me?"
+    } else {
+        "DONE"
+    };
+    (Message::assistant(text), "stop", "gauntlet-fake-user")
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 
 use gauntlet_core::strategy::{OBJECTIVE_LINE, REFUSED_LINE, REWRITE_TEXT_LINE, TURN_LINE};
 
-use crate::persona::PersonaReply;
+use crate::reply::PersonaReply;
 
 /// The benign steps before the objective.
 const OPENERS: [&str; 2] = [

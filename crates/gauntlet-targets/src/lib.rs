@@ -23,6 +23,7 @@ pub mod openai;
 pub mod persona;
 pub mod proxy;
 pub mod reading;
+mod reply;
 pub mod serve;
 
 #[cfg(test)]

@@ -232,6 +232,33 @@ pub fn header_map<'a>(
     Ok(h)
 }
 
+/// A header carrying an API key: marked sensitive, so that it never shows in debug output.
+pub(crate) fn key_header(value: &str) -> Result<HeaderValue, BuildError> {
+    let mut v = HeaderValue::from_str(value).map_err(|_| BuildError::ApiKeyHeader)?;
+    v.set_sensitive(true);
+    Ok(v)
+}
+
+/// What a model API target reports about itself: online evidence, simulated side effects,
+/// its base URL redacted.
+pub(crate) fn api_info(
+    kind: &str,
+    model: &str,
+    base: &str,
+    cfg: &TargetConfig,
+    redactor: &Redactor,
+) -> TargetInfo {
+    TargetInfo {
+        kind: kind.into(),
+        label: format!("{kind}:{model}"),
+        model: Some(model.to_owned()),
+        base_url: Some(redactor.redact(base).into_owned()),
+        settings: settings_of(cfg),
+        evidence_level: EvidenceLevel::Online,
+        side_effects: SideEffectMode::Simulated,
+    }
+}
+
 /// Settings recorded in the manifest.
 pub fn settings_of(cfg: &TargetConfig) -> BTreeMap<String, String> {
     let mut s = BTreeMap::new();
@@ -288,9 +315,7 @@ impl OpenAiModel {
         let (url, model) = match &cfg.azure {
             Some(az) => {
                 if let Some(k) = &key {
-                    let mut v = HeaderValue::from_str(k).map_err(|_| BuildError::ApiKeyHeader)?;
-                    v.set_sensitive(true);
-                    headers.insert("api-key", v);
+                    headers.insert("api-key", key_header(k)?);
                 }
                 (
                     format!(
@@ -302,10 +327,7 @@ impl OpenAiModel {
             }
             None => {
                 if let Some(k) = &key {
-                    let mut v = HeaderValue::from_str(&format!("Bearer {k}"))
-                        .map_err(|_| BuildError::ApiKeyHeader)?;
-                    v.set_sensitive(true);
-                    headers.insert(AUTHORIZATION, v);
+                    headers.insert(AUTHORIZATION, key_header(&format!("Bearer {k}"))?);
                 }
                 let url = if base.ends_with("/chat/completions") {
                     base.to_owned()
@@ -321,15 +343,7 @@ impl OpenAiModel {
             }
         };
         let client = ApiClient::new(cfg, redactor.clone())?;
-        let info = TargetInfo {
-            kind: "openai".into(),
-            label: format!("openai:{model}"),
-            model: Some(model.clone()),
-            base_url: Some(redactor.redact(base).into_owned()),
-            settings: settings_of(cfg),
-            evidence_level: EvidenceLevel::Online,
-            side_effects: SideEffectMode::Simulated,
-        };
+        let info = api_info("openai", &model, base, cfg, redactor);
         let url = client.parse_url(&url)?;
         Ok(OpenAiModel {
             client,

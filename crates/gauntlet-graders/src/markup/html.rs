@@ -193,6 +193,8 @@ fn is_event_handler(name: &str) -> bool {
         )
 }
 
+/// What one start tag can do: run script, load or link to what it should not, embed
+/// content, redirect. Each finding becomes a hit spanning the tag.
 fn analyze_tag(
     start: usize,
     end: usize,
@@ -216,15 +218,20 @@ fn analyze_tag(
     if name == "script" {
         add(script_kind, false);
     }
-    let attr = |n: &str| attrs.iter().find(|a| a.name == n).and_then(|a| a.value);
-
     if attrs
         .iter()
         .any(|a| is_event_handler(&a.name) && a.value.is_some_and(|v| !v.trim().is_empty()))
     {
         add(handler_kind, false);
     }
+    url_findings(name, attrs, hosts, &mut add);
+    element_findings(name, attrs, hosts, &mut add);
+}
 
+/// What the tag's URL-valued attributes (and its `style`) point at: script and active data
+/// URLs, images and links that carry data out, denied hosts. Each kind is one hit, encoded
+/// only when every URL of that kind was hidden by encoding.
+fn url_findings(name: &str, attrs: &[Attr], hosts: &Hosts, add: &mut dyn FnMut(MarkupKind, bool)) {
     let mut js: Option<bool> = None;
     let mut data: Option<bool> = None;
     let auto_loads = |attr_name: &str| match attr_name {
@@ -318,7 +325,17 @@ fn analyze_tag(
     if let Some(e) = denied {
         add(MarkupKind::DeniedHost, e);
     }
+}
 
+/// What the element itself does with its URL: embedded content from outside the allowed
+/// hosts, a base or form that points outside, an outside stylesheet, a meta refresh.
+fn element_findings(
+    name: &str,
+    attrs: &[Attr],
+    hosts: &Hosts,
+    add: &mut dyn FnMut(MarkupKind, bool),
+) {
+    let attr = |n: &str| attrs.iter().find(|a| a.name == n).and_then(|a| a.value);
     // Whether an element's URL points somewhere untrusted; a missing or relative URL is
     // same-origin.
     let outside = |v: Option<&str>| -> bool {

@@ -783,6 +783,19 @@ fn ms(start: u64, end: u64) -> u64 {
     end.saturating_sub(start) / 1_000_000
 }
 
+/// What walking one trace's spans in time order found.
+#[derive(Default)]
+struct Walked {
+    spans: Vec<Span>,
+    /// The conversation of the first agent span that carries messages.
+    agent_conv: Option<Vec<Message>>,
+    /// The conversation of the last model call.
+    last_conv: Option<Vec<Message>>,
+    /// Whether the last model call was stopped by a content filter.
+    blocked: bool,
+    errors: Vec<String>,
+}
+
 /// One trace's spans as a trial. `Err` says why there is nothing to grade in it (no GenAI
 /// span, no user message).
 fn assemble(
@@ -791,116 +804,13 @@ fn assemble(
     resources: &[BTreeMap<String, Value>],
 ) -> Result<CapturedTrial, String> {
     spans.sort_by_key(|s| (s.start_ns, s.end_ns));
-    let mut out: Vec<Span> = Vec::new();
-    let mut next_id = 1u32;
-    let mut current_llm: Option<u32> = None;
-    let mut agent_conv: Option<Vec<Message>> = None;
-    let mut last_conv: Option<Vec<Message>> = None;
-    let mut blocked = false;
-    let mut errors: Vec<String> = Vec::new();
-    for s in &spans {
-        let op = operation(s);
-        let has_messages = s.attrs.contains_key("gen_ai.input.messages")
-            || s.attrs.contains_key("gen_ai.output.messages")
-            || !s.events.is_empty();
-        let mut messages_in = Vec::new();
-        if let Some(sys) =
-            json_attr(&s.attrs, "gen_ai.system_instructions").and_then(|v| system_of(&v))
-        {
-            messages_in.push(sys);
-        }
-        let (ev_in, ev_out) = messages_of_events(&s.events);
-        messages_in.extend(
-            json_attr(&s.attrs, "gen_ai.input.messages")
-                .map(|v| messages_of(&v))
-                .unwrap_or_default(),
-        );
-        messages_in.extend(ev_in);
-        let output = json_attr(&s.attrs, "gen_ai.output.messages")
-            .and_then(|v| messages_of(&v).into_iter().next())
-            .or(ev_out);
-        if let Some(e) = &s.error {
-            errors.push(format!("{}: {e}", s.name));
-        }
-        match op.as_str() {
-            "execute_tool" => {
-                let (arguments, _) = arguments(s.attrs.get("gen_ai.tool.call.arguments"));
-                let name = text_attr(&s.attrs, "gen_ai.tool.name").unwrap_or_else(|| {
-                    s.name
-                        .strip_prefix("execute_tool ")
-                        .unwrap_or(&s.name)
-                        .to_owned()
-                });
-                out.push(Span::ToolCall(ToolSpan {
-                    id: next_id,
-                    parent: current_llm,
-                    agent: text_attr(&s.attrs, "gen_ai.agent.name"),
-                    call_id: text_attr(&s.attrs, "gen_ai.tool.call.id").unwrap_or_default(),
-                    name,
-                    arguments,
-                    output: text_attr(&s.attrs, "gen_ai.tool.call.result"),
-                    error: s
-                        .error
-                        .clone()
-                        .or_else(|| text_attr(&s.attrs, "error.type")),
-                    duration_ms: ms(s.start_ns, s.end_ns),
-                    approval: Default::default(),
-                    side_effect: None,
-                    injected: None,
-                }));
-                next_id += 1;
-            }
-            "invoke_agent" | "create_agent" if has_messages && agent_conv.is_none() => {
-                let mut conv = messages_in;
-                conv.extend(output);
-                agent_conv = Some(conv);
-            }
-            "chat" | "text_completion" | "generate_content" => {
-                let finish = s
-                    .attrs
-                    .get("gen_ai.response.finish_reasons")
-                    .and_then(|v| match v {
-                        Value::Array(a) => a.first().and_then(Value::as_str).map(str::to_owned),
-                        Value::String(s) => Some(s.clone()),
-                        _ => None,
-                    });
-                blocked = finish.as_deref() == Some("content_filter");
-                let usage = Usage {
-                    input_tokens: s
-                        .attrs
-                        .get("gen_ai.usage.input_tokens")
-                        .and_then(Value::as_u64)
-                        .unwrap_or(0),
-                    output_tokens: s
-                        .attrs
-                        .get("gen_ai.usage.output_tokens")
-                        .and_then(Value::as_u64)
-                        .unwrap_or(0),
-                };
-                let message_out = output.unwrap_or_else(|| Message::assistant(""));
-                let mut conv = messages_in.clone();
-                conv.push(message_out.clone());
-                last_conv = Some(conv);
-                out.push(Span::LlmCall(LlmSpan {
-                    id: next_id,
-                    parent: None,
-                    agent: text_attr(&s.attrs, "gen_ai.agent.name"),
-                    model: text_attr(&s.attrs, "gen_ai.response.model")
-                        .or_else(|| text_attr(&s.attrs, "gen_ai.request.model")),
-                    messages_in,
-                    message_out,
-                    usage,
-                    latency_ms: ms(s.start_ns, s.end_ns),
-                    finish_reason: finish,
-                    attempts: 1,
-                    cached: false,
-                }));
-                current_llm = Some(next_id);
-                next_id += 1;
-            }
-            _ => {}
-        }
-    }
+    let Walked {
+        spans: mut out,
+        agent_conv,
+        last_conv,
+        blocked,
+        errors,
+    } = walk_spans(&spans);
     let conv = agent_conv
         .filter(|c| c.iter().any(|m| m.role == Role::User))
         .or(last_conv)
@@ -918,27 +828,8 @@ fn assemble(
                 .into(),
         );
     }
-    // Tool calls the model asked for that no `execute_tool` span records (instrumentations
-    // that trace model calls only): read from the conversation, as for gauntlet's format.
     if !out.iter().any(|s| matches!(s, Span::ToolCall(_))) {
-        let mut seen = HashSet::new();
-        let mut all = Vec::new();
-        for l in out.iter().filter_map(|s| match s {
-            Span::LlmCall(l) => Some(l),
-            _ => None,
-        }) {
-            for m in l.messages_in.iter().chain(std::iter::once(&l.message_out)) {
-                let key = serde_json::to_string(m).unwrap_or_default();
-                if seen.insert(key) {
-                    all.push(m.clone());
-                }
-            }
-        }
-        for mut t in tool_spans_from_conversation(&all) {
-            t.id = next_id;
-            next_id += 1;
-            out.push(Span::ToolCall(t));
-        }
+        add_requested_tool_calls(&mut out);
     }
     let start = spans
         .iter()
@@ -947,27 +838,8 @@ fn assemble(
         .min()
         .unwrap_or(0);
     let end = spans.iter().map(|s| s.end_ns).max().unwrap_or(0);
-    let mut attributes: BTreeMap<String, String> = BTreeMap::new();
+    let attributes = trace_attributes(&spans, resources);
     let mut case_id = None;
-    // The root span first, then the others, then the resource: the first value wins.
-    let mut ordered: Vec<&SpanLite> = spans.iter().filter(|s| s.parent.is_empty()).collect();
-    ordered.extend(spans.iter().filter(|s| !s.parent.is_empty()));
-    for s in &ordered {
-        for (k, v) in &s.attrs {
-            attributes
-                .entry(k.clone())
-                .or_insert_with(|| gauntlet_core::capture::value_text(v));
-        }
-    }
-    for s in &ordered {
-        if let Some(r) = resources.get(s.resource) {
-            for (k, v) in r {
-                attributes
-                    .entry(k.clone())
-                    .or_insert_with(|| gauntlet_core::capture::value_text(v));
-            }
-        }
-    }
     for k in CASE_ID_ATTRS {
         if case_id.is_none() {
             case_id = attributes.get(k).cloned();
@@ -999,6 +871,182 @@ fn assemble(
         attributes,
         label: format!("trace {trace_id}"),
     })
+}
+
+/// Turns the spans (sorted by start) into gauntlet spans, numbered from 1: tool executions
+/// and model calls, each tool call under the model call before it.
+fn walk_spans(spans: &[SpanLite]) -> Walked {
+    let mut w = Walked::default();
+    let mut next_id = 1u32;
+    let mut current_llm: Option<u32> = None;
+    for s in spans {
+        let op = operation(s);
+        let has_messages = s.attrs.contains_key("gen_ai.input.messages")
+            || s.attrs.contains_key("gen_ai.output.messages")
+            || !s.events.is_empty();
+        let mut messages_in = Vec::new();
+        if let Some(sys) =
+            json_attr(&s.attrs, "gen_ai.system_instructions").and_then(|v| system_of(&v))
+        {
+            messages_in.push(sys);
+        }
+        let (ev_in, ev_out) = messages_of_events(&s.events);
+        messages_in.extend(
+            json_attr(&s.attrs, "gen_ai.input.messages")
+                .map(|v| messages_of(&v))
+                .unwrap_or_default(),
+        );
+        messages_in.extend(ev_in);
+        let output = json_attr(&s.attrs, "gen_ai.output.messages")
+            .and_then(|v| messages_of(&v).into_iter().next())
+            .or(ev_out);
+        if let Some(e) = &s.error {
+            w.errors.push(format!("{}: {e}", s.name));
+        }
+        match op.as_str() {
+            "execute_tool" => {
+                w.spans
+                    .push(Span::ToolCall(tool_span(s, next_id, current_llm)));
+                next_id += 1;
+            }
+            "invoke_agent" | "create_agent" if has_messages && w.agent_conv.is_none() => {
+                let mut conv = messages_in;
+                conv.extend(output);
+                w.agent_conv = Some(conv);
+            }
+            "chat" | "text_completion" | "generate_content" => {
+                let llm = llm_span(s, next_id, messages_in, output);
+                w.blocked = llm.finish_reason.as_deref() == Some("content_filter");
+                let mut conv = llm.messages_in.clone();
+                conv.push(llm.message_out.clone());
+                w.last_conv = Some(conv);
+                w.spans.push(Span::LlmCall(llm));
+                current_llm = Some(next_id);
+                next_id += 1;
+            }
+            _ => {}
+        }
+    }
+    w
+}
+
+/// An `execute_tool` span as a tool call under model call `parent`.
+fn tool_span(s: &SpanLite, id: u32, parent: Option<u32>) -> ToolSpan {
+    let (arguments, _) = arguments(s.attrs.get("gen_ai.tool.call.arguments"));
+    let name = text_attr(&s.attrs, "gen_ai.tool.name").unwrap_or_else(|| {
+        s.name
+            .strip_prefix("execute_tool ")
+            .unwrap_or(&s.name)
+            .to_owned()
+    });
+    ToolSpan {
+        id,
+        parent,
+        agent: text_attr(&s.attrs, "gen_ai.agent.name"),
+        call_id: text_attr(&s.attrs, "gen_ai.tool.call.id").unwrap_or_default(),
+        name,
+        arguments,
+        output: text_attr(&s.attrs, "gen_ai.tool.call.result"),
+        error: s
+            .error
+            .clone()
+            .or_else(|| text_attr(&s.attrs, "error.type")),
+        duration_ms: ms(s.start_ns, s.end_ns),
+        approval: Default::default(),
+        side_effect: None,
+        injected: None,
+    }
+}
+
+/// A model call span (`chat` and its kin) with the messages read from it.
+fn llm_span(s: &SpanLite, id: u32, messages_in: Vec<Message>, output: Option<Message>) -> LlmSpan {
+    let finish = s
+        .attrs
+        .get("gen_ai.response.finish_reasons")
+        .and_then(|v| match v {
+            Value::Array(a) => a.first().and_then(Value::as_str).map(str::to_owned),
+            Value::String(s) => Some(s.clone()),
+            _ => None,
+        });
+    let usage = Usage {
+        input_tokens: s
+            .attrs
+            .get("gen_ai.usage.input_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+        output_tokens: s
+            .attrs
+            .get("gen_ai.usage.output_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+    };
+    LlmSpan {
+        id,
+        parent: None,
+        agent: text_attr(&s.attrs, "gen_ai.agent.name"),
+        model: text_attr(&s.attrs, "gen_ai.response.model")
+            .or_else(|| text_attr(&s.attrs, "gen_ai.request.model")),
+        messages_in,
+        message_out: output.unwrap_or_else(|| Message::assistant("")),
+        usage,
+        latency_ms: ms(s.start_ns, s.end_ns),
+        finish_reason: finish,
+        attempts: 1,
+        cached: false,
+    }
+}
+
+/// Tool calls the model asked for that no `execute_tool` span records (instrumentations
+/// that trace model calls only): read from the conversation, as for gauntlet's format, and
+/// numbered after the spans already there.
+fn add_requested_tool_calls(out: &mut Vec<Span>) {
+    let mut next_id = out.len() as u32 + 1;
+    let mut seen = HashSet::new();
+    let mut all = Vec::new();
+    for l in out.iter().filter_map(|s| match s {
+        Span::LlmCall(l) => Some(l),
+        _ => None,
+    }) {
+        for m in l.messages_in.iter().chain(std::iter::once(&l.message_out)) {
+            let key = serde_json::to_string(m).unwrap_or_default();
+            if seen.insert(key) {
+                all.push(m.clone());
+            }
+        }
+    }
+    for mut t in tool_spans_from_conversation(&all) {
+        t.id = next_id;
+        next_id += 1;
+        out.push(Span::ToolCall(t));
+    }
+}
+
+/// The trace's attributes as text: the root span's first, then the other spans', then
+/// their resources'; the first value of a key wins.
+fn trace_attributes(
+    spans: &[SpanLite],
+    resources: &[BTreeMap<String, Value>],
+) -> BTreeMap<String, String> {
+    let mut attributes: BTreeMap<String, String> = BTreeMap::new();
+    let mut ordered: Vec<&SpanLite> = spans.iter().filter(|s| s.parent.is_empty()).collect();
+    ordered.extend(spans.iter().filter(|s| !s.parent.is_empty()));
+    for s in &ordered {
+        for (k, v) in &s.attrs {
+            attributes
+                .entry(k.clone())
+                .or_insert_with(|| gauntlet_core::capture::value_text(v));
+        }
+    }
+    for s in &ordered {
+        if let Some(r) = resources.get(s.resource) {
+            for (k, v) in r {
+                attributes
+                    .entry(k.clone())
+                    .or_insert_with(|| gauntlet_core::capture::value_text(v));
+            }
+        }
+    }
+    attributes
 }
 
 #[cfg(test)]
