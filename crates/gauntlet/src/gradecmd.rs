@@ -36,8 +36,8 @@ use crate::cli::GradeArgs;
 use crate::error::CliError;
 use crate::out::{Printer, shown};
 use crate::printer::{TerminalReporter, Verbosity, print_summary};
-use crate::runcmd::report_writers;
 use crate::setup::{current_dir, load_all, new_run_id, open_store, runtime, store_err};
+use gauntlet_engine::run::report_writers;
 
 /// The most unmatched traces and problems listed in the run's warnings (all of them go to
 /// `unmatched.jsonl` in the report folder).
@@ -356,7 +356,7 @@ pub fn grade(args: GradeArgs) -> Result<i32, CliError> {
     let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
     let mut manifest = plan.manifest(ManifestFacts {
         run_id: run_id.clone(),
-        gauntlet_version: crate::runcmd::VERSION.into(),
+        gauntlet_version: gauntlet_engine::VERSION.into(),
         started_at: jiff::Timestamp::now().to_string(),
         command: "grade".into(),
         target: info,

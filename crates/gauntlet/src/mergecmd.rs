@@ -18,8 +18,8 @@ use crate::cli::MergeArgs;
 use crate::error::CliError;
 use crate::out::Printer;
 use crate::printer::{TerminalReporter, Verbosity, print_summary};
-use crate::runcmd::report_writers;
 use crate::setup::{new_run_id, open_existing_store, open_store, store_err};
+use gauntlet_engine::run::report_writers;
 
 /// Where one shard is read from.
 enum Source {
