@@ -8,10 +8,11 @@
 //! repeat checks built on the run: server stability ([`stability`]) and metamorphic
 //! stability ([`metamorphic`]). Errors
 //! are [`EngineError`]s that carry the user's hint. Stored runs are re-rendered and re-graded
-//! by [`stored`].
+//! by [`stored`]; captured traces are graded by [`grade`].
 
 pub mod cache;
 pub mod error;
+pub mod grade;
 pub mod judge;
 pub mod metamorphic;
 pub mod otel;
