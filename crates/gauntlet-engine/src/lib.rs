@@ -8,12 +8,14 @@
 //! repeat checks built on the run: server stability ([`stability`]) and metamorphic
 //! stability ([`metamorphic`]). Errors
 //! are [`EngineError`]s that carry the user's hint. Stored runs are re-rendered and re-graded
-//! by [`stored`]; captured traces are graded by [`grade`].
+//! by [`stored`]; captured traces are graded by [`grade`], the shards of
+//! a sharded run merged by [`merge`].
 
 pub mod cache;
 pub mod error;
 pub mod grade;
 pub mod judge;
+pub mod merge;
 pub mod metamorphic;
 pub mod otel;
 pub mod run;

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 pub use gauntlet_engine::setup::{
-    BUILTIN_OWASP, TargetOverrides, case_target, current_dir, load_all, new_run_id, prices,
-    resolve_spec, resolve_suite_paths, runtime,
+    BUILTIN_OWASP, TargetOverrides, case_target, current_dir, load_all, prices, resolve_spec,
+    resolve_suite_paths, runtime,
 };
 use gauntlet_store::{Store, StoreLocation};
 
