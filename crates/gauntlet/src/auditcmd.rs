@@ -22,8 +22,8 @@ use gauntlet_targets::chat::ChatTarget;
 use crate::cli::AuditArgs;
 use crate::error::CliError;
 use crate::out::Printer;
-use crate::runcmd::VERSION;
 use crate::setup::{load_all, runtime};
+use gauntlet_engine::VERSION;
 
 /// Keeps each case's status (a few bytes per case).
 struct Statuses(Arc<Mutex<HashMap<String, CaseStatus>>>);

@@ -108,3 +108,13 @@ impl From<CliError> for gauntlet_coding::Error {
         }
     }
 }
+
+/// The run API's errors keep their message and hint (or their diagnostics) as they are.
+impl From<gauntlet_engine::EngineError> for CliError {
+    fn from(e: gauntlet_engine::EngineError) -> Self {
+        match e {
+            gauntlet_engine::EngineError::Usage { message, hint } => CliError::Usage(message, hint),
+            gauntlet_engine::EngineError::Diagnostics(d) => CliError::Diagnostics(d),
+        }
+    }
+}

@@ -4,16 +4,15 @@
 //! nondeterminism, with the evidence and a quarantine entry ready to paste.
 
 use std::io::Write;
-use std::sync::{Arc, Mutex};
 
 use gauntlet_core::event::Invocation;
 use gauntlet_core::flake::{FlakeClass, classify};
+use gauntlet_engine::{RunRequest, selection};
 
 use crate::cli::FlakyArgs;
 use crate::error::CliError;
-use crate::printer::Verbosity;
-use crate::runcmd::{Mode, Settings, execute, selection};
-use crate::setup::{load_all, resolve_spec, store_location};
+use crate::printer::{TerminalReporter, Verbosity, print_outcome, show_notice};
+use crate::setup::{TargetOverrides, case_target, load_all, store_location};
 
 pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
     let path = args.suite.display().to_string();
@@ -34,68 +33,48 @@ pub fn flaky(args: FlakyArgs) -> Result<i32, CliError> {
             "try --k 5",
         ));
     }
-    let mut target = match &args.target {
-        Some(t) => resolve_spec(t, args.config.as_deref())?,
-        None => s
-            .suite
-            .target
-            .clone()
-            .ok_or_else(|| CliError::usage("the suite declares no target", "pass --target"))?,
-    };
-    if let Some(u) = &args.base_url {
-        target.base_url = Some(u.clone());
-    }
-    if let Some(k) = &args.api_key_env {
-        target.api_key_env = Some(k.clone());
-    }
-    if target.kind.is_none() {
-        let name = target.name.clone().unwrap_or_default();
-        target = resolve_spec(&name, args.config.as_deref())?;
-    }
-    let settings = Settings {
-        invocation: Invocation {
-            suites: vec![path],
-            base_dir: crate::setup::current_dir(),
-            target,
-            filters,
-            shard: None,
-            canary: None,
-            system_prompt_file: None,
-            timeout_ms: None,
-            concurrency: 1,
-            max_fail: None,
-            ..Invocation::default()
+    let target = case_target(
+        s.suite.target.as_ref(),
+        &TargetOverrides {
+            target: args.target.clone(),
+            config: args.config.clone(),
+            base_url: args.base_url.clone(),
+            api_key_env: args.api_key_env.clone(),
+            ..TargetOverrides::default()
         },
-        k: args.k,
-        seed: Some(args.seed),
-        out: None,
-        verbosity: Verbosity::Quiet,
-        store: Some(store_location(
-            args.store.store.as_deref(),
-            args.config.as_deref(),
-        )?),
-        run_id: None,
-        whole_rate_limit: false,
-        quarantine: None,
-        baseline: None,
-        judge: args.judge.clone(),
-        judge_cache: None,
-        // Judge instability is one of the classes told apart: every trial asks afresh.
-        fresh_judges: true,
-        no_cache: true,
-        config: args.config.clone(),
-        user_model: None,
-        notes: Default::default(),
-        otel: None,
+    )?;
+    let invocation = Invocation {
+        suites: vec![path],
+        base_dir: crate::setup::current_dir(),
+        target,
+        filters,
+        shard: None,
+        canary: None,
+        system_prompt_file: None,
+        timeout_ms: None,
+        concurrency: 1,
+        max_fail: None,
+        ..Invocation::default()
     };
-    let captured = Arc::new(Mutex::new(Vec::new()));
-    let mut mode = Mode::new("flaky");
-    mode.pin_seed = true;
-    mode.capture = Some(Arc::clone(&captured));
-    mode.notes.insert("flaky_case".into(), args.case.clone());
-    execute(suites, select, settings, mode)?;
-    let results = captured.lock().expect("capture lock");
-    let Some(result) = results.first() else {
+    let store = store_location(args.store.store.as_deref(), args.config.as_deref())?;
+    let mut req = RunRequest::new("flaky", suites, select, invocation);
+    req.origin
+        .notes
+        .insert("flaky_case".into(), args.case.clone());
+    req.trials.k = args.k;
+    req.trials.seed = Some(args.seed);
+    req.trials.pin_seed = true;
+    req.models.judge = args.judge.clone();
+    // Judge instability is one of the classes told apart: every trial asks afresh.
+    req.models.fresh_judges = true;
+    req.models.no_cache = true;
+    req.models.config = args.config.clone();
+    req.outputs.store = Some(store);
+    req.outputs.capture = true;
+    req.view = Some(Box::new(TerminalReporter::new(Verbosity::Quiet)));
+    let outcome = gauntlet_engine::run(req, &mut show_notice)?;
+    print_outcome(&outcome, true)?;
+    let Some(result) = outcome.cases.first() else {
         return Err(CliError::Usage("the case did not run".into(), None));
     };
     let refused = |t: &str| gauntlet_graders::refusal::analyze(t).refused;

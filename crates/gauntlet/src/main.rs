@@ -22,7 +22,6 @@ mod mcpcmd;
 mod mergecmd;
 mod metamorphiccmd;
 mod oraclecmd;
-mod otel;
 mod out;
 mod printer;
 mod proxycmd;
@@ -93,6 +92,7 @@ fn main() {
         Command::View(a) => viewcmd::view(a),
         Command::SampleSize(a) => logcmd::sample_size(a),
         Command::Flaky(a) => flakycmd::flaky(a),
+        Command::Stability(a) if a.metamorphic => metamorphiccmd::metamorphic(a),
         Command::Stability(a) => stabilitycmd::stability(a),
         Command::Log(a) => logcmd::log(a),
         Command::Plan(a) => logcmd::plan(a),

@@ -1,199 +1,64 @@
-//! `gauntlet stability SUITE --metamorphic`: [`expand`] replaces the selected cases by the
-//! ones that declare `metamorphic:` (or take the suite's default relations) followed by
-//! their perturbed variants
-//! (`gauntlet_suite::perturb::variant`, ids `CASE~PERTURB`), which `stabilitycmd` then runs
-//! N times each with its pinned settings; [`report`] compares every variant with its base
-//! (`gauntlet_core::metamorphic`) and prints a table or `--json`.
+//! `gauntlet stability SUITE --metamorphic`: the selected cases that declare `metamorphic:`
+//! and their perturbed variants (`CASE~PERTURB`) run as pinned repeats through
+//! `gauntlet_engine::stability::repeat`; `gauntlet_engine::metamorphic::assess` compares
+//! every variant with its base, and this module prints the table or `--json`.
 
-use std::collections::{HashMap, HashSet};
 use std::io::Write;
 
-use gauntlet_core::metamorphic::{MetaClass, MetamorphicReport, Variant, assess_case};
-use gauntlet_core::result::CaseResult;
+use gauntlet_core::metamorphic::{MetaClass, MetamorphicReport};
 use gauntlet_core::suite::RelationExpect;
 use gauntlet_core::target::TargetConfig;
 use gauntlet_core::text::{clip, escape_controls};
-use gauntlet_suite::LoadedSuite;
-use gauntlet_suite::filter::Selection;
+use gauntlet_engine::metamorphic::{assess, exit_code};
+use gauntlet_engine::stability::{check_args, json_doc};
 
 use crate::cli::StabilityArgs;
 use crate::error::CliError;
-
-/// One case with relations, and the ids of its variants.
-struct Planned {
-    base: String,
-    relations: Vec<(String, RelationExpect, String)>,
-}
-
-/// The cases a metamorphic run takes.
-pub struct Plan {
-    cases: Vec<Planned>,
-    /// What the output should say about how the plan was made.
-    pub notes: Vec<String>,
-}
-
-impl Plan {
-    /// Every case id the run takes: bases and variants.
-    pub fn ids(&self) -> HashSet<String> {
-        self.cases
-            .iter()
-            .flat_map(|c| {
-                std::iter::once(c.base.clone()).chain(c.relations.iter().map(|r| r.2.clone()))
-            })
-            .collect()
-    }
-
-    /// Some relation paraphrases: the run needs `--rewriter`.
-    pub fn needs_rewriter(&self) -> bool {
-        self.cases
-            .iter()
-            .any(|c| c.relations.iter().any(|r| r.0 == "paraphrase"))
-    }
-}
-
-/// Keeps the selected cases that declare relations, each followed by its variants.
-pub fn expand(
-    mut suites: Vec<LoadedSuite>,
-    select: &Selection,
-    seed: u64,
-) -> Result<(Vec<LoadedSuite>, Plan), CliError> {
-    let taken: HashSet<String> = suites
-        .iter()
-        .flat_map(|s| s.suite.cases.iter().map(|c| c.id.clone()))
-        .collect();
-    let mut plan = Plan {
-        cases: Vec::new(),
-        notes: Vec::new(),
-    };
-    for s in &mut suites {
-        let mut cases = Vec::new();
-        for case in &s.suite.cases {
-            // A case's own list replaces the suite's default; `[]` opts out.
-            let (list, defaulted) = match &case.metamorphic {
-                Some(own) => (own.as_slice(), false),
-                None => (s.suite.metamorphic.as_slice(), true),
-            };
-            if list.is_empty() || !select.keeps(case) {
-                continue;
-            }
-            let mut planned = Planned {
-                base: case.id.clone(),
-                relations: Vec::new(),
-            };
-            let mut variants = Vec::new();
-            for r in list {
-                let v = match gauntlet_suite::perturb::variant(case, r, seed) {
-                    Ok(v) => v,
-                    // The default was not written for this case: skipped, said, not an error.
-                    Err(e) if defaulted => {
-                        plan.notes.push(format!(
-                            "case `{}`: the suite's default relation `{}` is skipped: {e}",
-                            case.id, r.perturb
-                        ));
-                        continue;
-                    }
-                    Err(e) => {
-                        return Err(CliError::usage(
-                            format!("case `{}`: {e}", case.id),
-                            "see docs/stability.md for the perturbations",
-                        ));
-                    }
-                };
-                if taken.contains(&v.id) {
-                    return Err(CliError::usage(
-                        format!(
-                            "the variant id `{}` is already a case id in the suites",
-                            v.id
-                        ),
-                        "rename that case: `~` marks perturbed variants",
-                    ));
-                }
-                planned
-                    .relations
-                    .push((r.perturb.clone(), r.expect, v.id.clone()));
-                variants.push(v);
-            }
-            if planned.relations.is_empty() {
-                continue;
-            }
-            cases.push(case.clone());
-            cases.extend(variants);
-            plan.cases.push(planned);
-        }
-        if !s.streamed.is_empty() {
-            plan.notes.push(format!(
-                "{}: cases from JSON lines includes are not perturbed and not run; declare metamorphic relations in YAML",
-                s.origin
-            ));
-            s.streamed.clear();
-        }
-        s.selected = cases.len();
-        s.case_count = cases.len();
-        s.suite.cases = cases;
-    }
-    if plan.cases.is_empty() {
-        return Err(CliError::usage(
-            "no selected case declares `metamorphic:` relations (or takes one from the suite's default)",
-            "add e.g. `metamorphic: [{perturb: reorder}, {perturb: noise}]` to a case or at the top of the suite (see docs/stability.md)",
-        ));
-    }
-    Ok((suites, plan))
-}
+use crate::out::Printer;
+use crate::setup::repeat_run;
 
 fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
 }
 
-/// Compares every variant with its base, prints, and returns the exit code.
-pub fn report(
-    args: &StabilityArgs,
-    target: &TargetConfig,
-    notes: &[String],
-    plan: &Plan,
-    results: &[CaseResult],
-) -> Result<i32, CliError> {
-    let by_id: HashMap<&str, &CaseResult> =
-        results.iter().map(|r| (r.case.id.as_str(), r)).collect();
-    let trials = |id: &str| by_id.get(id).map(|r| r.trials.as_slice()).unwrap_or(&[]);
-    let cases = plan
-        .cases
-        .iter()
-        .map(|c| {
-            let variants: Vec<Variant<'_>> = c
-                .relations
-                .iter()
-                .map(|(perturb, expect, id)| Variant {
-                    perturb,
-                    expect: *expect,
-                    case_id: id,
-                    trials: trials(id),
-                })
-                .collect();
-            assess_case(&c.base, trials(&c.base), &variants)
-        })
-        .collect();
-    let report = MetamorphicReport::new(args.repeat, cases, args.seed as u64);
-    let flagged = report.count(MetaClass::Unstable);
-    let unassessed = report.count(MetaClass::Faulted) + report.count(MetaClass::NotAssessed);
-    let code = if args.fail_on_unstable && flagged > 0 {
-        1
-    } else if args.fail_on_unstable && unassessed > 0 {
-        4
-    } else {
-        0
+/// `gauntlet stability --metamorphic`: runs, compares, prints; returns the exit code.
+pub fn metamorphic(args: StabilityArgs) -> Result<i32, CliError> {
+    check_args(args.repeat, args.max_differ, args.metamorphic)?;
+    let repeated = repeat_run(&args)?;
+    let Some(plan) = &repeated.plan else {
+        return Err(CliError::plain("the run had no metamorphic plan"));
     };
-    let mut out = crate::out::Printer::stdout();
+    let report = assess(plan, &repeated.outcome.cases, args.repeat, args.seed as u64);
+    let code = exit_code(&report, args.fail_on_unstable);
+    let mut out = Printer::stdout();
     if args.json {
-        crate::stabilitycmd::write_json(
-            &mut out,
+        let doc = json_doc(
             Some("metamorphic"),
-            target,
-            notes,
+            &repeated.target,
+            &repeated.notes,
             &report,
             code,
+        );
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
         )?;
         return Ok(code);
     }
+    print_table(&mut out, &args, &repeated.target, &repeated.notes, &report)?;
+    Ok(code)
+}
+
+/// The table: each case's base, then each relation with what it sent.
+fn print_table(
+    out: &mut Printer,
+    args: &StabilityArgs,
+    target: &TargetConfig,
+    notes: &[String],
+    report: &MetamorphicReport,
+) -> Result<(), CliError> {
+    let flagged = report.count(MetaClass::Unstable);
     writeln!(
         out,
         "target {target}, {} repeats of each case and of each perturbed variant, response cache bypassed",
@@ -324,5 +189,5 @@ pub fn report(
             "a meaning-preserving perturbation changed whether a case passes, beyond the server's own noise: the agent depends on the wording, not the request"
         )?;
     }
-    Ok(code)
+    Ok(())
 }

@@ -16,6 +16,9 @@ use gauntlet_core::summary::Summary;
 use gauntlet_report::text::{clip, failure_reason, score_text, trim_num};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use gauntlet_engine::{Notice, RunOutcome};
+
+use crate::error::CliError;
 use crate::out::shown;
 
 /// Which case lines to print.
@@ -415,4 +418,36 @@ impl Reporter for TerminalReporter {
         }
         Ok(())
     }
+}
+
+/// Prints a warning or a note the run API handed over.
+pub fn show_notice(notice: Notice) {
+    match notice {
+        Notice::Warning(w) => crate::out::warn(&w),
+        Notice::Note(n) => crate::out::note(&n),
+    }
+}
+
+/// Prints what is said after a run: when a reporter failed, its errors and no state (the
+/// code is then 2); else the summary (with `summary`) and the notes of the outcome. Returns
+/// the exit code.
+pub fn print_outcome(outcome: &RunOutcome, summary: bool) -> Result<i32, CliError> {
+    if !outcome.reporter_errors.is_empty() {
+        // The state is not printed: a report or the run store did not record it.
+        for e in &outcome.reporter_errors {
+            CliError::plain(format!(
+                "failed to record the run (a report or the run store): {e}"
+            ))
+            .print();
+        }
+        return Ok(gauntlet_core::score::EXIT_USAGE);
+    }
+    if summary {
+        let reports_dir = outcome.reports.as_ref().map(|o| o.display().to_string());
+        print_summary(&outcome.summary, reports_dir.as_deref())?;
+    }
+    for n in &outcome.after {
+        show_notice(n.clone());
+    }
+    Ok(outcome.summary.status.exit_code())
 }

@@ -118,6 +118,35 @@ fn a_stored_run_renders_the_same_report_html_with_its_baseline() {
     assert!(!d.contains("id=\"gx-baseline\""));
 }
 
+/// `report RUN` says which files it wrote, and names every file it wrote: the names come
+/// from the report formats, not from a list of its own.
+#[test]
+fn report_run_names_every_file_it_writes() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("s.yaml"), suite()).unwrap();
+    let o = gauntlet(
+        &["run", "s.yaml", "--target", "fake:safe", "--out", "a", "-q"],
+        t.path(),
+    );
+    assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{}", text(&o));
+    let id = run_id(&t.path().join("a"));
+    let o = gauntlet(&["report", &id, "--out", "again"], t.path());
+    assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{}", text(&o));
+    let said = String::from_utf8(o.stdout).unwrap();
+    let written: Vec<String> = std::fs::read_dir(t.path().join("again"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(written.len(), 5, "{written:?}");
+    for f in &written {
+        assert!(
+            said.contains(&format!("again/{f}")),
+            "{f} not named in: {said}"
+        );
+    }
+    assert_eq!(said.matches("again/").count(), written.len(), "{said}");
+}
+
 #[test]
 fn compare_html_writes_an_escaped_page_with_no_script() {
     let t = tempfile::tempdir().unwrap();

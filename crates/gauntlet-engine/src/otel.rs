@@ -1,14 +1,13 @@
 //! A run's OpenTelemetry export (`--otel-endpoint`, `--otel-content`, the standard
 //! `OTEL_EXPORTER_OTLP_*` variables): its settings ([`prepare`]), its reporter
-//! ([`Export::reporter`]) and the line said about it after the run ([`ExportReport::print`]).
+//! ([`Export::reporter`]) and the line said about it after the run ([`ExportReport::notice`]).
 //! The exporter itself is `gauntlet-otel`, behind the `otel` cargo feature; a build without
 //! it refuses the flag and says that the variables are ignored.
 
 use gauntlet_core::event::Reporter;
 use gauntlet_core::redact::Redactor;
 
-use crate::error::CliError;
-use crate::out;
+use crate::error::{EngineError, Notice};
 
 /// What the command line asked for.
 #[derive(Debug, Clone, Default)]
@@ -34,18 +33,22 @@ pub struct Export {
 /// Reads the export settings; registers their secrets (header values) with the run's
 /// redactor. `None`: nothing to export.
 #[cfg(feature = "otel")]
-pub fn prepare(flags: &OtelFlags, redactor: &mut Redactor) -> Result<Option<Export>, CliError> {
+pub fn prepare(
+    flags: &OtelFlags,
+    redactor: &mut Redactor,
+    notices: &mut dyn FnMut(Notice),
+) -> Result<Option<Export>, EngineError> {
     let env = |name: &str| std::env::var(name).ok();
     let cfg = gauntlet_otel::OtelConfig::resolve(
         flags.endpoint.as_deref(),
         flags.content || content_env(),
         &env,
     )
-    .map_err(|e| CliError::usage(e.to_string(), e.hint()))?;
+    .map_err(|e| EngineError::usage(e.to_string(), e.hint()))?;
     if cfg.is_none() && flags.content {
-        out::warn(
-            "--otel-content does nothing without an endpoint (--otel-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT)",
-        );
+        notices(Notice::Warning(
+            "--otel-content does nothing without an endpoint (--otel-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT)".into(),
+        ));
     }
     Ok(cfg.map(|cfg| {
         for (name, secret) in cfg.secrets() {
@@ -57,10 +60,14 @@ pub fn prepare(flags: &OtelFlags, redactor: &mut Redactor) -> Result<Option<Expo
 
 /// Without the `otel` feature: the flag is an error, the variables are ignored (said once).
 #[cfg(not(feature = "otel"))]
-pub fn prepare(flags: &OtelFlags, _redactor: &mut Redactor) -> Result<Option<Export>, CliError> {
+pub fn prepare(
+    flags: &OtelFlags,
+    _redactor: &mut Redactor,
+    notices: &mut dyn FnMut(Notice),
+) -> Result<Option<Export>, EngineError> {
     let _ = content_env;
     if flags.endpoint.is_some() || flags.content {
-        return Err(CliError::usage(
+        return Err(EngineError::usage(
             "--otel-endpoint and --otel-content: this gauntlet was built without OpenTelemetry export",
             "build it with the `otel` feature (on by default): cargo install --path crates/gauntlet --features otel",
         ));
@@ -72,9 +79,9 @@ pub fn prepare(flags: &OtelFlags, _redactor: &mut Redactor) -> Result<Option<Exp
     .iter()
     .any(|v| std::env::var(v).is_ok_and(|s| !s.trim().is_empty()))
     {
-        out::warn(
-            "OTEL_EXPORTER_OTLP_ENDPOINT is set, but this gauntlet was built without OpenTelemetry export: no spans are sent",
-        );
+        notices(Notice::Warning(
+            "OTEL_EXPORTER_OTLP_ENDPOINT is set, but this gauntlet was built without OpenTelemetry export: no spans are sent".into(),
+        ));
     }
     Ok(None)
 }
@@ -87,10 +94,9 @@ impl Export {
         &self,
         redactor: Redactor,
         skip: Vec<(String, u32)>,
-    ) -> Result<(Box<dyn Reporter>, ExportReport), CliError> {
-        let (r, handle) =
-            gauntlet_otel::OtelReporter::start(&self.cfg, redactor, env!("CARGO_PKG_VERSION"))
-                .map_err(|e| CliError::usage(e.to_string(), e.hint()))?;
+    ) -> Result<(Box<dyn Reporter>, ExportReport), EngineError> {
+        let (r, handle) = gauntlet_otel::OtelReporter::start(&self.cfg, redactor, crate::VERSION)
+            .map_err(|e| EngineError::usage(e.to_string(), e.hint()))?;
         Ok((Box::new(r.skip_trials(skip)), ExportReport { handle }))
     }
 
@@ -100,8 +106,8 @@ impl Export {
         &self,
         _redactor: Redactor,
         _skip: Vec<(String, u32)>,
-    ) -> Result<(Box<dyn Reporter>, ExportReport), CliError> {
-        Err(CliError::plain(
+    ) -> Result<(Box<dyn Reporter>, ExportReport), EngineError> {
+        Err(EngineError::plain(
             "this gauntlet was built without OpenTelemetry export",
         ))
     }
@@ -114,17 +120,16 @@ pub struct ExportReport {
 }
 
 impl ExportReport {
-    /// One line on stderr: how many spans went where, or how many did not arrive and why.
-    /// Never changes the run's result.
+    /// One line for the user: how many spans went where (a note), or how many did not
+    /// arrive and why (a warning). Never changes the run's result.
     #[cfg(feature = "otel")]
-    pub fn print(&self) {
+    pub fn notice(&self) -> Notice {
         let s = self.handle.summary();
         if s.undelivered() == 0 {
-            out::note(&format!(
+            return Notice::Note(format!(
                 "OpenTelemetry: {} span(s) of {} trial(s) exported to {}",
                 s.spans, s.trials, s.endpoint
             ));
-            return;
         }
         let why = match (&s.first_error, s.unfinished) {
             (Some(e), _) => format!(": {e}"),
@@ -138,15 +143,17 @@ impl ExportReport {
         } else {
             String::new()
         };
-        out::warn(&format!(
+        Notice::Warning(format!(
             "OpenTelemetry export to {} failed: {} of {} span(s) not delivered{given_up}{why}; the run's result does not depend on it",
             s.endpoint,
             s.undelivered(),
             s.spans
-        ));
+        ))
     }
 
     /// Never called: without the feature no `ExportReport` is made.
     #[cfg(not(feature = "otel"))]
-    pub fn print(&self) {}
+    pub fn notice(&self) -> Notice {
+        Notice::Note(String::new())
+    }
 }
