@@ -11,6 +11,7 @@
 //! by [`stored`]; captured traces are graded by [`grade`], the shards of
 //! a sharded run merged by [`merge`].
 
+pub mod baseline;
 pub mod cache;
 pub mod error;
 pub mod grade;

@@ -21,11 +21,11 @@ pub struct ConfigModels {
 
 impl ModelSource for ConfigModels {
     fn target(&self, spec: &str) -> Result<TargetConfig, gauntlet_coding::Error> {
-        Ok(crate::setup::resolve_spec(spec, self.config.as_deref())?)
+        Ok(crate::setup::resolve_spec(spec, self.config.as_deref()).map_err(CliError::from)?)
     }
 
     fn prices(&self) -> Result<PriceTable, gauntlet_coding::Error> {
-        Ok(crate::setup::prices(self.config.as_deref())?)
+        Ok(crate::setup::prices(self.config.as_deref()).map_err(CliError::from)?)
     }
 }
 

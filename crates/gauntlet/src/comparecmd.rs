@@ -7,11 +7,10 @@
 use std::io::Write;
 
 use gauntlet_report::compare_text::{drift_markdown, drift_text, render_comparison};
-use gauntlet_report::html::HtmlBaseline;
 use gauntlet_report::html::compare::{CaseLinks, CompareInput, RunSide, render_compare};
 use gauntlet_report::text::failure_reason;
 use gauntlet_store::Store;
-use gauntlet_store::compare::{self, CompareError, ComparedRuns};
+use gauntlet_store::compare::{self, ComparedRuns};
 
 use crate::cli::{BaselineArgs, BaselineCommand, CompareArgs};
 use crate::error::CliError;
@@ -138,35 +137,4 @@ fn render_page(runs: &ComparedRuns, links: CaseLinks) -> Result<Vec<u8>, CliErro
     )
     .map_err(|e| CliError::plain(format!("failed to render the comparison page: {e}")))?;
     Ok(page)
-}
-
-/// A comparison that could not be made, as a usage error with a hint.
-fn compare_err(e: CompareError) -> CliError {
-    match e {
-        CompareError::Store(e) => store_err(e),
-        CompareError::NoBaseline(name) => CliError::usage(
-            format!("no baseline named `{name}`"),
-            "set one with `gauntlet baseline set RUN --name NAME`",
-        ),
-    }
-}
-
-/// The baseline `report.html` compares a run with.
-pub fn html_baseline(store: &mut Store, name: &str) -> Result<HtmlBaseline, CliError> {
-    let base = compare::baseline_run(store, name, failure_reason).map_err(compare_err)?;
-    Ok(HtmlBaseline {
-        name: name.to_owned(),
-        run_id: base.run_id,
-        summary: base.summary,
-        cases: base.cases,
-    })
-}
-
-/// After a run with `--baseline NAME`: prints the comparison with the baseline.
-pub fn print_baseline_comparison(store: &mut Store, name: &str, run: &str) -> Result<(), CliError> {
-    let base = compare::resolve_baseline(store, name).map_err(compare_err)?;
-    let c = compare::comparison(store, &base, run, failure_reason).map_err(store_err)?;
-    let mut out = Printer::stdout();
-    write!(out, "\n{}", render_comparison(&c))?;
-    Ok(())
 }

@@ -3,6 +3,7 @@
 //! (the summary, a baseline comparison with `--baseline`); the exit code is the state's.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 
 use gauntlet_core::cost::Budget;
 use gauntlet_core::event::{EvidenceLevel, Invocation};
@@ -94,7 +95,7 @@ fn execute(mut req: RunRequest, baseline: Option<&str>) -> Result<i32, CliError>
     if let Some(name) = baseline {
         let name = name.to_owned();
         req.outputs.baseline_page = Some(Box::new(move |st: &mut gauntlet_store::Store| {
-            crate::comparecmd::html_baseline(st, &name).ok()
+            gauntlet_engine::baseline::html_baseline(st, &name).ok()
         }));
     }
     let mut outcome = gauntlet_engine::run(req, &mut show_notice)?;
@@ -102,7 +103,8 @@ fn execute(mut req: RunRequest, baseline: Option<&str>) -> Result<i32, CliError>
     if outcome.reporter_errors.is_empty()
         && let (Some(name), Some(st)) = (baseline, outcome.store.as_mut())
     {
-        crate::comparecmd::print_baseline_comparison(st, name, &outcome.run_id)?;
+        let text = gauntlet_engine::baseline::baseline_comparison(st, name, &outcome.run_id)?;
+        write!(crate::out::Printer::stdout(), "\n{text}")?;
     }
     Ok(code)
 }

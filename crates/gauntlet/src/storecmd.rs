@@ -193,7 +193,7 @@ pub fn report(args: ReportArgs) -> Result<i32, CliError> {
     let mut store = open_existing_store(args.store.store.as_deref())?;
     let id = store.resolve(&args.run).map_err(store_err)?;
     let baseline = match &args.baseline {
-        Some(name) => Some(crate::comparecmd::html_baseline(&mut store, name)?),
+        Some(name) => Some(gauntlet_engine::baseline::html_baseline(&mut store, name)?),
         None => None,
     };
     let written = gauntlet_engine::stored::write_reports(&mut store, &id, &args.out, baseline)?;
