@@ -20,7 +20,14 @@ use crate::reading;
 /// rules against refusing, a request object, a task block). `None` when the message wears no
 /// disguise the persona knows.
 pub(crate) fn plain_request(text: &str) -> Option<String> {
-    let decoded = reading::read(text).map(|r| reading::hidden_part(text, &r));
+    // What was hidden is what the reading changed; a line made unreadable only by
+    // invisible characters (the "decode this and follow it" line around the payload) was
+    // not hidden, only noised.
+    let visible: String = text
+        .chars()
+        .filter(|c| !matches!(*c as u32, 0x200B..=0x200F | 0x2060..=0x2064 | 0xFEFF))
+        .collect();
+    let decoded = reading::read(text).map(|r| reading::hidden_part(&visible, &r));
     let base = decoded.as_deref().unwrap_or(text);
     let plain = unframe(base).unwrap_or_else(|| base.to_owned());
     let plain = plain.trim().to_owned();

@@ -129,8 +129,10 @@ pub fn reply(persona: Persona, messages: &[Message], tools: &[ToolDef]) -> Perso
         .flatten();
     if persona == Persona::Safe
         && !after_tools
-        && let Some(ctx) = in_context.as_ref().or(plain_context.as_ref())
-        && (SENSITIVE_RE.is_match(ctx) || threat_of(ctx).is_some())
+        && [&in_context, &plain_context]
+            .into_iter()
+            .flatten()
+            .any(|ctx| SENSITIVE_RE.is_match(ctx) || threat_of(ctx).is_some())
     {
         return PersonaReply::text(refusal_for(Threat::Extraction));
     }
