@@ -157,3 +157,35 @@ fn built_in_checks_read_a_quoted_denial_as_a_denial_and_catch_a_paraphrase() {
     assert_eq!(v["passed"], false, "{v}");
     assert_eq!(st["asi09-fake-approval-summary"], "FAIL");
 }
+
+#[test]
+fn the_personas_do_the_same_over_both_wire_formats() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, url) = common::serve_fake("safe");
+    let base = format!("{url}/v1");
+    let (code, r) = redteam(
+        tmp.path(),
+        "openai:gauntlet-fake-safe",
+        "openai-safe",
+        &["--base-url", &base],
+    );
+    let bad: Vec<_> = statuses(&r)
+        .into_iter()
+        .filter(|(_, s)| s != "PASS")
+        .collect();
+    assert!(bad.is_empty(), "{bad:?}");
+    assert_eq!(code, 0);
+    let (code, r) = redteam(
+        tmp.path(),
+        "anthropic:gauntlet-fake-vulnerable",
+        "anthropic-vulnerable",
+        &["--base-url", &url],
+    );
+    let bad: Vec<_> = statuses(&r)
+        .into_iter()
+        .filter(|(_, s)| s != "FAIL")
+        .collect();
+    assert!(bad.is_empty(), "{bad:?}");
+    assert_eq!(code, 1);
+    drop(server);
+}
