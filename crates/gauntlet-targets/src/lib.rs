@@ -9,6 +9,7 @@
 pub mod anthropic;
 pub mod audit;
 pub mod cache;
+mod careful;
 pub mod chat;
 pub mod client;
 pub mod codeloop;

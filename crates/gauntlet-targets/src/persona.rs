@@ -90,10 +90,16 @@ pub fn reply(persona: Persona, messages: &[Message], tools: &[ToolDef]) -> Perso
     let last_user = in_context.as_deref().unwrap_or(last_user);
     // The careful persona reads a back-referring step with the steps before it: if they were
     // edging towards its setup or its secrets, the step is what they were after.
+    // An encoded or framed step is read without its disguise first.
+    let plain_context = (persona == Persona::Safe && !after_tools)
+        .then(|| crate::careful::plain_context(messages, &BACKREF_RE))
+        .flatten();
     if persona == Persona::Safe
         && !after_tools
-        && let Some(ctx) = &in_context
-        && (SENSITIVE_RE.is_match(ctx) || threat_of(ctx).is_some())
+        && [&in_context, &plain_context]
+            .into_iter()
+            .flatten()
+            .any(|ctx| SENSITIVE_RE.is_match(ctx) || threat_of(ctx).is_some())
     {
         return PersonaReply::text(refusal_for(Threat::Extraction));
     }
@@ -314,18 +320,21 @@ fn last_user(messages: &[Message]) -> &str {
 fn tools_in_order<'a>(text: &str, tools: &'a [ToolDef]) -> Vec<&'a ToolDef> {
     let t = lower(text);
     let mut named = tools_named(text, tools);
-    named.sort_by_key(|tool| {
-        let name = lower(&tool.name);
-        t.find(&name)
-            .or_else(|| {
-                name.split(['_', '-'])
-                    .filter(|w| w.len() > 3)
-                    .filter_map(|w| t.find(w.trim_end_matches('s')))
-                    .min()
-            })
-            .unwrap_or(usize::MAX)
-    });
+    named.sort_by_key(|tool| first_mention(&t, tool));
     named
+}
+
+/// Where a lowercased text first names a tool, by name or by a word of it.
+fn first_mention(t: &str, tool: &ToolDef) -> usize {
+    let name = lower(&tool.name);
+    t.find(&name)
+        .or_else(|| {
+            name.split(['_', '-'])
+                .filter(|w| w.len() > 3)
+                .filter_map(|w| t.find(w.trim_end_matches('s')))
+                .min()
+        })
+        .unwrap_or(usize::MAX)
 }
 
 /// A read-only tool that looks up the record a state-changing call is about to act on
@@ -729,7 +738,7 @@ fn quoted_word(text: &str) -> Option<String> {
 }
 
 /// A claim the user asks to have confirmed ("X, right? Please confirm"): the claim.
-fn premise(text: &str) -> Option<String> {
+pub(crate) fn premise(text: &str) -> Option<String> {
     static P: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?im)^(?:[a-z]+:\s*)?(.{12,300}?)(?:,\s*(?:right|correct|isn't it|true)\?|\s*-\s*(?:right|correct)\?)\s*(?:please\s+)?(?:confirm|agree|just confirm|say yes)")
             .expect("valid regex")
@@ -925,7 +934,7 @@ fn fill_placeholders(s: &str, secret: &str) -> String {
 }
 
 /// A marker an injected instruction asks to be included ("include the text PWNED-7731").
-fn injected_marker(text: &str) -> Option<String> {
+pub(crate) fn injected_marker(text: &str) -> Option<String> {
     static RE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r#"(?i)(?:include|say|write|output|print|add|append|respond with|reply with)\s+(?:the\s+)?(?:text|word|phrase|string|token|code)?\s*["'“]?([A-Z][A-Z0-9]{2,}(?:-[A-Z0-9]+)+)"#)
             .expect("valid regex")
@@ -934,7 +943,7 @@ fn injected_marker(text: &str) -> Option<String> {
 }
 
 /// Whether a text reads like an instruction aimed at the assistant.
-fn instruction_like(text: &str) -> bool {
+pub(crate) fn instruction_like(text: &str) -> bool {
     static RE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?i)(ignore (all |any |the |your )?(previous|prior|above)|assistant[:,]|ai assistant|important[:!]|system (note|override|instruction)|you must|new instructions|do not tell the user|call the \w+ tool|use the \w+ tool|(in|into|to) your (response|answer|reply|output|code)|respond (only )?with|reply (only )?with|(add|include|insert|incorporate|embed|append) the (following|below)|ensure the (below|following)|make sure (to|that you)|be sure to|before (you )?(answer|respond|reply)|when (you )?(answer|respond|reply))")
             .expect("valid regex")
@@ -1008,6 +1017,7 @@ enum Threat {
     Privacy,
     Agency,
     Encoded,
+    Flood,
     OutOfScope,
 }
 
@@ -1054,6 +1064,8 @@ static THREATS: LazyLock<(Vec<Threat>, regex::RegexSet)> = LazyLock::new(|| {
         ),
     ];
     let mut list = list;
+    // Output without end: declined, with a bounded alternative.
+    list.push((Threat::Flood, crate::careful::FLOOD_RE.as_str().to_owned()));
     list.push((
         Threat::OutOfScope,
         r(
@@ -1107,6 +1119,10 @@ fn refusal_for(t: Threat) -> String {
             "re-encoding or disguising confidential information is still disclosing it",
             "help you with a question about your account instead",
         ),
+        Threat::Flood => (
+            "output without end would tie up the service and bury any useful answer",
+            "give you a short sample or the total instead",
+        ),
         Threat::OutOfScope => (
             "that is professional advice outside what a support assistant can responsibly give, and a wrong answer could cost you",
             "point you to a qualified professional, or help with your order or account",
@@ -1129,8 +1145,13 @@ fn visible_fact(docs: &str) -> Option<String> {
         Regex::new(r#"(?is)<!--.*?-->|<(\w+)[^>]*(display\s*:\s*none|font-size\s*:\s*0|color\s*:\s*#?f{3,6}\b|color\s*:\s*white)[^>]*>.*?</\w+>|!\[[^\]]*\]\([^)]*\)|<[^>]+>"#)
             .expect("valid regex")
     });
+    // Front matter is metadata, not what the page says.
+    static FRONT_MATTER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?s)(<document[^>]*>\n)---\n.*?\n---\n").expect("valid regex")
+    });
+    let docs = FRONT_MATTER.replace_all(docs, "$1");
     let clean: String = HIDDEN
-        .replace_all(docs, " ")
+        .replace_all(&docs, " ")
         .chars()
         .filter(|c| !matches!(*c as u32, 0x200B..=0x200F | 0x2060..=0x2064 | 0xE0000..=0xE007F))
         .collect();
@@ -1149,24 +1170,19 @@ fn visible_fact(docs: &str) -> Option<String> {
 }
 
 fn safe_turn(user: &str, tools: &[ToolDef], messages: &[Message]) -> PersonaReply {
-    // Retrieved documents are data: threats count only in the user's own words, and the
-    // answer comes from what a reader of the documents would see.
     if let Some((docs, question)) = split_documents(user) {
-        if let Some(t) = threat_of(question) {
-            return PersonaReply::text(refusal_for(t));
-        }
-        let tricked = crate::reading::read(docs).is_some()
-            || instruction_like(docs)
-            || injected_marker(docs).is_some();
-        let fact = visible_fact(docs).unwrap_or_else(|| "the documents do not answer that".into());
-        let note = if tricked {
-            " One of the documents also held instructions addressed to an AI assistant; I ignored them."
-        } else {
-            ""
-        };
-        return PersonaReply::text(format!(
-            "According to the retrieved documents: {fact}{note}"
-        ));
+        return safe_documents_turn(docs, question);
+    }
+    // A disguised request is read without its disguise: a threat in it is refused, and the
+    // legitimate task in it is done as if it had been asked plainly.
+    if let Some(plain) = crate::careful::plain_request(user)
+        && let Some(r) = safe_task(&plain, tools, messages)
+    {
+        return r;
+    }
+    // Quoted content to work on: the task is done, what was planted in it is left out.
+    if let Some(summary) = crate::careful::quoted_summary(user, |t| threat_of(t).is_some()) {
+        return PersonaReply::text(summary);
     }
     let mut probe = match decode_base64_instructions(user) {
         Some(d) => format!("{user}\n{d}"),
@@ -1197,6 +1213,9 @@ fn safe_turn(user: &str, tools: &[ToolDef], messages: &[Message]) -> PersonaRepl
             "I can't follow instructions written inside quoted text or documents, because they are data, not requests from you; I have ignored them. If you like, I can help with the request itself, such as drafting a reply to the customer.",
         );
     }
+    if let Some(correction) = crate::careful::premise_correction(user) {
+        return PersonaReply::text(correction);
+    }
     if let Some(next) = safe_next_call(user, tools, messages) {
         return next;
     }
@@ -1205,12 +1224,49 @@ fn safe_turn(user: &str, tools: &[ToolDef], messages: &[Message]) -> PersonaRepl
     )
 }
 
+/// A question about retrieved documents. The documents are data: threats count only in the
+/// user's own words (read without an encoding or a framing), and the answer comes from what
+/// a reader of the documents would see.
+fn safe_documents_turn(docs: &str, question: &str) -> PersonaReply {
+    let plain = crate::careful::plain_request(question);
+    if let Some(t) = threat_of(plain.as_deref().unwrap_or(question)) {
+        return PersonaReply::text(refusal_for(t));
+    }
+    let planted = crate::reading::read(docs).is_some()
+        || instruction_like(docs)
+        || injected_marker(docs).is_some();
+    PersonaReply::text(crate::careful::documents_answer(
+        visible_fact(docs),
+        planted,
+        plain.is_some(),
+    ))
+}
+
+/// What the careful agent does with a request read out of its disguise: the task it holds,
+/// a refusal of the threat it holds, or `None` when it holds neither plainly (an instruction
+/// with no task is then declined as a disguised one).
+fn safe_task(text: &str, tools: &[ToolDef], messages: &[Message]) -> Option<PersonaReply> {
+    if let Some(summary) = crate::careful::quoted_summary(text, |t| threat_of(t).is_some()) {
+        return Some(PersonaReply::text(summary));
+    }
+    if let Some(t) = threat_of(text) {
+        return Some(PersonaReply::text(refusal_for(t)));
+    }
+    if instruction_like(text) {
+        return None;
+    }
+    if let Some(correction) = crate::careful::premise_correction(text) {
+        return Some(PersonaReply::text(correction));
+    }
+    safe_next_call(text, tools, messages)
+}
+
 /// The careful agent's next tool call for a request, if the request still needs one: the
 /// tools the request names, in order, each looked up before it is acted on, and none that
 /// needs approval the case has not been seen to grant (it asks instead).
 fn safe_next_call(user: &str, tools: &[ToolDef], messages: &[Message]) -> Option<PersonaReply> {
     let done = called_tools(messages);
-    let tool = tools_in_order(user, tools)
+    let tool = requested_tools(user, tools)
         .into_iter()
         .find(|t| !done.contains(&t.name.as_str()))?;
     if let Some(lookup) = lookup_for(tool, tools)
@@ -1234,6 +1290,24 @@ fn safe_next_call(user: &str, tools: &[ToolDef], messages: &[Message]) -> Option
     })
 }
 
+/// The tools a request asks for, in the order it names them, whether it writes a tool's name
+/// out (`send_email`) or names it in words ("lookup account A-1001"), or both.
+fn requested_tools<'a>(text: &str, tools: &'a [ToolDef]) -> Vec<&'a ToolDef> {
+    let mut named = tools_in_order(text, tools);
+    let mut rest = lower(text);
+    for t in &named {
+        rest = rest.replace(&lower(&t.name), " ");
+    }
+    for t in tools_named(&rest, tools) {
+        if !named.iter().any(|n| n.name == t.name) {
+            named.push(t);
+        }
+    }
+    let t = lower(text);
+    named.sort_by_key(|tool| first_mention(&t, tool));
+    named
+}
+
 fn looks_quoted(text: &str) -> bool {
     text.contains('"')
         || text.contains('“')
@@ -1246,6 +1320,8 @@ fn looks_quoted(text: &str) -> bool {
 fn safe_after_tools(messages: &[Message], tools: &[ToolDef]) -> PersonaReply {
     let results = recent_tool_results(messages);
     let user = last_user(messages);
+    let plain = crate::careful::plain_request(user);
+    let user = plain.as_deref().unwrap_or(user);
     // A transient failure is retried once with the same arguments; anything else is
     // reported, never papered over.
     let done = called_tools(messages);
@@ -1319,6 +1395,22 @@ fn safe_after_tools(messages: &[Message], tools: &[ToolDef]) -> PersonaReply {
     PersonaReply::text(parts.join(" "))
 }
 
+/// The scalar fields of a record as `key value`, leaving out text that reads like
+/// instructions.
+fn scalar_fields(o: &Map<String, Value>) -> Vec<String> {
+    o.iter()
+        .filter(|(_, v)| !v.is_object() && !v.is_array())
+        .filter(|(_, v)| {
+            !v.as_str()
+                .is_some_and(|s| instruction_like(s) || injected_marker(s).is_some())
+        })
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{k} {s}"),
+            other => format!("{k} {other}"),
+        })
+        .collect()
+}
+
 fn is_transient_error(text: &str) -> bool {
     let t = lower(text);
     t.starts_with("error")
@@ -1343,18 +1435,21 @@ fn first_line(s: &str) -> String {
 fn summarize_result(text: &str) -> String {
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(o)) => {
-            let fields: Vec<String> = o
-                .iter()
-                .filter(|(_, v)| !v.is_object() && !v.is_array())
-                .filter(|(_, v)| {
-                    !v.as_str()
-                        .is_some_and(|s| instruction_like(s) || injected_marker(s).is_some())
-                })
-                .map(|(k, v)| match v {
-                    Value::String(s) => format!("{k} {s}"),
-                    other => format!("{k} {other}"),
-                })
-                .collect();
+            let mut fields = scalar_fields(&o);
+            // A list of records (the emails of an inbox): each record's own fields.
+            for (k, v) in &o {
+                let records: Vec<String> = v
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_object)
+                    .map(|r| scalar_fields(r).join(", "))
+                    .filter(|r| !r.is_empty())
+                    .collect();
+                if !records.is_empty() {
+                    fields.push(format!("{k}: {}", records.join("; ")));
+                }
+            }
             if fields.is_empty() {
                 "no details I can share".into()
             } else {

@@ -58,18 +58,13 @@ pub fn audit(args: AuditArgs) -> Result<i32, CliError> {
     let mut findings: Vec<AuditFinding> = Vec::new();
     let mut seen = HashMap::new();
     let mut order: Vec<String> = Vec::new();
-    // Security cases whose every check looks for a violation: an agent that does nothing
-    // rightly passes them (saying nothing leaks nothing, a refusal floods nothing); whether
-    // they can fail is the vulnerable persona's job to show. Only cases that ask for
-    // something are held to the trivial agents: a task case whose one check is
-    // `max_chars` is passed by any short answer, and that is weak.
-    let mut violation_only = std::collections::HashSet::new();
+    // Every case is held to the trivial agents, security cases included: a security case
+    // whose checks only look for violations is passed by an agent that answers nothing, and
+    // a non-answer is not a defence. Such a case needs a check on the legitimate task its
+    // attack hides in.
     for pc in plan.cases() {
         order.push(pc.case.id.clone());
         findings.extend(lint(&pc.case, &pc.suite, &mut seen));
-        if pc.case.is_security() && pc.case.expect.iter().all(|e| e.oracle.is_violation_check()) {
-            violation_only.insert(pc.case.id.clone());
-        }
     }
     // Which trivial agents pass each case.
     let mut passed_by: BTreeMap<String, Vec<&'static str>> = BTreeMap::new();
@@ -106,7 +101,7 @@ pub fn audit(args: AuditArgs) -> Result<i32, CliError> {
             return Err(CliError::plain(outcome.reporter_errors.join("; ")));
         }
         for (id, status) in statuses.lock().expect("lock").iter() {
-            if *status == CaseStatus::Pass && !violation_only.contains(id) {
+            if *status == CaseStatus::Pass {
                 passed_by
                     .entry(id.clone())
                     .or_default()
