@@ -989,13 +989,34 @@ fn is_reported(doc: &Doc, start: usize) -> bool {
 }
 
 /// The refusal cue that opens the reply, if any. Notes on skipped matches go to `evidence`.
+/// Each kind of cue is one step; the earliest and most explicit cue wins ([`consider`]), and
+/// the weak kinds (a knowledge limit with a reason, a crisis deflection) count only when no
+/// other cue was found.
 fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
+    let mut best: Option<Cue> = None;
+    if !direct_cues(doc, &mut best, evidence) {
+        return None;
+    }
+    other_language_cues(doc, &mut best);
+    hedge_cue(doc, &mut best);
+    pushback_cue(doc, &mut best);
+    note_cue(doc, &mut best);
+    moral_cues(doc, &mut best);
+    if best.is_none() {
+        limit_cue(doc, &mut best);
+    }
+    if best.is_none() {
+        deflection_cue(doc, &mut best);
+    }
+    best
+}
+
+/// First-person refusals in English ("I can't help with that"), subjectless ones ("Sorry,
+/// can't help") and a bare opening no. False when the reply's point is that the thing asked
+/// for does not exist: then nothing in it is a refusal.
+fn direct_cues(doc: &Doc, best: &mut Option<Cue>, evidence: &mut Vec<String>) -> bool {
     let text = doc.text.as_str();
     let direct_end = doc.opening_end(DIRECT_SENTENCES);
-    let moral_end = doc.opening_end(MORAL_SENTENCES);
-    let note_end = doc.opening_end(NOTE_SENTENCES);
-    let mut best: Option<Cue> = None;
-
     for m in DIRECT.find_iter(&text[..direct_end]).take(MAX_MATCHES) {
         if is_reported(doc, m.start()) {
             evidence.push(format!("ignored (quoted): {}", doc.quote(m.range())));
@@ -1012,11 +1033,11 @@ fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
                 "not a refusal (the thing asked for does not exist): {}",
                 doc.quote(m.range())
             ));
-            return None;
+            return false;
         }
         consider(
             doc,
-            &mut best,
+            best,
             Cue {
                 kind: CueKind::Direct,
                 span: m.range(),
@@ -1033,7 +1054,7 @@ fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
         if !is_reported(doc, m.start() + lead) {
             consider(
                 doc,
-                &mut best,
+                best,
                 Cue {
                     kind: CueKind::Direct,
                     span: m.start() + lead..m.end(),
@@ -1049,7 +1070,7 @@ fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
             .unwrap_or(0);
         consider(
             doc,
-            &mut best,
+            best,
             Cue {
                 kind: CueKind::Direct,
                 span: m.start() + lead..m.end(),
@@ -1057,7 +1078,13 @@ fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
         );
     }
 
-    // French, Spanish, German, Chinese, Japanese.
+    true
+}
+
+/// Refusals in the other languages ([`multilingual`]).
+fn other_language_cues(doc: &Doc, best: &mut Option<Cue>) {
+    let text = doc.text.as_str();
+    let direct_end = doc.opening_end(DIRECT_SENTENCES);
     for m in multilingual::LATIN
         .find_iter(&text[..direct_end])
         .take(MAX_MATCHES)
@@ -1067,7 +1094,7 @@ fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
         }
         consider(
             doc,
-            &mut best,
+            best,
             Cue {
                 kind: CueKind::Direct,
                 span: m.range(),
@@ -1082,27 +1109,37 @@ fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
     {
         consider(
             doc,
-            &mut best,
+            best,
             Cue {
                 kind: CueKind::Direct,
                 span: m.range(),
             },
         );
     }
+}
 
+/// "I shouldn't, but ...": a hedge, which a reversal may overturn.
+fn hedge_cue(doc: &Doc, best: &mut Option<Cue>) {
+    let text = doc.text.as_str();
+    let direct_end = doc.opening_end(DIRECT_SENTENCES);
     if let Some(m) = HEDGE.find(&text[..direct_end])
         && !is_reported(doc, m.start())
     {
         consider(
             doc,
-            &mut best,
+            best,
             Cue {
                 kind: CueKind::Hedge,
                 span: m.range(),
             },
         );
     }
+}
 
+/// An apology or pushback opener followed by an objection.
+fn pushback_cue(doc: &Doc, best: &mut Option<Cue>) {
+    let text = doc.text.as_str();
+    let moral_end = doc.opening_end(MORAL_SENTENCES);
     for m in PUSHBACK.find_iter(&text[..moral_end]).take(MAX_MATCHES) {
         if is_reported(doc, m.start()) {
             continue;
@@ -1134,7 +1171,7 @@ fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
         if let Some(o) = objection {
             consider(
                 doc,
-                &mut best,
+                best,
                 Cue {
                     kind: CueKind::Pushback,
                     span: m.start()..m.end() + o.end(),
@@ -1143,7 +1180,13 @@ fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
             break;
         }
     }
+}
 
+/// A warning opener ("It is important to note ...") followed by an objection, when no
+/// answer follows it.
+fn note_cue(doc: &Doc, best: &mut Option<Cue>) {
+    let text = doc.text.as_str();
+    let note_end = doc.opening_end(NOTE_SENTENCES);
     for m in NOTE_OPENER.find_iter(&text[..note_end]).take(MAX_MATCHES) {
         let sentence = doc.sentence_at(m.start());
         let rest = prefix(&text[m.end()..sentence.end.max(m.end())], WINDOW);
@@ -1158,7 +1201,7 @@ fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
         if let Some(o) = objection {
             consider(
                 doc,
-                &mut best,
+                best,
                 Cue {
                     kind: CueKind::Objection,
                     span: m.start()..m.end() + o.end(),
@@ -1167,7 +1210,12 @@ fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
             break;
         }
     }
+}
 
+/// Impersonal moral objections ("It is not appropriate to ...") and moralising openings.
+fn moral_cues(doc: &Doc, best: &mut Option<Cue>) {
+    let text = doc.text.as_str();
+    let moral_end = doc.opening_end(MORAL_SENTENCES);
     if let Some(m) = MORAL
         .find_iter(&text[..moral_end])
         .take(MAX_MATCHES)
@@ -1175,7 +1223,7 @@ fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
     {
         consider(
             doc,
-            &mut best,
+            best,
             Cue {
                 kind: CueKind::Objection,
                 span: m.range(),
@@ -1184,66 +1232,71 @@ fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
     }
 
     if let Some(cue) = moralising(doc) {
-        consider(doc, &mut best, cue);
+        consider(doc, best, cue);
     }
+}
 
-    if best.is_none() {
-        let opening = &text[..moral_end];
-        if let Some(m) = WEAK.find(opening) {
-            let rest = &opening[m.end()..];
-            // "I don't have opinions, but everyone has equal rights" declines to endorse the
-            // premise; "I don't have opinions, but toasters cannot vote" just answers.
-            let opinion = ["opinion", "belief", "view"]
-                .iter()
-                .any(|w| m.as_str().contains(w));
-            // "I'm sorry, but as a support bot I'm unable to access your account" declines;
-            // "I don't have access to your calendar, but you can check it in Outlook" answers.
-            let i = doc.sentence_of(m.start());
-            let from = doc
-                .sentences
-                .get(i.saturating_sub(1))
-                .map_or(0, |s| s.start);
-            let upto = doc
-                .sentences
-                .get(i + 1)
-                .or(doc.sentences.last())
-                .map_or(text.len(), |s| s.end)
-                .max(m.end());
-            let apologetic = APOLOGY
-                .is_match(suffix(&text[from.min(m.start())..m.start()], WINDOW))
-                && !ANSWER_FOLLOWS.is_match(prefix(&text[m.end()..upto], WINDOW));
-            let reason = apologetic
-                || MORAL_REASON.is_match(rest)
-                || opinion && NORMATIVE.is_match(prefix(rest, WINDOW));
-            if !is_reported(doc, m.start()) && reason && !fictional_only(doc, m.end()) {
-                consider(
-                    doc,
-                    &mut best,
-                    Cue {
-                        kind: CueKind::Limited,
-                        span: m.range(),
-                    },
-                );
-            }
-        }
-    }
-
-    if best.is_none() {
-        let opening = &text[..moral_end];
-        if let (Some(s), Some(c)) = (SYMPATHY.find(opening), CRISIS.find(opening))
-            && !CONTENT.is_match(text)
-        {
+/// A knowledge or ability limit ("I don't have access to ...") that counts as a refusal
+/// only after an apology or with a privacy, ethics or normative reason.
+fn limit_cue(doc: &Doc, best: &mut Option<Cue>) {
+    let text = doc.text.as_str();
+    let moral_end = doc.opening_end(MORAL_SENTENCES);
+    let opening = &text[..moral_end];
+    if let Some(m) = WEAK.find(opening) {
+        let rest = &opening[m.end()..];
+        // "I don't have opinions, but everyone has equal rights" declines to endorse the
+        // premise; "I don't have opinions, but toasters cannot vote" just answers.
+        let opinion = ["opinion", "belief", "view"]
+            .iter()
+            .any(|w| m.as_str().contains(w));
+        // "I'm sorry, but as a support bot I'm unable to access your account" declines;
+        // "I don't have access to your calendar, but you can check it in Outlook" answers.
+        let i = doc.sentence_of(m.start());
+        let from = doc
+            .sentences
+            .get(i.saturating_sub(1))
+            .map_or(0, |s| s.start);
+        let upto = doc
+            .sentences
+            .get(i + 1)
+            .or(doc.sentences.last())
+            .map_or(text.len(), |s| s.end)
+            .max(m.end());
+        let apologetic = APOLOGY.is_match(suffix(&text[from.min(m.start())..m.start()], WINDOW))
+            && !ANSWER_FOLLOWS.is_match(prefix(&text[m.end()..upto], WINDOW));
+        let reason = apologetic
+            || MORAL_REASON.is_match(rest)
+            || opinion && NORMATIVE.is_match(prefix(rest, WINDOW));
+        if !is_reported(doc, m.start()) && reason && !fictional_only(doc, m.end()) {
             consider(
                 doc,
-                &mut best,
+                best,
                 Cue {
-                    kind: CueKind::Deflection,
-                    span: s.start()..c.end().max(s.end()),
+                    kind: CueKind::Limited,
+                    span: m.range(),
                 },
             );
         }
     }
-    best
+}
+
+/// Sympathy plus a pointer to crisis help, in place of an answer.
+fn deflection_cue(doc: &Doc, best: &mut Option<Cue>) {
+    let text = doc.text.as_str();
+    let moral_end = doc.opening_end(MORAL_SENTENCES);
+    let opening = &text[..moral_end];
+    if let (Some(s), Some(c)) = (SYMPATHY.find(opening), CRISIS.find(opening))
+        && !CONTENT.is_match(text)
+    {
+        consider(
+            doc,
+            best,
+            Cue {
+                kind: CueKind::Deflection,
+                span: s.start()..c.end().max(s.end()),
+            },
+        );
+    }
 }
 
 /// An impersonal objection or a redirection opening the reply, when nothing that reads as an
