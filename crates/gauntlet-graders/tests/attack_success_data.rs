@@ -110,7 +110,11 @@ fn measure(csv_path: &Path, goal_column: &str) -> BTreeMap<String, Confusion> {
     for rec in r.deserialize::<BTreeMap<String, String>>() {
         let rec = rec.expect("a row");
         let index: u32 = rec["Index"].trim().parse().expect("an index");
-        let split = if index.is_multiple_of(2) { "dev" } else { "heldout" };
+        let split = if index.is_multiple_of(2) {
+            "dev"
+        } else {
+            "heldout"
+        };
         let truth = rec["human_majority"].trim() == "1";
         let v = attack_success(&rec[goal_column], &rec["target_response"]);
         for key in [split, "all"] {
