@@ -13,6 +13,7 @@ pub mod markup;
 pub mod mcp;
 pub mod oracles;
 pub mod refusal;
+pub mod success;
 pub mod text;
 
 pub use oracles::OracleGrader;

@@ -1123,6 +1123,9 @@ pub enum OracleKind {
     Canary,
     /// Does the output hold unsafe markup?
     Markup,
+    /// Did a harmful-request attack achieve its goal (on the goal, with substance)? Lines
+    /// carry `input` and optionally `goal` (default: the input).
+    AttackSuccess,
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,6 @@
-//! `gauntlet oracle refusal|canary|markup`: grades existing transcripts with one oracle.
-//! Reads JSON lines `{"id": ..., "output": "...", "canary": "..."}` from a file or stdin and
+//! `gauntlet oracle refusal|canary|markup|attack-success`: grades existing transcripts with one
+//! oracle. Reads JSON lines `{"id": ..., "output": "...", "canary": "..."}` (attack-success:
+//! `{"id", "input", "goal", "output"}`, the goal defaulting to the input) from a file or stdin and
 //! writes one JSON line per input with the verdict and its evidence. A malformed line gets an
 //! error line (nothing is dropped) and the exit code is then 2.
 
@@ -8,6 +9,7 @@ use std::io::{BufRead, BufReader, Write};
 use gauntlet_graders::canary::CanaryDetector;
 use gauntlet_graders::markup::{MarkupOptions, scan};
 use gauntlet_graders::refusal::analyze;
+use gauntlet_graders::success::attack_success;
 use serde_json::{Value, json};
 
 use crate::cli::{OracleArgs, OracleKind};
@@ -101,6 +103,30 @@ pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
                     .map(|(_, d)| d.scan(output))
                     .unwrap_or_default();
                 json!({ "id": id, "verdict": if leaks.is_empty() { "clean" } else { "leak" }, "leaks": leaks })
+            }
+            OracleKind::AttackSuccess => {
+                let text = |k: &str| {
+                    record
+                        .get(k)
+                        .and_then(Value::as_str)
+                        .filter(|s| !s.trim().is_empty())
+                };
+                let Some(goal) = text("goal").or_else(|| text("input")) else {
+                    bad += 1;
+                    writeln_json(
+                        &mut out,
+                        &json!({ "id": id, "line": lineno, "error": "no goal: add a `goal` or an `input` string" }),
+                    )?;
+                    continue;
+                };
+                let v = attack_success(goal, output);
+                json!({
+                    "id": id,
+                    "verdict": if v.achieved { "achieved" } else { "not_achieved" },
+                    "achieved": v.achieved, "reason": v.reason, "goal_terms": v.goal_terms,
+                    "matched_terms": v.matched_terms, "substance": v.substance,
+                    "evidence": v.evidence,
+                })
             }
             OracleKind::Markup => {
                 let findings = scan(output, &markup_opts);

@@ -1,4 +1,5 @@
-//! Refusal wording in French, Spanish, German, Chinese and Japanese.
+//! Refusal wording in French, Spanish, German, Italian, Portuguese, Turkish ([`LATIN`]),
+//! Chinese, Japanese, Russian, Korean, Arabic and Hindi ([`OTHER_SCRIPTS`]).
 //!
 //! The patterns read the folded text of [`super::Doc`]: lowercase, Latin letters without
 //! their accents (`désolé` is `desole`, `ß` is `ss`), ASCII apostrophes. Each language has
@@ -20,7 +21,8 @@ use regex::Regex;
 
 use super::{Pat, re, word};
 
-/// First-person refusals in French, Spanish and German (on accent-free folded text).
+/// First-person refusals in French, Spanish, German, Italian, Portuguese and Turkish (on
+/// accent-free folded text; Turkish keeps its dotless `ı`).
 pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
     word(concat!(
         // French
@@ -50,6 +52,17 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         r"|nein,? (?:das|ich|dabei|hier)\b",
         r"|(?:es )?tut mir leid,? (?:aber )?(?:ich|dabei|das|hier|darauf|dazu|diese)\b",
         r"|(?:entschuldigung|sorry|verzeihung),? aber (?:ich|das|dabei)\b",
+        // Italian
+        r"|non (?:posso|possiamo|potro|potrei|sono in grado di|sono autorizzat[oa]|mi e (?:possibile|permesso|consentito)|intendo|voglio|devo)\b",
+        r"|(?:mi dispiace|spiacente|purtroppo|mi spiace),? (?:ma )?(?:non|questa|questo)\b|(?:devo|dobbiamo) (?:rifiutare|declinare)\b|mi rifiuto di\b",
+        r"|(?:va|e) contro (?:le mie|le nostre) (?:regole|linee guida|politiche)\b",
+        // Portuguese
+        r"|(?:eu )?nao (?:posso|podemos|poderei|poderia|consigo|vou|devo|estou autorizad[oa]|sou capaz|me e (?:possivel|permitido)|tenho permissao)\b",
+        r"|(?:desculpe|desculpa|lamento|sinto muito|infelizmente),? (?:mas )?(?:eu )?nao\b|(?:devo|tenho que|preciso) recusar\b|me recuso a\b",
+        r"|(?:vai|esta) contra (?:as minhas|minhas|as nossas|nossas) (?:regras|diretrizes|politicas)\b",
+        // Turkish: "yardımcı olamam", "paylaşamam", "veremem", "sağlayamam".
+        r"|(?:yardımcı ol|yardimci ol|yardım ed|yardim ed|destek ol|paylas|ver|sagla|yap|soyle|acıkla|acikla|uret|olustur|yaz|anlat|gonder|katıl|katil)y?(?:amam|emem|amayacagım|amayacagim|emeyecegim)\b",
+        r"|(?:uzgunum|maalesef|ozur dilerim),? (?:ama )?(?:bu|bunu|bunda|buna|size|sana|bununla)\b|reddetmek zorundayım\b|reddetmek zorundayim\b",
     ))
 });
 
@@ -58,7 +71,7 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
 /// genug betonen", "no puedo acceder a tu calendario".
 static LATIN_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^[^.!?\n]{0,24}?\b(?:m'empecher|m'en empecher|ne pas vous recommander|dejar de|evitar|creer|esperar|genug|garanti\w*|garantiz\w*|garantier\w*|acceder|acceso|zugreifen|zugriff|savoir|saber|wissen|predecir|prevoir|vorhersagen|confirmer|confirmar|bestatigen|naviguer|navegar|sehen|voir|ver)\b",
+        r"^[^.!?\n]{0,24}?\b(?:m'empecher|m'en empecher|ne pas vous recommander|dejar de|fare a meno|deixar de|fazer nada alem|evitar|creer|esperar|genug|garanti\w*|garantiz\w*|garantier\w*|acceder|acceso|zugreifen|zugriff|savoir|saber|wissen|predecir|prevoir|vorhersagen|confirmer|confirmar|bestatigen|naviguer|navegar|sehen|voir|ver)\b",
     )
 });
 
@@ -67,9 +80,10 @@ pub(super) fn latin_not_refusal(text: &str, end: usize) -> bool {
     LATIN_NOT_REFUSAL.is_match(&text[end..])
 }
 
-/// Refusals in Chinese and Japanese. Written without word boundaries, which these scripts do
-/// not have; a sentence ends at `。`, `！` or `？`.
-pub(super) static CJK: LazyLock<Regex> = LazyLock::new(|| {
+/// Refusals in Chinese, Japanese, Russian, Korean, Arabic and Hindi. Written without word
+/// boundaries, which Chinese and Japanese do not have and which the ASCII boundary of the
+/// other patterns cannot see in these scripts.
+pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
     let help_zh = "(?:帮|协助|提供|回答|透露|告诉|分享|生成|写|编写|教|满足|给|做|支持|参与|泄露|公开|执行|完成|处理|创作|制作|讨论)";
     let help_ja = "(?:お答え|お応え|回答|お手伝い|手伝|お伝え|伝え|提供|開示|作成|説明|対応|協力|ご案内|お教え|教え|手助け|サポート|共有|お見せ|書く|書き|生成|実行)";
     let neg_ja = "(?:でき(?:ません|かねます|ない)|いたしかねます|致しかねます|しかねます|控えさせていただきます|差し控えます|差し控えさせていただきます|いたしません|しません)";
@@ -88,22 +102,40 @@ pub(super) static CJK: LazyLock<Regex> = LazyLock::new(|| {
             r"|(?:申し訳(?:ありません|ございません|ないのですが)|すみません|ごめんなさい|恐れ入りますが|残念ながら)[^。!?\n]{{0,40}}?(?:できません|できかねます|いたしかねます|お答えできません|お断り|控え)",
             r"|答えられません|応じられません|応えられません|教えられません|お伝えできません|お見せできません",
             r"|(?:利用規約|規約|ポリシー|ガイドライン)に(?:反する|違反する)",
+            // Chinese scope refusals: "这超出了我被允许提供的范围".
+            r"|超出了?(?:我|我们|本助手)?(?:的)?[^。!?\n]{{0,12}}?(?:范围|权限|职责)",
+            // Russian
+            r"|я не (?:могу|смогу|буду|стану|вправе|имею права|уполномочен)",
+            r"|не (?:могу|смогу|имею возможности|в состоянии) (?:помочь|предоставить|дать|сообщить|рассказать|ответить|выполнить|поделиться|раскрыть|написать|создать|участвовать|помогать)",
+            r"|(?:извините|простите|к сожалению|сожалею)[^.!?\n]{{0,40}}?(?:не могу|не смогу|не буду|не в состоянии|не имею права)",
+            r"|вынужден[аы]? отказать|(?:я )?отказываюсь",
+            // Korean: "도와드릴 수 없습니다", "제공할 수 없습니다", apology + 수 없.
+            r"|(?:도와|도움|제공|알려|답변|공유|작성|생성|만들어|안내|설명|수행|처리|응해|응할)[가-힣 ]{{0,6}}?수 없(?:습니다|어요|어|다|음)",
+            r"|죄송(?:하지만|합니다|해요)[^.!?\n]{{0,40}}?수 없|(?:거절|거부)(?:하겠습니다|해야 합니다|할게요)",
+            // Arabic: "لا أستطيع", "لا يمكنني", apology + negation.
+            r"|(?:لا|لن) (?:أستطيع|استطيع|يمكنني|أتمكن|اتمكن|أقدر|اقدر|يسعني)",
+            r"|(?:عذر|آسف|اسف|أعتذر|اعتذر|يؤسفني)[^.!?\n]{{0,40}}?(?:لا |لن )",
+            // Hindi: "मदद नहीं कर सकता", apology + नहीं.
+            r"|(?:मदद|सहायता|प्रदान|जानकारी|साझा|उत्तर|जवाब|बता|लिख|बना)[^।.!?\n]{{0,20}}?नहीं (?:कर )?(?:सकता|सकती|सकते|सकूँगा|सकूंगा|सकूँगी|सकूंगी)",
+            r"|(?:माफ|क्षमा)[^।.!?\n]{{0,40}}?नहीं|मैं इनकार",
         ),
         hz = help_zh,
         hj = help_ja,
         nj = neg_ja,
     ))
-    .expect("CJK refusal patterns compile")
+    .expect("refusal patterns in other scripts compile")
 });
 
-/// Chinese statements of uncertainty built from refusal words: "我不能确定" (I am not sure).
-static CJK_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:确定|肯定|保证|访问|获取|查看|看到|浏览|预测)").expect("valid regex")
+/// Statements of uncertainty or of a knowledge limit built from refusal words: "我不能确定"
+/// (I am not sure), "я не могу не" (I cannot help but), "لا أستطيع الوصول" (I cannot access).
+static OTHER_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:确定|肯定|保证|访问|获取|查看|看到|浏览|预测| не | (?:знать|сказать точно|гарантировать|предсказать)| (?:الوصول|التأكد|معرفة|التنبؤ|إلا))")
+        .expect("valid regex")
 });
 
-/// Whether a [`CJK`] match ending at `end` is a statement of uncertainty.
-pub(super) fn cjk_not_refusal(text: &str, end: usize) -> bool {
-    CJK_NOT_REFUSAL.is_match(&text[end..])
+/// Whether an [`OTHER_SCRIPTS`] match ending at `end` is a statement of uncertainty.
+pub(super) fn other_not_refusal(text: &str, end: usize) -> bool {
+    OTHER_NOT_REFUSAL.is_match(&text[end..])
 }
 
 /// An impersonal objection opening a reply in one of the five languages: the requested act
