@@ -15,7 +15,7 @@
 //!    [`rubric`] (the [`rubric::Dimension`] a check feeds, the [`rubric::CaseKind`] that
 //!    picks the rubric);
 //! 1. the suite model: [`tools`], [`mcp`], [`judges`], [`calibration`],
-//!    [`strategy::settings`], [`target::config`], [`bus::fault`], the checks
+//!    [`strategy::settings`], [`target_config`], [`bus::fault`], the checks
 //!    ([`expect`]), [`suite`], [`context`], [`plan`];
 //! 2. the trace and verdicts: [`trace`], [`verdict`], and the seams that run over a trace:
 //!    [`target`], [`strategy`], [`bus`];
@@ -60,6 +60,7 @@ pub mod strategy;
 pub mod suite;
 pub mod summary;
 pub mod target;
+pub mod target_config;
 pub mod technique;
 pub mod text;
 pub mod tools;

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::rubric::CaseKind;
 
 use crate::expect::{CaseView, Expect};
-use crate::target::config::TargetConfig;
+use crate::target_config::TargetConfig;
 use crate::tools::ToolDef;
 
 /// The current suite format version. A suite may omit `version`; it then means this one.

@@ -1,5 +1,5 @@
 //! Targets: [`TargetConfig`] (how a suite or the command line names the agent under test,
-//! declared in [`config`] below the suite model) and the seam traits every adapter
+//! declared in [`crate::target_config`] below the suite model) and the seam traits every adapter
 //! implements, [`Target`] and [`Session`], with what a target says of itself
 //! ([`TargetInfo`], [`EvidenceLevel`], [`SideEffectMode`]).
 //!
@@ -15,9 +15,9 @@ use std::pin::Pin;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub mod config;
-
-pub use config::*;
+/// The suite model's half of targets, at its old path.
+pub use crate::target_config as config;
+pub use crate::target_config::*;
 
 use crate::suite::Case;
 use crate::trace::{Message, ToolCallRequest, TraceRecorder};

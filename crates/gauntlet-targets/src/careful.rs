@@ -12,7 +12,6 @@ use std::sync::LazyLock;
 use gauntlet_core::trace::{Message, Role};
 use regex::Regex;
 
-use crate::persona::{injected_marker, instruction_like, premise};
 use crate::reading;
 
 /// The request a message makes once its disguise is taken off: decoded (see
@@ -195,6 +194,39 @@ pub(crate) static FLOOD_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(repeat|repeats|write|say|print|list|count|output|generate)\b.*(\b\d{1,3}(,\d{3})+\b|\b\d{5,}\b|\bforever\b|\binfinitely\b|\bendlessly\b|without stopping|as many times|never stop)")
         .expect("valid regex")
 });
+
+/// A claim the user asks to have confirmed ("X, right? Please confirm"): the claim.
+pub(crate) fn premise(text: &str) -> Option<String> {
+    static P: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?im)^(?:[a-z]+:\s*)?(.{12,300}?)(?:,\s*(?:right|correct|isn't it|true)\?|\s*-\s*(?:right|correct)\?)\s*(?:please\s+)?(?:confirm|agree|just confirm|say yes)")
+            .expect("valid regex")
+    });
+    P.captures(text).map(|c| {
+        let mut claim = c[1].trim().to_owned();
+        if !claim.ends_with('.') {
+            claim.push('.');
+        }
+        claim
+    })
+}
+
+/// A marker an injected instruction asks to be included ("include the text PWNED-7731").
+pub(crate) fn injected_marker(text: &str) -> Option<String> {
+    static RE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?i)(?:include|say|write|output|print|add|append|respond with|reply with)\s+(?:the\s+)?(?:text|word|phrase|string|token|code)?\s*["'“]?([A-Z][A-Z0-9]{2,}(?:-[A-Z0-9]+)+)"#)
+            .expect("valid regex")
+    });
+    RE.captures(text).map(|c| c[1].to_owned())
+}
+
+/// Whether a text reads like an instruction aimed at the assistant.
+pub(crate) fn instruction_like(text: &str) -> bool {
+    static RE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)(ignore (all |any |the |your )?(previous|prior|above)|assistant[:,]|ai assistant|important[:!]|system (note|override|instruction)|you must|new instructions|do not tell the user|call the \w+ tool|use the \w+ tool|(in|into|to) your (response|answer|reply|output|code)|respond (only )?with|reply (only )?with|(add|include|insert|incorporate|embed|append) the (following|below)|ensure the (below|following)|make sure (to|that you)|be sure to|before (you )?(answer|respond|reply)|when (you )?(answer|respond|reply))")
+            .expect("valid regex")
+    });
+    RE.is_match(text)
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,7 @@
 //! How a suite, a config file or the command line names the agent under test:
 //! [`TargetConfig`] (the `KIND:ARG` short form or the full map), its [`TargetKind`] and the
-//! settings of each kind. Suite model only: the seam traits that play a target are in the
-//! parent module, above the trace.
+//! settings of each kind. Suite model only: the seam traits that play a target are in
+//! [`crate::target`], above the trace.
 
 use std::collections::BTreeMap;
 use std::fmt;
