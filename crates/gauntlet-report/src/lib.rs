@@ -12,6 +12,7 @@ pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod mask;
 pub mod md;
 pub mod sarif;
 pub mod text;
