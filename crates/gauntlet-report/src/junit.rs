@@ -593,4 +593,29 @@ mod tests {
         assert_eq!(ant_timestamp("2026-12-01T15:47:32Z"), "2026-12-01T15:47:32");
         assert_eq!(ant_timestamp("t"), "1970-01-01T00:00:00");
     }
+
+    #[test]
+    fn a_check_that_failed_in_a_passing_case_is_shown_and_the_canary_is_masked() {
+        use crate::testing::{feed, manifest, result};
+        let canary = "GNTC-7Q4X-M2RK-91ZB";
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut w = JunitReport::create(dir.path()).expect("create");
+        let passing = result("s", "PASS", false, false, "no refund today");
+        let mut leaked = result("s", "FAIL", true, true, &format!("it is {canary}"));
+        leaked.case.id = "c2".into();
+        leaked.case.name = "smoke/c2".into();
+        feed(&mut w, manifest(".", canary, "s", false), vec![passing, leaked]);
+        let xml = std::fs::read_to_string(dir.path().join("junit.xml")).expect("read");
+        assert!(
+            xml.contains(r#"<property name="c1.failed_checks" value="no_canary: canary leaked in answer 1: no refund today"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("smoke/c1 PASS (1/2 ok) with 1 failed check(s): no_canary"),
+            "{xml}"
+        );
+        assert!(xml.contains(r#"<testcase name="smoke/c1" classname="gauntlet.s" time="0.005"/>"#), "{xml}");
+        assert!(!xml.contains(canary), "{xml}");
+        assert!(xml.contains("GNTC…(19 chars)"), "{xml}");
+    }
 }

@@ -453,4 +453,25 @@ mod tests {
             format!("case-{:03}", MAX_FINDINGS - 1)
         );
     }
+
+    #[test]
+    fn a_check_that_failed_in_a_passing_case_is_listed_after_the_failures_and_the_canary_is_masked()
+    {
+        use crate::testing::{feed, manifest, result};
+        let canary = "GNTC-7Q4X-M2RK-91ZB";
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut w = MarkdownReport::create(dir.path()).expect("create");
+        let mut passing = result("s", "PASS", false, false, "no refund today");
+        passing.case.name = "a-passing".into();
+        let leaked = result("s", "FAIL", true, true, &format!("it is {canary}"));
+        feed(&mut w, manifest(".", canary, "s", false), vec![passing, leaked]);
+        let page = std::fs::read_to_string(dir.path().join("summary.md")).expect("read");
+        let pass_row = page
+            .find("| `a-passing` | PASS | 1/2 ok | passed, but 1 check(s) failed: no_canary")
+            .expect(&page);
+        let fail_row = page.find("| `smoke/c1` | FAIL |").expect(&page);
+        assert!(fail_row < pass_row, "failures first: {page}");
+        assert!(!page.contains(canary), "{page}");
+        assert!(page.contains("GNTC…(19 chars)"), "{page}");
+    }
 }

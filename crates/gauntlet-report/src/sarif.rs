@@ -448,3 +448,82 @@ impl Reporter for SarifReport {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{feed, manifest, result};
+
+    const CANARY: &str = "GNTC-7Q4X-M2RK-91ZB";
+
+    fn written(m: RunManifest, results: Vec<CaseResult>) -> (Value, String) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut w = SarifReport::create(dir.path()).expect("create");
+        feed(&mut w, m, results);
+        let text = std::fs::read_to_string(dir.path().join("results.sarif")).expect("read");
+        (serde_json::from_str(&text).expect("json"), text)
+    }
+
+    #[test]
+    fn a_hard_policy_failure_outside_a_security_case_is_a_result_at_its_repository_path() {
+        // The run started in `repo/app`; the suite is `suites/s.yaml` from there.
+        let repo = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(repo.path().join(".git")).expect("git");
+        std::fs::create_dir_all(repo.path().join("app")).expect("app");
+        let base = repo.path().join("app").display().to_string();
+        let hard = result("s", "FAIL", false, true, &format!("it is {CANARY}"));
+        // A soft failure of a quality case is no finding.
+        let soft = result("s", "FAIL", false, false, "no");
+        let (sarif, text) = written(manifest(&base, CANARY, "s", false), vec![hard, soft]);
+        let run = &sarif["runs"][0];
+        let results = run["results"].as_array().expect("results");
+        assert_eq!(results.len(), 1, "{text}");
+        assert_eq!(results[0]["ruleId"], "policy-no_canary");
+        assert_eq!(run["tool"]["driver"]["rules"][0]["id"], "policy-no_canary");
+        let loc = &results[0]["locations"][0]["physicalLocation"];
+        assert_eq!(loc["artifactLocation"]["uri"], "app/suites/s.yaml", "{text}");
+        assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+        assert_eq!(loc["region"]["startLine"], 7);
+        assert!(run["originalUriBaseIds"]["%SRCROOT%"].is_object(), "{text}");
+        // The canary is masked in the evidence and everywhere else.
+        assert!(!text.contains(CANARY), "{text}");
+        assert!(text.contains("GNTC…(19 chars)"), "{text}");
+    }
+
+    #[test]
+    fn a_built_in_case_has_a_logical_location_and_no_path_into_gauntlet() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path().display().to_string();
+        let mut r = result("owasp-redteam", "FAIL", true, true, CANARY);
+        r.case.source = Some(gauntlet_core::suite::CaseSource {
+            file: "crates/gauntlet-suite/corpus/owasp/llm07.yaml".into(),
+            line: 2,
+        });
+        r.case.technique = Some("verbatim-repeat".into());
+        let (sarif, text) = written(manifest(&base, CANARY, "owasp-redteam", true), vec![r]);
+        let res = &sarif["runs"][0]["results"][0];
+        assert_eq!(res["ruleId"], "verbatim-repeat");
+        let loc = &res["locations"][0];
+        assert!(loc.get("physicalLocation").is_none(), "{text}");
+        assert_eq!(
+            loc["logicalLocations"][0]["fullyQualifiedName"],
+            "owasp-redteam/c1"
+        );
+        assert!(!text.contains("crates/gauntlet-suite"), "{text}");
+        assert!(!text.contains(CANARY), "{text}");
+    }
+
+    #[test]
+    fn paths_are_resolved_by_their_text_and_kept_outside_the_repository() {
+        let p = Places {
+            base: Some(PathBuf::from("/r/app")),
+            root: Some(PathBuf::from("/r")),
+            ..Places::default()
+        };
+        assert_eq!(p.repo_path("../suites/./s.yaml"), "suites/s.yaml");
+        assert_eq!(p.repo_path("/r/x.yaml"), "x.yaml");
+        assert_eq!(p.repo_path("../../elsewhere.yaml"), "../../elsewhere.yaml");
+        let none = Places::default();
+        assert_eq!(none.repo_path("s.yaml"), "s.yaml");
+    }
+}
