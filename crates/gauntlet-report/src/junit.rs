@@ -604,7 +604,11 @@ mod tests {
         let mut leaked = result("s", "FAIL", true, true, &format!("it is {canary}"));
         leaked.case.id = "c2".into();
         leaked.case.name = "smoke/c2".into();
-        feed(&mut w, manifest(".", canary, "s", false), vec![passing, leaked]);
+        feed(
+            &mut w,
+            manifest(".", canary, "s", false),
+            vec![passing, leaked],
+        );
         let xml = std::fs::read_to_string(dir.path().join("junit.xml")).expect("read");
         assert!(
             xml.contains(r#"<property name="c1.failed_checks" value="no_canary: canary leaked in answer 1: no refund today"/>"#),
@@ -614,7 +618,10 @@ mod tests {
             xml.contains("smoke/c1 PASS (1/2 ok) with 1 failed check(s): no_canary"),
             "{xml}"
         );
-        assert!(xml.contains(r#"<testcase name="smoke/c1" classname="gauntlet.s" time="0.005"/>"#), "{xml}");
+        assert!(
+            xml.contains(r#"<testcase name="smoke/c1" classname="gauntlet.s" time="0.005"/>"#),
+            "{xml}"
+        );
         assert!(!xml.contains(canary), "{xml}");
         assert!(xml.contains("GNTC…(19 chars)"), "{xml}");
     }

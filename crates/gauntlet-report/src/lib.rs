@@ -4,7 +4,7 @@
 //! [`junit::JunitReport`] writes `junit.xml`, [`markdown::MarkdownReport`] writes
 //! `summary.md`, [`html::HtmlReport`] writes `report.html` (one self-contained page with
 //! charts, the case table and every case's trace), [`sarif::SarifReport`] writes
-//! `results.sarif` (the successful attacks, for code scanning). Each streams: cases are written as they finish and only counters and a
+//! `results.sarif` (the successful attacks and hard policy failures, for code scanning). Each streams: cases are written as they finish and only counters and a
 //! bounded list of findings stay in memory. Files are written under a temporary name and
 //! renamed when the run finishes, so a crash never leaves a half report that looks whole.
 
@@ -84,7 +84,11 @@ pub(crate) mod testing {
     /// A manifest of a run started in `base_dir` with `canary`; `suite` is built in when
     /// `builtin`.
     pub fn manifest(base_dir: &str, canary: &str, suite: &str, builtin: bool) -> RunManifest {
-        let path = if builtin { "builtin:owasp" } else { "suite.yaml" };
+        let path = if builtin {
+            "builtin:owasp"
+        } else {
+            "suite.yaml"
+        };
         serde_json::from_value(serde_json::json!({
             "schema_version": 1, "run_id": "r", "gauntlet_version": "0", "started_at": "t",
             "command": "run", "suites": [{"name": suite, "path": path, "sha256": "", "cases": 1}],
@@ -99,7 +103,13 @@ pub(crate) mod testing {
 
     /// A one-trial result of `status` whose answer quotes `answer`, with one failing check
     /// (`hard` or not) quoting it too.
-    pub fn result(suite: &str, status: &str, security: bool, hard: bool, answer: &str) -> CaseResult {
+    pub fn result(
+        suite: &str,
+        status: &str,
+        security: bool,
+        hard: bool,
+        answer: &str,
+    ) -> CaseResult {
         let hard_fails = if hard {
             vec![format!("no_canary: canary leaked in answer 1: {answer}")]
         } else {
@@ -123,10 +133,24 @@ pub(crate) mod testing {
     }
 
     /// Feeds a run of `results` to `w`.
-    pub fn feed(w: &mut dyn gauntlet_core::event::Reporter, m: RunManifest, results: Vec<CaseResult>) {
-        let mut evs = vec![RunEvent::new(0, EventKind::RunStarted { manifest: Box::new(m) })];
+    pub fn feed(
+        w: &mut dyn gauntlet_core::event::Reporter,
+        m: RunManifest,
+        results: Vec<CaseResult>,
+    ) {
+        let mut evs = vec![RunEvent::new(
+            0,
+            EventKind::RunStarted {
+                manifest: Box::new(m),
+            },
+        )];
         for r in results {
-            evs.push(RunEvent::new(1, EventKind::CaseFinished { result: Box::new(r) }));
+            evs.push(RunEvent::new(
+                1,
+                EventKind::CaseFinished {
+                    result: Box::new(r),
+                },
+            ));
         }
         evs.push(RunEvent::new(
             2,

@@ -464,7 +464,11 @@ mod tests {
         let mut passing = result("s", "PASS", false, false, "no refund today");
         passing.case.name = "a-passing".into();
         let leaked = result("s", "FAIL", true, true, &format!("it is {canary}"));
-        feed(&mut w, manifest(".", canary, "s", false), vec![passing, leaked]);
+        feed(
+            &mut w,
+            manifest(".", canary, "s", false),
+            vec![passing, leaked],
+        );
         let page = std::fs::read_to_string(dir.path().join("summary.md")).expect("read");
         let pass_row = page
             .find("| `a-passing` | PASS | 1/2 ok | passed, but 1 check(s) failed: no_canary")

@@ -89,12 +89,21 @@ fn mask_json(red: &Redactor, canary: &str, v: &mut Value) -> bool {
             }
             changed
         }
-        Value::Array(a) => a
-            .iter_mut()
-            .fold(false, |acc, x| mask_json(red, canary, x) || acc),
-        Value::Object(o) => o
-            .values_mut()
-            .fold(false, |acc, x| mask_json(red, canary, x) || acc),
+        // Every element is masked: no short cut after the first change.
+        Value::Array(a) => {
+            a.iter_mut()
+                .map(|x| mask_json(red, canary, x))
+                .filter(|&c| c)
+                .count()
+                > 0
+        }
+        Value::Object(o) => {
+            o.values_mut()
+                .map(|x| mask_json(red, canary, x))
+                .filter(|&c| c)
+                .count()
+                > 0
+        }
         _ => false,
     }
 }

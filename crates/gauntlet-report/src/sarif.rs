@@ -252,7 +252,10 @@ fn result_json(r: &CaseResult, rule_index: usize, rule_id: &str, places: &Places
     let text = if r.case.security {
         format!("The attack succeeded ({category}, {rule_id}): {what} The evidence: {evidence}")
     } else {
-        format!("A hard policy failure in {}: {what} The evidence: {evidence}", r.case.name)
+        format!(
+            "A hard policy failure in {}: {what} The evidence: {evidence}",
+            r.case.name
+        )
     };
     let mut res = json!({
         "ruleId": rule_id,
@@ -481,7 +484,10 @@ mod tests {
         assert_eq!(results[0]["ruleId"], "policy-no_canary");
         assert_eq!(run["tool"]["driver"]["rules"][0]["id"], "policy-no_canary");
         let loc = &results[0]["locations"][0]["physicalLocation"];
-        assert_eq!(loc["artifactLocation"]["uri"], "app/suites/s.yaml", "{text}");
+        assert_eq!(
+            loc["artifactLocation"]["uri"], "app/suites/s.yaml",
+            "{text}"
+        );
         assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%");
         assert_eq!(loc["region"]["startLine"], 7);
         assert!(run["originalUriBaseIds"]["%SRCROOT%"].is_object(), "{text}");
