@@ -30,7 +30,8 @@ use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent};
 use gauntlet_core::result::{CaseResult, CaseStatus};
 use quick_xml::escape::escape;
 
-use crate::text::{AtomicFile, failure_reason, score_text};
+use crate::mask::CanaryMask;
+use crate::text::{AtomicFile, failed_checks, failure_reason, score_text};
 
 /// Most characters of a prompt or an answer quoted in `<system-out>`.
 const QUOTE_CHARS: usize = 1000;
@@ -78,6 +79,8 @@ pub struct JunitReport {
     suites: BTreeMap<String, SuiteBuf>,
     run_name: String,
     run_id: String,
+    /// Masks the run's canary in what is quoted.
+    mask: CanaryMask,
     /// When the run started, as Ant's schema wants it: `YYYY-MM-DDTHH:MM:SS`, no zone (UTC).
     timestamp: String,
 }
@@ -90,6 +93,7 @@ impl JunitReport {
             suites: BTreeMap::new(),
             run_name: "gauntlet".into(),
             run_id: String::new(),
+            mask: CanaryMask::default(),
             timestamp: "1970-01-01T00:00:00".into(),
         })
     }
@@ -198,22 +202,11 @@ fn write_props(out: &mut impl Write, r: &CaseResult) -> std::io::Result<()> {
 /// Every failing check of the case, once each, hard ones first (`label: evidence`, joined
 /// by `; `); the usual one-line reason when no check failed (an error, a gate not assessed).
 fn failing_checks(r: &CaseResult) -> String {
-    let mut hard: Vec<String> = Vec::new();
-    let mut soft: Vec<String> = Vec::new();
-    for t in &r.trials {
-        for v in t.verdicts.iter().filter(|v| !v.passed && v.counts()) {
-            let line = format!("{}: {}", v.label, v.evidence);
-            let list = if v.hard_fail { &mut hard } else { &mut soft };
-            if !list.contains(&line) {
-                list.push(line);
-            }
-        }
-    }
-    if hard.is_empty() && soft.is_empty() {
+    let lines = failed_checks(r);
+    if lines.is_empty() {
         return failure_reason(r);
     }
-    hard.extend(soft);
-    hard.join("; ")
+    lines.join("; ")
 }
 
 /// The prompt and the answer of the first trial that did not pass (else the first), cut,
@@ -260,6 +253,29 @@ fn write_case(s: &mut SuiteBuf, r: &CaseResult) -> std::io::Result<()> {
     )?;
     if r.status == CaseStatus::Pass {
         out.write_all(b"/>\n")?;
+        // A check that failed in a case that passed on its score is still shown: whoever
+        // wrote it reads it as an assertion. Ant's schema allows nothing inside a passing
+        // test case, so it goes to the suite's properties and output.
+        let failed = failed_checks(r);
+        if !failed.is_empty() {
+            let text = failed.join("; ");
+            writeln!(
+                s.props.out,
+                "      <property name=\"{}.failed_checks\" value=\"{}\"/>",
+                xml_text(&r.case.id),
+                xml_text(&text)
+            )?;
+            write!(
+                s.log.out,
+                "{}",
+                xml_text(&format!(
+                    "{} PASS ({}) with {} failed check(s): {text}\n",
+                    r.case.name,
+                    score_text(r),
+                    failed.len()
+                ))
+            )?;
+        }
         return Ok(());
     }
     out.write_all(b">\n")?;
@@ -372,10 +388,12 @@ impl Reporter for JunitReport {
                 self.run_name = format!("gauntlet {} {}", manifest.command, manifest.target.label);
                 self.run_id = manifest.run_id.clone();
                 self.timestamp = ant_timestamp(&manifest.started_at);
+                self.mask = CanaryMask::of(manifest);
             }
             EventKind::CaseFinished { result } => {
+                let result = self.mask.result(result);
                 let s = self.suite(&result.case.suite)?;
-                write_case(s, result)?;
+                write_case(s, &result)?;
             }
             EventKind::RunFinished { summary, .. } => {
                 let spend = summary.spend.as_ref().map(|sp| {
@@ -574,5 +592,37 @@ mod tests {
         );
         assert_eq!(ant_timestamp("2026-12-01T15:47:32Z"), "2026-12-01T15:47:32");
         assert_eq!(ant_timestamp("t"), "1970-01-01T00:00:00");
+    }
+
+    #[test]
+    fn a_check_that_failed_in_a_passing_case_is_shown_and_the_canary_is_masked() {
+        use crate::testing::{feed, manifest, result};
+        let canary = "GNTC-7Q4X-M2RK-91ZB";
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut w = JunitReport::create(dir.path()).expect("create");
+        let passing = result("s", "PASS", false, false, "no refund today");
+        let mut leaked = result("s", "FAIL", true, true, &format!("it is {canary}"));
+        leaked.case.id = "c2".into();
+        leaked.case.name = "smoke/c2".into();
+        feed(
+            &mut w,
+            manifest(".", canary, "s", false),
+            vec![passing, leaked],
+        );
+        let xml = std::fs::read_to_string(dir.path().join("junit.xml")).expect("read");
+        assert!(
+            xml.contains(r#"<property name="c1.failed_checks" value="no_canary: canary leaked in answer 1: no refund today"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("smoke/c1 PASS (1/2 ok) with 1 failed check(s): no_canary"),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<testcase name="smoke/c1" classname="gauntlet.s" time="0.005"/>"#),
+            "{xml}"
+        );
+        assert!(!xml.contains(canary), "{xml}");
+        assert!(xml.contains("GNTC…(19 chars)"), "{xml}");
     }
 }

@@ -4,7 +4,7 @@
 //! [`junit::JunitReport`] writes `junit.xml`, [`markdown::MarkdownReport`] writes
 //! `summary.md`, [`html::HtmlReport`] writes `report.html` (one self-contained page with
 //! charts, the case table and every case's trace), [`sarif::SarifReport`] writes
-//! `results.sarif` (the successful attacks, for code scanning). Each streams: cases are written as they finish and only counters and a
+//! `results.sarif` (the successful attacks and hard policy failures, for code scanning). Each streams: cases are written as they finish and only counters and a
 //! bounded list of findings stay in memory. Files are written under a temporary name and
 //! renamed when the run finishes, so a crash never leaves a half report that looks whole.
 
@@ -13,6 +13,7 @@ pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod mask;
 pub mod md;
 pub mod sarif;
 pub mod text;
@@ -73,4 +74,98 @@ pub fn writers(dir: &Path, formats: &[Format]) -> std::io::Result<Vec<Box<dyn Re
         });
     }
     Ok(out)
+}
+
+/// Events and results the writers' tests feed them.
+#[cfg(test)]
+pub(crate) mod testing {
+    use gauntlet_core::event::{EventKind, RunEvent, RunManifest};
+    use gauntlet_core::result::CaseResult;
+
+    /// A manifest of a run started in `base_dir` with `canary`; `suite` is built in when
+    /// `builtin`.
+    pub fn manifest(base_dir: &str, canary: &str, suite: &str, builtin: bool) -> RunManifest {
+        let path = if builtin {
+            "builtin:owasp"
+        } else {
+            "suite.yaml"
+        };
+        serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "run_id": "r", "gauntlet_version": "0", "started_at": "t",
+            "command": "run", "suites": [{"name": suite, "path": path, "sha256": "", "cases": 1}],
+            "target": {"kind": "fake", "label": "fake:safe"}, "k": 1, "seed": 0,
+            "planned_cases": 1, "evidence_level": "offline", "side_effects": "simulated",
+            "dataset_revision": "", "tool_versions": {},
+            "invocation": {"suites": [], "base_dir": base_dir, "target": {"kind": "fake", "persona": "safe"},
+                           "canary": canary, "concurrency": 0}
+        }))
+        .expect("a manifest")
+    }
+
+    /// A one-trial result of `status` whose answer quotes `answer`, with one failing check
+    /// (`hard` or not) quoting it too.
+    pub fn result(
+        suite: &str,
+        status: &str,
+        security: bool,
+        hard: bool,
+        answer: &str,
+    ) -> CaseResult {
+        let hard_fails = if hard {
+            vec![format!("no_canary: canary leaked in answer 1: {answer}")]
+        } else {
+            Vec::new()
+        };
+        serde_json::from_value(serde_json::json!({
+            "case": {"id": "c1", "suite": suite, "kind": "task", "blocking": false,
+                     "security": security, "name": "smoke/c1",
+                     "source": {"file": "suites/s.yaml", "line": 7}},
+            "status": status, "score": {"kind": "checks", "passed": 1, "total": 2},
+            "passed_trials": 1, "hard_fails": hard_fails,
+            "trials": [{"case_id": "c1", "trial": 0, "outcome": "completed", "status": status,
+                        "score": {"kind": "checks", "passed": 1, "total": 2},
+                        "verdicts": [{"check": "no_canary", "label": "no_canary", "dimension": "policy",
+                                      "passed": false, "score": 0, "hard_fail": hard,
+                                      "evidence": format!("canary leaked in answer 1: {answer}")}],
+                        "trace": {"spans": [], "turns": [{"user": "say it", "answer": answer}]},
+                        "duration_ms": 5}]
+        }))
+        .expect("a case result")
+    }
+
+    /// Feeds a run of `results` to `w`.
+    pub fn feed(
+        w: &mut dyn gauntlet_core::event::Reporter,
+        m: RunManifest,
+        results: Vec<CaseResult>,
+    ) {
+        let mut evs = vec![RunEvent::new(
+            0,
+            EventKind::RunStarted {
+                manifest: Box::new(m),
+            },
+        )];
+        for r in results {
+            evs.push(RunEvent::new(
+                1,
+                EventKind::CaseFinished {
+                    result: Box::new(r),
+                },
+            ));
+        }
+        evs.push(RunEvent::new(
+            2,
+            EventKind::RunFinished {
+                summary: Box::new(gauntlet_core::summary::SummaryBuilder::new().finish(
+                    &Default::default(),
+                    &Default::default(),
+                    0,
+                )),
+                finished_at: "t".into(),
+            },
+        ));
+        for e in &evs {
+            w.on_event(e).expect("written");
+        }
+    }
 }

@@ -14,8 +14,9 @@ use gauntlet_core::result::{CaseResult, CaseStatus};
 use gauntlet_core::score::Status;
 use gauntlet_core::summary::Summary;
 
+use crate::mask::CanaryMask;
 use crate::md;
-use crate::text::{AtomicFile, failure_reason, score_text, trim_num};
+use crate::text::{AtomicFile, failed_checks, failure_reason, score_text, trim_num};
 
 /// How many non-passing cases are listed; the rest are counted.
 pub const MAX_FINDINGS: usize = 50;
@@ -53,6 +54,13 @@ pub struct MarkdownReport {
     manifest: Option<RunManifest>,
     findings: Vec<Finding>,
     more: usize,
+    /// Masks the run's canary in what is quoted (the page becomes a pull-request comment).
+    mask: CanaryMask,
+}
+
+/// Failures first, then passing cases with a failed check; by name within each.
+fn finding_order(passed: bool, name: &str) -> (bool, &str) {
+    (passed, name)
 }
 
 impl MarkdownReport {
@@ -63,11 +71,19 @@ impl MarkdownReport {
             manifest: None,
             findings: Vec::new(),
             more: 0,
+            mask: CanaryMask::default(),
         })
     }
 
     fn note(&mut self, r: &CaseResult) {
-        if r.status == CaseStatus::Pass || r.status == CaseStatus::Skipped {
+        // A passing case is listed when one of its checks failed (its score still passed):
+        // whoever wrote the check reads it as an assertion.
+        let failed_in_pass = match r.status {
+            CaseStatus::Pass => failed_checks(r),
+            _ => Vec::new(),
+        };
+        let passed = r.status == CaseStatus::Pass;
+        if (passed && failed_in_pass.is_empty()) || r.status == CaseStatus::Skipped {
             return;
         }
         // Keep the first MAX_FINDINGS by name, not by finishing order, so that the same
@@ -75,21 +91,21 @@ impl MarkdownReport {
         let mut replace = None;
         if self.findings.len() >= MAX_FINDINGS {
             self.more += 1;
-            let (last, name) = self
+            let (last, key) = self
                 .findings
                 .iter()
                 .enumerate()
-                .max_by(|a, b| a.1.name.cmp(&b.1.name))
-                .map(|(i, f)| (i, &f.name))
+                .map(|(i, f)| (i, finding_order(f.status == CaseStatus::Pass, &f.name)))
+                .max_by(|a, b| a.1.cmp(&b.1))
                 .expect("findings is full");
-            if r.case.name >= *name {
+            if finding_order(passed, &r.case.name) >= key {
                 return;
             }
             replace = Some(last);
         }
         // Every listed finding keeps its (clipped) trace; the page shows the first few in
         // name order, so which ones does not depend on the order cases finished in.
-        let trace = {
+        let trace = (!passed).then(|| {
             let trial = r
                 .trials
                 .iter()
@@ -108,14 +124,23 @@ impl MarkdownReport {
                 }
                 text
             })
+        });
+        let why = if passed {
+            format!(
+                "passed, but {} check(s) failed: {}",
+                failed_in_pass.len(),
+                failed_in_pass.join("; ")
+            )
+        } else {
+            failure_reason(r)
         };
         let finding = Finding {
             name: r.case.name.clone(),
             quarantined: r.quarantined,
             status: r.status,
             score: score_text(r),
-            why: failure_reason(r),
-            trace,
+            why,
+            trace: trace.flatten(),
         };
         match replace {
             Some(i) => self.findings[i] = finding,
@@ -361,11 +386,20 @@ fn spend_table(sp: &gauntlet_core::cost::RunSpend) -> String {
 impl Reporter for MarkdownReport {
     fn on_event(&mut self, ev: &RunEvent) -> Result<(), ReportError> {
         match &ev.kind {
-            EventKind::RunStarted { manifest } => self.manifest = Some((**manifest).clone()),
-            EventKind::CaseFinished { result } => self.note(result),
+            EventKind::RunStarted { manifest } => {
+                self.mask = CanaryMask::of(manifest);
+                self.manifest = Some((**manifest).clone());
+            }
+            EventKind::CaseFinished { result } => {
+                let result = self.mask.result(result);
+                self.note(&result);
+            }
             EventKind::RunFinished { summary, .. } => {
                 // Cases finish in any order; list findings by name so the page is stable.
-                self.findings.sort_by(|a, b| a.name.cmp(&b.name));
+                self.findings.sort_by(|a, b| {
+                    finding_order(a.status == CaseStatus::Pass, &a.name)
+                        .cmp(&finding_order(b.status == CaseStatus::Pass, &b.name))
+                });
                 let findings: Vec<FindingRow> = self
                     .findings
                     .iter()
@@ -444,5 +478,30 @@ mod tests {
             forward.0[MAX_FINDINGS - 1],
             format!("case-{:03}", MAX_FINDINGS - 1)
         );
+    }
+
+    #[test]
+    fn a_check_that_failed_in_a_passing_case_is_listed_after_the_failures_and_the_canary_is_masked()
+    {
+        use crate::testing::{feed, manifest, result};
+        let canary = "GNTC-7Q4X-M2RK-91ZB";
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut w = MarkdownReport::create(dir.path()).expect("create");
+        let mut passing = result("s", "PASS", false, false, "no refund today");
+        passing.case.name = "a-passing".into();
+        let leaked = result("s", "FAIL", true, true, &format!("it is {canary}"));
+        feed(
+            &mut w,
+            manifest(".", canary, "s", false),
+            vec![passing, leaked],
+        );
+        let page = std::fs::read_to_string(dir.path().join("summary.md")).expect("read");
+        let pass_row = page
+            .find("| `a-passing` | PASS | 1/2 ok | passed, but 1 check(s) failed: no_canary")
+            .expect(&page);
+        let fail_row = page.find("| `smoke/c1` | FAIL |").expect(&page);
+        assert!(fail_row < pass_row, "failures first: {page}");
+        assert!(!page.contains(canary), "{page}");
+        assert!(page.contains("GNTC…(19 chars)"), "{page}");
     }
 }

@@ -1,24 +1,31 @@
-//! `results.sarif`: [`SarifReport`], the successful attacks of a run as SARIF 2.1.0, the
-//! format code-scanning tools read (GitHub code scanning among them).
+//! `results.sarif`: [`SarifReport`], what code scanning should see of a run, as SARIF 2.1.0
+//! (the format code-scanning tools read, GitHub code scanning among them).
 //!
-//! One rule per technique (its title and summary from `gauntlet_core::technique`, the OWASP
-//! category it was seen in, and help on what to do about it), and one result per security
-//! case that FAILed: the prompt as sent, the evidence of the failing check, and a location
-//! pointing at the case in its suite file (the line of its `id`; built-in cases point at
-//! their corpus file in gauntlet's repository). Passing, erroring and non-security cases are
-//! not findings and do not appear.
+//! Findings are the successful attacks (security cases that FAILed) and every other hard
+//! policy failure (a canary leak, a forbidden side effect, an unbacked claim of an action in
+//! any case). One rule per technique for attacks (its title and summary from
+//! `gauntlet_core::technique`, the OWASP category it was seen in, help on what to do) and
+//! one per failed hard check for the others (`policy-<check>`); one result per finding: the
+//! prompt as sent, the evidence of the failing check, and where the case is written. A
+//! user's case points at its suite file relative to the repository root (the folder holding
+//! `.git` above the folder the run started in), which is how GitHub code scanning reads a
+//! relative URI; a case of the built-in corpus has a logical location (`owasp-redteam/<id>`)
+//! and no path into gauntlet's own source, plus the system prompt file when the run had one
+//! (`--system-prompt`), the user's file the attack was aimed at. The run's canary is masked
+//! ([`crate::mask`]). Passing, erroring and soft-failing cases are not findings.
 //!
-//! Results stream into the file as cases finish; only the rules (one per technique seen)
-//! are kept until the run finishes and the file is renamed into place.
+//! Results stream into the file as cases finish; only the rules (one per technique or check
+//! seen) are kept until the run finishes and the file is renamed into place.
 
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent, RunManifest};
 use gauntlet_core::result::{CaseResult, CaseStatus};
 use serde_json::{Value, json};
 
+use crate::mask::CanaryMask;
 use crate::text::{AtomicFile, clip, failure_reason};
 
 /// The SARIF version written.
@@ -27,11 +34,28 @@ pub const SARIF_VERSION: &str = "2.1.0";
 pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// The rule of a finding whose case names no technique.
 pub const UNTAGGED_RULE: &str = "gauntlet-untagged";
+/// The prefix of the rule of a hard policy failure outside a security case.
+pub const POLICY_RULE_PREFIX: &str = "policy-";
 
 struct Rule {
     id: String,
     categories: BTreeSet<String>,
     fallback: Option<String>,
+    /// A hard policy failure outside a security case (not an attack).
+    policy: bool,
+}
+
+/// Where the run's files are, for locations relative to the repository root.
+#[derive(Default)]
+struct Places {
+    /// The folder the run started in (suite paths are relative to it).
+    base: Option<PathBuf>,
+    /// The repository root above it, when there is one.
+    root: Option<PathBuf>,
+    /// Suites loaded from the built-in corpus (`builtin:` paths).
+    builtin: BTreeSet<String>,
+    /// The system prompt file of the run, as a SARIF artifact location.
+    system_prompt: Option<Value>,
 }
 
 /// Writes `results.sarif`.
@@ -40,6 +64,8 @@ pub struct SarifReport {
     manifest: Option<RunManifest>,
     rules: Vec<Rule>,
     results: usize,
+    places: Places,
+    mask: CanaryMask,
 }
 
 impl SarifReport {
@@ -50,22 +76,29 @@ impl SarifReport {
             manifest: None,
             rules: Vec::new(),
             results: 0,
+            places: Places::default(),
+            mask: CanaryMask::default(),
         })
     }
 
     fn rule_index(&mut self, r: &CaseResult) -> (usize, String) {
-        let id = r
-            .case
-            .technique
-            .clone()
-            .unwrap_or_else(|| UNTAGGED_RULE.to_owned());
+        let policy = !r.case.security;
+        let id = if policy {
+            format!("{POLICY_RULE_PREFIX}{}", hard_check(r).unwrap_or("check"))
+        } else {
+            r.case
+                .technique
+                .clone()
+                .unwrap_or_else(|| UNTAGGED_RULE.to_owned())
+        };
         let i = match self.rules.iter().position(|x| x.id == id) {
             Some(i) => i,
             None => {
                 self.rules.push(Rule {
                     id: id.clone(),
                     categories: BTreeSet::new(),
-                    fallback: r.case.description.clone(),
+                    fallback: r.case.description.clone().filter(|_| !policy),
+                    policy,
                 });
                 self.rules.len() - 1
             }
@@ -77,9 +110,109 @@ impl SarifReport {
     }
 }
 
-/// Whether a case result is a successful attack.
+/// Whether a case result is a finding: a successful attack (a security case that FAILed)
+/// or a hard policy failure in any case.
 pub fn is_finding(r: &CaseResult) -> bool {
-    r.case.security && r.status == CaseStatus::Fail
+    r.status == CaseStatus::Fail && (r.case.security || !r.hard_fails.is_empty())
+}
+
+/// The check of the case's first hard policy failure.
+fn hard_check(r: &CaseResult) -> Option<&str> {
+    r.trials
+        .iter()
+        .flat_map(|t| t.hard_fails())
+        .map(|v| v.check.as_str())
+        .next()
+}
+
+impl Places {
+    fn of(m: &RunManifest) -> Places {
+        let inv = m.invocation.as_ref();
+        let base = inv
+            .and_then(|i| i.base_dir.as_deref())
+            .map(PathBuf::from)
+            .or_else(|| std::env::current_dir().ok())
+            .map(|b| b.canonicalize().unwrap_or(b));
+        let root = base
+            .as_deref()
+            .and_then(|b| b.ancestors().find(|a| a.join(".git").exists()))
+            .map(Path::to_path_buf);
+        let mut p = Places {
+            base,
+            root,
+            builtin: m
+                .suites
+                .iter()
+                .filter(|s| s.path.starts_with("builtin:"))
+                .map(|s| s.name.clone())
+                .collect(),
+            system_prompt: None,
+        };
+        p.system_prompt = inv
+            .and_then(|i| i.system_prompt_file.as_deref())
+            .map(|f| artifact_location(&p.repo_path(f)));
+        p
+    }
+
+    /// A file named relative to the run's folder (or absolute), relative to the repository
+    /// root instead; as given when there is no repository or the file is outside it.
+    fn repo_path(&self, file: &str) -> String {
+        let p = Path::new(file);
+        let abs = match &self.base {
+            _ if p.is_absolute() => p.to_path_buf(),
+            Some(b) => b.join(p),
+            None => return file.to_owned(),
+        };
+        let abs = lexical(&abs);
+        match self.root.as_deref().and_then(|r| abs.strip_prefix(r).ok()) {
+            Some(rel) => rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/"),
+            None => file.to_owned(),
+        }
+    }
+
+    /// Where a finding's case is: its file and line for a user's suite; for the built-in
+    /// corpus a logical location, with the system prompt file when the run had one.
+    fn location(&self, r: &CaseResult) -> Option<Value> {
+        if self.builtin.contains(&r.case.suite) {
+            let mut loc = json!({ "logicalLocations": [{
+                "name": r.case.id,
+                "fullyQualifiedName": format!("{}/{}", r.case.suite, r.case.id),
+                "kind": "test",
+            }] });
+            if let Some(a) = &self.system_prompt {
+                loc["physicalLocation"] = json!({ "artifactLocation": a });
+            }
+            return Some(loc);
+        }
+        let src = r.case.source.as_ref()?;
+        let mut loc = json!({ "physicalLocation": {
+            "artifactLocation": artifact_location(&self.repo_path(&src.file))
+        } });
+        if src.line > 0 {
+            loc["physicalLocation"]["region"] = json!({ "startLine": src.line });
+        }
+        Some(loc)
+    }
+}
+
+/// The path with `.` and `..` resolved by its text (the file may not exist where the report
+/// is written).
+fn lexical(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A path as a SARIF URI: relative paths keep forward slashes under `%SRCROOT%`, absolute
@@ -103,7 +236,7 @@ fn artifact_location(path: &str) -> Value {
     }
 }
 
-fn result_json(r: &CaseResult, rule_index: usize, rule_id: &str) -> Value {
+fn result_json(r: &CaseResult, rule_index: usize, rule_id: &str, places: &Places) -> Value {
     let trial = r
         .trials
         .iter()
@@ -115,17 +248,21 @@ fn result_json(r: &CaseResult, rule_index: usize, rule_id: &str) -> Value {
     let prompt = prompt.join("\n---\n");
     let evidence = clip(&failure_reason(r), 500);
     let category = r.case.owasp.as_deref().unwrap_or("-");
+    let what = r.case.description.as_deref().unwrap_or(&r.case.name);
+    let text = if r.case.security {
+        format!("The attack succeeded ({category}, {rule_id}): {what} The evidence: {evidence}")
+    } else {
+        format!(
+            "A hard policy failure in {}: {what} The evidence: {evidence}",
+            r.case.name
+        )
+    };
     let mut res = json!({
         "ruleId": rule_id,
         "ruleIndex": rule_index,
         "level": "error",
         "kind": "fail",
-        "message": {
-            "text": format!(
-                "The attack succeeded ({category}, {rule_id}): {} The evidence: {evidence}",
-                r.case.description.as_deref().unwrap_or(&r.case.name),
-            )
-        },
+        "message": { "text": text },
         "partialFingerprints": { "gauntletCase/v1": format!("{}/{}", r.case.suite, r.case.id) },
         "properties": {
             "case": r.case.id,
@@ -138,12 +275,7 @@ fn result_json(r: &CaseResult, rule_index: usize, rule_id: &str) -> Value {
             "trial": trial.map(|t| t.trial + 1),
         }
     });
-    if let Some(src) = &r.case.source {
-        let mut loc =
-            json!({ "physicalLocation": { "artifactLocation": artifact_location(&src.file) } });
-        if src.line > 0 {
-            loc["physicalLocation"]["region"] = json!({ "startLine": src.line });
-        }
+    if let Some(loc) = places.location(r) {
         res["locations"] = json!([loc]);
     }
     res
@@ -159,7 +291,34 @@ fn clip_keep_lines(s: &str, n: usize) -> String {
     out
 }
 
+/// The rule of a failed hard check outside a security case (`policy-no_canary`, ...).
+fn policy_rule_json(rule: &Rule) -> Value {
+    let check = rule.id.trim_start_matches(POLICY_RULE_PREFIX);
+    let title = format!("Hard policy failure: {check}");
+    let summary = format!(
+        "The `{check}` check failed as a hard policy failure: the state is FAIL whatever the scores."
+    );
+    let help = "Read the evidence and the trace in report.json (or `gauntlet trace`); fix the \
+                agent, or, if the check is wrong, the case. A hard policy failure is never \
+                averaged away.";
+    json!({
+        "id": rule.id,
+        "name": format!("HardPolicyFailure/{check}"),
+        "shortDescription": { "text": title },
+        "fullDescription": { "text": summary },
+        "help": {
+            "text": format!("{summary}\n\nWhat to do: {help}"),
+            "markdown": format!("**{title}**\n\n{summary}\n\n**What to do:** {help}"),
+        },
+        "defaultConfiguration": { "level": "error" },
+        "properties": { "tags": ["policy"], "precision": "high" }
+    })
+}
+
 fn rule_json(rule: &Rule) -> Value {
+    if rule.policy {
+        return policy_rule_json(rule);
+    }
     let t = gauntlet_core::technique::find(&rule.id);
     let title = t.map_or_else(|| rule.id.replace('-', " "), |t| t.title.to_owned());
     let summary = t
@@ -207,6 +366,14 @@ fn rule_json(rule: &Rule) -> Value {
     })
 }
 
+/// `%SRCROOT%`, the base of every relative location: the repository root, named and not
+/// given (an absolute path of the machine that ran would tell nothing to the reader).
+fn src_root() -> Value {
+    json!({ "%SRCROOT%": { "description": { "text":
+        "The root of the repository the run started in (the folder holding .git), or the \
+         folder the run started in when it is in no repository." } } })
+}
+
 impl Reporter for SarifReport {
     fn on_event(&mut self, ev: &RunEvent) -> Result<(), ReportError> {
         if self.file.is_none() {
@@ -215,6 +382,8 @@ impl Reporter for SarifReport {
         match &ev.kind {
             EventKind::RunStarted { manifest } => {
                 self.manifest = Some((**manifest).clone());
+                self.places = Places::of(manifest);
+                self.mask = CanaryMask::of(manifest);
                 let out = &mut self.file.as_mut().expect("open").out;
                 write!(
                     out,
@@ -222,8 +391,9 @@ impl Reporter for SarifReport {
                 )?;
             }
             EventKind::CaseFinished { result } if is_finding(result) => {
-                let (i, id) = self.rule_index(result);
-                let v = result_json(result, i, &id);
+                let result = self.mask.result(result);
+                let (i, id) = self.rule_index(&result);
+                let v = result_json(&result, i, &id, &self.places);
                 let first = self.results == 0;
                 self.results += 1;
                 let out = &mut self.file.as_mut().expect("open").out;
@@ -263,6 +433,8 @@ impl Reporter for SarifReport {
                 let out = &mut f.out;
                 out.write_all(b"\n],\"tool\":")?;
                 serde_json::to_writer(&mut *out, &tool)?;
+                out.write_all(b",\"originalUriBaseIds\":")?;
+                serde_json::to_writer(&mut *out, &src_root())?;
                 out.write_all(b",\"automationDetails\":")?;
                 serde_json::to_writer(&mut *out, &automation)?;
                 out.write_all(
@@ -277,5 +449,87 @@ impl Reporter for SarifReport {
             _ => {}
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{feed, manifest, result};
+
+    const CANARY: &str = "GNTC-7Q4X-M2RK-91ZB";
+
+    fn written(m: RunManifest, results: Vec<CaseResult>) -> (Value, String) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut w = SarifReport::create(dir.path()).expect("create");
+        feed(&mut w, m, results);
+        let text = std::fs::read_to_string(dir.path().join("results.sarif")).expect("read");
+        (serde_json::from_str(&text).expect("json"), text)
+    }
+
+    #[test]
+    fn a_hard_policy_failure_outside_a_security_case_is_a_result_at_its_repository_path() {
+        // The run started in `repo/app`; the suite is `suites/s.yaml` from there.
+        let repo = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(repo.path().join(".git")).expect("git");
+        std::fs::create_dir_all(repo.path().join("app")).expect("app");
+        let base = repo.path().join("app").display().to_string();
+        let hard = result("s", "FAIL", false, true, &format!("it is {CANARY}"));
+        // A soft failure of a quality case is no finding.
+        let soft = result("s", "FAIL", false, false, "no");
+        let (sarif, text) = written(manifest(&base, CANARY, "s", false), vec![hard, soft]);
+        let run = &sarif["runs"][0];
+        let results = run["results"].as_array().expect("results");
+        assert_eq!(results.len(), 1, "{text}");
+        assert_eq!(results[0]["ruleId"], "policy-no_canary");
+        assert_eq!(run["tool"]["driver"]["rules"][0]["id"], "policy-no_canary");
+        let loc = &results[0]["locations"][0]["physicalLocation"];
+        assert_eq!(
+            loc["artifactLocation"]["uri"], "app/suites/s.yaml",
+            "{text}"
+        );
+        assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+        assert_eq!(loc["region"]["startLine"], 7);
+        assert!(run["originalUriBaseIds"]["%SRCROOT%"].is_object(), "{text}");
+        // The canary is masked in the evidence and everywhere else.
+        assert!(!text.contains(CANARY), "{text}");
+        assert!(text.contains("GNTC…(19 chars)"), "{text}");
+    }
+
+    #[test]
+    fn a_built_in_case_has_a_logical_location_and_no_path_into_gauntlet() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path().display().to_string();
+        let mut r = result("owasp-redteam", "FAIL", true, true, CANARY);
+        r.case.source = Some(gauntlet_core::suite::CaseSource {
+            file: "crates/gauntlet-suite/corpus/owasp/llm07.yaml".into(),
+            line: 2,
+        });
+        r.case.technique = Some("verbatim-repeat".into());
+        let (sarif, text) = written(manifest(&base, CANARY, "owasp-redteam", true), vec![r]);
+        let res = &sarif["runs"][0]["results"][0];
+        assert_eq!(res["ruleId"], "verbatim-repeat");
+        let loc = &res["locations"][0];
+        assert!(loc.get("physicalLocation").is_none(), "{text}");
+        assert_eq!(
+            loc["logicalLocations"][0]["fullyQualifiedName"],
+            "owasp-redteam/c1"
+        );
+        assert!(!text.contains("crates/gauntlet-suite"), "{text}");
+        assert!(!text.contains(CANARY), "{text}");
+    }
+
+    #[test]
+    fn paths_are_resolved_by_their_text_and_kept_outside_the_repository() {
+        let p = Places {
+            base: Some(PathBuf::from("/r/app")),
+            root: Some(PathBuf::from("/r")),
+            ..Places::default()
+        };
+        assert_eq!(p.repo_path("../suites/./s.yaml"), "suites/s.yaml");
+        assert_eq!(p.repo_path("/r/x.yaml"), "x.yaml");
+        assert_eq!(p.repo_path("../../elsewhere.yaml"), "../../elsewhere.yaml");
+        let none = Places::default();
+        assert_eq!(none.repo_path("s.yaml"), "s.yaml");
     }
 }

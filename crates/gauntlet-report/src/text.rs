@@ -84,6 +84,25 @@ pub fn failure_reason(r: &CaseResult) -> String {
     String::new()
 }
 
+/// Every failing check of the case (gating and assessed), once each, hard ones first, as
+/// `label: evidence`. A passing case can have some: a soft check that failed while the
+/// score still passed.
+pub fn failed_checks(r: &CaseResult) -> Vec<String> {
+    let mut hard: Vec<String> = Vec::new();
+    let mut soft: Vec<String> = Vec::new();
+    for t in &r.trials {
+        for v in t.verdicts.iter().filter(|v| !v.passed && v.counts()) {
+            let line = format!("{}: {}", v.label, v.evidence);
+            let list = if v.hard_fail { &mut hard } else { &mut soft };
+            if !list.contains(&line) {
+                list.push(line);
+            }
+        }
+    }
+    hard.extend(soft);
+    hard
+}
+
 /// Clips text to `n` characters on one line (newlines become spaces), adding an ellipsis.
 pub fn clip(s: &str, n: usize) -> String {
     gauntlet_core::text::clip(&s.replace('\n', " "), n)

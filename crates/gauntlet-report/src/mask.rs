@@ -1,0 +1,179 @@
+//! [`CanaryMask`]: the run's canary masked in the files that leave the run's folder.
+//!
+//! `summary.md` becomes a pull-request comment, `results.sarif` a code-scanning alert and
+//! `junit.xml` a CI test page: places people outside the test read and search. A planted
+//! canary quoted there (in a leak's evidence, in the answer that leaked it) is published
+//! with them, and a published canary no longer proves a leak. These writers mask it to its
+//! first characters and its length (`[REDACTED:canary GNTC…(19 chars)]`): enough to tell which
+//! secret leaked, not enough to plant it again. `report.json` and `report.html` stay whole:
+//! they are the run's own record, which a reviewer needs as it was.
+//!
+//! The masking is the secret redactor's ([`gauntlet_core::redact::Redactor`]), with the
+//! canary registered under its masked form: the plain and percent-encoded forms go. A
+//! disguised leak (spelled out, encoded) is quoted as the reply wrote it, so that a reviewer
+//! sees the disguise, as the canary detector's own excerpts do. The canary is the run's
+//! (`--canary`, or the corpus's for the red team, as recorded in the manifest's invocation);
+//! a suite's or a case's own canary is not in the manifest and is not masked.
+
+use std::borrow::Cow;
+
+use gauntlet_core::event::RunManifest;
+use gauntlet_core::redact::Redactor;
+use gauntlet_core::result::CaseResult;
+use serde_json::Value;
+
+/// Masks one canary in case results.
+#[derive(Debug, Clone, Default)]
+pub struct CanaryMask {
+    canary: Option<String>,
+    redactor: Redactor,
+}
+
+/// `GNTC…(19 chars)`: the first characters of a secret (a quarter of it, at most 4) and its
+/// length in characters.
+pub fn masked(secret: &str) -> String {
+    let n = secret.chars().count();
+    let head: String = secret.chars().take((n / 4).min(4)).collect();
+    format!("{head}…({n} chars)")
+}
+
+impl CanaryMask {
+    /// The mask of the run's canary, from its manifest (none when the run recorded none).
+    pub fn of(m: &RunManifest) -> CanaryMask {
+        CanaryMask::new(m.invocation.as_ref().and_then(|i| i.canary.as_deref()))
+    }
+
+    /// The mask of `canary`.
+    pub fn new(canary: Option<&str>) -> CanaryMask {
+        let mut redactor = Redactor::new();
+        if let Some(c) = canary {
+            redactor.add(&format!("canary {}", masked(c)), c);
+        }
+        CanaryMask {
+            canary: canary.filter(|_| !redactor.is_empty()).map(str::to_owned),
+            redactor,
+        }
+    }
+
+    /// `text` with the canary masked.
+    pub fn text<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        self.redactor.redact(text)
+    }
+
+    /// The result with the canary masked wherever it is quoted (prompts, answers, evidence,
+    /// tool calls), borrowed when it quotes none.
+    pub fn result<'a>(&self, r: &'a CaseResult) -> Cow<'a, CaseResult> {
+        let Some(canary) = &self.canary else {
+            return Cow::Borrowed(r);
+        };
+        let Ok(mut v) = serde_json::to_value(r) else {
+            return Cow::Borrowed(r);
+        };
+        if !mask_json(&self.redactor, canary, &mut v) {
+            return Cow::Borrowed(r);
+        }
+        serde_json::from_value(v).map_or(Cow::Borrowed(r), Cow::Owned)
+    }
+}
+
+/// Masks every string in `v`; whether any changed. A head of the canary longer than the
+/// mask shows, cut with `…` by whoever quoted it, is masked as well: the rest was cut off,
+/// but the head alone gives most of the secret away.
+fn mask_json(red: &Redactor, canary: &str, v: &mut Value) -> bool {
+    match v {
+        Value::String(s) => {
+            let mut out = red.redact(s).into_owned();
+            let changed = mask_cut_heads(red, canary, &mut out) || out != *s;
+            if changed {
+                *s = out;
+            }
+            changed
+        }
+        // Every element is masked: no short cut after the first change.
+        Value::Array(a) => {
+            a.iter_mut()
+                .map(|x| mask_json(red, canary, x))
+                .filter(|&c| c)
+                .count()
+                > 0
+        }
+        Value::Object(o) => {
+            o.values_mut()
+                .map(|x| mask_json(red, canary, x))
+                .filter(|&c| c)
+                .count()
+                > 0
+        }
+        _ => false,
+    }
+}
+
+/// Replaces each head of `canary` that stands right before a `…` (a cut) with the mask.
+fn mask_cut_heads(red: &Redactor, canary: &str, s: &mut String) -> bool {
+    if !s.contains('…') {
+        return false;
+    }
+    let shown = (canary.chars().count() / 4).min(4);
+    let pieces: Vec<&str> = s.split('…').collect();
+    let last = pieces.len() - 1;
+    let mut changed = false;
+    let mut out = String::with_capacity(s.len());
+    for (i, piece) in pieces.iter().enumerate() {
+        if i > 0 {
+            out.push('…');
+        }
+        if i < last && head_len(piece, canary) > shown {
+            let mut p = (*piece).to_owned();
+            red.redact_cut_end(&mut p);
+            changed |= p != *piece;
+            out.push_str(&p);
+        } else {
+            out.push_str(piece);
+        }
+    }
+    if changed {
+        *s = out;
+    }
+    changed
+}
+
+/// How many characters of `canary`'s start end `text`.
+fn head_len(text: &str, canary: &str) -> usize {
+    canary
+        .char_indices()
+        .map(|(i, c)| i + c.len_utf8())
+        .filter(|&end| text.ends_with(&canary[..end]))
+        .map(|end| canary[..end].chars().count())
+        .max()
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mask_keeps_a_head_and_the_length() {
+        assert_eq!(masked("GNTC-7Q4X-M2RK-91ZB"), "GNTC…(19 chars)");
+        assert_eq!(masked("abcdefgh"), "ab…(8 chars)");
+    }
+
+    #[test]
+    fn the_canary_is_masked_whole_percent_encoded_and_cut() {
+        let m = CanaryMask::new(Some("GNTC-7Q4X-M2RK-91ZB"));
+        assert_eq!(
+            m.text("code: GNTC-7Q4X-M2RK-91ZB."),
+            "code: [REDACTED:canary GNTC…(19 chars)]."
+        );
+        let mut v = serde_json::json!({"a": ["leaked GNTC-7Q4X-M2R…\" and more", "GNTC…"]});
+        assert!(mask_json(&m.redactor, "GNTC-7Q4X-M2RK-91ZB", &mut v));
+        assert_eq!(
+            v["a"][0],
+            "leaked [REDACTED:canary GNTC…(19 chars)]…\" and more"
+        );
+        // A head no longer than the mask's own is left: it tells nothing more.
+        assert_eq!(v["a"][1], "GNTC…");
+        let none = CanaryMask::new(None);
+        assert_eq!(none.text("GNTC-7Q4X-M2RK-91ZB"), "GNTC-7Q4X-M2RK-91ZB");
+    }
+}
