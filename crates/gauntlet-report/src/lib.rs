@@ -58,6 +58,16 @@ impl Format {
             Format::Sarif => "results.sarif",
         }
     }
+
+    /// What the name of every temporary file this format's writer keeps in the output folder
+    /// while a run goes on starts with: a dot and the file's stem (`.junit` covers
+    /// `.junit.xml.partial` and the per-suite `.junit-N-*.partial`), so that a caller can tell
+    /// them from files someone else wrote there.
+    pub fn temporary_prefix(self) -> String {
+        let name = self.file_name();
+        let stem = name.split_once('.').map_or(name, |(stem, _)| stem);
+        format!(".{stem}")
+    }
 }
 
 /// Creates the writers for the given formats in `dir` (created if missing).
@@ -166,6 +176,55 @@ pub(crate) mod testing {
         ));
         for e in &evs {
             w.on_event(e).expect("written");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gauntlet_core::event::{EventKind, RunEvent};
+
+    use super::{Format, writers};
+    use crate::testing::{manifest, result};
+
+    /// While a run goes on, every file the writers keep in the output folder starts with its
+    /// format's temporary prefix: the harness-integrity check excludes exactly these, so a
+    /// writer's file must never look like one an agent planted next to the suite.
+    #[test]
+    fn every_file_a_writer_keeps_during_a_run_starts_with_a_temporary_prefix() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut ws = writers(dir.path(), &Format::ALL).expect("writers");
+        let started = RunEvent::new(
+            0,
+            EventKind::RunStarted {
+                manifest: Box::new(manifest(".", "GNTC-7Q4X", "s", false)),
+            },
+        );
+        let finished = RunEvent::new(
+            1,
+            EventKind::CaseFinished {
+                result: Box::new(result("s", "PASS", false, false, "hello")),
+            },
+        );
+        for w in &mut ws {
+            w.on_event(&started).expect("started");
+            w.on_event(&finished).expect("case");
+            w.flush().expect("flush");
+        }
+        let prefixes: Vec<String> = Format::ALL.iter().map(|f| f.temporary_prefix()).collect();
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            names.iter().any(|n| n.starts_with(".junit-")),
+            "JUnit keeps a per-suite file while the run goes on: {names:?}"
+        );
+        for n in &names {
+            assert!(
+                prefixes.iter().any(|p| n.starts_with(p.as_str())),
+                "{n} starts with none of {prefixes:?}"
+            );
         }
     }
 }

@@ -225,7 +225,9 @@ pub fn written_by_us(outputs: &Outputs) -> Vec<PathBuf> {
     if let Some(dir) = &outputs.reports {
         for f in gauntlet_report::Format::ALL {
             out.push(dir.join(f.file_name()));
-            out.push(dir.join(format!(".{}.partial", f.file_name())));
+            // The writers' temporary files, by prefix: JUnit keeps one set per suite until
+            // the run ends, so their names are not known in advance.
+            out.push(dir.join(f.temporary_prefix()));
         }
     }
     out
