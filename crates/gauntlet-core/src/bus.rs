@@ -36,15 +36,9 @@ pub fn is_bus_tool(name: &str) -> bool {
 /// make every handoff an uncontrolled side effect for `recovery` and `no_side_effect`.
 pub fn bus_tools() -> Vec<ToolDef> {
     let def = |name: &str, description: &str, parameters: serde_json::Value| ToolDef {
-        name: name.into(),
-        description: description.into(),
-        parameters,
         side_effect: SideEffectClass::ReadOnly,
-        approval: None,
-        fixtures: Vec::new(),
-        default: None,
-        claims: Vec::new(),
         version: Some("gauntlet-bus-1".into()),
+        ..ToolDef::declared(name, description, parameters)
     };
     vec![
         def(

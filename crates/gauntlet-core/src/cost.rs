@@ -514,24 +514,8 @@ mod tests {
     fn cached_calls_cost_nothing_and_count_apart() {
         let t = PriceTable::builtin();
         let mut rec = TraceRecorder::new();
-        rec.llm_call(
-            Some("gpt-4o".into()),
-            vec![Message::user("hi")],
-            Message::assistant("hello"),
-            usage(100, 50),
-            1,
-            None,
-            1,
-        );
-        rec.llm_call(
-            Some("gpt-4o".into()),
-            vec![Message::user("hi")],
-            Message::assistant("hello"),
-            usage(100, 50),
-            1,
-            None,
-            0,
-        );
+        gpt4o_call(&mut rec, 1);
+        gpt4o_call(&mut rec, 0);
         rec.mark_last_llm_cached();
         let s = TrialSpend::of(&rec.finish(), &t);
         assert_eq!((s.agent.calls, s.agent.cached), (1, 1));
@@ -543,15 +527,7 @@ mod tests {
     fn attacker_and_rewriter_calls_count_in_the_total() {
         let t = PriceTable::builtin();
         let mut rec = TraceRecorder::new();
-        rec.llm_call(
-            Some("gpt-4o".into()),
-            vec![Message::user("hi")],
-            Message::assistant("hello"),
-            usage(100, 50),
-            1,
-            None,
-            1,
-        );
+        gpt4o_call(&mut rec, 1);
         let helper = |role, model: &str, u, cached| {
             crate::trace::StrategyEvent::HelperCall(crate::trace::HelperCall {
                 role,
@@ -622,6 +598,19 @@ mod tests {
             Some(crate::score::BudgetStop::Cost {
                 limit_micro_usd: 500_000
             })
+        );
+    }
+
+    /// A gpt-4o call of 100 tokens in and 50 out (`attempts` 0: answered from the cache).
+    fn gpt4o_call(rec: &mut TraceRecorder, attempts: u32) {
+        rec.llm_call(
+            Some("gpt-4o".into()),
+            vec![Message::user("hi")],
+            Message::assistant("hello"),
+            usage(100, 50),
+            1,
+            None,
+            attempts,
         );
     }
 

@@ -86,16 +86,13 @@ impl McpTool {
     /// The tool as the rest of gauntlet sees it, before the server has described it: no
     /// description, an empty argument schema, no fixtures.
     pub fn to_tool_def(&self, server: &str) -> ToolDef {
+        let parameters = serde_json::json!({ "type": "object", "properties": {} });
         ToolDef {
-            name: self.name.clone(),
-            description: String::new(),
-            parameters: serde_json::json!({ "type": "object", "properties": {} }),
             side_effect: self.side_effect,
             approval: self.approval.clone(),
-            fixtures: Vec::new(),
-            default: None,
             claims: self.claims.clone(),
             version: Some(format!("mcp:{server}")),
+            ..ToolDef::declared(self.name.clone(), "", parameters)
         }
     }
 }

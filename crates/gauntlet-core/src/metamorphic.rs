@@ -469,53 +469,14 @@ mod tests {
     use super::*;
     use crate::result::{Outcome, Score};
     use crate::suite::ScoreBand;
-    use crate::trace::{Trace, TurnRecord};
-    use crate::verdict::{Dimension, Verdict};
 
+    /// A repeat; one that did not complete is an error, whatever its verdict.
     fn trial(input: &str, answer: &str, passed: bool, outcome: Outcome) -> TrialResult {
-        let trace = Trace {
-            turns: vec![TurnRecord {
-                user: input.into(),
-                answer: answer.into(),
-                truncated: false,
-            }],
-            ..Trace::default()
-        };
-        let v = if passed {
-            Verdict::pass(
-                "contains",
-                "contains".into(),
-                Dimension::Outcome,
-                String::new(),
-            )
-        } else {
-            Verdict::fail(
-                "contains",
-                "contains".into(),
-                Dimension::Outcome,
-                0,
-                String::new(),
-            )
-        };
-        TrialResult {
-            case_id: "c".into(),
-            trial: 0,
-            outcome,
-            status: if outcome != Outcome::Completed {
-                CaseStatus::Error
-            } else if passed {
-                CaseStatus::Pass
-            } else {
-                CaseStatus::Fail
-            },
-            score: Score::Unscored,
-            verdicts: vec![v],
-            trace,
-            error: None,
-            duration_ms: 1,
-            spend: Default::default(),
-            evidence: None,
+        let mut t = crate::result::test_trial(input, answer, false, passed, outcome);
+        if outcome != Outcome::Completed {
+            t.status = CaseStatus::Error;
         }
+        t
     }
 
     fn ok(n: usize) -> Vec<TrialResult> {

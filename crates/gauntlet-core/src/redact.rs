@@ -37,7 +37,7 @@ impl Redactor {
         }
         let label = format!("[REDACTED:{name}]");
         let mut forms = vec![secret.to_owned()];
-        let pct = percent_encode(secret);
+        let pct = crate::text::percent_encode(secret);
         if pct != secret {
             forms.push(pct);
         }
@@ -158,18 +158,6 @@ impl Redactor {
             _ => {}
         }
     }
-}
-
-fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

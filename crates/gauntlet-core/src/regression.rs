@@ -4,6 +4,7 @@
 //! evidence, which a named check or a reworded message would change).
 
 use crate::compare::CaseChange;
+use crate::text::clip;
 
 /// A kind of change to the agent or its harness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -260,16 +261,6 @@ pub fn hypothesis(change: &CaseChange, kind: ChangeType) -> Hypothesis {
     Hypothesis {
         text: format!("the answer changed: {clipped}"),
         class: kind.default_class(),
-    }
-}
-
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_owned()
-    } else {
-        let mut out: String = s.chars().take(n).collect();
-        out.push('…');
-        out
     }
 }
 

@@ -251,6 +251,59 @@ pub struct TrialResult {
     pub evidence: Option<EvidenceLevel>,
 }
 
+/// A repeat for the tests of the repeat checks (`stability`, `metamorphic`): one turn, `user`
+/// and the `answer`, graded by one `contains` verdict that passed or failed.
+#[cfg(test)]
+pub(crate) fn test_trial(
+    user: &str,
+    answer: &str,
+    truncated: bool,
+    passed: bool,
+    outcome: Outcome,
+) -> TrialResult {
+    let trace = Trace {
+        turns: vec![crate::trace::TurnRecord {
+            user: user.into(),
+            answer: answer.into(),
+            truncated,
+        }],
+        ..Trace::default()
+    };
+    let v = if passed {
+        Verdict::pass(
+            "contains",
+            "contains".into(),
+            Dimension::Outcome,
+            String::new(),
+        )
+    } else {
+        Verdict::fail(
+            "contains",
+            "contains".into(),
+            Dimension::Outcome,
+            0,
+            String::new(),
+        )
+    };
+    TrialResult {
+        case_id: "c".into(),
+        trial: 0,
+        outcome,
+        status: if passed {
+            CaseStatus::Pass
+        } else {
+            CaseStatus::Fail
+        },
+        score: Score::Unscored,
+        verdicts: vec![v],
+        trace,
+        error: None,
+        duration_ms: 1,
+        spend: Default::default(),
+        evidence: None,
+    }
+}
+
 impl TrialResult {
     /// Builds a trial result from an outcome, a trace and (for completed trials) verdicts.
     pub fn new(

@@ -232,52 +232,9 @@ impl StabilityReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::result::{CaseStatus, Score};
-    use crate::trace::{Trace, TurnRecord};
-    use crate::verdict::{Dimension, Verdict};
 
     fn trial(answer: &str, passed: bool, outcome: Outcome, truncated: bool) -> TrialResult {
-        let trace = Trace {
-            turns: vec![TurnRecord {
-                user: "hi".into(),
-                answer: answer.into(),
-                truncated,
-            }],
-            ..Trace::default()
-        };
-        let v = if passed {
-            Verdict::pass(
-                "contains",
-                "contains".into(),
-                Dimension::Outcome,
-                String::new(),
-            )
-        } else {
-            Verdict::fail(
-                "contains",
-                "contains".into(),
-                Dimension::Outcome,
-                0,
-                String::new(),
-            )
-        };
-        TrialResult {
-            case_id: "c".into(),
-            trial: 0,
-            outcome,
-            status: if passed {
-                CaseStatus::Pass
-            } else {
-                CaseStatus::Fail
-            },
-            score: Score::Unscored,
-            verdicts: vec![v],
-            trace,
-            error: None,
-            duration_ms: 1,
-            spend: Default::default(),
-            evidence: None,
-        }
+        crate::result::test_trial("hi", answer, truncated, passed, outcome)
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Text shortening and escaping shared by the graders, the report writers and the terminal:
-//! [`clip`] and [`escape_controls`].
+//! [`clip`], [`escape_controls`] and [`percent_encode`].
 //!
 //! Evidence and reasons quote model output, which can be any length; every crate that quotes
 //! it cuts it the same way, so a reason reads alike in a verdict, the terminal and a report.
@@ -8,6 +8,20 @@
 //! characters as visible escapes instead.
 
 use std::borrow::Cow;
+
+/// `s` with every byte but the unreserved characters of a URI (letters, digits, `-`, `_`,
+/// `.`, `~`) percent-encoded: a secret as it travels in a URL, a case id in a link.
+pub fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
 
 /// `s` cut to its first `n` characters with `…` appended when it is longer; unchanged
 /// otherwise.

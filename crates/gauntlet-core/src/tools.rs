@@ -72,6 +72,26 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
+    /// A tool as a wire format or a server declares it: its name, description and parameter
+    /// schema; the default side-effect class, no approval, fixtures, claims or version.
+    pub fn declared(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        parameters: serde_json::Value,
+    ) -> ToolDef {
+        ToolDef {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+            side_effect: SideEffectClass::default(),
+            approval: None,
+            fixtures: Vec::new(),
+            default: None,
+            claims: Vec::new(),
+            version: None,
+        }
+    }
+
     /// Whether a call with these arguments needs a human's approval (a numeric argument may
     /// arrive as a string: `"80"` is compared as 80).
     pub fn needs_approval(&self, args: &serde_json::Value) -> bool {

@@ -58,17 +58,9 @@ impl Verdict {
     /// A passing verdict with score 3.
     pub fn pass(check: &str, label: String, dimension: Dimension, evidence: String) -> Self {
         Self {
-            check: check.to_owned(),
-            label,
-            dimension,
             passed: true,
             score: 3,
-            hard_fail: false,
-            gating: true,
-            assessed: true,
-            evidence,
-            details: None,
-            judge_calls: Vec::new(),
+            ..Self::fail(check, label, dimension, 0, evidence)
         }
     }
 
@@ -81,17 +73,8 @@ impl Verdict {
         evidence: String,
     ) -> Self {
         Self {
-            check: check.to_owned(),
-            label,
-            dimension,
-            passed: false,
-            score: 0,
-            hard_fail: false,
-            gating: true,
             assessed: false,
-            evidence,
-            details: None,
-            judge_calls: Vec::new(),
+            ..Self::fail(check, label, dimension, 0, evidence)
         }
     }
 
