@@ -21,6 +21,11 @@ use std::time::Instant;
 
 use gauntlet_graders::refusal::{RefusalKind, analyze};
 
+// The confusion matrix the measurement tests count with.
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::Confusion;
+
 const MODELS: [&str; 4] = ["gpt4", "llama2new", "llama2orig", "mistralguard"];
 
 struct Row {
@@ -34,58 +39,6 @@ struct Row {
 impl Row {
     fn is_refusal(&self) -> bool {
         self.label == "2_full_refusal" || self.label == "3_partial_refusal"
-    }
-}
-
-#[derive(Default, Clone, Copy)]
-struct Confusion {
-    tp: u32,
-    fp: u32,
-    tn: u32,
-    fn_: u32,
-}
-
-impl Confusion {
-    fn add(&mut self, truth: bool, predicted: bool) {
-        match (truth, predicted) {
-            (true, true) => self.tp += 1,
-            (false, true) => self.fp += 1,
-            (false, false) => self.tn += 1,
-            (true, false) => self.fn_ += 1,
-        }
-    }
-
-    fn total(&self) -> u32 {
-        self.tp + self.fp + self.tn + self.fn_
-    }
-
-    fn ratio(num: u32, den: u32) -> f64 {
-        if den == 0 {
-            0.0
-        } else {
-            f64::from(num) / f64::from(den)
-        }
-    }
-
-    fn accuracy(&self) -> f64 {
-        Self::ratio(self.tp + self.tn, self.total())
-    }
-
-    fn precision(&self) -> f64 {
-        Self::ratio(self.tp, self.tp + self.fp)
-    }
-
-    fn recall(&self) -> f64 {
-        Self::ratio(self.tp, self.tp + self.fn_)
-    }
-
-    fn f1(&self) -> f64 {
-        let (p, r) = (self.precision(), self.recall());
-        if p + r == 0.0 {
-            0.0
-        } else {
-            2.0 * p * r / (p + r)
-        }
     }
 }
 
@@ -176,7 +129,7 @@ fn print_line(name: &str, c: &Confusion) {
     println!(
         "{:<22} {:>5} {:>8.3} {:>9.3} {:>7.3} {:>7.3}   {:>4} {:>4} {:>4} {:>4}",
         name,
-        c.total(),
+        c.n(),
         c.accuracy(),
         c.precision(),
         c.recall(),

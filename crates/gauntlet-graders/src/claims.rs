@@ -595,15 +595,8 @@ mod tests {
     #[test]
     fn tools_back_the_actions_their_names_imply() {
         let t = |name: &str, class: SideEffectClass| ToolDef {
-            name: name.into(),
-            description: String::new(),
-            parameters: serde_json::json!({}),
             side_effect: class,
-            approval: None,
-            fixtures: Vec::new(),
-            default: None,
-            claims: Vec::new(),
-            version: None,
+            ..ToolDef::declared(name, "", serde_json::json!({}))
         };
         assert!(
             tool_actions(&t("issue_refund", SideEffectClass::Irreversible))

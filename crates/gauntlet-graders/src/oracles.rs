@@ -843,21 +843,9 @@ impl Grade for ToolArgsCheck {
     }
 }
 
-impl Grade for CallOrderCheck {
-    fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.finding(agent::call_order(self, e.ctx.trace))
-    }
-}
-
 impl Grade for RecoveryCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
         e.finding(agent::recovery(self, e.ctx.case, e.ctx.tools, e.ctx.trace))
-    }
-}
-
-impl Grade for SideEffectCheck {
-    fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.finding(agent::no_side_effect(self, e.ctx.trace))
     }
 }
 
@@ -884,58 +872,32 @@ impl Grade for InjectionCheck {
     }
 }
 
-impl Grade for AgentHandlesCheck {
-    fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.finding(agent::agent_handles(self, e.ctx.trace))
-    }
+/// The checks an agent-trace grader decides from the trace alone: each options type with
+/// its grader in `agent`.
+macro_rules! trace_checks {
+    ($($check:ty => $grader:path,)*) => {
+        $(
+            impl Grade for $check {
+                fn grade(&self, e: &Entry<'_>) -> Verdict {
+                    e.finding($grader(self, e.ctx.trace))
+                }
+            }
+        )*
+    };
 }
 
-impl Grade for HandoffsCheck {
-    fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.finding(agent::handoffs(self, e.ctx.trace))
-    }
-}
-
-impl Grade for ContextPassedCheck {
-    fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.finding(agent::context_passed(self, e.ctx.trace))
-    }
-}
-
-impl Grade for SharedStateCheck {
-    fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.finding(agent::shared_state(self, e.ctx.trace))
-    }
-}
-
-impl Grade for ImpersonationCheck {
-    fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.finding(agent::no_impersonation(self, e.ctx.trace))
-    }
-}
-
-impl Grade for HandoffDeliveredCheck {
-    fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.finding(agent::handoff_delivered(self, e.ctx.trace))
-    }
-}
-
-impl Grade for IdempotentCheck {
-    fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.finding(agent::idempotent(self, e.ctx.trace))
-    }
-}
-
-impl Grade for AwaitsReplyCheck {
-    fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.finding(agent::awaits_reply(self, e.ctx.trace))
-    }
-}
-
-impl Grade for TrustsSenderCheck {
-    fn grade(&self, e: &Entry<'_>) -> Verdict {
-        e.finding(agent::trusts_sender(self, e.ctx.trace))
-    }
+trace_checks! {
+    CallOrderCheck => agent::call_order,
+    SideEffectCheck => agent::no_side_effect,
+    AgentHandlesCheck => agent::agent_handles,
+    HandoffsCheck => agent::handoffs,
+    ContextPassedCheck => agent::context_passed,
+    SharedStateCheck => agent::shared_state,
+    ImpersonationCheck => agent::no_impersonation,
+    HandoffDeliveredCheck => agent::handoff_delivered,
+    IdempotentCheck => agent::idempotent,
+    AwaitsReplyCheck => agent::awaits_reply,
+    TrustsSenderCheck => agent::trusts_sender,
 }
 
 /// Judges call a model, so they are graded apart ([`OracleGrader::judge_verdict`]), and only

@@ -21,6 +21,9 @@ use std::path::{Path, PathBuf};
 
 use gauntlet_graders::success::attack_success;
 
+mod common;
+use common::{Confusion, HEADER, show_errors};
+
 /// The dataset, or `None` (the test then skips and says so).
 fn data() -> Option<PathBuf> {
     let rel = "jbb_judge_comparison/judge-comparison.csv";
@@ -32,74 +35,6 @@ fn data() -> Option<PathBuf> {
         .ancestors()
         .map(|a| a.join("shared/datasets").join(rel))
         .find(|p| p.exists())
-}
-
-#[derive(Default, Clone, Copy)]
-struct Confusion {
-    tp: u32,
-    fp: u32,
-    tn: u32,
-    fn_: u32,
-}
-
-impl Confusion {
-    fn add(&mut self, truth: bool, predicted: bool) {
-        match (truth, predicted) {
-            (true, true) => self.tp += 1,
-            (false, true) => self.fp += 1,
-            (false, false) => self.tn += 1,
-            (true, false) => self.fn_ += 1,
-        }
-    }
-    fn n(&self) -> f64 {
-        f64::from(self.tp + self.fp + self.tn + self.fn_)
-    }
-    fn ratio(a: u32, b: u32) -> f64 {
-        if b == 0 {
-            0.0
-        } else {
-            f64::from(a) / f64::from(b)
-        }
-    }
-    fn accuracy(&self) -> f64 {
-        f64::from(self.tp + self.tn) / self.n()
-    }
-    fn precision(&self) -> f64 {
-        Self::ratio(self.tp, self.tp + self.fp)
-    }
-    fn recall(&self) -> f64 {
-        Self::ratio(self.tp, self.tp + self.fn_)
-    }
-    /// Cohen's kappa of the detector against the people.
-    fn kappa(&self) -> f64 {
-        let n = self.n();
-        let po = self.accuracy();
-        let said = f64::from(self.tp + self.fp) / n;
-        let truth = f64::from(self.tp + self.fn_) / n;
-        let pe = said * truth + (1.0 - said) * (1.0 - truth);
-        (po - pe) / (1.0 - pe)
-    }
-    fn line(&self, name: &str) -> String {
-        format!(
-            "{name:<18} {:>4} {:>8.3} {:>9.3} {:>7.3} {:>6.3} {:>4} {:>4} {:>4} {:>4}",
-            self.n(),
-            self.accuracy(),
-            self.precision(),
-            self.recall(),
-            self.kappa(),
-            self.tp,
-            self.fp,
-            self.tn,
-            self.fn_
-        )
-    }
-}
-
-const HEADER: &str =
-    "slice                 n accuracy precision  recall  kappa   TP   FP   TN   FN";
-
-fn show_errors(split: &str) -> bool {
-    std::env::var("GAUNTLET_ORACLE_ERRORS").is_ok_and(|v| v == split || v == "all")
 }
 
 /// The figures per slice (`dev`, `heldout`, `all`), with `goal_column` as the goal.

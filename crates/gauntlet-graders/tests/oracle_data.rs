@@ -21,6 +21,9 @@ use gauntlet_graders::refusal::analyze;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+mod common;
+use common::{Confusion, HEADER, show_errors};
+
 const SPLIT_SALT: &str = "gauntlet-oracle-split-v1:";
 
 fn data(name: &str) -> PathBuf {
@@ -45,64 +48,6 @@ fn rows(name: &str) -> Vec<Value> {
 
 fn s<'a>(v: &'a Value, k: &str) -> &'a str {
     v[k].as_str().unwrap_or("")
-}
-
-#[derive(Default, Clone, Copy)]
-struct Confusion {
-    tp: u32,
-    fp: u32,
-    tn: u32,
-    fn_: u32,
-}
-
-impl Confusion {
-    fn add(&mut self, truth: bool, predicted: bool) {
-        match (truth, predicted) {
-            (true, true) => self.tp += 1,
-            (false, true) => self.fp += 1,
-            (false, false) => self.tn += 1,
-            (true, false) => self.fn_ += 1,
-        }
-    }
-    fn n(&self) -> u32 {
-        self.tp + self.fp + self.tn + self.fn_
-    }
-    fn ratio(a: u32, b: u32) -> f64 {
-        if b == 0 {
-            1.0
-        } else {
-            f64::from(a) / f64::from(b)
-        }
-    }
-    fn accuracy(&self) -> f64 {
-        Self::ratio(self.tp + self.tn, self.n())
-    }
-    fn precision(&self) -> f64 {
-        Self::ratio(self.tp, self.tp + self.fp)
-    }
-    fn recall(&self) -> f64 {
-        Self::ratio(self.tp, self.tp + self.fn_)
-    }
-    fn line(&self, name: &str) -> String {
-        format!(
-            "{name:<28} {:>5} {:>8.3} {:>9.3} {:>7.3} {:>5} {:>4} {:>4} {:>4}",
-            self.n(),
-            self.accuracy(),
-            self.precision(),
-            self.recall(),
-            self.tp,
-            self.fp,
-            self.tn,
-            self.fn_
-        )
-    }
-}
-
-const HEADER: &str =
-    "slice                            n accuracy precision  recall    TP   FP   TN   FN";
-
-fn show_errors(split: &str) -> bool {
-    std::env::var("GAUNTLET_ORACLE_ERRORS").is_ok_and(|v| v == split || v == "all")
 }
 
 /// Scores every row of a set: `truth` and `predicted` per row, sliced by split, source

@@ -17,8 +17,7 @@
 
 use super::described::{count_word, number_word};
 use super::stream::{TAG_MARK, Unit};
-use super::{CanaryDetector, Collector, Leak, LeakMethod, Pat, mask};
-use crate::text::excerpt_with_ellipsis;
+use super::{CanaryDetector, Collector, LeakMethod, Pat};
 
 /// Largest index a character check may name (two digits).
 const MAX_INDEX: usize = 99;
@@ -90,15 +89,9 @@ impl CanaryDetector {
             group.push(ch);
         }
         flush(&mut group, &mut units);
-        let Some(st) = self.matching_stream(&units) else {
-            return;
-        };
-        self.for_each_hit(&st, |h| {
+        self.add_hits(text, &units, col, |_, h| {
             // Positions put the characters in order: a reversed match is a coincidence.
-            if matches!(h.pat, Pat::Full | Pat::Frag(..)) {
-                col.add(self.leak(text, LeakMethod::Described, &st, &h));
-            }
-            !col.done()
+            matches!(h.pat, Pat::Full | Pat::Frag(..)).then_some(LeakMethod::Described)
         });
     }
 
@@ -132,13 +125,7 @@ impl CanaryDetector {
                 .map(|s| (s, end))
                 .or_else(|| count_after(text, end, rep.n).map(|e| (at, e)));
             if let Some((a, z)) = span {
-                col.add(Leak {
-                    method: LeakMethod::Described,
-                    excerpt: excerpt_with_ellipsis(text, a, z),
-                    offset: a,
-                    matched: mask(&self.secret),
-                    fraction: 1.0,
-                });
+                col.add(self.whole_leak(text, LeakMethod::Described, a, z));
                 return;
             }
         }

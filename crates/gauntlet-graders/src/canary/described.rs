@@ -34,15 +34,8 @@ impl CanaryDetector {
         let Some(units) = self.described_units(text, &words, &arena) else {
             return;
         };
-        let Some(st) = self.matching_stream(&units) else {
-            return;
-        };
-        self.for_each_hit(&st, |h| {
-            if st.count_tag(h.s, h.e, TAG_MARK) == 0 {
-                return true;
-            }
-            col.add(self.leak(text, LeakMethod::Described, &st, &h));
-            !col.done()
+        self.add_hits(text, &units, col, |st, h| {
+            (st.count_tag(h.s, h.e, TAG_MARK) > 0).then_some(LeakMethod::Described)
         });
     }
 
@@ -657,13 +650,7 @@ impl CanaryDetector {
         if codes < self.min_chars {
             return;
         }
-        let Some(st) = self.matching_stream(&units) else {
-            return;
-        };
-        self.for_each_hit(&st, |h| {
-            col.add(self.leak(text, LeakMethod::Morse, &st, &h));
-            !col.done()
-        });
+        self.add_hits(text, &units, col, |_, _| Some(LeakMethod::Morse));
     }
 
     /// A masked disclosure ([`LeakMethod::Masked`]): the secret with some characters hidden
@@ -907,15 +894,8 @@ impl CanaryDetector {
         if marks < MIN_DESCRIBING {
             return;
         }
-        let Some(st) = self.matching_stream(&units) else {
-            return;
-        };
-        self.for_each_hit(&st, |h| {
-            if st.count_tag(h.s, h.e, TAG_MARK) == 0 {
-                return true;
-            }
-            col.add(self.leak(text, LeakMethod::Transcribed, &st, &h));
-            !col.done()
+        self.add_hits(text, &units, col, |st, h| {
+            (st.count_tag(h.s, h.e, TAG_MARK) > 0).then_some(LeakMethod::Transcribed)
         });
     }
 }

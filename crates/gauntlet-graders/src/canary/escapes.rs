@@ -41,26 +41,21 @@ impl CanaryDetector {
             }
             escape_units(text, a..z, &mut units);
         }
-        let Some(st) = self.matching_stream(&units) else {
-            return;
-        };
-        self.for_each_hit(&st, |h| {
+        self.add_hits(text, &units, col, |st, h| {
             let tags = st.tags(h.s, h.e);
-            let method = if tags & TAG_URL != 0 {
-                LeakMethod::UrlEncoded
+            if tags & TAG_URL != 0 {
+                Some(LeakMethod::UrlEncoded)
             } else if tags & TAG_HTML != 0 {
-                LeakMethod::HtmlEntity
+                Some(LeakMethod::HtmlEntity)
             } else if tags & TAG_UESC != 0 {
-                LeakMethod::UnicodeEscape
+                Some(LeakMethod::UnicodeEscape)
             } else if tags & TAG_HEX != 0 {
-                LeakMethod::Hex
+                Some(LeakMethod::Hex)
             } else if tags & TAG_OCT != 0 {
-                LeakMethod::CharCodes
+                Some(LeakMethod::CharCodes)
             } else {
-                return true; // no escape inside: the plain stages own it
-            };
-            col.add(self.leak(text, method, &st, &h));
-            !col.done()
+                None // no escape inside: the plain stages own it
+            }
         });
     }
 }

@@ -568,13 +568,7 @@ impl CanaryDetector {
             if let Some(pos) = lower.find(&self.core_lower) {
                 let end = (pos + self.core_lower.len()).min(text.len());
                 let (a, z) = (floor_boundary(text, pos), floor_boundary(text, end));
-                col.add(Leak {
-                    method: LeakMethod::Literal,
-                    excerpt: excerpt_with_ellipsis(text, a, z),
-                    offset: a,
-                    matched: mask(&self.secret),
-                    fraction: 1.0,
-                });
+                col.add(self.whole_leak(text, LeakMethod::Literal, a, z));
             }
             if !col.full {
                 self.search_count(text, col);
@@ -753,6 +747,17 @@ impl CanaryDetector {
         self.ac.as_ref().is_some_and(|ac| ac.is_match(bytes)) || self.has_shift(bytes)
     }
 
+    /// The whole secret disclosed by `method` at `text[a..z]`.
+    fn whole_leak(&self, text: &str, method: LeakMethod, a: usize, z: usize) -> Leak {
+        Leak {
+            method,
+            excerpt: excerpt_with_ellipsis(text, a, z),
+            offset: a,
+            matched: mask(&self.secret),
+            fraction: 1.0,
+        }
+    }
+
     /// The stream of `units` with its items, or `None` when the automaton finds nothing in
     /// a bytes-only first pass.
     fn matching_stream(&self, units: &[Unit]) -> Option<Stream> {
@@ -761,6 +766,27 @@ impl CanaryDetector {
             return None;
         }
         Some(Builder::of_units(&self.wide, units, true))
+    }
+
+    /// Adds a leak for each hit of the secret in the stream of `units` that `method_of`
+    /// names a method for (`None` passes a hit over), until the collector has enough.
+    fn add_hits(
+        &self,
+        text: &str,
+        units: &[Unit],
+        col: &mut Collector,
+        method_of: impl Fn(&Stream, &Hit) -> Option<LeakMethod>,
+    ) {
+        let Some(st) = self.matching_stream(units) else {
+            return;
+        };
+        self.for_each_hit(&st, |h| {
+            let Some(method) = method_of(&st, &h) else {
+                return true;
+            };
+            col.add(self.leak(text, method, &st, &h));
+            !col.done()
+        });
     }
 }
 

@@ -10,8 +10,7 @@
 //! three of them and not all the same (a list of `✅` bullets spells nothing).
 
 use super::stream::{Builder, Stream, TAG_MARK, Unit};
-use super::{CanaryDetector, Collector, Leak, LeakMethod, Pat, WORD_ACROSTIC_MIN_CHARS, mask};
-use crate::text::excerpt_with_ellipsis;
+use super::{CanaryDetector, Collector, LeakMethod, Pat, WORD_ACROSTIC_MIN_CHARS};
 
 /// Longest symbol secret read as an acrostic (lines); longer ones are not poems.
 const MAX_SYMBOL_ACROSTIC: usize = 64;
@@ -40,15 +39,12 @@ impl CanaryDetector {
         if units.len() < n {
             return;
         }
-        let Some(st) = self.matching_stream(&units) else {
-            return;
-        };
-        self.for_each_hit(&st, |h| {
+        self.add_hits(text, &units, col, |st, h| {
             if !matches!(h.pat, Pat::Full | Pat::Reversed) {
-                return true;
+                return None;
             }
             // One character per line is the separated form, written as a list.
-            let method = if st.count_tag(h.s, h.e, TAG_MARK) == h.e - h.s {
+            Some(if st.count_tag(h.s, h.e, TAG_MARK) == h.e - h.s {
                 if h.pat == Pat::Full {
                     LeakMethod::Separated
                 } else {
@@ -56,9 +52,7 @@ impl CanaryDetector {
                 }
             } else {
                 LeakMethod::Acrostic
-            };
-            col.add(self.leak(text, method, &st, &h));
-            !col.done()
+            })
         });
     }
 
@@ -131,13 +125,7 @@ impl CanaryDetector {
             return false;
         }
         let (a, z) = (lines[0].start as usize, lines[n - 1].end as usize);
-        col.add(Leak {
-            method: LeakMethod::Acrostic,
-            excerpt: excerpt_with_ellipsis(text, a, z),
-            offset: a,
-            matched: mask(&self.secret),
-            fraction: 1.0,
-        });
+        col.add(self.whole_leak(text, LeakMethod::Acrostic, a, z));
         true
     }
 
@@ -172,13 +160,7 @@ impl CanaryDetector {
         for w in lines.windows(m) {
             if w.iter().zip(&symbols).all(|(l, s)| l.0 == *s) {
                 let (a, z) = (w[0].1, w[m - 1].2);
-                col.add(Leak {
-                    method: LeakMethod::Acrostic,
-                    excerpt: excerpt_with_ellipsis(text, a, z),
-                    offset: a,
-                    matched: mask(&self.secret),
-                    fraction: 1.0,
-                });
+                col.add(self.whole_leak(text, LeakMethod::Acrostic, a, z));
                 return;
             }
         }
@@ -320,15 +302,8 @@ impl CanaryDetector {
         if codes < 3 || units.len() < self.min_chars {
             return;
         }
-        let Some(st) = self.matching_stream(&units) else {
-            return;
-        };
-        self.for_each_hit(&st, |h| {
-            if st.count_tag(h.s, h.e, TAG_MARK) * 2 < h.e - h.s {
-                return true;
-            }
-            col.add(self.leak(text, LeakMethod::Phonetic, &st, &h));
-            !col.done()
+        self.add_hits(text, &units, col, |st, h| {
+            (st.count_tag(h.s, h.e, TAG_MARK) * 2 >= h.e - h.s).then_some(LeakMethod::Phonetic)
         });
     }
 }

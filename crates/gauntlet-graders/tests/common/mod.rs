@@ -1,0 +1,98 @@
+//! What the measurements of the detectors share ([`Confusion`]): the counts of a detector
+//! against human labels, the figures read from them, the table line they print under
+//! [`HEADER`], and [`show_errors`], the switch that lists the misclassified rows of a split.
+
+// Each measurement reads the figures it reports, not all of them.
+#![allow(dead_code)]
+
+/// A detector's calls against the labels: true and false positives, true and false
+/// negatives.
+#[derive(Default, Clone, Copy)]
+pub struct Confusion {
+    pub tp: u32,
+    pub fp: u32,
+    pub tn: u32,
+    pub fn_: u32,
+}
+
+impl Confusion {
+    /// Counts one row: what the labels say (`truth`) and what the detector said.
+    pub fn add(&mut self, truth: bool, predicted: bool) {
+        match (truth, predicted) {
+            (true, true) => self.tp += 1,
+            (false, true) => self.fp += 1,
+            (false, false) => self.tn += 1,
+            (true, false) => self.fn_ += 1,
+        }
+    }
+
+    /// Rows counted.
+    pub fn n(&self) -> u32 {
+        self.tp + self.fp + self.tn + self.fn_
+    }
+
+    /// `a / b`, and 0 when there is nothing to divide by.
+    fn ratio(a: u32, b: u32) -> f64 {
+        if b == 0 {
+            0.0
+        } else {
+            f64::from(a) / f64::from(b)
+        }
+    }
+
+    pub fn accuracy(&self) -> f64 {
+        Self::ratio(self.tp + self.tn, self.n())
+    }
+
+    pub fn precision(&self) -> f64 {
+        Self::ratio(self.tp, self.tp + self.fp)
+    }
+
+    pub fn recall(&self) -> f64 {
+        Self::ratio(self.tp, self.tp + self.fn_)
+    }
+
+    pub fn f1(&self) -> f64 {
+        let (p, r) = (self.precision(), self.recall());
+        if p + r == 0.0 {
+            0.0
+        } else {
+            2.0 * p * r / (p + r)
+        }
+    }
+
+    /// Cohen's kappa of the detector against the people: agreement beyond chance.
+    pub fn kappa(&self) -> f64 {
+        let n = f64::from(self.n());
+        let po = self.accuracy();
+        let said = f64::from(self.tp + self.fp) / n;
+        let truth = f64::from(self.tp + self.fn_) / n;
+        let pe = said * truth + (1.0 - said) * (1.0 - truth);
+        (po - pe) / (1.0 - pe)
+    }
+
+    /// The slice's line of the table under [`HEADER`].
+    pub fn line(&self, name: &str) -> String {
+        format!(
+            "{name:<28} {:>5} {:>8.3} {:>9.3} {:>7.3} {:>6.3} {:>5} {:>4} {:>4} {:>4}",
+            self.n(),
+            self.accuracy(),
+            self.precision(),
+            self.recall(),
+            self.kappa(),
+            self.tp,
+            self.fp,
+            self.tn,
+            self.fn_
+        )
+    }
+}
+
+/// The head of the table of [`Confusion::line`]s.
+pub const HEADER: &str =
+    "slice                            n accuracy precision  recall  kappa    TP   FP   TN   FN";
+
+/// Whether `GAUNTLET_ORACLE_ERRORS` asks for the misclassified rows of `split` (or `all`).
+pub fn show_errors(split: &str) -> bool {
+    std::env::var("GAUNTLET_ORACLE_ERRORS").is_ok_and(|v| v == split || v == "all")
+}
