@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{EngineError, Notice, store_err};
 use crate::judge::PanelSetup;
-use crate::run::report_writers;
+use crate::run::{graded_run_reporters, recorded};
 use crate::setup::{current_dir, load_all, new_run_id, runtime};
 
 /// The most unmatched traces and problems listed in the run's warnings (all of them go to
@@ -305,10 +305,7 @@ pub fn grade(req: GradeRequest, notices: &mut dyn FnMut(Notice)) -> Result<Grade
         &run_id,
     );
     let (warnings, notes) = run_messages(&pass, req.traces.len(), matched, missing.len());
-    let mut reporters: Vec<Box<dyn Reporter>> = Vec::new();
-    reporters.extend(req.view);
-    reporters.extend(report_writers(&req.out, None)?);
-    reporters.push(Box::new(store.reporter().map_err(store_err)?));
+    let reporters = graded_run_reporters(req.view, &req.out, &store)?;
     let without_trace = missing.len();
     let grader = CapturedGrader {
         inner: OracleGrader::new().with_judges(Arc::clone(&judges.panel)),
@@ -330,13 +327,9 @@ pub fn grade(req: GradeRequest, notices: &mut dyn FnMut(Notice)) -> Result<Grade
         read,
         ..
     } = pass;
-    let outcome = grade_spooled(&plan, spool, index, grader, config, manifest, reporters)?;
-    if !outcome.reporter_errors.is_empty() {
-        return Err(EngineError::plain(format!(
-            "failed to record the run (a report or the run store): {}",
-            outcome.reporter_errors.join("; ")
-        )));
-    }
+    let outcome = recorded(grade_spooled(
+        &plan, spool, index, grader, config, manifest, reporters,
+    )?)?;
     write_unmatched(&req.out, &unmatched)?;
     Ok(Graded {
         run_id,

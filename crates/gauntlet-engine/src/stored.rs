@@ -18,7 +18,7 @@ use gauntlet_suite::filter::Selection;
 use gauntlet_suite::{Plan, PlanSettings};
 
 use crate::error::{EngineError, Notice, store_err};
-use crate::run::report_writers;
+use crate::run::{graded_run_reporters, recorded, report_writers};
 use crate::setup::{load_all, new_run_id, resolve_suite_paths, runtime};
 
 /// What `report RUN` wrote.
@@ -159,10 +159,7 @@ pub fn regrade(
     manifest.notes.insert("regraded_from".into(), from.clone());
     manifest.evidence_level = EvidenceLevel::Replay;
 
-    let mut reporters: Vec<Box<dyn Reporter>> = Vec::new();
-    reporters.extend(req.view);
-    reporters.extend(report_writers(&req.out, None)?);
-    reporters.push(Box::new(store.reporter().map_err(store_err)?));
+    let reporters = graded_run_reporters(req.view, &req.out, &store)?;
 
     let quarantined: HashSet<String> = store
         .quarantined_cases(&from)
@@ -209,16 +206,10 @@ pub fn regrade(
             "check the store with `gauntlet runs show`; the regraded run is incomplete",
         ));
     }
-    if !outcome.reporter_errors.is_empty() {
-        return Err(EngineError::plain(format!(
-            "failed to record the run (a report or the run store): {}",
-            outcome.reporter_errors.join("; ")
-        )));
-    }
     Ok(Regraded {
         from,
         run_id,
-        outcome,
+        outcome: recorded(outcome)?,
     })
 }
 

@@ -6,18 +6,7 @@
 use gauntlet_core::compare::Comparison;
 use gauntlet_core::drift::DriftReport;
 
-use crate::text::trim_num;
-
-fn opt(v: Option<f64>) -> String {
-    v.map_or("-".into(), trim_num)
-}
-
-fn delta(a: Option<f64>, b: Option<f64>) -> String {
-    match (a, b) {
-        (Some(a), Some(b)) => format!("{:+.2}", b - a),
-        _ => String::new(),
-    }
-}
+use crate::text::{delta, opt_num};
 
 /// Token and cost deltas between the runs, for the agent, the judges and in all: a cost
 /// one run cannot price is shown as unknown, and so is its delta.
@@ -89,15 +78,15 @@ pub fn render_comparison(c: &Comparison) -> String {
     o.push_str(&format!(
         "{:<22} {:>14} {:>14} {:>10}\n",
         "task average /18",
-        opt(c.task_avg_a),
-        opt(c.task_avg_b),
+        opt_num(c.task_avg_a),
+        opt_num(c.task_avg_b),
         delta(c.task_avg_a, c.task_avg_b)
     ));
     o.push_str(&format!(
         "{:<22} {:>14} {:>14} {:>10}\n",
         "refusal average /3",
-        opt(c.refusal_avg_a),
-        opt(c.refusal_avg_b),
+        opt_num(c.refusal_avg_a),
+        opt_num(c.refusal_avg_b),
         delta(c.refusal_avg_a, c.refusal_avg_b)
     ));
     o.push_str(&format!(

@@ -63,6 +63,19 @@ pub fn trim_num(v: f64) -> String {
     }
 }
 
+/// A number as [`trim_num`] writes it, or `-` when there is none.
+pub fn opt_num(v: Option<f64>) -> String {
+    v.map_or("-".into(), trim_num)
+}
+
+/// How much B moved from A (`+0.25`), or nothing when either is missing.
+pub fn delta(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) => format!("{:+.2}", b - a),
+        _ => String::new(),
+    }
+}
+
 /// The most useful one-line reason a case did not pass.
 pub fn failure_reason(r: &CaseResult) -> String {
     if let Some(h) = r.hard_fails.first() {

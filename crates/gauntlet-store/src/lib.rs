@@ -581,20 +581,7 @@ impl Store {
                     &[run.into(), (&c.case.id).into()],
                 )?;
                 for t in c.trials.iter().filter(|t| !faulted(t)) {
-                    let data = serde_json::to_string(t)?;
-                    db.execute(
-                        "INSERT INTO trials (run_id, case_id, trial, status, outcome, data)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                         ON CONFLICT (run_id, case_id, trial) DO NOTHING",
-                        &[
-                            run.into(),
-                            (&t.case_id).into(),
-                            t.trial.into(),
-                            t.status.as_str().into(),
-                            t.outcome.as_str().into(),
-                            data.as_str().into(),
-                        ],
-                    )?;
+                    insert_trial(db, run, t)?;
                 }
             }
             db.execute(
@@ -899,6 +886,25 @@ fn stored_case(db: &mut dyn Db, run: &str, case: &str) -> Result<Option<CaseResu
     Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
 }
 
+/// Keeps trial `t` of run `run` in the trial table (a trial already there stays as it is).
+fn insert_trial(db: &mut dyn Db, run: &str, t: &TrialResult) -> Result<(), StoreError> {
+    let data = serde_json::to_string(t)?;
+    db.execute(
+        "INSERT INTO trials (run_id, case_id, trial, status, outcome, data)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (run_id, case_id, trial) DO NOTHING",
+        &[
+            run.into(),
+            (&t.case_id).into(),
+            t.trial.into(),
+            t.status.as_str().into(),
+            t.outcome.as_str().into(),
+            data.as_str().into(),
+        ],
+    )?;
+    Ok(())
+}
+
 /// Deletes every row of a run (inside the caller's transaction).
 fn remove(db: &mut dyn Db, run: &str) -> Result<(), StoreError> {
     for table in RUN_TABLES {
@@ -939,22 +945,8 @@ impl StoreReporter {
     }
 
     fn put_trial(&mut self, t: &TrialResult) -> Result<(), StoreError> {
-        let data = serde_json::to_string(t)?;
         let run = self.run_id.as_deref().unwrap_or("");
-        self.db.execute(
-            "INSERT INTO trials (run_id, case_id, trial, status, outcome, data)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-             ON CONFLICT (run_id, case_id, trial) DO NOTHING",
-            &[
-                run.into(),
-                (&t.case_id).into(),
-                t.trial.into(),
-                t.status.as_str().into(),
-                t.outcome.as_str().into(),
-                data.as_str().into(),
-            ],
-        )?;
-        Ok(())
+        insert_trial(&mut *self.db, run, t)
     }
 
     /// Records an event that is not a case in the stream (a case's place is in its row).

@@ -455,6 +455,12 @@ impl<'a> Gathered<'a> {
         self.diags.push(d);
     }
 
+    /// A file the suite names at `path` could not be read: the error's causes, and its own
+    /// hint or `hint`.
+    fn read_error(&mut self, path: &str, e: &ReadError, hint: &str) {
+        self.diag(path, false, chain(e), Some(e.hint(hint)));
+    }
+
     /// Reads a file the suite names, adding it to the hash and to the files read.
     fn read(&mut self, rel: &str) -> Result<String, ReadError> {
         let (text, path) = self.fs.read(rel)?;
@@ -583,11 +589,10 @@ fn read_system_prompt(suite: &Suite, g: &mut Gathered<'_>) -> Option<String> {
         ),
         (None, Some(rel)) => match g.read(rel) {
             Ok(text) => system_prompt = Some(text),
-            Err(e) => g.diag(
+            Err(e) => g.read_error(
                 "agent.system_prompt_file",
-                false,
-                chain(&e),
-                Some(e.hint("the path is relative to the suite file")),
+                &e,
+                "the path is relative to the suite file",
             ),
         },
         _ => {}
@@ -742,6 +747,9 @@ fn check_inline_cases(ctx: &CaseCtx<'_>, ids: &mut Seen, g: &mut Gathered<'_>) -
     sources
 }
 
+/// The hint of an include that could not be read.
+const INCLUDE_HINT: &str = "included paths are relative to the suite file";
+
 /// Included files: YAML lists of cases are merged, JSON lines files are streamed.
 fn read_includes(
     ctx: &CaseCtx<'_>,
@@ -757,12 +765,7 @@ fn read_includes(
             let (reader, path) = match g.fs.open(rel) {
                 Ok(x) => x,
                 Err(e) => {
-                    g.diag(
-                        &format!("include[{i}]"),
-                        false,
-                        chain(&e),
-                        Some(e.hint("included paths are relative to the suite file")),
-                    );
+                    g.read_error(&format!("include[{i}]"), &e, INCLUDE_HINT);
                     continue;
                 }
             };
@@ -791,12 +794,7 @@ fn read_includes(
         let (text, path) = match g.fs.read(rel) {
             Ok(x) => x,
             Err(e) => {
-                g.diag(
-                    &format!("include[{i}]"),
-                    false,
-                    chain(&e),
-                    Some(e.hint("included paths are relative to the suite file")),
-                );
+                g.read_error(&format!("include[{i}]"), &e, INCLUDE_HINT);
                 continue;
             }
         };

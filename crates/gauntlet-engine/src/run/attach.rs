@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use gauntlet_core::event::{EvidenceLevel, Invocation, Reporter, RunManifest, ShardOf};
 use gauntlet_core::result::{CaseResult, TrialResult};
+use gauntlet_runner::RunOutcome;
 use gauntlet_store::Store;
 use gauntlet_suite::ManifestFacts;
 use gauntlet_suite::filter::Shard;
@@ -260,4 +261,30 @@ pub fn report_writers(
         HtmlReport::create(dir).map_err(err)?.with_baseline(b),
     ));
     Ok(out)
+}
+
+/// The reporters of a run graded from traces already recorded (`regrade`, `grade`): the
+/// terminal view first, the report files in `out`, then the store.
+pub(crate) fn graded_run_reporters(
+    view: Option<Box<dyn Reporter>>,
+    out: &Path,
+    store: &Store,
+) -> Result<Vec<Box<dyn Reporter>>, EngineError> {
+    let mut reporters: Vec<Box<dyn Reporter>> = Vec::new();
+    reporters.extend(view);
+    reporters.extend(report_writers(out, None)?);
+    reporters.push(Box::new(store.reporter().map_err(store_err)?));
+    Ok(reporters)
+}
+
+/// The run's outcome, or the error when a reporter (a report or the store) failed to record
+/// it: such a run is not one the user can rely on.
+pub(crate) fn recorded(outcome: RunOutcome) -> Result<RunOutcome, EngineError> {
+    if outcome.reporter_errors.is_empty() {
+        return Ok(outcome);
+    }
+    Err(EngineError::plain(format!(
+        "failed to record the run (a report or the run store): {}",
+        outcome.reporter_errors.join("; ")
+    )))
 }

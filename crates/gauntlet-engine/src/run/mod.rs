@@ -36,6 +36,7 @@ use crate::error::{EngineError, Notice};
 use crate::otel::OtelFlags;
 
 pub use attach::report_writers;
+pub(crate) use attach::{graded_run_reporters, recorded};
 pub use target::helpers;
 
 /// Builds report.html's baseline section from the store the run writes to (`--baseline`

@@ -13,7 +13,7 @@ use minijinja::Value;
 use serde::Serialize;
 
 use super::page::{self, Nav, PageKind};
-use crate::text::{clip, trim_num};
+use crate::text::{clip, delta, opt_num};
 
 /// Rows of one change table before the rest are only counted.
 pub const MAX_CHANGE_ROWS: usize = 1000;
@@ -47,17 +47,6 @@ pub fn counts_line(c: &Comparison) -> String {
     )
 }
 
-fn opt(v: Option<f64>) -> String {
-    v.map_or("-".into(), trim_num)
-}
-
-fn delta(a: Option<f64>, b: Option<f64>) -> String {
-    match (a, b) {
-        (Some(a), Some(b)) => format!("{:+.2}", b - a),
-        _ => String::new(),
-    }
-}
-
 /// A against B, one row per measure: (measure, A, B, change).
 pub fn metrics(c: &Comparison) -> Vec<(String, String, String, String)> {
     let rate = |r: &gauntlet_core::compare::Rate| {
@@ -79,14 +68,14 @@ pub fn metrics(c: &Comparison) -> Vec<(String, String, String, String)> {
         ),
         (
             "task average /18".into(),
-            opt(c.task_avg_a),
-            opt(c.task_avg_b),
+            opt_num(c.task_avg_a),
+            opt_num(c.task_avg_b),
             delta(c.task_avg_a, c.task_avg_b),
         ),
         (
             "refusal average /3".into(),
-            opt(c.refusal_avg_a),
-            opt(c.refusal_avg_b),
+            opt_num(c.refusal_avg_a),
+            opt_num(c.refusal_avg_b),
             delta(c.refusal_avg_a, c.refusal_avg_b),
         ),
         (
@@ -118,15 +107,7 @@ pub fn metrics(c: &Comparison) -> Vec<(String, String, String, String)> {
 
 /// Percent-encodes a case id for a link's fragment (everything but unreserved characters).
 pub fn fragment_value(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    gauntlet_core::text::percent_encode(s)
 }
 
 /// One case of a change table: A beside B.
@@ -181,8 +162,8 @@ pub fn change_list(
             name: ch.name.clone(),
             before: ch.before.as_str(),
             after: ch.after.as_str(),
-            score_a: opt(ch.score_before),
-            score_b: opt(ch.score_after),
+            score_a: opt_num(ch.score_before),
+            score_b: opt_num(ch.score_after),
             checks: ch.failed_checks.join(", "),
             reason_a: a
                 .get(ch.id.as_str())

@@ -154,11 +154,7 @@ pub fn read_file(
                 if text.trim().is_empty() {
                     continue;
                 }
-                let parsed = if format == Format::Proxy {
-                    proxy_line(&text, no)
-                } else {
-                    jsonl_line(&text, no)
-                };
+                let parsed = line_trace(format, &text, no);
                 match parsed {
                     Ok(trial) => {
                         stats.traces += 1;
@@ -309,6 +305,16 @@ pub(crate) fn plain(e: &serde_json::Error) -> String {
 }
 
 const JSONL_HINT: &str = "one JSON object per line: `case_id` (or attributes to match on), `messages` [{role, content}], and optionally `tool_calls`, `answer`, `started_at`, `ended_at`; see `gauntlet schema --trace`";
+
+/// One line of a JSON-lines file, by its format: a proxy recording's exchange or a trace in
+/// gauntlet's own format.
+fn line_trace(format: Format, text: &str, no: usize) -> Result<CapturedTrial, LineError> {
+    if format == Format::Proxy {
+        proxy_line(text, no)
+    } else {
+        jsonl_line(text, no)
+    }
+}
 
 /// One line of gauntlet's trace format.
 fn jsonl_line(text: &str, no: usize) -> Result<CapturedTrial, LineError> {
@@ -564,11 +570,7 @@ pub fn read_all<R: Read>(name: &str, r: R, format: Format) -> (Vec<ReadTrace>, V
                 if text.trim().is_empty() {
                     continue;
                 }
-                let parsed = if format == Format::Proxy {
-                    proxy_line(&text, no)
-                } else {
-                    jsonl_line(&text, no)
-                };
+                let parsed = line_trace(format, &text, no);
                 match parsed {
                     Ok(trial) => traces.push(ReadTrace {
                         source: format!("{name}:{no}"),
