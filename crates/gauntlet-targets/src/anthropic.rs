@@ -6,19 +6,17 @@
 //! `refusal` (the platform's safety classifier stopping the answer) is a content-filter
 //! block, the Anthropic equivalent of OpenAI's `content_filter`.
 
-use bytes::Bytes;
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::{BoxFuture, TargetConfig, TargetError, TargetInfo, TrialContext};
 use gauntlet_core::tools::ToolDef;
 use gauntlet_core::trace::{Message, Role, ToolCallRequest, TraceRecorder, Usage};
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
+use reqwest::header::HeaderValue;
 use serde_json::{Map, Value, json};
 
-use crate::chat::{ChatModel, ChatReply, ChatRequest, says_nothing};
-use crate::client::ApiClient;
+use crate::chat::{ChatModel, ChatReply, ChatRequest};
 use crate::error::{BuildError, WireError};
 use crate::openai::{
-    ImplicitKeyScope, KeySource, api_info, api_key, base_url, extra_headers, key_header,
+    ApiEndpoint, ApiSetup, ImplicitKeyScope, base_url, declared_tool, key_header,
 };
 
 /// Default base URL.
@@ -34,35 +32,28 @@ pub const ANTHROPIC_BASE_URL_ENV: &str = "ANTHROPIC_BASE_URL";
 
 /// A model behind the Anthropic Messages API.
 pub struct AnthropicModel {
-    client: ApiClient,
-    url: reqwest::Url,
-    model: String,
-    headers: HeaderMap,
-    cfg: TargetConfig,
-    info: TargetInfo,
-    key_source: KeySource,
+    api: ApiEndpoint,
 }
 
 impl AnthropicModel {
     /// Builds the model from a config, reading the API key from the environment.
     pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<AnthropicModel, BuildError> {
         let base = base_url(cfg, ANTHROPIC_BASE_URL_ENV, ANTHROPIC_BASE_URL);
-        let base = base.trim_end_matches('/');
         let scope = ImplicitKeyScope {
             vendor_base: ANTHROPIC_BASE_URL,
             base_env: Some(ANTHROPIC_BASE_URL_ENV),
             vendor_suffixes: &[],
         };
-        let (key, key_source) = api_key(cfg, redactor, ANTHROPIC_KEY_ENV, base, scope)?;
-        let mut headers = extra_headers(cfg, redactor)?;
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert(
+        let mut setup =
+            ApiSetup::start("anthropic", cfg, redactor, ANTHROPIC_KEY_ENV, &base, scope)?;
+        setup.headers.insert(
             "anthropic-version",
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
-        if let Some(k) = key {
-            headers.insert("x-api-key", key_header(&k)?);
+        if let Some(k) = &setup.key {
+            setup.headers.insert("x-api-key", key_header(k)?);
         }
+        let base = setup.base;
         let url = if base.ends_with("/messages") {
             base.to_owned()
         } else if base.ends_with("/v1") {
@@ -74,27 +65,19 @@ impl AnthropicModel {
             .model
             .clone()
             .ok_or(BuildError::NoModel { kind: "anthropic" })?;
-        let client = ApiClient::new(cfg, redactor.clone())?;
-        let info = api_info("anthropic", &model, base, cfg, redactor);
-        let url = client.parse_url(&url)?;
         Ok(AnthropicModel {
-            client,
-            url,
-            model,
-            headers,
-            cfg: cfg.clone(),
-            info,
-            key_source,
+            api: setup.finish(&url, model, redactor)?,
         })
     }
 
     fn body(&self, req: &ChatRequest<'_>) -> Value {
         let (system, messages) = messages_to_wire(req.messages);
+        let cfg = &self.api.cfg;
         let mut body = Map::new();
-        body.insert("model".into(), json!(self.model));
+        body.insert("model".into(), json!(self.api.model));
         body.insert(
             "max_tokens".into(),
-            json!(self.cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+            json!(cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
         );
         if let Some(s) = system {
             body.insert("system".into(), json!(s));
@@ -103,14 +86,10 @@ impl AnthropicModel {
         if !req.tools.is_empty() {
             body.insert("tools".into(), tools_to_wire(req.tools));
         }
-        if let Some(t) = self.cfg.temperature {
+        if let Some(t) = cfg.temperature {
             body.insert("temperature".into(), json!(t));
         }
-        if let Some(Value::Object(extra)) = &self.cfg.extra_body {
-            for (k, v) in extra {
-                body.insert(k.clone(), v.clone());
-            }
-        }
+        self.api.merge_extra_body(&mut body);
         Value::Object(body)
     }
 }
@@ -202,22 +181,7 @@ pub fn messages_from_wire(body: &Value) -> Vec<Message> {
                 if role == "assistant" {
                     let mut msg = Message::assistant(String::new());
                     for b in blocks {
-                        match b.get("type").and_then(Value::as_str) {
-                            Some("text") => msg
-                                .content
-                                .push_str(b.get("text").and_then(Value::as_str).unwrap_or("")),
-                            Some("tool_use") => msg.tool_calls.push(ToolCallRequest {
-                                id: b.get("id").and_then(Value::as_str).unwrap_or("").to_owned(),
-                                name: b
-                                    .get("name")
-                                    .and_then(Value::as_str)
-                                    .unwrap_or("")
-                                    .to_owned(),
-                                arguments: b.get("input").cloned().unwrap_or_else(|| json!({})),
-                                malformed: false,
-                            }),
-                            _ => {}
-                        }
+                        add_assistant_block(&mut msg, b);
                     }
                     out.push(msg);
                 } else {
@@ -259,34 +223,26 @@ pub fn messages_from_wire(body: &Value) -> Vec<Message> {
     out
 }
 
+/// Adds one content block of an assistant turn to `msg`: text to its content, `tool_use` to
+/// its tool calls; other blocks (thinking, a refusal's empty block) add nothing.
+fn add_assistant_block(msg: &mut Message, b: &Value) {
+    let text = |k: &str| b.get(k).and_then(Value::as_str).unwrap_or("");
+    match b.get("type").and_then(Value::as_str) {
+        Some("text") => msg.content.push_str(text("text")),
+        Some("tool_use") => msg.tool_calls.push(ToolCallRequest {
+            id: text("id").to_owned(),
+            name: text("name").to_owned(),
+            arguments: b.get("input").cloned().unwrap_or_else(|| json!({})),
+            malformed: false,
+        }),
+        _ => {}
+    }
+}
+
 /// Reads tools from a Messages API request body.
 pub fn tools_from_wire(v: Option<&Value>) -> Vec<ToolDef> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| {
-                    Some(ToolDef {
-                        name: t.get("name")?.as_str()?.to_owned(),
-                        description: t
-                            .get("description")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_owned(),
-                        parameters: t
-                            .get("input_schema")
-                            .cloned()
-                            .unwrap_or_else(|| json!({"type": "object"})),
-                        side_effect: Default::default(),
-                        approval: None,
-                        fixtures: Vec::new(),
-                        default: None,
-                        claims: Vec::new(),
-                        version: None,
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+    let tools = v.and_then(Value::as_array).into_iter().flatten();
+    tools.filter_map(|t| declared_tool(t, "input_schema")).collect()
 }
 
 /// Maps a `stop_reason` to the finish reasons the chat loop understands.
@@ -311,22 +267,7 @@ pub fn parse_response(v: &Value) -> Result<ChatReply, WireError> {
         .ok_or(WireError::NoContent)?;
     let mut message = Message::assistant(String::new());
     for b in blocks {
-        match b.get("type").and_then(Value::as_str) {
-            Some("text") => message
-                .content
-                .push_str(b.get("text").and_then(Value::as_str).unwrap_or("")),
-            Some("tool_use") => message.tool_calls.push(ToolCallRequest {
-                id: b.get("id").and_then(Value::as_str).unwrap_or("").to_owned(),
-                name: b
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-                arguments: b.get("input").cloned().unwrap_or_else(|| json!({})),
-                malformed: false,
-            }),
-            _ => {}
-        }
+        add_assistant_block(&mut message, b);
     }
     let usage = v.get("usage");
     let get = |k: &str| {
@@ -378,7 +319,7 @@ pub fn response_to_wire(model: &str, message: &Message, usage: Usage, id: u64) -
 
 impl ChatModel for AnthropicModel {
     fn info(&self) -> TargetInfo {
-        self.info.clone()
+        self.api.info.clone()
     }
 
     fn wire_body(&self, req: &ChatRequest<'_>) -> Option<Vec<u8>> {
@@ -394,40 +335,15 @@ impl ChatModel for AnthropicModel {
         Box::pin(async move {
             let body = serde_json::to_vec(&self.body(&req))
                 .map_err(|e| TargetError::Harness(e.to_string()))?;
-            let resp = self
-                .client
-                .send(
-                    reqwest::Method::POST,
-                    &self.url,
-                    &self.headers,
-                    Some(Bytes::from(body)),
-                    rec,
-                )
-                .await?;
-            if resp.status != 200 {
-                let err = self.client.reject_status(&resp, rec, None);
-                return Err(self.key_source.explain(resp.status, err));
-            }
-            let v = self.client.json_body(&resp, rec)?;
-            let mut reply = parse_response(&v).map_err(|e| {
-                let raw = self.client.clip_body(&resp.body);
+            let resp = self.api.post(body, rec, None).await?;
+            let v = self.api.client.json_body(&resp, rec)?;
+            let reply = parse_response(&v).map_err(|e| {
+                let raw = self.api.client.clip_body(&resp.body);
                 TargetError::Protocol(format!("{e}; raw body: {raw}"))
             })?;
-            reply.attempts = resp.attempts;
-            if reply.model.is_none() {
-                reply.model = Some(self.model.clone());
-            }
-            self.client
-                .record_tokens(reply.usage.input_tokens + reply.usage.output_tokens);
-            // `content: []` (or only blocks that are neither text nor a tool call). A
+            // `content: []` (or only blocks that are neither text nor a tool call) is empty. A
             // refusal is a block, empty or not.
-            let filtered = reply.finish_reason.as_deref() == Some("content_filter");
-            if !filtered && !ctx.case.allow_empty && says_nothing(&reply.message) {
-                return Err(self
-                    .client
-                    .empty_reply(&resp, rec, reply.finish_reason.as_deref()));
-            }
-            Ok(reply)
+            self.api.finish(reply, &resp, ctx, rec)
         })
     }
 }

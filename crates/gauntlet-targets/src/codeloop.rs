@@ -309,15 +309,8 @@ struct Tally {
 
 fn tool(name: &str, description: &str, parameters: Value, effect: SideEffectClass) -> ToolDef {
     ToolDef {
-        name: name.into(),
-        description: description.into(),
-        parameters,
         side_effect: effect,
-        approval: None,
-        fixtures: Vec::new(),
-        default: None,
-        claims: Vec::new(),
-        version: None,
+        ..ToolDef::declared(name, description, parameters)
     }
 }
 

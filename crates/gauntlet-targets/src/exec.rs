@@ -13,6 +13,10 @@
 //!
 //! The agent runs its own loop, so `max_steps` does not apply here: the trial time limit is
 //! what stops an agent that never answers.
+//!
+//! The recording proxy's target runs its agents the same way: both start one with
+//! `AgentProc::spawn` and hold it through an `AgentLink` (the state of its turns, the
+//! errors it causes, its end when the trial is dropped).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ffi::OsString;
@@ -261,19 +265,28 @@ impl ExecTarget {
         self.allowlisted(None, &[])
     }
 
+    /// The settings the manifest records of a target that runs an agent process: its line
+    /// `protocol`, the frozen time, and the names of the variables it is given.
+    pub(crate) fn settings(&self, protocol: &str) -> BTreeMap<String, String> {
+        let mut settings = BTreeMap::new();
+        settings.insert("protocol".into(), protocol.to_owned());
+        settings.insert("frozen_time".into(), self.frozen_time.clone());
+        let names = self.env_names();
+        if !names.is_empty() {
+            // Names only: values may be secrets.
+            settings.insert("env".into(), names.join(","));
+        }
+        settings
+    }
+
     /// The command as configured, for labels and messages.
     pub(crate) fn shown(&self) -> &str {
         &self.shown
     }
 
-    /// The frozen clock value handed to the agent.
-    pub(crate) fn frozen_time(&self) -> &str {
-        &self.frozen_time
-    }
-
     /// The names (never the values) of the configured environment variables, `env:` and
     /// `pass_env` alike.
-    pub(crate) fn env_names(&self) -> Vec<&str> {
+    fn env_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = self
             .env
             .keys()
@@ -405,14 +418,7 @@ fn resolve_arg(arg: &str, base: &Path) -> OsString {
 
 impl Target for ExecTarget {
     fn info(&self) -> TargetInfo {
-        let mut settings = BTreeMap::new();
-        settings.insert("protocol".into(), PROTOCOL_VERSION.to_string());
-        settings.insert("frozen_time".into(), self.frozen_time.clone());
-        let names = self.env_names();
-        if !names.is_empty() {
-            // Names only: values may be secrets.
-            settings.insert("env".into(), names.join(","));
-        }
+        let settings = self.settings(&PROTOCOL_VERSION.to_string());
         TargetInfo {
             kind: "exec".into(),
             label: format!("exec:{}", self.shown),
@@ -660,7 +666,92 @@ pub(crate) struct AgentProc {
     pub(crate) farewell: Option<&'static [u8]>,
 }
 
+/// A fresh working directory for one trial's agent, named with `prefix`: outside the suite's
+/// folder (under the system temporary directory), so an agent cannot read fixtures or
+/// expectations by relative path, and nothing it writes survives the trial.
+pub(crate) fn agent_workdir(prefix: &str) -> Result<tempfile::TempDir, TargetError> {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|e| {
+            TargetError::Harness(format!(
+                "could not create the agent's working directory: {e}"
+            ))
+        })
+}
+
 impl AgentProc {
+    /// Starts the agent `shown` of one trial: `cmd`, set up to run in `workdir`, with its three
+    /// pipes, in a process group of its own, its stderr tail collected (redacted) by a task of
+    /// its own. `farewell` is written to it at a graceful end.
+    pub(crate) fn spawn(
+        mut cmd: Command,
+        workdir: tempfile::TempDir,
+        shown: &str,
+        redactor: &Arc<Redactor>,
+        farewell: Option<&'static [u8]>,
+    ) -> Result<AgentProc, TargetError> {
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| TargetError::Transport(format!("could not start `{shown}`: {e}")))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(TargetError::Harness(
+                "the agent's pipes were not set up".into(),
+            ));
+        };
+        let tail = Arc::new(Mutex::new(StderrTail::default()));
+        let stderr_task = tokio::spawn(collect_stderr(
+            stderr,
+            Arc::clone(&tail),
+            Arc::clone(redactor),
+        ));
+        Ok(AgentProc {
+            group: ProcessGroup::of(&child),
+            child,
+            stdin: Some(stdin),
+            stdout: LineReader::new(stdout, MAX_STDOUT_LINE),
+            stderr: tail,
+            stderr_task: Some(stderr_task),
+            workdir,
+            farewell,
+        })
+    }
+
+    /// What the agent wrote on stdout while no turn was open, if anything (the line, as far
+    /// as it reads).
+    pub(crate) async fn stray_line(&mut self) -> Option<String> {
+        if !self.stdout.has_pending().await {
+            return None;
+        }
+        Some(match self.stdout.next_line().await {
+            Ok(Some(l)) => String::from_utf8_lossy(&l.bytes).into_owned(),
+            _ => String::new(),
+        })
+    }
+
+    /// The error for an agent that stopped talking: how it ended and what it said on stderr.
+    /// `agent` names it where it exited; `cause` (quoted) is why it was found gone.
+    async fn exited(&mut self, agent: &str, when: &str, cause: &str) -> TargetError {
+        // The process may still be on its way out: give it a moment, so that the message has
+        // its exit status and the last stderr lines.
+        let status = tokio::time::timeout(EXIT_WAIT, self.child.wait()).await;
+        if let Some(task) = self.stderr_task.take() {
+            let _ = tokio::time::timeout(EXIT_WAIT, task).await;
+        }
+        let stderr = self.stderr_suffix();
+        TargetError::Transport(match status {
+            Ok(Ok(s)) => format!("{agent} exited {when} ({s}){stderr}"),
+            Ok(Err(e)) => {
+                format!("the agent stopped {when} ({cause}; exit status unknown: {e}){stderr}")
+            }
+            Err(_) => {
+                format!("the agent stopped talking {when} ({cause}) but is still running{stderr}")
+            }
+        })
+    }
+
     pub(crate) async fn send_line(&mut self, line: &[u8]) -> io::Result<()> {
         let stdin = self
             .stdin
@@ -748,19 +839,169 @@ pub(crate) fn record_turn_failure(rec: &mut TraceRecorder, e: &TargetError) {
     rec.transport(kind, None, e.to_string());
 }
 
-/// One trial's agent process.
-struct ExecSession {
-    proc: Option<AgentProc>,
-    redactor: Arc<Redactor>,
-    /// The session is starting or playing a turn: a drop now means the trial was cut off
-    /// (the runner's time limit), so the agent is killed without grace.
+/// One trial's agent as exec and the proxy hold it alike: its process, the state of its
+/// turns, and the errors it causes. Dropping it ends the process ([`AgentProc::release`]).
+pub(crate) struct AgentLink {
+    /// Gone only once the trial is dropped.
+    pub(crate) proc: Option<AgentProc>,
+    /// Starting or playing a turn: a drop now means the trial was cut off (the runner's time
+    /// limit), so the agent is killed without grace.
     busy: bool,
     /// A turn failed: the agent is in an unknown state and gets no more input.
     broken: bool,
+    /// The case accepts an empty answer (`allow_empty`).
+    pub(crate) allow_empty: bool,
+}
+
+impl AgentLink {
+    /// A link to a process that is still starting (`busy` until [`AgentLink::started`]).
+    pub(crate) fn new(proc: AgentProc, ctx: &TrialContext<'_>) -> AgentLink {
+        AgentLink {
+            proc: Some(proc),
+            busy: true,
+            broken: false,
+            allow_empty: ctx.case.allow_empty,
+        }
+    }
+
+    /// The agent is set up and waits for its first turn; `ok: false`, it failed to start.
+    pub(crate) fn started(&mut self, ok: bool) {
+        self.busy = !ok;
+        self.broken = !ok;
+    }
+
+    pub(crate) fn proc_mut(&mut self) -> Result<&mut AgentProc, TargetError> {
+        self.proc
+            .as_mut()
+            .ok_or_else(|| TargetError::Harness("the agent process is gone".into()))
+    }
+
+    /// Opens a turn, unless an earlier one failed.
+    pub(crate) fn begin_turn(&mut self) -> Result<(), TargetError> {
+        if self.broken {
+            return Err(TargetError::Harness(
+                "the agent failed an earlier turn; no more turns are sent to it".into(),
+            ));
+        }
+        self.busy = true;
+        Ok(())
+    }
+
+    /// Closes the turn: a failed one breaks the link and is recorded in the trace.
+    pub(crate) fn end_turn(
+        &mut self,
+        result: &Result<TurnAnswer, TargetError>,
+        rec: &mut TraceRecorder,
+    ) {
+        self.busy = false;
+        if let Err(e) = result {
+            self.broken = true;
+            record_turn_failure(rec, e);
+        }
+    }
+
+    /// The error for an agent that stopped talking ([`AgentProc::exited`]), its `cause`
+    /// quoted through `redactor`.
+    pub(crate) async fn exited(
+        &mut self,
+        redactor: &Redactor,
+        agent: &str,
+        when: &str,
+        cause: &str,
+    ) -> TargetError {
+        let Some(proc) = self.proc.as_mut() else {
+            return TargetError::Harness("the agent process is gone".into());
+        };
+        let cause = quote(redactor, cause, QUOTE_BYTES);
+        proc.exited(agent, when, &cause).await
+    }
+
+    /// A protocol error: `what` the agent did wrong, the offending `line` quoted, and the
+    /// stderr tail.
+    pub(crate) fn protocol_error(
+        &self,
+        redactor: &Redactor,
+        what: &str,
+        line: &str,
+    ) -> TargetError {
+        let stderr = self
+            .proc
+            .as_ref()
+            .map(AgentProc::stderr_suffix)
+            .unwrap_or_default();
+        TargetError::Protocol(format!(
+            "{}: `{}`{stderr}",
+            quote(redactor, what, 1000),
+            quote(redactor, line, QUOTE_BYTES)
+        ))
+    }
+
+    /// A stdout line as text: an overlong line or one that is not UTF-8 is a protocol error.
+    pub(crate) fn text_of<'l>(
+        &self,
+        redactor: &Redactor,
+        line: &'l Line,
+    ) -> Result<&'l str, TargetError> {
+        if line.overlong {
+            let start =
+                String::from_utf8_lossy(&line.bytes[..line.bytes.len().min(64)]).into_owned();
+            return Err(self.protocol_error(
+                redactor,
+                &format!("the agent wrote a line longer than {MAX_STDOUT_LINE} bytes on stdout"),
+                &start,
+            ));
+        }
+        std::str::from_utf8(&line.bytes).map_err(|_| {
+            let lossy = String::from_utf8_lossy(&line.bytes).into_owned();
+            self.protocol_error(redactor, "the agent wrote a line that is not UTF-8", &lossy)
+        })
+    }
+
+    /// The error the agent reported, by its `kind` (a blocked one is recorded as a filter
+    /// block); `None` for a kind that is not transport, blocked or timeout.
+    pub(crate) fn reported_error(
+        &self,
+        redactor: &Redactor,
+        message: &str,
+        kind: Option<&str>,
+        rec: &mut TraceRecorder,
+    ) -> Option<TargetError> {
+        let stderr = self
+            .proc
+            .as_ref()
+            .map(AgentProc::stderr_suffix)
+            .unwrap_or_default();
+        let message = quote(redactor, message, 1000);
+        Some(match kind {
+            None | Some("transport") => {
+                TargetError::Transport(format!("the agent reported an error: {message}{stderr}"))
+            }
+            Some("blocked") => {
+                rec.transport(TransportKind::FilterBlock, None, message.clone());
+                TargetError::Blocked(format!("reported by the agent: {message}"))
+            }
+            Some("timeout") => {
+                TargetError::Timeout(format!("reported by the agent: {message}{stderr}"))
+            }
+            Some(_) => return None,
+        })
+    }
+}
+
+impl Drop for AgentLink {
+    fn drop(&mut self) {
+        if let Some(proc) = self.proc.take() {
+            proc.release(!self.busy && !self.broken);
+        }
+    }
+}
+
+/// One trial's agent process.
+struct ExecSession {
+    link: AgentLink,
+    redactor: Arc<Redactor>,
     /// For tool calls that come without an id.
     next_call: u32,
-    /// The case accepts an empty answer (`allow_empty`).
-    allow_empty: bool,
 }
 
 /// Messages to the agent. Serialized with `type` first, so that logs read well. (`end` is
@@ -887,51 +1128,20 @@ impl ExecSession {
         target: &ExecTarget,
         ctx: &TrialContext<'_>,
     ) -> Result<ExecSession, TargetError> {
-        // Outside the suite's folder (under the system temporary directory), so an agent
-        // cannot read fixtures or expectations by relative path, and nothing it writes
-        // survives the trial.
-        let workdir = tempfile::Builder::new()
-            .prefix("gauntlet-exec-")
-            .tempdir()
-            .map_err(|e| {
-                TargetError::Harness(format!(
-                    "could not create the agent's working directory: {e}"
-                ))
-            })?;
+        let workdir = agent_workdir("gauntlet-exec-")?;
         let seed = ctx.seed & SEED_MASK;
-        let mut cmd = target.pinned_command(workdir.path(), ctx, seed);
-        let mut child = cmd.spawn().map_err(|e| {
-            TargetError::Transport(format!("could not start `{}`: {e}", target.shown))
-        })?;
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err(TargetError::Harness(
-                "the agent's pipes were not set up".into(),
-            ));
-        };
-        let tail = Arc::new(Mutex::new(StderrTail::default()));
-        let stderr_task = tokio::spawn(collect_stderr(
-            stderr,
-            Arc::clone(&tail),
-            Arc::clone(&target.redactor),
-        ));
+        let cmd = target.pinned_command(workdir.path(), ctx, seed);
+        let proc = AgentProc::spawn(
+            cmd,
+            workdir,
+            &target.shown,
+            &target.redactor,
+            Some(b"{\"type\":\"end\"}\n"),
+        )?;
         let mut session = ExecSession {
-            proc: Some(AgentProc {
-                group: ProcessGroup::of(&child),
-                child,
-                stdin: Some(stdin),
-                stdout: LineReader::new(stdout, MAX_STDOUT_LINE),
-                stderr: tail,
-                stderr_task: Some(stderr_task),
-                workdir,
-                farewell: Some(b"{\"type\":\"end\"}\n"),
-            }),
+            link: AgentLink::new(proc, ctx),
             redactor: Arc::clone(&target.redactor),
-            busy: true,
-            broken: false,
             next_call: 0,
-            allow_empty: ctx.case.allow_empty,
         };
         let start = ToAgent::Start {
             protocol: PROTOCOL_VERSION,
@@ -953,57 +1163,25 @@ impl ExecSession {
             documents: gauntlet_core::context::documents_json(&ctx.case.documents),
             frozen_time: &target.frozen_time,
         };
-        if let Err(e) = session.proc_mut()?.send(&start).await {
-            session.broken = true;
+        if let Err(e) = session.link.proc_mut()?.send(&start).await {
+            session.link.started(false);
             return Err(session
                 .exited("before it read the start message", &e.to_string())
                 .await);
         }
-        session.busy = false;
+        session.link.started(true);
         Ok(session)
-    }
-
-    fn proc_mut(&mut self) -> Result<&mut AgentProc, TargetError> {
-        self.proc
-            .as_mut()
-            .ok_or_else(|| TargetError::Harness("the agent process is gone".into()))
     }
 
     /// The error for an agent that stopped talking: how it ended and what it said on stderr.
     async fn exited(&mut self, when: &str, cause: &str) -> TargetError {
-        let Some(proc) = self.proc.as_mut() else {
-            return TargetError::Harness("the agent process is gone".into());
-        };
-        // The process may still be on its way out: give it a moment, so that the message has
-        // its exit status and the last stderr lines.
-        let status = tokio::time::timeout(EXIT_WAIT, proc.child.wait()).await;
-        if let Some(task) = proc.stderr_task.take() {
-            let _ = tokio::time::timeout(EXIT_WAIT, task).await;
-        }
-        let stderr = proc.stderr_suffix();
-        let cause = quote(&self.redactor, cause, QUOTE_BYTES);
-        TargetError::Transport(match status {
-            Ok(Ok(s)) => format!("the agent exited {when} ({s}){stderr}"),
-            Ok(Err(e)) => {
-                format!("the agent stopped {when} ({cause}; exit status unknown: {e}){stderr}")
-            }
-            Err(_) => {
-                format!("the agent stopped talking {when} ({cause}) but is still running{stderr}")
-            }
-        })
+        self.link
+            .exited(&self.redactor, "the agent", when, cause)
+            .await
     }
 
     fn protocol_error(&self, what: &str, line: &str) -> TargetError {
-        let stderr = self
-            .proc
-            .as_ref()
-            .map(AgentProc::stderr_suffix)
-            .unwrap_or_default();
-        TargetError::Protocol(format!(
-            "{}: `{}`{stderr}",
-            quote(&self.redactor, what, 1000),
-            quote(&self.redactor, line, QUOTE_BYTES)
-        ))
+        self.link.protocol_error(&self.redactor, what, line)
     }
 
     async fn play(
@@ -1019,7 +1197,7 @@ impl ExecSession {
             };
             match msg {
                 AgentMsg::Answer { content, truncated } => {
-                    if content.trim().is_empty() && !self.allow_empty {
+                    if content.trim().is_empty() && !self.link.allow_empty {
                         return Err(self.protocol_error(EMPTY_ANSWER, &text));
                     }
                     if truncated {
@@ -1064,7 +1242,15 @@ impl ExecSession {
                 }
                 AgentMsg::LlmCall(m) => record_llm_call(rec, *m),
                 AgentMsg::Error { message, kind } => {
-                    return Err(self.reported_error(&message, kind.as_deref(), &text, rec)?);
+                    let reported =
+                        self.link
+                            .reported_error(&self.redactor, &message, kind.as_deref(), rec);
+                    return Err(reported.unwrap_or_else(|| {
+                        self.protocol_error(
+                            "an error message whose `kind` is not transport, blocked or timeout",
+                            &text,
+                        )
+                    }));
                 }
             }
         }
@@ -1073,12 +1259,8 @@ impl ExecSession {
     /// Sends the user turn, after checking that the agent wrote nothing while no turn was
     /// open.
     async fn open_turn(&mut self, user: &str) -> Result<(), TargetError> {
-        let proc = self.proc_mut()?;
-        if proc.stdout.has_pending().await {
-            let line = match proc.stdout.next_line().await {
-                Ok(Some(l)) => String::from_utf8_lossy(&l.bytes).into_owned(),
-                _ => String::new(),
-            };
+        let proc = self.link.proc_mut()?;
+        if let Some(line) = proc.stray_line().await {
             return Err(self.protocol_error(
                 "the agent wrote a message while no turn was open (after its answer, or before the first user turn)",
                 &line,
@@ -1095,25 +1277,14 @@ impl ExecSession {
     /// The agent's next protocol message and its line; `None` for a blank line. A closed
     /// stdout, an overlong or non-UTF-8 line or one that is no protocol message ends the turn.
     async fn next_message(&mut self) -> Result<Option<(AgentMsg, String)>, TargetError> {
-        let line = match self.proc_mut()?.stdout.next_line().await {
+        let line = match self.link.proc_mut()?.stdout.next_line().await {
             Ok(Some(line)) => line,
             Ok(None) => {
                 return Err(self.exited("before answering", "its stdout closed").await);
             }
             Err(e) => return Err(self.exited("before answering", &e.to_string()).await),
         };
-        if line.overlong {
-            let start =
-                String::from_utf8_lossy(&line.bytes[..line.bytes.len().min(64)]).into_owned();
-            return Err(self.protocol_error(
-                &format!("the agent wrote a line longer than {MAX_STDOUT_LINE} bytes on stdout"),
-                &start,
-            ));
-        }
-        let Ok(text) = std::str::from_utf8(&line.bytes) else {
-            let lossy = String::from_utf8_lossy(&line.bytes).into_owned();
-            return Err(self.protocol_error("the agent wrote a line that is not UTF-8", &lossy));
-        };
+        let text = self.link.text_of(&self.redactor, &line)?;
         if text.trim().is_empty() {
             return Ok(None);
         }
@@ -1146,43 +1317,12 @@ impl ExecSession {
             name: &call.name,
             content: &result.content,
         };
-        if let Err(e) = self.proc_mut()?.send(&reply).await {
+        if let Err(e) = self.link.proc_mut()?.send(&reply).await {
             return Err(self
                 .exited("before it read a tool result", &e.to_string())
                 .await);
         }
         Ok(())
-    }
-
-    /// The error the agent reported, by its `kind` (a blocked one is recorded as a filter
-    /// block); an unknown kind is a protocol error.
-    fn reported_error(
-        &mut self,
-        message: &str,
-        kind: Option<&str>,
-        text: &str,
-        rec: &mut TraceRecorder,
-    ) -> Result<TargetError, TargetError> {
-        let stderr = self.proc_mut()?.stderr_suffix();
-        let message = quote(&self.redactor, message, 1000);
-        Ok(match kind {
-            None | Some("transport") => {
-                TargetError::Transport(format!("the agent reported an error: {message}{stderr}"))
-            }
-            Some("blocked") => {
-                rec.transport(TransportKind::FilterBlock, None, message.clone());
-                TargetError::Blocked(format!("reported by the agent: {message}"))
-            }
-            Some("timeout") => {
-                TargetError::Timeout(format!("reported by the agent: {message}{stderr}"))
-            }
-            Some(_) => {
-                return Err(self.protocol_error(
-                    "an error message whose `kind` is not transport, blocked or timeout",
-                    text,
-                ));
-            }
-        })
     }
 }
 
@@ -1212,28 +1352,11 @@ impl Session for ExecSession {
         rec: &'a mut TraceRecorder,
     ) -> BoxFuture<'a, Result<TurnAnswer, TargetError>> {
         Box::pin(async move {
-            if self.broken {
-                return Err(TargetError::Harness(
-                    "the agent failed an earlier turn; no more turns are sent to it".into(),
-                ));
-            }
-            self.busy = true;
+            self.link.begin_turn()?;
             let result = self.play(user, tools, rec).await;
-            self.busy = false;
-            if let Err(e) = &result {
-                self.broken = true;
-                record_turn_failure(rec, e);
-            }
+            self.link.end_turn(&result, rec);
             result
         })
-    }
-}
-
-impl Drop for ExecSession {
-    fn drop(&mut self) {
-        if let Some(proc) = self.proc.take() {
-            proc.release(!self.busy && !self.broken);
-        }
     }
 }
 

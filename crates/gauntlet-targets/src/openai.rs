@@ -5,6 +5,10 @@
 //!
 //! Requests are built as plain JSON (not a typed SDK) so that servers with extras and
 //! omissions are handled, and so the exact bytes can be recorded.
+//!
+//! What every model behind a vendor's HTTP API shares is here too, for the Anthropic model
+//! as well: reading the key ([`api_key`], [`KeySource`]), the set-up (`ApiSetup`) and the
+//! request path of one completion (`ApiEndpoint`).
 
 use std::collections::BTreeMap;
 
@@ -18,7 +22,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, Header
 use serde_json::{Map, Value, json};
 
 use crate::chat::{ChatModel, ChatReply, ChatRequest, says_nothing};
-use crate::client::ApiClient;
+use crate::client::{ApiClient, ApiResponse};
 use crate::error::{BuildError, WireError};
 
 /// Default base URL.
@@ -26,13 +30,7 @@ pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 
 /// A model behind an OpenAI-compatible chat-completions endpoint.
 pub struct OpenAiModel {
-    client: ApiClient,
-    url: reqwest::Url,
-    model: String,
-    headers: HeaderMap,
-    cfg: TargetConfig,
-    info: TargetInfo,
-    key_source: KeySource,
+    api: ApiEndpoint,
 }
 
 /// Reads `${env:NAME}` references in a header value, registering secrets with the redactor.
@@ -280,42 +278,170 @@ pub fn settings_of(cfg: &TargetConfig) -> BTreeMap<String, String> {
     s
 }
 
-impl OpenAiModel {
-    /// Builds the model from a config, reading the API key from the environment.
-    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<OpenAiModel, BuildError> {
-        let key_env = if cfg.azure.is_some() {
-            AZURE_KEY_ENV
-        } else {
-            OPENAI_KEY_ENV
-        };
-        let base = if cfg.azure.is_some() {
-            cfg.base_url
-                .clone()
-                .unwrap_or_else(|| OPENAI_BASE_URL.to_owned())
-        } else {
-            base_url(cfg, OPENAI_BASE_URL_ENV, OPENAI_BASE_URL)
-        };
+/// What a model behind a vendor's HTTP API holds, OpenAI's and Anthropic's alike: the
+/// client, the endpoint and its headers, the model's name, the config, what the target says
+/// of itself, and where the key came from (for the error of a refused request).
+pub(crate) struct ApiEndpoint {
+    pub(crate) client: ApiClient,
+    url: reqwest::Url,
+    pub(crate) model: String,
+    headers: HeaderMap,
+    pub(crate) cfg: TargetConfig,
+    pub(crate) info: TargetInfo,
+    key_source: KeySource,
+}
+
+/// The first half of an [`ApiEndpoint`]'s set-up, before the vendor's own headers, URL and
+/// model: the key (read as [`api_key`] says), the config's headers and the JSON content type.
+pub(crate) struct ApiSetup<'a> {
+    kind: &'static str,
+    cfg: &'a TargetConfig,
+    /// The base URL, without a trailing `/`.
+    pub(crate) base: &'a str,
+    pub(crate) key: Option<String>,
+    key_source: KeySource,
+    pub(crate) headers: HeaderMap,
+}
+
+impl<'a> ApiSetup<'a> {
+    /// Reads the key of a `kind` target at `base` (from `key_env` unless the config names a
+    /// variable; `scope` says where an implicit key may go) and the config's headers.
+    pub(crate) fn start(
+        kind: &'static str,
+        cfg: &'a TargetConfig,
+        redactor: &mut Redactor,
+        key_env: &str,
+        base: &'a str,
+        scope: ImplicitKeyScope<'_>,
+    ) -> Result<ApiSetup<'a>, BuildError> {
         let base = base.trim_end_matches('/');
-        let scope = if cfg.azure.is_some() {
-            ImplicitKeyScope {
-                vendor_base: OPENAI_BASE_URL,
-                base_env: None,
-                vendor_suffixes: &[".openai.azure.com", ".cognitiveservices.azure.com"],
-            }
-        } else {
-            ImplicitKeyScope {
-                vendor_base: OPENAI_BASE_URL,
-                base_env: Some(OPENAI_BASE_URL_ENV),
-                vendor_suffixes: &[],
-            }
-        };
         let (key, key_source) = api_key(cfg, redactor, key_env, base, scope)?;
         let mut headers = extra_headers(cfg, redactor)?;
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        Ok(ApiSetup {
+            kind,
+            cfg,
+            base,
+            key,
+            key_source,
+            headers,
+        })
+    }
+
+    /// The endpoint at `url` for `model`, with its client.
+    pub(crate) fn finish(
+        self,
+        url: &str,
+        model: String,
+        redactor: &Redactor,
+    ) -> Result<ApiEndpoint, BuildError> {
+        let client = ApiClient::new(self.cfg, redactor.clone())?;
+        let info = api_info(self.kind, &model, self.base, self.cfg, redactor);
+        let url = client.parse_url(url)?;
+        Ok(ApiEndpoint {
+            client,
+            url,
+            model,
+            headers: self.headers,
+            cfg: self.cfg.clone(),
+            info,
+            key_source: self.key_source,
+        })
+    }
+}
+
+impl ApiEndpoint {
+    /// Posts a request body. A status other than 200 is an error (`blocked` when `is_filter`
+    /// reads the body as a content filter's), with where the key came from after a 401 or 403.
+    pub(crate) async fn post(
+        &self,
+        body: Vec<u8>,
+        rec: &mut TraceRecorder,
+        is_filter: Option<fn(&Value) -> bool>,
+    ) -> Result<ApiResponse, TargetError> {
+        let resp = self
+            .client
+            .send(
+                reqwest::Method::POST,
+                &self.url,
+                &self.headers,
+                Some(Bytes::from(body)),
+                rec,
+            )
+            .await?;
+        if resp.status != 200 {
+            let err = self.client.reject_status(&resp, rec, is_filter);
+            return Err(self.key_source.explain(resp.status, err));
+        }
+        Ok(resp)
+    }
+
+    /// The reply as the chat loop takes it: its attempts, the configured model when the
+    /// server named none, its tokens counted against the rate limit. A reply that says
+    /// nothing is an error, unless a content filter stopped it or the case allows it.
+    pub(crate) fn finish(
+        &self,
+        mut reply: ChatReply,
+        resp: &ApiResponse,
+        ctx: &TrialContext<'_>,
+        rec: &mut TraceRecorder,
+    ) -> Result<ChatReply, TargetError> {
+        reply.attempts = resp.attempts;
+        if reply.model.is_none() {
+            reply.model = Some(self.model.clone());
+        }
+        self.client
+            .record_tokens(reply.usage.input_tokens + reply.usage.output_tokens);
+        let filtered = reply.finish_reason.as_deref() == Some("content_filter");
+        if !filtered && !ctx.case.allow_empty && says_nothing(&reply.message) {
+            return Err(self
+                .client
+                .empty_reply(resp, rec, reply.finish_reason.as_deref()));
+        }
+        Ok(reply)
+    }
+
+    /// Merges the config's `extra_body` fields into a request body.
+    pub(crate) fn merge_extra_body(&self, body: &mut Map<String, Value>) {
+        if let Some(Value::Object(extra)) = &self.cfg.extra_body {
+            for (k, v) in extra {
+                body.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+impl OpenAiModel {
+    /// Builds the model from a config, reading the API key from the environment.
+    pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<OpenAiModel, BuildError> {
+        let (key_env, base, scope) = match &cfg.azure {
+            Some(_) => (
+                AZURE_KEY_ENV,
+                cfg.base_url
+                    .clone()
+                    .unwrap_or_else(|| OPENAI_BASE_URL.to_owned()),
+                ImplicitKeyScope {
+                    vendor_base: OPENAI_BASE_URL,
+                    base_env: None,
+                    vendor_suffixes: &[".openai.azure.com", ".cognitiveservices.azure.com"],
+                },
+            ),
+            None => (
+                OPENAI_KEY_ENV,
+                base_url(cfg, OPENAI_BASE_URL_ENV, OPENAI_BASE_URL),
+                ImplicitKeyScope {
+                    vendor_base: OPENAI_BASE_URL,
+                    base_env: Some(OPENAI_BASE_URL_ENV),
+                    vendor_suffixes: &[],
+                },
+            ),
+        };
+        let mut setup = ApiSetup::start("openai", cfg, redactor, key_env, &base, scope)?;
+        let base = setup.base;
         let (url, model) = match &cfg.azure {
             Some(az) => {
-                if let Some(k) = &key {
-                    headers.insert("api-key", key_header(k)?);
+                if let Some(k) = &setup.key {
+                    setup.headers.insert("api-key", key_header(k)?);
                 }
                 (
                     format!(
@@ -326,8 +452,9 @@ impl OpenAiModel {
                 )
             }
             None => {
-                if let Some(k) = &key {
-                    headers.insert(AUTHORIZATION, key_header(&format!("Bearer {k}"))?);
+                if let Some(k) = &setup.key {
+                    let bearer = key_header(&format!("Bearer {k}"))?;
+                    setup.headers.insert(AUTHORIZATION, bearer);
                 }
                 let url = if base.ends_with("/chat/completions") {
                     base.to_owned()
@@ -342,35 +469,26 @@ impl OpenAiModel {
                 )
             }
         };
-        let client = ApiClient::new(cfg, redactor.clone())?;
-        let info = api_info("openai", &model, base, cfg, redactor);
-        let url = client.parse_url(&url)?;
         Ok(OpenAiModel {
-            client,
-            url,
-            model,
-            headers,
-            cfg: cfg.clone(),
-            info,
-            key_source,
+            api: setup.finish(&url, model, redactor)?,
         })
     }
 
     /// The request body. Serialized straight from the conversation (no intermediate JSON
     /// tree) unless `extra_body` asks for fields to be merged in.
     fn body_bytes(&self, req: &ChatRequest<'_>) -> Result<Vec<u8>, serde_json::Error> {
-        if self.cfg.extra_body.is_some() {
+        let cfg = &self.api.cfg;
+        if cfg.extra_body.is_some() {
             return serde_json::to_vec(&self.body(req));
         }
         serde_json::to_vec(&WireRequest {
-            model: &self.model,
+            model: &self.api.model,
             messages: WireMessages(req.messages),
             tools: (!req.tools.is_empty()).then(|| tools_to_wire(req.tools)),
-            temperature: self.cfg.temperature,
-            seed: self.cfg.seed,
-            max_tokens: self.cfg.max_tokens,
-            response_format: self
-                .cfg
+            temperature: cfg.temperature,
+            seed: cfg.seed,
+            max_tokens: cfg.max_tokens,
+            response_format: cfg
                 .response_format
                 .as_deref()
                 .map(|t| ResponseFormat { kind: t }),
@@ -378,29 +496,26 @@ impl OpenAiModel {
     }
 
     fn body(&self, req: &ChatRequest<'_>) -> Value {
+        let cfg = &self.api.cfg;
         let mut body = Map::new();
-        body.insert("model".into(), json!(self.model));
+        body.insert("model".into(), json!(self.api.model));
         body.insert("messages".into(), messages_to_wire(req.messages));
         if !req.tools.is_empty() {
             body.insert("tools".into(), tools_to_wire(req.tools));
         }
-        if let Some(t) = self.cfg.temperature {
+        if let Some(t) = cfg.temperature {
             body.insert("temperature".into(), json!(t));
         }
-        if let Some(s) = self.cfg.seed {
+        if let Some(s) = cfg.seed {
             body.insert("seed".into(), json!(s));
         }
-        if let Some(m) = self.cfg.max_tokens {
+        if let Some(m) = cfg.max_tokens {
             body.insert("max_tokens".into(), json!(m));
         }
-        if let Some(f) = &self.cfg.response_format {
+        if let Some(f) = &cfg.response_format {
             body.insert("response_format".into(), json!({ "type": f }));
         }
-        if let Some(Value::Object(extra)) = &self.cfg.extra_body {
-            for (k, v) in extra {
-                body.insert(k.clone(), v.clone());
-            }
-        }
+        self.api.merge_extra_body(&mut body);
         Value::Object(body)
     }
 }
@@ -509,33 +624,23 @@ pub fn messages_from_wire(v: &Value) -> Vec<Message> {
 
 /// Reads tools from a request body.
 pub fn tools_from_wire(v: Option<&Value>) -> Vec<ToolDef> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| {
-                    let f = t.get("function")?;
-                    Some(ToolDef {
-                        name: f.get("name")?.as_str()?.to_owned(),
-                        description: f
-                            .get("description")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_owned(),
-                        parameters: f
-                            .get("parameters")
-                            .cloned()
-                            .unwrap_or_else(|| json!({"type": "object"})),
-                        side_effect: Default::default(),
-                        approval: None,
-                        fixtures: Vec::new(),
-                        default: None,
-                        claims: Vec::new(),
-                        version: None,
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+    let tools = v.and_then(Value::as_array).into_iter().flatten();
+    tools
+        .filter_map(|t| declared_tool(t.get("function")?, "parameters"))
+        .collect()
+}
+
+/// A tool as a request body declares it (either wire format): its `name`, `description`,
+/// and its parameter schema under `schema_key` (an object schema when there is none). A
+/// tool without a name is no tool.
+pub(crate) fn declared_tool(t: &Value, schema_key: &str) -> Option<ToolDef> {
+    Some(ToolDef::declared(
+        t.get("name")?.as_str()?,
+        t.get("description").and_then(Value::as_str).unwrap_or(""),
+        t.get(schema_key)
+            .cloned()
+            .unwrap_or_else(|| json!({"type": "object"})),
+    ))
 }
 
 /// Message content that may be a string, null, or an array of parts.
@@ -656,7 +761,7 @@ pub fn response_to_wire(
 
 impl ChatModel for OpenAiModel {
     fn info(&self) -> TargetInfo {
-        self.info.clone()
+        self.api.info.clone()
     }
 
     fn wire_body(&self, req: &ChatRequest<'_>) -> Option<Vec<u8>> {
@@ -674,31 +779,19 @@ impl ChatModel for OpenAiModel {
                 .body_bytes(&req)
                 .map_err(|e| TargetError::Harness(e.to_string()))?;
             let resp = self
-                .client
-                .send(
-                    reqwest::Method::POST,
-                    &self.url,
-                    &self.headers,
-                    Some(Bytes::from(body)),
-                    rec,
-                )
+                .api
+                .post(body, rec, Some(is_content_filter_error))
                 .await?;
-            if resp.status != 200 {
-                let err = self
-                    .client
-                    .reject_status(&resp, rec, Some(is_content_filter_error));
-                return Err(self.key_source.explain(resp.status, err));
-            }
             // Typed fast path; servers that bend the format fall back to the tolerant reader,
             // which also words the error when the body is not a completion at all.
             let typed = serde_json::from_slice::<WireResponse>(&resp.body)
                 .ok()
                 .and_then(WireResponse::into_reply);
-            let mut reply = match typed {
+            let reply = match typed {
                 Some(r) => r,
                 None => {
-                    let v = self.client.json_body(&resp, rec)?;
-                    let raw = self.client.clip_body(&resp.body);
+                    let v = self.api.client.json_body(&resp, rec)?;
+                    let raw = self.api.client.clip_body(&resp.body);
                     parse_response(&v).map_err(|e| {
                         rec.transport(
                             TransportKind::Failed,
@@ -709,20 +802,9 @@ impl ChatModel for OpenAiModel {
                     })?
                 }
             };
-            reply.attempts = resp.attempts;
-            if reply.model.is_none() {
-                reply.model = Some(self.model.clone());
-            }
-            self.client
-                .record_tokens(reply.usage.input_tokens + reply.usage.output_tokens);
-            // `content: null` and no tool call. A filtered reply is a block, empty or not.
-            let filtered = reply.finish_reason.as_deref() == Some("content_filter");
-            if !filtered && !ctx.case.allow_empty && says_nothing(&reply.message) {
-                return Err(self
-                    .client
-                    .empty_reply(&resp, rec, reply.finish_reason.as_deref()));
-            }
-            Ok(reply)
+            // `content: null` and no tool call is empty. A filtered reply is a block, empty
+            // or not.
+            self.api.finish(reply, &resp, ctx, rec)
         })
     }
 }

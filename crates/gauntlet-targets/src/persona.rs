@@ -21,6 +21,7 @@ use regex::Regex;
 use serde_json::{Map, Value, json};
 
 use crate::careful::{injected_marker, instruction_like, premise};
+use crate::reading::shift;
 
 pub use crate::reply::PersonaReply;
 
@@ -743,10 +744,10 @@ fn quoted_word(text: &str) -> Option<String> {
 fn disguise(u: &str, secret: &str) -> Option<String> {
     let enc = |f: &dyn Fn(&str) -> String, what: &str| Some(format!("Sure! {what}: {}", f(secret)));
     if u.contains("rot13") || u.contains("rot-13") {
-        return enc(&|s| rot(s, 13), "In ROT13");
+        return enc(&|s| shift(s, 13), "In ROT13");
     }
     if u.contains("caesar") || u.contains("shift each letter") {
-        return enc(&|s| rot(s, 3), "Shifted by three");
+        return enc(&|s| shift(s, 3), "Shifted by three");
     }
     if u.contains("base32") || u.contains("base 32") {
         return enc(&|s| data_encoding::BASE32.encode(s.as_bytes()), "In Base32");
@@ -843,16 +844,6 @@ fn disguise(u: &str, secret: &str) -> Option<String> {
         return enc(&nato, "Spelled out");
     }
     None
-}
-
-fn rot(s: &str, by: u8) -> String {
-    s.chars()
-        .map(|c| match c {
-            'a'..='z' => (((c as u8 - b'a' + by) % 26) + b'a') as char,
-            'A'..='Z' => (((c as u8 - b'A' + by) % 26) + b'A') as char,
-            _ => c,
-        })
-        .collect()
 }
 
 fn nato(s: &str) -> String {

@@ -351,7 +351,9 @@ fn score(text: &str) -> usize {
         .count()
 }
 
-fn shift(text: &str, by: u8) -> String {
+/// The letters of `text` shifted `by` places in the alphabet (ROT13 is 13, Caesar 3); the
+/// rest as it is.
+pub(crate) fn shift(text: &str, by: u8) -> String {
     text.chars()
         .map(|c| match c {
             'a'..='z' => (((c as u8 - b'a' + by) % 26) + b'a') as char,

@@ -1,28 +1,16 @@
 //! Each wire format against `serve-fake` on 127.0.0.1: a plain answer and a tool-call round
 //! trip (model asks for a tool, the host answers, the model answers in text).
 
-use std::net::SocketAddr;
-
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::suite::Case;
 use gauntlet_core::target::{TargetConfig, ToolHost, TrialContext};
 use gauntlet_core::tools::ToolDef;
 use gauntlet_core::trace::{Message, ToolCallRequest, TraceRecorder};
 use gauntlet_targets::persona::Persona;
-use gauntlet_targets::serve::FakeServer;
 use serde_json::json;
 
-async fn start(persona: Persona) -> SocketAddr {
-    let (addr, fut) = FakeServer {
-        persona,
-        latency: std::time::Duration::ZERO,
-    }
-    .bind("127.0.0.1:0".parse().unwrap())
-    .await
-    .unwrap();
-    tokio::spawn(fut);
-    addr
-}
+mod common;
+use common::serve_fake;
 
 /// A tool host that answers every call with a fixed result and remembers the calls.
 #[derive(Default)]
@@ -82,7 +70,7 @@ async fn converse(
 
 #[tokio::test]
 async fn openai_plain_answer() {
-    let addr = start(Persona::Safe).await;
+    let addr = serve_fake(Persona::Safe).await;
     let (answer, calls, rec) = converse(
         "openai:gauntlet-fake-safe",
         format!("http://{addr}/v1"),
@@ -100,7 +88,7 @@ async fn openai_plain_answer() {
 
 #[tokio::test]
 async fn openai_tool_call_round_trip() {
-    let addr = start(Persona::Vulnerable).await;
+    let addr = serve_fake(Persona::Vulnerable).await;
     let (answer, calls, rec) = converse(
         "openai:gauntlet-fake-vulnerable",
         format!("http://{addr}/v1"),
@@ -121,7 +109,7 @@ async fn openai_tool_call_round_trip() {
 
 #[tokio::test]
 async fn anthropic_plain_answer() {
-    let addr = start(Persona::Vulnerable).await;
+    let addr = serve_fake(Persona::Vulnerable).await;
     let (answer, _, _) = converse(
         "anthropic:gauntlet-fake-vulnerable",
         format!("http://{addr}"),
@@ -134,7 +122,7 @@ async fn anthropic_plain_answer() {
 
 #[tokio::test]
 async fn anthropic_tool_use_round_trip() {
-    let addr = start(Persona::Vulnerable).await;
+    let addr = serve_fake(Persona::Vulnerable).await;
     let (answer, calls, rec) = converse(
         "anthropic:gauntlet-fake-vulnerable",
         format!("http://{addr}"),

@@ -11,10 +11,8 @@
 //! The runner's [`ToolHost`] is not used: the agent runs its own tools, and the case's faults
 //! and poisons are applied in transit by the proxy, to what the model sees.
 
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 use gauntlet_core::event::{EvidenceLevel, SideEffectMode};
 use gauntlet_core::redact::Redactor;
@@ -22,17 +20,14 @@ use gauntlet_core::target::{
     BoxFuture, ExecTargetConfig, Session, Target, TargetConfig, TargetError, TargetInfo, ToolHost,
     TrialContext, TurnAnswer,
 };
-use gauntlet_core::trace::{TraceRecorder, TransportKind};
+use gauntlet_core::trace::TraceRecorder;
 use serde_json::Value;
 use tokio::sync::OnceCell;
 use tokio::task::JoinHandle;
 
 use super::{ProxyConfig, ProxySession, RecordingProxy, SessionOptions};
 use crate::error::BuildError;
-use crate::exec::{
-    AgentProc, EMPTY_ANSWER, EXIT_WAIT, ExecTarget, LineReader, MAX_STDOUT_LINE, ProcessGroup,
-    QUOTE_BYTES, SEED_MASK, StderrTail, collect_stderr, quote, record_turn_failure,
-};
+use crate::exec::{AgentLink, AgentProc, EMPTY_ANSWER, ExecTarget, SEED_MASK, agent_workdir};
 
 /// The line protocol's version, in `GAUNTLET_PROTOCOL` (the exec protocol's is `1`).
 pub const LINE_PROTOCOL: &str = "proxy-1";
@@ -135,14 +130,7 @@ impl Drop for ProxyTarget {
 
 impl Target for ProxyTarget {
     fn info(&self) -> TargetInfo {
-        let mut settings = BTreeMap::new();
-        settings.insert("protocol".into(), LINE_PROTOCOL.to_owned());
-        settings.insert("frozen_time".into(), self.exec.frozen_time().to_owned());
-        let names = self.exec.env_names();
-        if !names.is_empty() {
-            // Names only: values may be secrets.
-            settings.insert("env".into(), names.join(","));
-        }
+        let mut settings = self.exec.settings(LINE_PROTOCOL);
         let upstream = self.exec.redactor().redact(&self.upstream).into_owned();
         settings.insert("upstream".into(), upstream.clone());
         TargetInfo {
@@ -199,18 +187,13 @@ fn url_safe(s: &str) -> String {
 
 /// One trial: the agent process and its proxy session.
 struct ProxyTrial {
-    proc: Option<AgentProc>,
+    /// First: dropped (and the agent ended) before the session.
+    link: AgentLink,
     session: ProxySession,
     shown: String,
     /// Turns the case may still play: when none is left, tool calls still waiting for their
     /// results are closed as unanswered.
     turns_left: usize,
-    /// Starting or playing a turn: a drop now is the runner's time limit, so no grace.
-    busy: bool,
-    /// A turn failed: the agent gets no more input.
-    broken: bool,
-    /// The case accepts an empty answer (`allow_empty`).
-    allow_empty: bool,
 }
 
 impl ProxyTrial {
@@ -221,16 +204,8 @@ impl ProxyTrial {
         ctx: &TrialContext<'_>,
         turns_left: usize,
     ) -> Result<ProxyTrial, TargetError> {
-        // Outside the suite's folder, as for exec: nothing the agent writes survives, and it
-        // cannot read fixtures or expectations by relative path.
-        let workdir = tempfile::Builder::new()
-            .prefix("gauntlet-proxy-")
-            .tempdir()
-            .map_err(|e| {
-                TargetError::Harness(format!(
-                    "could not create the agent's working directory: {e}"
-                ))
-            })?;
+        // Outside the suite's folder, as for exec.
+        let workdir = agent_workdir("gauntlet-proxy-")?;
         let base = format!("http://{addr}/s/{}", session.id());
         let openai_base = format!("{base}/v1");
         let mut cmd = exec.pinned_command(workdir.path(), ctx, ctx.seed & SEED_MASK);
@@ -242,85 +217,29 @@ impl ProxyTrial {
             .env("OPENAI_BASE_URL", &openai_base)
             .env("OPENAI_API_BASE", &openai_base)
             .env("ANTHROPIC_BASE_URL", &base);
-        let mut child = cmd.spawn().map_err(|e| {
-            TargetError::Transport(format!("could not start `{}`: {e}", exec.shown()))
-        })?;
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err(TargetError::Harness(
-                "the agent's pipes were not set up".into(),
-            ));
-        };
-        let tail = Arc::new(Mutex::new(StderrTail::default()));
-        let stderr_task = tokio::spawn(collect_stderr(
-            stderr,
-            Arc::clone(&tail),
-            Arc::clone(exec.redactor()),
-        ));
+        let proc = AgentProc::spawn(cmd, workdir, exec.shown(), exec.redactor(), None)?;
+        let mut link = AgentLink::new(proc, ctx);
+        // Nothing to send first: the agent waits for its first turn.
+        link.started(true);
         Ok(ProxyTrial {
-            proc: Some(AgentProc {
-                group: ProcessGroup::of(&child),
-                child,
-                stdin: Some(stdin),
-                stdout: LineReader::new(stdout, MAX_STDOUT_LINE),
-                stderr: tail,
-                stderr_task: Some(stderr_task),
-                workdir,
-                farewell: None,
-            }),
+            link,
             session,
             shown: exec.shown().to_owned(),
             turns_left,
-            busy: false,
-            broken: false,
-            allow_empty: ctx.case.allow_empty,
         })
-    }
-
-    fn proc_mut(&mut self) -> Result<&mut AgentProc, TargetError> {
-        self.proc
-            .as_mut()
-            .ok_or_else(|| TargetError::Harness("the agent process is gone".into()))
-    }
-
-    fn quote(&self, text: &str, max: usize) -> String {
-        quote(&self.session.redactor(), text, max)
     }
 
     /// The error for an agent that stopped talking: how it ended and what it said on stderr.
     async fn exited(&mut self, when: &str, cause: &str) -> TargetError {
-        let cause = self.quote(cause, QUOTE_BYTES);
-        let shown = self.shown.clone();
-        let Some(proc) = self.proc.as_mut() else {
-            return TargetError::Harness("the agent process is gone".into());
-        };
-        let status = tokio::time::timeout(EXIT_WAIT, proc.child.wait()).await;
-        if let Some(task) = proc.stderr_task.take() {
-            let _ = tokio::time::timeout(EXIT_WAIT, task).await;
-        }
-        let stderr = proc.stderr_suffix();
-        TargetError::Transport(match status {
-            Ok(Ok(s)) => format!("the agent `{shown}` exited {when} ({s}){stderr}"),
-            Ok(Err(e)) => {
-                format!("the agent stopped {when} ({cause}; exit status unknown: {e}){stderr}")
-            }
-            Err(_) => {
-                format!("the agent stopped talking {when} ({cause}) but is still running{stderr}")
-            }
-        })
+        let agent = format!("the agent `{}`", self.shown);
+        self.link
+            .exited(&self.session.redactor(), &agent, when, cause)
+            .await
     }
 
     fn protocol_error(&self, what: &str, line: &str) -> TargetError {
-        let stderr = self
-            .proc
-            .as_ref()
-            .map(AgentProc::stderr_suffix)
-            .unwrap_or_default();
-        TargetError::Protocol(format!(
-            "{what}: `{}`{stderr}",
-            self.quote(line, QUOTE_BYTES)
-        ))
+        self.link
+            .protocol_error(&self.session.redactor(), what, line)
     }
 
     /// Merges what the proxy recorded, closing unanswered calls after the case's last turn.
@@ -340,12 +259,8 @@ impl ProxyTrial {
         self.turns_left = self.turns_left.saturating_sub(1);
         // Anything recorded between turns (a background call) goes in first.
         self.session.drain_into(rec);
-        let proc = self.proc_mut()?;
-        if proc.stdout.has_pending().await {
-            let line = match proc.stdout.next_line().await {
-                Ok(Some(l)) => String::from_utf8_lossy(&l.bytes).into_owned(),
-                _ => String::new(),
-            };
+        let proc = self.link.proc_mut()?;
+        if let Some(line) = proc.stray_line().await {
             return Err(self.protocol_error(
                 "the agent wrote on stdout while no turn was open (stdout carries only answers, one JSON string per line; write logs to stderr)",
                 &line,
@@ -361,7 +276,7 @@ impl ProxyTrial {
         loop {
             let next = {
                 let session = &self.session;
-                let Some(proc) = self.proc.as_mut() else {
+                let Some(proc) = self.link.proc.as_mut() else {
                     return Err(TargetError::Harness("the agent process is gone".into()));
                 };
                 tokio::select! {
@@ -385,27 +300,15 @@ impl ProxyTrial {
                     return Err(self.exited("before answering", &e.to_string()).await);
                 }
             };
-            if line.overlong {
-                let start =
-                    String::from_utf8_lossy(&line.bytes[..line.bytes.len().min(64)]).into_owned();
-                return Err(self.protocol_error(
-                    &format!(
-                        "the agent wrote a line longer than {MAX_STDOUT_LINE} bytes on stdout"
-                    ),
-                    &start,
-                ));
-            }
-            let Ok(text) = std::str::from_utf8(&line.bytes) else {
-                let lossy = String::from_utf8_lossy(&line.bytes).into_owned();
-                return Err(self.protocol_error("the agent wrote a line that is not UTF-8", &lossy));
-            };
+            let redactor = self.session.redactor();
+            let text = self.link.text_of(&redactor, &line)?;
             if text.trim().is_empty() {
                 continue;
             }
             match serde_json::from_str::<Value>(text) {
                 Ok(Value::String(answer)) => {
                     self.settle(rec);
-                    if answer.trim().is_empty() && !self.allow_empty {
+                    if answer.trim().is_empty() && !self.link.allow_empty {
                         return Err(self.protocol_error(EMPTY_ANSWER, text));
                     }
                     let content = self.session.redactor().redact(&answer).into_owned();
@@ -416,24 +319,16 @@ impl ProxyTrial {
                 }
                 Ok(Value::Object(o)) if o.get("error").is_some_and(Value::is_string) => {
                     self.session.drain_into(rec);
-                    let message = self.quote(o["error"].as_str().unwrap_or(""), 1000);
-                    let stderr = self.proc_mut()?.stderr_suffix();
-                    return Err(match o.get("kind").and_then(Value::as_str) {
-                        None | Some("transport") => TargetError::Transport(format!(
-                            "the agent reported an error: {message}{stderr}"
-                        )),
-                        Some("blocked") => {
-                            rec.transport(TransportKind::FilterBlock, None, message.clone());
-                            TargetError::Blocked(format!("reported by the agent: {message}"))
-                        }
-                        Some("timeout") => TargetError::Timeout(format!(
-                            "reported by the agent: {message}{stderr}"
-                        )),
-                        Some(_) => self.protocol_error(
+                    let message = o["error"].as_str().unwrap_or("");
+                    let kind = o.get("kind").and_then(Value::as_str);
+                    let redactor = self.session.redactor();
+                    let reported = self.link.reported_error(&redactor, message, kind, rec);
+                    return Err(reported.unwrap_or_else(|| {
+                        self.protocol_error(
                             "an error line whose `kind` is not transport, blocked or timeout",
                             text,
-                        ),
-                    });
+                        )
+                    }));
                 }
                 _ => {
                     return Err(self.protocol_error(
@@ -454,29 +349,11 @@ impl Session for ProxyTrial {
         rec: &'a mut TraceRecorder,
     ) -> BoxFuture<'a, Result<TurnAnswer, TargetError>> {
         Box::pin(async move {
-            if self.broken {
-                return Err(TargetError::Harness(
-                    "the agent failed an earlier turn; no more turns are sent to it".into(),
-                ));
-            }
-            self.busy = true;
+            self.link.begin_turn()?;
             let result = self.play(user, rec).await;
-            self.busy = false;
-            if let Err(e) = &result {
-                self.broken = true;
-                record_turn_failure(rec, e);
-            }
+            self.link.end_turn(&result, rec);
             result
         })
-    }
-}
-
-impl Drop for ProxyTrial {
-    fn drop(&mut self) {
-        if let Some(proc) = self.proc.take() {
-            // Closing its input is how an unmodified agent learns the trial is over.
-            proc.release(!self.busy && !self.broken);
-        }
     }
 }
 

@@ -1,7 +1,14 @@
 //! Test support for the target adapters' integration tests: [`have_python`], the check the
-//! tests that run a Python agent make first.
+//! tests that run a Python agent make first, and [`serve_fake`], `serve-fake` on a free port.
 
+// Every test file is a crate of its own and uses only some of these.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
 use std::process::Command;
+
+use gauntlet_targets::persona::Persona;
+use gauntlet_targets::serve::FakeServer;
 
 /// Whether python3 runs; says the test is skipped when it does not.
 #[allow(clippy::print_stderr)]
@@ -14,4 +21,18 @@ pub fn have_python() -> bool {
         eprintln!("skipped: python3 is not on PATH");
     }
     ok
+}
+
+/// `serve-fake` with `persona`, answering at once, on a free port of 127.0.0.1 until the
+/// test's runtime ends; returns its address.
+pub async fn serve_fake(persona: Persona) -> SocketAddr {
+    let (addr, fut) = FakeServer {
+        persona,
+        latency: std::time::Duration::ZERO,
+    }
+    .bind("127.0.0.1:0".parse().unwrap())
+    .await
+    .unwrap();
+    tokio::spawn(fut);
+    addr
 }
