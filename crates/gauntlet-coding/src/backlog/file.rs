@@ -714,6 +714,15 @@ fn finish(
     let mut first: HashMap<(&str, &str, u32), usize> = HashMap::new();
     for r in rows.iter().copied() {
         let mut known = true;
+        // A row's `task` or `arm` the contract does not have, at its column.
+        let unknown = |key: &str, value: &str, hint: String| {
+            at(
+                r.line,
+                col_of(r.line, key),
+                format!("unknown {key} `{value}`"),
+            )
+            .hint(hint)
+        };
         if !tasks.contains(&r.task.as_str()) {
             known = false;
             let hint = match did_you_mean(&r.task, tasks.iter().copied()) {
@@ -721,14 +730,7 @@ fn finish(
                 None => "rows name tasks of the contract; a task added later needs a new contract"
                     .to_owned(),
             };
-            d.push(
-                at(
-                    r.line,
-                    col_of(r.line, "task"),
-                    format!("unknown task `{}`", r.task),
-                )
-                .hint(hint),
-            );
+            d.push(unknown("task", &r.task, hint));
         }
         if !arms.contains(&r.arm.as_str()) {
             known = false;
@@ -736,14 +738,7 @@ fn finish(
                 Some(s) => format!("did you mean `{s}`?"),
                 None => format!("the contract's arms are {}", arms.join(", ")),
             };
-            d.push(
-                at(
-                    r.line,
-                    col_of(r.line, "arm"),
-                    format!("unknown arm `{}`", r.arm),
-                )
-                .hint(hint),
-            );
+            d.push(unknown("arm", &r.arm, hint));
         }
         if known {
             match first.get(&(r.task.as_str(), r.arm.as_str(), r.trial)) {

@@ -13,9 +13,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use gauntlet_core::redact::Redactor;
-use gauntlet_core::target::ExecTargetConfig;
-use gauntlet_targets::exec::{ExecTarget, FolderEnd};
 
+use super::run_test_command;
 use crate::task::ObservedTest;
 use crate::text::clip;
 use crate::trajectory::TestState;
@@ -217,19 +216,8 @@ pub async fn run_cargo(
     copy_tree(run.dir, scratch)?;
     let _ = std::fs::remove_dir_all(scratch.join("target"));
     let _ = std::fs::remove_dir_all(scratch.join(".gauntlet"));
-    let every = |state: TestState, detail: String| -> Vec<ObservedTest> {
-        let ids = if run.known.is_empty() {
-            vec![run.fallback.clone()]
-        } else {
-            run.known.clone()
-        };
-        ids.into_iter()
-            .map(|id| ObservedTest {
-                id,
-                state,
-                detail: Some(detail.clone()),
-            })
-            .collect()
+    let every = |state: TestState, detail: String| {
+        ObservedTest::every(&run.known, &run.fallback, state, detail)
     };
     let mut command: Vec<String> = ["cargo", "test", "--offline", "--no-fail-fast"]
         .iter()
@@ -250,29 +238,10 @@ pub async fn run_cargo(
     let mut env = toolchain_env();
     env.insert("CARGO_TARGET_DIR".into(), target_dir.display().to_string());
     env.insert("CARGO_TERM_COLOR".into(), "never".into());
-    let cfg = ExecTargetConfig {
-        command,
-        env,
-        pass_env: Vec::new(),
-        frozen_time: None,
+    let r = match run_test_command(command, env, scratch, limit, redactor).await {
+        Ok(r) => r,
+        Err(why) => return Ok(every(TestState::NotAssessed, why)),
     };
-    let target = match ExecTarget::new_in(&cfg, Some(scratch), redactor) {
-        Ok(t) => t,
-        Err(e) => return Ok(every(TestState::NotAssessed, format!("cannot run: {e}"))),
-    };
-    let vars = [("GAUNTLET_WORKSPACE", scratch.display().to_string())];
-    let r = target.run_in(scratch, b"", &vars, limit).await;
-    let _ = std::fs::remove_dir_all(scratch);
-    match r.end {
-        FolderEnd::TimedOut => {
-            return Ok(every(
-                TestState::NotAssessed,
-                format!("timed out after {}s", limit.as_secs()),
-            ));
-        }
-        FolderEnd::NotStarted(why) => return Ok(every(TestState::NotAssessed, why)),
-        FolderEnd::Exited(_) | FolderEnd::Killed => {}
-    }
     let parsed = match parse(&r.stdout, &r.stderr, modules) {
         Ok(p) => p,
         // A crate (or test) that does not compile is the change's outcome: it fails.
@@ -294,13 +263,7 @@ pub async fn run_cargo(
             detail: t.detail,
         });
     }
-    for k in run.known.iter().filter(|k| !seen.contains(*k)) {
-        out.push(ObservedTest {
-            id: k.clone(),
-            state: TestState::Fail,
-            detail: Some("the test was not found any more".into()),
-        });
-    }
+    out.extend(ObservedTest::not_found(&run.known, &seen));
     Ok(out)
 }
 

@@ -8,6 +8,9 @@
 //! for that file instead (`imports`). Rust: a static graph of `mod`, `use` and `crate::`
 //! paths, from each integration test's `use CRATE::...` and each file with `#[test]`
 //! (`imports`); nothing is compiled. Both static scans are line-based (limits in the docs).
+//!
+//! The grading runs of `impact task` (Python test files, `cargo test`) start their test
+//! command in a grading copy through [`run_test_command`].
 
 pub mod cargo;
 pub mod python;
@@ -15,7 +18,11 @@ pub mod rust;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
+use gauntlet_core::redact::Redactor;
+use gauntlet_core::target::ExecTargetConfig;
+use gauntlet_targets::exec::{ExecTarget, FolderEnd, FolderRun};
 use serde::Serialize;
 
 /// How a link between a source file and a test was found.
@@ -226,4 +233,33 @@ pub fn reach(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> BTreeSe
         }
     }
     seen
+}
+
+/// Runs a test command once in `scratch`, a fresh copy of the repository, under the exec
+/// target's process handling (the environment allow-list plus `env`, a process group of its
+/// own, `limit`), then removes the copy. `Err` says why there is no output to read: the
+/// command could not start, or ran out of time.
+pub(crate) async fn run_test_command(
+    command: Vec<String>,
+    env: BTreeMap<String, String>,
+    scratch: &Path,
+    limit: Duration,
+    redactor: &mut Redactor,
+) -> Result<FolderRun, String> {
+    let cfg = ExecTargetConfig {
+        command,
+        env,
+        pass_env: Vec::new(),
+        frozen_time: None,
+    };
+    let target = ExecTarget::new_in(&cfg, Some(scratch), redactor)
+        .map_err(|e| format!("cannot run: {e}"))?;
+    let vars = [("GAUNTLET_WORKSPACE", scratch.display().to_string())];
+    let r = target.run_in(scratch, b"", &vars, limit).await;
+    let _ = std::fs::remove_dir_all(scratch);
+    match r.end {
+        FolderEnd::TimedOut => Err(format!("timed out after {}s", limit.as_secs())),
+        FolderEnd::NotStarted(why) => Err(why),
+        FolderEnd::Exited(_) | FolderEnd::Killed => Ok(r),
+    }
 }

@@ -227,6 +227,46 @@ pub struct ObservedTest {
     pub detail: Option<String>,
 }
 
+impl ObservedTest {
+    /// Every test a run was to give results for, with one outcome: what a run that gave none
+    /// (it could not start, ran out of time, did not compile) says of each. `known` are the
+    /// tests' ids; none known, the run is named by `fallback` (the file, or `cargo test`).
+    pub(crate) fn every(
+        known: &[String],
+        fallback: &str,
+        state: TestState,
+        detail: String,
+    ) -> Vec<ObservedTest> {
+        let ids = if known.is_empty() {
+            vec![fallback.to_owned()]
+        } else {
+            known.to_vec()
+        };
+        ids.into_iter()
+            .map(|id| ObservedTest {
+                id,
+                state,
+                detail: Some(detail.clone()),
+            })
+            .collect()
+    }
+
+    /// The `known` tests a run's results do not name (`seen`): a test that went away fails.
+    pub(crate) fn not_found<'a>(
+        known: &'a [String],
+        seen: &'a BTreeSet<String>,
+    ) -> impl Iterator<Item = ObservedTest> + 'a {
+        known
+            .iter()
+            .filter(|k| !seen.contains(*k))
+            .map(|k| ObservedTest {
+                id: k.clone(),
+                state: TestState::Fail,
+                detail: Some("the test was not found any more".into()),
+            })
+    }
+}
+
 /// Whether a task counts as done.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

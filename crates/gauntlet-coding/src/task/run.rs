@@ -16,8 +16,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gauntlet_core::redact::Redactor;
-use gauntlet_core::target::ExecTargetConfig;
-use gauntlet_targets::exec::{ExecTarget, FolderEnd};
 use serde_json::json;
 
 use super::file::LoadedTasks;
@@ -29,7 +27,7 @@ use crate::Error;
 use crate::agent::{AgentRun, CodingAgent, write_trace};
 use crate::impact::cargo::{AGENT_RUNNER, CargoRun, run_cargo};
 use crate::impact::python::{RUNNER, write_runner};
-use crate::impact::{ImpactMap, Lang, detect};
+use crate::impact::{ImpactMap, Lang, detect, run_test_command};
 use crate::text::{clip, slug};
 use crate::trajectory::{TestState, Verdict};
 use crate::tree::{changed, copy_tree, hash_tree, same_bytes};
@@ -62,55 +60,21 @@ async fn run_files(
     for f in files {
         let _ = std::fs::remove_dir_all(scratch);
         copy_tree(dir, scratch)?;
-        let every = |state: TestState, detail: String| -> Vec<ObservedTest> {
-            let ids = if f.known.is_empty() {
-                vec![f.rel.clone()]
-            } else {
-                f.known.clone()
-            };
-            ids.into_iter()
-                .map(|id| ObservedTest {
-                    id,
-                    state,
-                    detail: Some(detail.clone()),
-                })
-                .collect()
-        };
-        let cfg = ExecTargetConfig {
-            command: vec![
-                "python3".into(),
-                python_runner.display().to_string(),
-                scratch.display().to_string(),
-                f.rel.clone(),
-            ],
-            env: BTreeMap::new(),
-            pass_env: Vec::new(),
-            frozen_time: None,
-        };
-        let target = match ExecTarget::new_in(&cfg, Some(scratch), redactor) {
-            Ok(t) => t,
-            Err(e) => {
-                out.extend(every(TestState::NotAssessed, format!("cannot run: {e}")));
-                continue;
-            }
-        };
-        let vars = [("GAUNTLET_WORKSPACE", scratch.display().to_string())];
-        let r = target.run_in(scratch, b"", &vars, limit).await;
-        let _ = std::fs::remove_dir_all(scratch);
-        match r.end {
-            FolderEnd::TimedOut => {
-                out.extend(every(
-                    TestState::NotAssessed,
-                    format!("timed out after {}s", limit.as_secs()),
-                ));
-                continue;
-            }
-            FolderEnd::NotStarted(why) => {
+        let every =
+            |state: TestState, detail: String| ObservedTest::every(&f.known, &f.rel, state, detail);
+        let command = vec![
+            "python3".into(),
+            python_runner.display().to_string(),
+            scratch.display().to_string(),
+            f.rel.clone(),
+        ];
+        let r = match run_test_command(command, BTreeMap::new(), scratch, limit, redactor).await {
+            Ok(r) => r,
+            Err(why) => {
                 out.extend(every(TestState::NotAssessed, why));
                 continue;
             }
-            FolderEnd::Exited(_) | FolderEnd::Killed => {}
-        }
+        };
         let parsed = r
             .stdout
             .lines()
@@ -151,13 +115,7 @@ async fn run_files(
             };
             out.push(ObservedTest { id, state, detail });
         }
-        for k in f.known.iter().filter(|k| !seen.contains(*k)) {
-            out.push(ObservedTest {
-                id: k.clone(),
-                state: TestState::Fail,
-                detail: Some("the test was not found any more".into()),
-            });
-        }
+        out.extend(ObservedTest::not_found(&f.known, &seen));
     }
     Ok(out)
 }

@@ -182,42 +182,36 @@ impl Src<'_> {
         let mut tests: Vec<&str> = Vec::new();
         for cp in &t.checkpoints {
             let seen = cps.iter().filter(|c| **c == cp.id).count();
+            // Each problem of the checkpoint points at its `id` line.
+            let at_cp = |msg: String, hint: &str| self.at("id", &cp.id, seen, msg, hint);
             if cp.id.trim().is_empty() {
                 out.push(
                     Diagnostic::file(self.origin, "a checkpoint has an empty `id`")
                         .hint("give every checkpoint an id such as C1"),
                 );
             } else if seen > 0 {
-                out.push(self.at(
-                    "id",
-                    &cp.id,
-                    seen,
+                out.push(at_cp(
                     format!("checkpoint id `{}` is used twice", cp.id),
                     "give every checkpoint its own id",
                 ));
             }
             cps.push(&cp.id);
             if cp.spec.trim().is_empty() {
-                out.push(self.at(
-                    "id",
-                    &cp.id,
-                    seen,
+                out.push(at_cp(
                     format!("checkpoint `{}` has an empty `spec`", cp.id),
                     "write the spec change the agent is given",
                 ));
             }
             if cp.tests.is_empty() {
-                out.push(self.at(
-                "id",
-                &cp.id,
-                seen,
-                format!("checkpoint `{}` has no tests", cp.id),
-                "a checkpoint without tests cannot be assessed: add at least one under `tests:`",
-            ));
+                out.push(at_cp(
+                    format!("checkpoint `{}` has no tests", cp.id),
+                    "a checkpoint without tests cannot be assessed: add at least one under `tests:`",
+                ));
             }
             for test in &cp.tests {
                 let seen_t = tests.iter().filter(|x| **x == test.id).count()
                     + cps.iter().filter(|c| **c == test.id).count();
+                let at_test = |msg: String, hint: &str| self.at("id", &test.id, seen_t, msg, hint);
                 if test.id.trim().is_empty() {
                     out.push(
                         Diagnostic::file(
@@ -227,23 +221,17 @@ impl Src<'_> {
                         .hint("give every test an id"),
                     );
                 } else if seen_t > 0 {
-                    out.push(self.at(
-                    "id",
-                    &test.id,
-                    seen_t,
-                    format!("id `{}` is used twice", test.id),
-                    "test ids are unique across the trajectory (and differ from checkpoint ids)",
-                ));
+                    out.push(at_test(
+                        format!("id `{}` is used twice", test.id),
+                        "test ids are unique across the trajectory (and differ from checkpoint ids)",
+                    ));
                 }
                 tests.push(&test.id);
                 if test.run.first().is_none_or(|p| p.trim().is_empty()) {
-                    out.push(self.at(
-                    "id",
-                    &test.id,
-                    seen_t,
-                    format!("test `{}` has no command in `run`", test.id),
-                    "write the program and its arguments, as in `run: [python3, tests/test_c1.py]`",
-                ));
+                    out.push(at_test(
+                        format!("test `{}` has no command in `run`", test.id),
+                        "write the program and its arguments, as in `run: [python3, tests/test_c1.py]`",
+                    ));
                 }
             }
         }
