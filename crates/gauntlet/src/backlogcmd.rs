@@ -63,11 +63,7 @@ pub fn backlog(args: BacklogArgs) -> Result<i32, CliError> {
             let (c, r) = load_report(&contract, &ledger).map_err(CliError::Diagnostics)?;
             let mut out = Printer::stdout();
             if json {
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string_pretty(&r).expect("report serializes")
-                )?;
+                out.json(&r)?;
             } else if markdown {
                 write!(out, "{}", markdown_report(&r, &c))?;
             } else {

@@ -45,11 +45,7 @@ pub fn cache(args: CacheArgs) -> Result<i32, CliError> {
         CacheCommand::Stats { json } => {
             let s = db.stats().map_err(err)?;
             if json {
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string_pretty(&s).expect("stats serialize")
-                )?;
+                out.json(&s)?;
                 return Ok(0);
             }
             writeln!(

@@ -12,8 +12,8 @@ use gauntlet_suite::capture::matching::Rule;
 use crate::cli::GradeArgs;
 use crate::error::CliError;
 use crate::out::{Printer, shown};
-use crate::printer::{TerminalReporter, Verbosity, print_summary, show_notice};
-use crate::setup::store_location;
+use crate::printer::{print_summary, show_notice};
+use crate::setup::{store_location, terminal_view};
 
 pub fn grade(args: GradeArgs) -> Result<i32, CliError> {
     let format = Format::parse(&args.format).ok_or_else(|| {
@@ -36,11 +36,6 @@ pub fn grade(args: GradeArgs) -> Result<i32, CliError> {
                 )
             })?
     };
-    let verbosity = if args.quiet {
-        Verbosity::Quiet
-    } else {
-        Verbosity::Normal
-    };
     let req = GradeRequest {
         suites: args.suite.clone(),
         traces: args.traces.clone(),
@@ -55,7 +50,7 @@ pub fn grade(args: GradeArgs) -> Result<i32, CliError> {
         skip_malformed: args.skip_malformed,
         concurrency: args.concurrency,
         out: args.out.clone(),
-        view: Some(Box::new(TerminalReporter::new(verbosity))),
+        view: Some(terminal_view(args.quiet)),
     };
     let graded = gauntlet_engine::grade::grade(req, &mut show_notice)?;
     print_summary(

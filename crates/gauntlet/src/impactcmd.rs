@@ -30,11 +30,7 @@ pub fn impact(args: ImpactArgs) -> Result<i32, CliError> {
             let m = build(&repo, lang, !no_coverage)?;
             let mut out = Printer::stdout();
             if json {
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string_pretty(&m).map_err(|e| CliError::plain(e.to_string()))?
-                )?;
+                out.json(&m)?;
                 return Ok(0);
             }
             writeln!(
@@ -75,11 +71,7 @@ pub fn impact(args: ImpactArgs) -> Result<i32, CliError> {
                     "uncovered": a.uncovered,
                     "skipped": m.skipped,
                 });
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string_pretty(&v).map_err(|e| CliError::plain(e.to_string()))?
-                )?;
+                out.json(&v)?;
                 return Ok(0);
             }
             for t in a.tests.keys() {
@@ -142,11 +134,7 @@ fn task(
     ))?;
     let mut p = Printer::stdout();
     if json {
-        writeln!(
-            p,
-            "{}",
-            serde_json::to_string_pretty(&report).expect("serializes")
-        )?;
+        p.json(&report)?;
     } else {
         write!(p, "{}", task_table(&report))?;
         if let Some(o) = &out {

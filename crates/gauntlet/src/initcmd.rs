@@ -48,24 +48,25 @@ pub fn init(args: InitArgs) -> Result<i32, CliError> {
     }
     let mut out = crate::out::Printer::stdout();
     let shown = dir.display();
-    if args.backlog {
-        writeln!(out, "Created a backlog benchmark template in {shown}:")?;
-        for (name, _) in files {
-            writeln!(out, "  {shown}/{name}")?;
-        }
-        writeln!(
-            out,
-            "\nNext: edit and commit the contract (it is frozen from then on), then\n  gauntlet backlog validate {shown}/contract.json                 # prints the hash every row records\n  gauntlet backlog validate {shown}/contract.json --ledger {shown}/ledger.csv\n  gauntlet backlog report {shown}/ledger.csv --contract {shown}/contract.json"
-        )?;
-        return Ok(0);
-    }
-    writeln!(out, "Created a starter harness in {shown}:")?;
+    let (what, next) = if args.backlog {
+        (
+            "a backlog benchmark template",
+            format!(
+                "\nNext: edit and commit the contract (it is frozen from then on), then\n  gauntlet backlog validate {shown}/contract.json                 # prints the hash every row records\n  gauntlet backlog validate {shown}/contract.json --ledger {shown}/ledger.csv\n  gauntlet backlog report {shown}/ledger.csv --contract {shown}/contract.json"
+            ),
+        )
+    } else {
+        (
+            "a starter harness",
+            format!(
+                "\nNext:\n  gauntlet validate {shown}/suite.yaml\n  gauntlet run {shown}/suite.yaml            # passes as shipped (fake:scripted)\n  gauntlet run {shown}/suite.yaml --target openai:gpt-4o-mini   # key from OPENAI_API_KEY\n  gauntlet run {shown}/suite.yaml --target openai:MODEL --base-url http://127.0.0.1:8080/v1   # a local server"
+            ),
+        )
+    };
+    writeln!(out, "Created {what} in {shown}:")?;
     for (name, _) in files {
         writeln!(out, "  {shown}/{name}")?;
     }
-    writeln!(
-        out,
-        "\nNext:\n  gauntlet validate {shown}/suite.yaml\n  gauntlet run {shown}/suite.yaml            # passes as shipped (fake:scripted)\n  gauntlet run {shown}/suite.yaml --target openai:gpt-4o-mini   # key from OPENAI_API_KEY\n  gauntlet run {shown}/suite.yaml --target openai:MODEL --base-url http://127.0.0.1:8080/v1   # a local server"
-    )?;
+    writeln!(out, "{next}")?;
     Ok(0)
 }

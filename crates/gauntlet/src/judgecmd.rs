@@ -194,11 +194,7 @@ fn print_calibration(
 ) -> Result<(), CliError> {
     let mut out = Printer::stdout();
     if args.json {
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(rec).expect("serializes")
-        )?;
+        out.json(rec)?;
     } else {
         write!(out, "{}", render_record(rec, target))?;
         if args.show_disagreements {

@@ -10,7 +10,7 @@ use gauntlet_core::compare::Comparison;
 use gauntlet_core::event::RunManifest;
 use gauntlet_core::regression::{ChangeType, hypothesis};
 use gauntlet_core::summary::Summary;
-use gauntlet_report::text::{failure_reason, trim_num};
+use gauntlet_report::text::{failure_reason, opt_num};
 use gauntlet_store::compare::comparison;
 
 use gauntlet_suite::changes::{ChangePlan, ChangedFile, Profile};
@@ -19,10 +19,6 @@ use crate::cli::{LogArgs, PlanArgs, PlanProfile, SampleSizeArgs};
 use crate::error::CliError;
 use crate::out::Printer;
 use crate::setup::{open_existing_store, store_err};
-
-fn opt(v: Option<f64>) -> String {
-    v.map_or("-".into(), trim_num)
-}
 
 pub fn plan(args: PlanArgs) -> Result<i32, CliError> {
     let Some(change) = args.change else {
@@ -219,19 +215,17 @@ impl LogEntry<'_> {
         })
     }
 
-    /// The Markdown entry.
+    /// The Markdown entry: a reading of the fields the JSON entry holds in full (its
+    /// exhaustive pattern is the one that makes a new field be written).
     fn markdown(&self) -> String {
-        let LogEntry {
-            args,
-            kind,
-            date,
-            run,
-            against,
-            manifest,
-            summary,
-            cmp,
-            regressions,
-        } = self;
+        let (args, date, run, manifest, summary) = (
+            self.args,
+            &self.date,
+            &self.run,
+            &self.manifest,
+            &self.summary,
+        );
+        let kind = self.kind;
         let change = kind.as_str();
         let what = kind.title();
         let packs = kind.rerun_scope();
@@ -255,7 +249,7 @@ impl LogEntry<'_> {
         md.push_str(&format!(
             "- Run: `{run}` against {}{}; k = {}, seed = {}; evidence {:?}, side effects {:?}\n",
             gauntlet_report::md::code(&manifest.target.label),
-            against
+            self.against
                 .as_ref()
                 .map_or(String::new(), |a| format!(", compared with `{a}`")),
             manifest.k,
@@ -281,14 +275,14 @@ impl LogEntry<'_> {
         ));
         md.push_str(&format!(
             "- Result: task avg {}/18 · refusal avg {}/3 · normalised {} · status **{}** · band {} · hard fails {}\n",
-            opt(summary.tasks.avg),
-            opt(summary.refusals.avg),
+            opt_num(summary.tasks.avg),
+            opt_num(summary.refusals.avg),
             summary.suite_normalized.map_or("-".into(), |n| format!("{n:.3}")),
             summary.status,
             summary.quality_band.map_or("-".into(), |b| b.to_string()),
             summary.hard_fails
         ));
-        if let Some(c) = &cmp {
+        if let Some(c) = &self.cmp {
             md.push_str(&format!(
                 "- Changes: {} new failure(s), {} fixed; McNemar p = {:.4}\n",
                 c.new_failures.len(),
@@ -297,7 +291,7 @@ impl LogEntry<'_> {
             ));
             if !c.new_failures.is_empty() {
                 md.push_str("\n| case | previous | current | root-cause hypothesis | class |\n|---|---|---|---|---|\n");
-                for r in regressions {
+                for r in &self.regressions {
                     // The hypothesis quotes the failure's reason, model text included: inert,
                     // as in summary.md.
                     md.push_str(&format!(
@@ -509,11 +503,7 @@ fn print_plan_json(
             (!command.is_empty()).then(|| command.to_owned()).into(),
         );
     }
-    writeln!(
-        out,
-        "{}",
-        serde_json::to_string_pretty(&v).expect("plan serializes")
-    )?;
+    out.json(&v)?;
     Ok(0)
 }
 

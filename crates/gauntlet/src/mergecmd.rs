@@ -10,8 +10,8 @@ use gauntlet_engine::merge::MergeRequest;
 use crate::cli::MergeArgs;
 use crate::error::CliError;
 use crate::out::Printer;
-use crate::printer::{TerminalReporter, Verbosity, print_summary};
-use crate::setup::{open_existing_store, open_store};
+use crate::printer::print_summary;
+use crate::setup::{open_existing_store, open_store, terminal_view};
 
 pub fn merge(args: MergeArgs) -> Result<i32, CliError> {
     let from_files = !args.report.is_empty();
@@ -22,18 +22,13 @@ pub fn merge(args: MergeArgs) -> Result<i32, CliError> {
     } else {
         Some(open_existing_store(args.store.store.as_deref())?)
     };
-    let verbosity = if args.quiet {
-        Verbosity::Quiet
-    } else {
-        Verbosity::Normal
-    };
     let req = MergeRequest {
         runs: args.runs.clone(),
         reports: args.report.clone(),
         run_id: args.run_id.clone(),
         out: (!args.no_reports).then(|| args.out.clone()),
         store,
-        view: Some(Box::new(TerminalReporter::new(verbosity))),
+        view: Some(terminal_view(args.quiet)),
     };
     let merged = gauntlet_engine::merge::merge(req)?;
     if !merged.reporter_errors.is_empty() {

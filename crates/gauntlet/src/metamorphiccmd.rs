@@ -7,15 +7,14 @@ use std::io::Write;
 
 use gauntlet_core::metamorphic::{MetaClass, MetamorphicReport};
 use gauntlet_core::suite::RelationExpect;
-use gauntlet_core::target::TargetConfig;
 use gauntlet_core::text::{clip, escape_controls};
 use gauntlet_engine::metamorphic::{assess, exit_code};
-use gauntlet_engine::stability::{check_args, json_doc};
+use gauntlet_engine::stability::Repeated;
 
 use crate::cli::StabilityArgs;
 use crate::error::CliError;
 use crate::out::Printer;
-use crate::setup::repeat_run;
+use crate::setup::repeat_command;
 
 fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
@@ -23,51 +22,20 @@ fn pct(x: f64) -> String {
 
 /// `gauntlet stability --metamorphic`: runs, compares, prints; returns the exit code.
 pub fn metamorphic(args: StabilityArgs) -> Result<i32, CliError> {
-    check_args(args.repeat, args.max_differ, args.metamorphic)?;
-    let repeated = repeat_run(&args)?;
-    let Some(plan) = &repeated.plan else {
-        return Err(CliError::plain("the run had no metamorphic plan"));
+    let compare = |repeated: &Repeated| {
+        let Some(plan) = &repeated.plan else {
+            return Err(CliError::plain("the run had no metamorphic plan"));
+        };
+        let report = assess(plan, &repeated.outcome.cases, args.repeat, args.seed as u64);
+        let code = exit_code(&report, args.fail_on_unstable);
+        Ok((report, code))
     };
-    let report = assess(plan, &repeated.outcome.cases, args.repeat, args.seed as u64);
-    let code = exit_code(&report, args.fail_on_unstable);
-    let mut out = Printer::stdout();
-    if args.json {
-        let doc = json_doc(
-            Some("metamorphic"),
-            &repeated.target,
-            &repeated.notes,
-            &report,
-            code,
-        );
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        )?;
-        return Ok(code);
-    }
-    print_table(&mut out, &args, &repeated.target, &repeated.notes, &report)?;
-    Ok(code)
+    repeat_command(&args, compare, print_table)
 }
 
 /// The table: each case's base, then each relation with what it sent.
-fn print_table(
-    out: &mut Printer,
-    args: &StabilityArgs,
-    target: &TargetConfig,
-    notes: &[String],
-    report: &MetamorphicReport,
-) -> Result<(), CliError> {
+fn print_table(out: &mut Printer, report: &MetamorphicReport) -> Result<(), CliError> {
     let flagged = report.count(MetaClass::Unstable);
-    writeln!(
-        out,
-        "target {target}, {} repeats of each case and of each perturbed variant, response cache bypassed",
-        args.repeat
-    )?;
-    for n in notes {
-        writeln!(out, "note: {n}")?;
-    }
-    writeln!(out)?;
     writeln!(
         out,
         "{:<36} {:>4} {:>6} {:>4} {:>7} {:>5} {:>6}  verdict",

@@ -70,6 +70,12 @@ impl Printer {
         }
     }
 
+    /// Writes `value` as pretty-printed JSON on a line of its own: a command's `--json`.
+    pub fn json(&mut self, value: &impl serde::Serialize) -> io::Result<()> {
+        let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+        writeln!(self, "{text}")
+    }
+
     fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
         if self.closed || bytes.is_empty() {
             return Ok(());

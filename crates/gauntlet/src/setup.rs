@@ -1,8 +1,10 @@
 //! The binary's side of the shared set-up: the run API's set-up functions
 //! (`gauntlet_engine::setup`) as the commands call them, their errors as [`CliError`]s, and
 //! where the run store is ([`store_location`]), whose secrets are kept out of every error
-//! printed from then on.
+//! printed from then on; `gauntlet stability` around the comparison and the table of each of
+//! its two views ([`repeat_command`]).
 
+use std::io::Write;
 use std::path::Path;
 
 pub use gauntlet_engine::setup::{
@@ -13,6 +15,8 @@ use gauntlet_store::{Store, StoreLocation};
 
 use crate::cli::ExecOpts;
 use crate::error::CliError;
+use crate::out::Printer;
+use crate::printer::{TerminalReporter, Verbosity};
 
 /// Where the store is: the flag (or `GAUNTLET_STORE`), else `store:` in the config file,
 /// else the default. A location's secrets (a PostgreSQL password) are redacted from every
@@ -45,6 +49,17 @@ pub fn store_err(e: gauntlet_store::StoreError) -> CliError {
     gauntlet_engine::store_err(e).into()
 }
 
+/// The terminal view a command hands to the run API with its request: a line per case as it
+/// finishes, none with `--quiet`.
+pub fn terminal_view(quiet: bool) -> Box<dyn gauntlet_core::event::Reporter> {
+    let verbosity = if quiet {
+        Verbosity::Quiet
+    } else {
+        Verbosity::Normal
+    };
+    Box::new(TerminalReporter::new(verbosity))
+}
+
 /// Resolves the run's target from the suites and the run's flags.
 pub fn resolve_target(
     suites: &[gauntlet_suite::load::LoadedSuite],
@@ -67,7 +82,7 @@ pub fn resolve_target(
 
 /// The repeats of `gauntlet stability` (plain or `--metamorphic`), with the run's ending
 /// printed as any run's is (no summary: the command prints its own report).
-pub fn repeat_run(
+fn repeat_run(
     args: &crate::cli::StabilityArgs,
 ) -> Result<gauntlet_engine::stability::Repeated, CliError> {
     let store = store_location(args.store.store.as_deref(), args.config.as_deref())?;
@@ -95,4 +110,48 @@ pub fn repeat_run(
     let repeated = gauntlet_engine::stability::repeat(req, &mut crate::printer::show_notice)?;
     crate::printer::print_outcome(&repeated.outcome, false)?;
     Ok(repeated)
+}
+
+/// `gauntlet stability`, plain or `--metamorphic`: checks the flags, runs the repeats, lets
+/// the view's `assess` compare them (its report and the exit code) and prints them, with
+/// `--json` as one document (the target, the notes, the report, the exit code, and the
+/// `mode` of `--metamorphic`), else as a heading (the target, the repeats, the run's notes)
+/// over the view's own `table`.
+pub fn repeat_command<R: serde::Serialize>(
+    args: &crate::cli::StabilityArgs,
+    assess: impl FnOnce(&gauntlet_engine::stability::Repeated) -> Result<(R, i32), CliError>,
+    table: impl FnOnce(&mut Printer, &R) -> Result<(), CliError>,
+) -> Result<i32, CliError> {
+    gauntlet_engine::stability::check_args(args.repeat, args.max_differ, args.metamorphic)?;
+    let repeated = repeat_run(args)?;
+    let (report, code) = assess(&repeated)?;
+    let mut out = Printer::stdout();
+    if args.json {
+        let mode = args.metamorphic.then_some("metamorphic");
+        let doc = gauntlet_engine::stability::json_doc(
+            mode,
+            &repeated.target,
+            &repeated.notes,
+            &report,
+            code,
+        );
+        out.json(&doc)?;
+        return Ok(code);
+    }
+    let repeats = if args.metamorphic {
+        "repeats of each case and of each perturbed variant"
+    } else {
+        "repeats per case"
+    };
+    writeln!(
+        out,
+        "target {}, {} {repeats}, response cache bypassed",
+        repeated.target, args.repeat
+    )?;
+    for n in &repeated.notes {
+        writeln!(out, "note: {n}")?;
+    }
+    writeln!(out)?;
+    table(&mut out, &report)?;
+    Ok(code)
 }

@@ -7,51 +7,25 @@
 use std::io::Write;
 
 use gauntlet_core::stability::{StabilityClass, StabilityReport};
-use gauntlet_core::target::TargetConfig;
-use gauntlet_engine::stability::{assess, check_args, exit_code, json_doc};
+use gauntlet_engine::stability::{Repeated, assess, exit_code};
 
 use crate::cli::StabilityArgs;
 use crate::error::CliError;
 use crate::out::Printer;
-use crate::setup::repeat_run;
+use crate::setup::repeat_command;
 
 pub fn stability(args: StabilityArgs) -> Result<i32, CliError> {
-    check_args(args.repeat, args.max_differ, args.metamorphic)?;
-    let repeated = repeat_run(&args)?;
-    let report = assess(args.repeat, &repeated.outcome.cases);
-    let code = exit_code(&report, args.fail_on_unstable, args.max_differ);
-    let mut out = Printer::stdout();
-    if args.json {
-        let doc = json_doc(None, &repeated.target, &repeated.notes, &report, code);
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        )?;
-        return Ok(code);
-    }
-    print_table(&mut out, &args, &repeated.target, &repeated.notes, &report)?;
-    Ok(code)
+    let compare = |repeated: &Repeated| {
+        let report = assess(args.repeat, &repeated.outcome.cases);
+        let code = exit_code(&report, args.fail_on_unstable, args.max_differ);
+        Ok((report, code))
+    };
+    repeat_command(&args, compare, print_table)
 }
 
 /// The comparison as a table, with the overall line.
-fn print_table(
-    out: &mut Printer,
-    args: &StabilityArgs,
-    target: &TargetConfig,
-    notes: &[String],
-    report: &StabilityReport,
-) -> Result<(), CliError> {
+fn print_table(out: &mut Printer, report: &StabilityReport) -> Result<(), CliError> {
     let unstable = report.count(StabilityClass::Unstable);
-    writeln!(
-        out,
-        "target {}, {} repeats per case, response cache bypassed",
-        target, args.repeat
-    )?;
-    for n in notes {
-        writeln!(out, "note: {n}")?;
-    }
-    writeln!(out)?;
     writeln!(
         out,
         "{:<32} {:>4} {:>6} {:>8} {:>8} {:>8} {:>8}  class",

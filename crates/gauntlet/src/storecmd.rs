@@ -13,8 +13,8 @@ use gauntlet_store::Store;
 use crate::cli::{RegradeArgs, ReportArgs, RunsArgs, RunsCommand};
 use crate::error::CliError;
 use crate::out::{Printer, shown};
-use crate::printer::{TerminalReporter, Verbosity, print_summary, show_notice};
-use crate::setup::{open_existing_store, store_err};
+use crate::printer::{print_summary, show_notice};
+use crate::setup::{open_existing_store, store_err, terminal_view};
 
 pub fn runs(args: RunsArgs) -> Result<i32, CliError> {
     if let RunsCommand::Check = args.command {
@@ -115,11 +115,7 @@ fn show(store: &mut Store, run: &str, json: bool, out: &mut Printer) -> Result<(
     if json {
         let v =
             serde_json::json!({ "manifest": manifest, "summary": summary.as_ref().map(|s| &s.0) });
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&v).expect("serializes")
-        )?;
+        out.json(&v)?;
         return Ok(());
     }
     writeln!(out, "run        {id}")?;
@@ -221,18 +217,13 @@ pub fn report(args: ReportArgs) -> Result<i32, CliError> {
 /// Grades a stored run's traces again with the suites as they are now, as a new run.
 pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
     let store = open_existing_store(args.store.store.as_deref())?;
-    let verbosity = if args.quiet {
-        Verbosity::Quiet
-    } else {
-        Verbosity::Normal
-    };
     let req = RegradeRequest {
         run: args.run.clone(),
         judge: args.judge.clone(),
         judge_cache: args.judge_cache.clone(),
         config: args.config.clone(),
         out: args.out.clone(),
-        view: Some(Box::new(TerminalReporter::new(verbosity))),
+        view: Some(terminal_view(args.quiet)),
     };
     let done = gauntlet_engine::stored::regrade(store, req, &mut show_notice)?;
     print_summary(&done.outcome.summary, Some(&args.out.display().to_string()))?;

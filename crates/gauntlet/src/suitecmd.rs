@@ -117,11 +117,7 @@ pub fn schema(args: SchemaArgs) -> Result<i32, CliError> {
     if let serde_json::Value::Object(map) = &mut v {
         map.insert("$id".into(), format!("{SCHEMA_BASE}/{file}").into());
     }
-    writeln!(
-        Printer::stdout(),
-        "{}",
-        serde_json::to_string_pretty(&v).expect("schema serializes")
-    )?;
+    Printer::stdout().json(&v)?;
     Ok(0)
 }
 

@@ -107,11 +107,7 @@ pub fn trace(args: TraceArgs) -> Result<i32, CliError> {
     let mut out = crate::out::Printer::stdout();
     if args.json {
         let v = serde_json::json!({ "case": r.case, "status": r.status, "trial": trial });
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&v).expect("serializes")
-        )?;
+        out.json(&v)?;
     } else {
         write!(out, "{}", gauntlet_report::trace::render_trial(&r, trial))?;
     }

@@ -51,11 +51,7 @@ pub fn trajectory(args: TrajectoryArgs) -> Result<i32, CliError> {
     let mut p = Printer::stdout();
     if json {
         let v = json!({"trajectories": reports, "phases": phases(&reports)});
-        writeln!(
-            p,
-            "{}",
-            serde_json::to_string_pretty(&v).expect("serializes")
-        )?;
+        p.json(&v)?;
     } else {
         for r in &reports {
             write!(p, "{}", table(r))?;
