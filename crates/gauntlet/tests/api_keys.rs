@@ -4,8 +4,6 @@
 //! variable exported passes; without it every case errors and the message names the
 //! variable. The key never appears in what gauntlet prints or writes.
 
-use std::io::Write;
-use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -30,18 +28,10 @@ const VARS: [&str; 6] = [
 /// Answers both wire formats with "hello", but only when the request carries `KEY` the way
 /// the format sends it; otherwise 401 as the real APIs answer.
 fn serve() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for s in listener.incoming().flatten() {
-            std::thread::spawn(move || handle(s));
-        }
-    });
-    port
+    common::serve_json(reply)
 }
 
-fn handle(mut s: TcpStream) {
-    let req = common::read_http_request(&mut s);
+fn reply(req: &str) -> (u16, String) {
     let head = req
         .split("\r\n\r\n")
         .next()
@@ -81,12 +71,7 @@ fn handle(mut s: TcpStream) {
             }),
         ),
     };
-    let body = body.to_string();
-    let resp = format!(
-        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let _ = s.write_all(resp.as_bytes());
+    (status, body.to_string())
 }
 
 fn suite(dir: &Path) {

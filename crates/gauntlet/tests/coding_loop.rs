@@ -438,19 +438,6 @@ fn a_spec_that_is_not_a_chat_model_is_a_usage_error() {
     assert!(err.contains("not a chat model"), "{err}");
 }
 
-/// Copies a folder (the impact example) so that nothing the run does reaches the repository.
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
-}
-
 #[test]
 fn an_impact_task_runs_through_the_loop_with_its_test_context_and_evidence_checked() {
     let m = "test-model";
@@ -477,7 +464,7 @@ fn an_impact_task_runs_through_the_loop_with_its_test_context_and_evidence_check
     ]);
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("impact");
-    copy(
+    common::copy_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/impact"),
         &dir,
     );

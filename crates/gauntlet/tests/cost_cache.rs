@@ -3,13 +3,11 @@
 //! refused, judges are cached by default, `cache stats|clear`, and a budget that stops a run
 //! which `--resume` then completes with the verdicts of an unbudgeted run.
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
 
 mod common;
 
-use common::{code, report, run, serve_fake, text, write};
+use common::{code, report, run, serve_fake, statuses, text, write};
 
 fn trials(r: &Value) -> Vec<&Value> {
     r["cases"]
@@ -17,20 +15,6 @@ fn trials(r: &Value) -> Vec<&Value> {
         .unwrap()
         .iter()
         .flat_map(|c| c["trials"].as_array().unwrap())
-        .collect()
-}
-
-fn statuses(r: &Value) -> BTreeMap<String, String> {
-    r["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["case"]["id"].as_str().unwrap().to_owned(),
-                c["status"].as_str().unwrap().to_owned(),
-            )
-        })
         .collect()
 }
 

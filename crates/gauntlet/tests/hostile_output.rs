@@ -6,12 +6,8 @@
 //! trace` and `runs show` on a terminal pass no escape but the printer's own colours, and
 //! summary.md renders none of the Markdown and holds no raw control byte.
 
-use std::io::Write;
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Command, Output};
-
-use serde_json::json;
 
 mod common;
 
@@ -30,39 +26,16 @@ const ERROR_BODY: &str =
 /// Answers by the user's message: `terminal` and `markdown` get those texts as the
 /// completion, anything else gets HTTP 400 with [`ERROR_BODY`].
 fn serve() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            std::thread::spawn(move || {
-                let request = common::read_http_request(&mut s);
-                let body = common::http_body(&request).to_owned();
-                let answer = |content: &str| {
-                    json!({
-                        "id": "x", "object": "chat.completion", "model": "test-model",
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-                        "usage": {"prompt_tokens": 3, "completion_tokens": 2}
-                    })
-                    .to_string()
-                };
-                let (status, reply) = if body.contains("\"terminal\"") {
-                    (200, answer(TERMINAL))
-                } else if body.contains("\"markdown\"") {
-                    (200, answer(MARKDOWN))
-                } else {
-                    (400, ERROR_BODY.to_owned())
-                };
-                let head = format!(
-                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                    reply.len()
-                );
-                let _ = s.write_all(head.as_bytes());
-                let _ = s.write_all(reply.as_bytes());
-            });
+    common::serve_json(|request| {
+        let body = common::http_body(request);
+        if body.contains("\"terminal\"") {
+            (200, common::completion(TERMINAL))
+        } else if body.contains("\"markdown\"") {
+            (200, common::completion(MARKDOWN))
+        } else {
+            (400, ERROR_BODY.to_owned())
         }
-    });
-    port
+    })
 }
 
 /// The binary as on a terminal that takes colours.

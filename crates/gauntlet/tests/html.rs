@@ -5,21 +5,12 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
 mod common;
-use common::text;
-
-fn gauntlet(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gauntlet"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run gauntlet")
-}
+use common::{run, text};
 
 fn run_id(dir: &Path) -> String {
     let r: Value =
@@ -58,14 +49,14 @@ cases:
 fn a_stored_run_renders_the_same_report_html_with_its_baseline() {
     let t = tempfile::tempdir().unwrap();
     std::fs::write(t.path().join("s.yaml"), suite()).unwrap();
-    let o = gauntlet(
+    let o = run(
         &["run", "s.yaml", "--target", "fake:safe", "--out", "a", "-q"],
         t.path(),
     );
     assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{}", text(&o));
-    let o = gauntlet(&["baseline", "set", "latest", "--name", "before"], t.path());
+    let o = run(&["baseline", "set", "latest", "--name", "before"], t.path());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let o = gauntlet(
+    let o = run(
         &[
             "run",
             "s.yaml",
@@ -83,7 +74,7 @@ fn a_stored_run_renders_the_same_report_html_with_its_baseline() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("report.html"), "{}", text(&o));
     let id = run_id(&t.path().join("b"));
-    let o = gauntlet(
+    let o = run(
         &["report", &id, "--out", "c", "--baseline", "before"],
         t.path(),
     );
@@ -112,7 +103,7 @@ fn a_stored_run_renders_the_same_report_html_with_its_baseline() {
     );
 
     // Without the baseline the page has no comparison, and is still the same for the same run.
-    let o = gauntlet(&["report", &id, "--out", "d"], t.path());
+    let o = run(&["report", &id, "--out", "d"], t.path());
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let d = std::fs::read_to_string(t.path().join("d/report.html")).unwrap();
     assert!(!d.contains("id=\"gx-baseline\""));
@@ -124,13 +115,13 @@ fn a_stored_run_renders_the_same_report_html_with_its_baseline() {
 fn report_run_names_every_file_it_writes() {
     let t = tempfile::tempdir().unwrap();
     std::fs::write(t.path().join("s.yaml"), suite()).unwrap();
-    let o = gauntlet(
+    let o = run(
         &["run", "s.yaml", "--target", "fake:safe", "--out", "a", "-q"],
         t.path(),
     );
     assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{}", text(&o));
     let id = run_id(&t.path().join("a"));
-    let o = gauntlet(&["report", &id, "--out", "again"], t.path());
+    let o = run(&["report", &id, "--out", "again"], t.path());
     assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{}", text(&o));
     let said = String::from_utf8(o.stdout).unwrap();
     let written: Vec<String> = std::fs::read_dir(t.path().join("again"))
@@ -152,21 +143,21 @@ fn compare_html_writes_an_escaped_page_with_no_script() {
     let t = tempfile::tempdir().unwrap();
     std::fs::write(t.path().join("s.yaml"), suite()).unwrap();
     for (target, out) in [("fake:safe", "a"), ("fake:scripted", "b")] {
-        let o = gauntlet(
+        let o = run(
             &["run", "s.yaml", "--target", target, "--out", out, "-q"],
             t.path(),
         );
         assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{}", text(&o));
     }
     let (a, b) = (run_id(&t.path().join("a")), run_id(&t.path().join("b")));
-    let o = gauntlet(&["compare", &a, &b, "--html", "cmp/c.html"], t.path());
+    let o = run(&["compare", &a, &b, "--html", "cmp/c.html"], t.path());
     assert_eq!(
         o.status.code(),
         Some(2),
         "a missing folder is an error: {}",
         text(&o)
     );
-    let o = gauntlet(&["compare", &a, &b, "--html", "c.html"], t.path());
+    let o = run(&["compare", &a, &b, "--html", "c.html"], t.path());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let page = std::fs::read_to_string(t.path().join("c.html")).unwrap();
     assert!(
@@ -205,7 +196,7 @@ impl Drop for Killed {
 fn the_viewer_answers_only_its_own_host_and_labels_only_with_its_token() {
     let t = tempfile::tempdir().unwrap();
     std::fs::write(t.path().join("s.yaml"), suite()).unwrap();
-    let o = gauntlet(&["run", "s.yaml", "--out", "a", "-q"], t.path());
+    let o = run(&["run", "s.yaml", "--out", "a", "-q"], t.path());
     assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{}", text(&o));
     let id = run_id(&t.path().join("a"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_gauntlet"))

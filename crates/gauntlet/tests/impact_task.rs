@@ -9,21 +9,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{code, have_python, run, text};
+use common::{code, copy_dir, have_python, run, text};
 use serde_json::Value;
-
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
-}
 
 /// The example's folder copied, without the Rust crate (not used here).
 fn example() -> (tempfile::TempDir, PathBuf) {
@@ -31,7 +18,7 @@ fn example() -> (tempfile::TempDir, PathBuf) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/impact");
     let dir = tmp.path().join("impact");
     for sub in ["python-repo", "acceptance", "agent"] {
-        copy(&src.join(sub), &dir.join(sub));
+        copy_dir(&src.join(sub), &dir.join(sub));
     }
     std::fs::copy(src.join("tasks.yaml"), dir.join("tasks.yaml")).unwrap();
     (tmp, dir)
@@ -314,7 +301,7 @@ fn rust_example() -> (tempfile::TempDir, PathBuf) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/impact");
     let dir = tmp.path().join("impact");
     for sub in ["rust-calc", "rust-acceptance", "agent"] {
-        copy(&src.join(sub), &dir.join(sub));
+        copy_dir(&src.join(sub), &dir.join(sub));
     }
     std::fs::copy(src.join("rust-tasks.yaml"), dir.join("tasks.yaml")).unwrap();
     (tmp, dir)

@@ -6,10 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 mod common;
-use common::{run, text};
+use common::{report, run, text};
 
 fn datasets() -> Option<PathBuf> {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets");
@@ -55,10 +53,7 @@ fn import_and_run(kind: &str, file: &Path, extra: &[&str]) -> (usize, usize, usi
         // INCONCLUSIVE (4) is honest when the safe persona never calls the tool a case
         // poisons: resisting the injection was not exercised.
         assert!(matches!(o.status.code(), Some(0 | 1 | 4)), "{}", text(&o));
-        let r: Value = serde_json::from_str(
-            &std::fs::read_to_string(tmp.path().join(&out).join("report.json")).unwrap(),
-        )
-        .unwrap();
+        let r = report(&tmp.path().join(&out));
         let src = &r["manifest"]["suites"][0]["source"];
         assert!(
             src["dataset"].is_string() && src["license"].is_string(),

@@ -3,13 +3,12 @@
 //! corpus, and built-in checks read against what a real model writes (a denial that quotes
 //! the false premise it denies, a paraphrase of the deceptive wording it was asked for).
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
 
 mod common;
-use common::{code, report, run, text, write};
+use common::{code, report, run, statuses, text, write};
 
 /// An exec agent that answers every user message with `reply` (a shell `case` on the
 /// message picks one of `replies` by a substring first).
@@ -37,21 +36,6 @@ fn redteam(dir: &Path, target: &str, out: &str, extra: &[&str]) -> (i32, Value) 
     let o = run(&args, dir);
     assert!(matches!(code(&o), 0 | 1 | 3 | 4), "{}", text(&o));
     (code(&o), report(&dir.join(out)))
-}
-
-/// Case id -> status.
-fn statuses(r: &Value) -> BTreeMap<String, String> {
-    r["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["case"]["id"].as_str().unwrap().to_owned(),
-                c["status"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 mod common;
-use common::{report, run, text};
+use common::{report, run, statuses, text};
 
 /// Runs the corpus with a converter chain against one persona; returns the report.
 fn redteam(dir: &Path, persona: &str, converters: &str, out: &str) -> Value {
@@ -26,20 +26,6 @@ fn redteam(dir: &Path, persona: &str, converters: &str, out: &str) -> Value {
     let o = run(&args, dir);
     assert!(matches!(o.status.code(), Some(0 | 1 | 4)), "{}", text(&o));
     report(&dir.join(out))
-}
-
-fn statuses(r: &Value) -> Vec<(String, String)> {
-    r["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["case"]["id"].as_str().unwrap().to_owned(),
-                c["status"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
 }
 
 #[test]

@@ -7,8 +7,6 @@
 //!
 //! The servers are tiny HTTP/1.1 responders on 127.0.0.1 written here.
 
-use std::io::Write;
-use std::net::TcpListener;
 use std::path::Path;
 
 mod common;
@@ -24,25 +22,7 @@ const STDERR_LINE: usize = 1024;
 
 /// Answers every request with `status` and `body`, until the test ends.
 fn serve(status: u16, body: String) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let body = body.clone();
-            std::thread::spawn(move || {
-                // Read the request head and its body, then answer and close.
-                let _ = common::read_http_request(&mut s);
-                let head = format!(
-                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                    body.len()
-                );
-                let _ = s.write_all(head.as_bytes());
-                let _ = s.write_all(body.as_bytes());
-            });
-        }
-    });
-    port
+    common::serve_json(move |_| (status, body.clone()))
 }
 
 /// An error body in the OpenAI shape whose message puts the key's first byte at `at`.

@@ -3,13 +3,11 @@
 //! never stable, every request carries temperature 0 and the seed, and the response cache
 //! is bypassed.
 
-use std::io::Write;
-use std::net::TcpListener;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 mod common;
 
@@ -17,35 +15,16 @@ use common::{bin, code, examples, text};
 
 /// Answers chat completions with `answers[n % len]` for the n-th request; records bodies.
 fn serve(answers: Vec<&'static str>) -> (u16, Arc<Mutex<Vec<Value>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
     let bodies = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&bodies);
-    let n = Arc::new(AtomicUsize::new(0));
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let request = common::read_http_request(&mut s);
-            let body = common::http_body(&request).to_owned();
-            seen.lock()
-                .unwrap()
-                .push(serde_json::from_str(&body).unwrap_or(Value::Null));
-            let i = n.fetch_add(1, Ordering::SeqCst);
-            let content = answers[i % answers.len()];
-            let reply = json!({
-                "id": "x", "object": "chat.completion", "model": "test-model",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 3, "completion_tokens": 2}
-            })
-            .to_string();
-            let _ = s.write_all(
-                format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
-                    reply.len()
-                )
-                .as_bytes(),
-            );
-        }
+    let n = AtomicUsize::new(0);
+    let port = common::serve_json(move |request| {
+        let body = common::http_body(request);
+        seen.lock()
+            .unwrap()
+            .push(serde_json::from_str(body).unwrap_or(Value::Null));
+        let i = n.fetch_add(1, Ordering::SeqCst);
+        (200, common::completion(answers[i % answers.len()]))
     });
     (port, bodies)
 }

@@ -3,8 +3,6 @@
 //! from the stored traces), faults of the attacker and the rewriter, and byte-for-byte
 //! repeatable request bodies captured at a local server.
 
-use std::io::Write;
-use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -380,32 +378,19 @@ fn model_converters_record_the_rewriter_call_and_the_prompt_sent() {
 
 /// A chat-completions server that refuses everything and records every request body.
 fn capture() -> (u16, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
     let bodies = Arc::new(Mutex::new(Vec::new()));
     let keep = Arc::clone(&bodies);
-    std::thread::spawn(move || {
-        for s in listener.incoming().flatten() {
-            let keep = Arc::clone(&keep);
-            std::thread::spawn(move || answer(s, &keep));
+    let port = common::serve_json(move |request| {
+        // A peer that left before a whole request head came sent nothing to keep.
+        if request.contains("\r\n\r\n") {
+            keep.lock()
+                .unwrap()
+                .push(common::http_body(request).to_owned());
         }
+        let reply = r#"{"id":"c1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"I'm sorry, but I can't help with that."},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":9,"total_tokens":12}}"#;
+        (200, reply.to_owned())
     });
     (port, bodies)
-}
-
-fn answer(mut s: TcpStream, keep: &Mutex<Vec<String>>) {
-    let request = common::read_http_request(&mut s);
-    if !request.contains("\r\n\r\n") {
-        return; // the peer left before a whole request head came
-    }
-    let body = common::http_body(&request).to_owned();
-    keep.lock().unwrap().push(body);
-    let reply = r#"{"id":"c1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"I'm sorry, but I can't help with that."},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":9,"total_tokens":12}}"#;
-    let _ = write!(
-        s,
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
-        reply.len()
-    );
 }
 
 #[test]

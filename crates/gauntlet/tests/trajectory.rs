@@ -6,24 +6,14 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
-}
+mod common;
+use common::copy_dir;
 
 fn example() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/trajectory");
     let dir = tmp.path().join("trajectory");
-    copy(&src, &dir);
+    copy_dir(&src, &dir);
     (tmp, dir)
 }
 

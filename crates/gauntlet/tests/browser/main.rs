@@ -9,11 +9,14 @@
 //! `docs/screenshots/` instead.
 
 mod cdp;
+// The binary's test support, shared with the other integration tests.
+#[path = "../common/mod.rs"]
+mod common;
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -21,6 +24,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use cdp::{Browser, Page};
+use common::{case, text};
 
 /// One browser at a time: the tests share two cores with everything else.
 static ONE_BROWSER: Mutex<()> = Mutex::new(());
@@ -41,28 +45,6 @@ fn browser() -> Option<(Browser, std::sync::MutexGuard<'static, ()>)> {
             None
         }
     }
-}
-
-fn gauntlet(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gauntlet"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run gauntlet")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn report_json(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report.json"))
-        .expect("report.json parses")
 }
 
 fn file_url(p: &Path) -> String {
@@ -167,15 +149,6 @@ fn open_with_keyboard(page: &mut Page, down: usize) -> String {
     id
 }
 
-fn case<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["case"]["id"] == id)
-        .unwrap_or_else(|| panic!("no case {id}"))
-}
-
 /// The open case page against its record in report.json: name, status, the answer of every
 /// turn of the trial shown, and one timeline entry per span and transport event.
 fn assert_case_page(page: &mut Page, report: &Value, id: &str) {
@@ -236,7 +209,7 @@ fn red_team_reports_of_both_personas_show_their_counts_filter_and_open_a_case() 
     };
     let tmp = tempfile::tempdir().unwrap();
     for (persona, code) in [("vulnerable", 1), ("safe", 0)] {
-        let o = gauntlet(
+        let o = common::run(
             &[
                 "redteam",
                 "--target",
@@ -254,7 +227,7 @@ fn red_team_reports_of_both_personas_show_their_counts_filter_and_open_a_case() 
     for persona in ["vulnerable", "safe"] {
         page.clear_events();
         let dir = tmp.path().join(persona);
-        let report = report_json(&dir);
+        let report = common::report(&dir);
         let html = dir.join("report.html");
         open_report(&mut page, &html);
         assert_counts(&mut page, &report);
@@ -325,7 +298,7 @@ fn the_support_agent_report_shows_trials_side_by_side_tool_calls_and_marked_evid
         tmp.path().join("support-agent/suite.yaml"),
     )
     .unwrap();
-    let o = gauntlet(
+    let o = common::run(
         &[
             "run",
             "support-agent/suite.yaml",
@@ -342,7 +315,7 @@ fn the_support_agent_report_shows_trials_side_by_side_tool_calls_and_marked_evid
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let dir = tmp.path().join("out");
-    let report = report_json(&dir);
+    let report = common::report(&dir);
     let html = dir.join("report.html");
     let mut page = browser.page();
     open_report(&mut page, &html);
@@ -561,16 +534,16 @@ fn hostile_output_executes_nothing_and_fetches_nothing() {
         ],
     ];
     for args in steps {
-        let o = gauntlet(args, tmp.path());
+        let o = common::run(args, tmp.path());
         assert!(
             matches!(o.status.code(), Some(0 | 1)),
             "{args:?}: {}",
             text(&o)
         );
     }
-    let report = report_json(&tmp.path().join("b"));
-    let a = report_json(&tmp.path().join("a"));
-    let o = gauntlet(
+    let report = common::report(&tmp.path().join("b"));
+    let a = common::report(&tmp.path().join("a"));
+    let o = common::run(
         &[
             "compare",
             a["manifest"]["run_id"].as_str().unwrap(),
@@ -714,7 +687,7 @@ fn the_viewer_lists_shows_compares_and_records_a_label_without_writing_the_store
     };
     let tmp = tempfile::tempdir().unwrap();
     for persona in ["vulnerable", "safe"] {
-        let o = gauntlet(
+        let o = common::run(
             &[
                 "redteam",
                 "--target",
@@ -728,7 +701,7 @@ fn the_viewer_lists_shows_compares_and_records_a_label_without_writing_the_store
         );
         assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
     }
-    let runs = gauntlet(&["runs", "list", "--json", "--store", "db"], tmp.path());
+    let runs = common::run(&["runs", "list", "--json", "--store", "db"], tmp.path());
     let ids: Vec<Value> = String::from_utf8_lossy(&runs.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

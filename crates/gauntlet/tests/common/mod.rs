@@ -1,17 +1,21 @@
 //! Test support for the binary's integration tests: the binary as a [`Command`] ([`bin`],
 //! [`run`]), what it printed ([`code`], [`text`]), what it wrote ([`report`], [`case`]), the
-//! repository's files ([`root`], [`examples`], [`write`]), child processes that die with the
+//! repository's files ([`root`], [`examples`], [`write`], [`copy_dir`]), each case's status
+//! ([`statuses`]), child processes that die with the
 //! test ([`ChildGuard`], [`serve_fake`]), one HTTP request read off a socket by the tests' own
-//! servers ([`read_http_request`], [`http_body`]), and the python3 check the example agents
+//! servers ([`read_http_request`], [`http_body`]) and a server that answers JSON
+//! ([`serve_json`], [`json_response`], [`completion`]), and the python3 check the example agents
 //! need ([`have_python`]).
 
 // Every test file is a crate of its own and uses only some of these.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read};
-use std::net::TcpStream;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -59,6 +63,35 @@ pub fn case<'a>(r: &'a Value, id: &str) -> &'a Value {
         .iter()
         .find(|c| c["case"]["id"] == id)
         .unwrap_or_else(|| panic!("no case {id}"))
+}
+
+/// Each case of a report with its status: case id -> status.
+pub fn statuses(r: &Value) -> BTreeMap<String, String> {
+    r["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["case"]["id"].as_str().unwrap().to_owned(),
+                c["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Copies the folder `from` into `to`, sub-folders included.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
 }
 
 /// The repository root (the examples' commands are relative to it).
@@ -241,4 +274,46 @@ pub fn read_http_request(s: &mut TcpStream) -> String {
 /// The body of a request [`read_http_request`] read (empty when there is none).
 pub fn http_body(request: &str) -> &str {
     request.split_once("\r\n\r\n").map_or("", |(_, body)| body)
+}
+
+/// Serves HTTP on a free port of 127.0.0.1 until the test ends: each request is read whole
+/// ([`read_http_request`]) on a thread of its own and answered with the status and the JSON
+/// body `reply` gives for it; then the connection closes. Returns the port.
+pub fn serve_json<F>(reply: F) -> u16
+where
+    F: Fn(&str) -> (u16, String) + Send + Sync + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let reply = Arc::new(reply);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            let reply = Arc::clone(&reply);
+            std::thread::spawn(move || {
+                let request = read_http_request(&mut s);
+                let (status, body) = reply(&request);
+                let _ = s.write_all(json_response(status, &body).as_bytes());
+            });
+        }
+    });
+    port
+}
+
+/// An HTTP/1.1 response with a JSON body, closing the connection.
+pub fn json_response(status: u16, body: &str) -> String {
+    format!(
+        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// A chat completion in the OpenAI shape whose answer is `content`.
+pub fn completion(content: &str) -> String {
+    serde_json::json!({
+        "id": "x", "object": "chat.completion", "model": "test-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2}
+    })
+    .to_string()
 }
