@@ -335,13 +335,21 @@ fn resolve_env_refs(
                 key: key.to_owned(),
             });
         }
-        let secret = std::env::var(name).map_err(|e| {
-            let (name, key) = (name.to_owned(), key.to_owned());
-            match e {
-                std::env::VarError::NotPresent => AgentError::EnvUnset { kind, name, key },
-                std::env::VarError::NotUnicode(_) => AgentError::EnvNotUnicode { kind, name, key },
-            }
-        })?;
+        // A named secret may also come from the `.env` file (the environment wins).
+        let secret = std::env::var(name)
+            .or_else(|e| match (&e, crate::keys::key_var(name)) {
+                (std::env::VarError::NotPresent, Some((v, _))) => Ok(v),
+                _ => Err(e),
+            })
+            .map_err(|e| {
+                let (name, key) = (name.to_owned(), key.to_owned());
+                match e {
+                    std::env::VarError::NotPresent => AgentError::EnvUnset { kind, name, key },
+                    std::env::VarError::NotUnicode(_) => {
+                        AgentError::EnvNotUnicode { kind, name, key }
+                    }
+                }
+            })?;
         redactor.add(name, &secret);
         out.push_str(&secret);
         rest = &after[end + 1..];
