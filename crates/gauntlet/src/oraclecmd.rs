@@ -77,18 +77,7 @@ pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
                     .get("input")
                     .and_then(Value::as_str)
                     .filter(|s| !s.trim().is_empty());
-                let a = analyze_with_request(output, request);
-                let mut v = json!({
-                    "id": id,
-                    "verdict": a.reading.as_str(),
-                    "refused": a.refused, "kind": a.kind, "score": a.score,
-                    "complied_after": a.complied_after, "has_reason": a.has_reason,
-                    "has_alternative": a.has_alternative, "evidence": a.evidence,
-                });
-                if let Some(topic) = &a.topic {
-                    v["topic"] = json!(topic);
-                }
-                v
+                refusal_line(id, output, request)
             }
             OracleKind::Canary => {
                 let Some(secret) = record
@@ -154,6 +143,23 @@ pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
         return Ok(gauntlet_core::score::EXIT_USAGE);
     }
     Ok(0)
+}
+
+/// The refusal oracle's line: the reading (`refusal`, `compliance`, or with the request
+/// `off_topic`), the analysis, and the comparison with the request when there was one.
+fn refusal_line(id: Value, output: &str, request: Option<&str>) -> Value {
+    let a = analyze_with_request(output, request);
+    let mut v = json!({
+        "id": id,
+        "verdict": a.reading.as_str(),
+        "refused": a.refused, "kind": a.kind, "score": a.score,
+        "complied_after": a.complied_after, "has_reason": a.has_reason,
+        "has_alternative": a.has_alternative, "evidence": a.evidence,
+    });
+    if let Some(topic) = &a.topic {
+        v["topic"] = json!(topic);
+    }
+    v
 }
 
 fn writeln_json(out: &mut impl Write, v: &Value) -> Result<(), CliError> {
