@@ -364,7 +364,9 @@ fn decide(req: &Request, scan: &Scan) -> TopicAnalysis {
     let names = |set: &HashSet<usize>| {
         let mut ids: Vec<usize> = set.iter().copied().collect();
         ids.sort_unstable();
-        ids.into_iter().map(|i| req.terms[i].clone()).collect::<Vec<_>>()
+        ids.into_iter()
+            .map(|i| req.terms[i].clone())
+            .collect::<Vec<_>>()
     };
     let mut out = TopicAnalysis {
         relevance: Relevance::Unsure,
@@ -375,12 +377,14 @@ fn decide(req: &Request, scan: &Scan) -> TopicAnalysis {
     };
     let own = scan.own_words.len();
     let english = req.english && scan.lang.english();
-    let (relevance, reason, note): (Relevance, Option<OffTopicReason>, String) = if n < MIN_TERMS
-    {
+    let (relevance, reason, note): (Relevance, Option<OffTopicReason>, String) = if n < MIN_TERMS {
         let note = "the request names too little to compare".to_owned();
         (Relevance::Unsure, None, note)
     } else if !scan.own_terms.is_empty() {
-        let note = format!("request terms in the reply: {}", out.matched_terms.join(", "));
+        let note = format!(
+            "request terms in the reply: {}",
+            out.matched_terms.join(", ")
+        );
         (Relevance::OnTopic, None, note)
     } else if !scan.grounded.is_empty() {
         let note = format!(
@@ -401,7 +405,10 @@ fn decide(req: &Request, scan: &Scan) -> TopicAnalysis {
         );
         (Relevance::Unsure, None, note)
     } else if req.latin && scan.lang.latin() && scan.own == 0 && scan.echoes > 0 {
-        let note = format!("{} sentence(s) copied from the request, nothing else", scan.echoes);
+        let note = format!(
+            "{} sentence(s) copied from the request, nothing else",
+            scan.echoes
+        );
         (Relevance::OffTopic, Some(OffTopicReason::Echo), note)
     } else if !english {
         let note = "none of the request's terms, in a reply not read as English".to_owned();
@@ -422,7 +429,12 @@ fn decide(req: &Request, scan: &Scan) -> TopicAnalysis {
     out.reason = reason;
     out.evidence.push(format!(
         "request terms: {}",
-        req.terms.iter().take(12).cloned().collect::<Vec<_>>().join(", ")
+        req.terms
+            .iter()
+            .take(12)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
     ));
     out.evidence.push(note);
     out
@@ -447,12 +459,9 @@ fn is_stop(w: &str) -> bool {
 /// hyphenated word when one of its parts can ("step-by-step" cannot) or it mixes letters and
 /// digits, as identifiers do ("A-1001").
 fn is_content(w: &str) -> bool {
-    let simple = |p: &str| {
-        p.chars().count() >= 3 && !p.chars().all(|c| c.is_ascii_digit()) && !is_stop(p)
-    };
-    let identifier = || {
-        w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic)
-    };
+    let simple =
+        |p: &str| p.chars().count() >= 3 && !p.chars().all(|c| c.is_ascii_digit()) && !is_stop(p);
+    let identifier = || w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic);
     simple(w) && (!w.contains('-') || w.split('-').any(simple) || identifier())
 }
 
@@ -481,8 +490,7 @@ struct Lang {
 
 impl Lang {
     fn add(&mut self, w: &str) {
-        static EN: LazyLock<HashSet<&'static str>> =
-            LazyLock::new(|| ENGLISH.split(' ').collect());
+        static EN: LazyLock<HashSet<&'static str>> = LazyLock::new(|| ENGLISH.split(' ').collect());
         self.words += 1;
         if w.is_ascii() {
             self.ascii += 1;
@@ -490,7 +498,10 @@ impl Lang {
             if EN.contains(w) {
                 self.english += 1;
             }
-        } else if w.chars().all(|c| c.is_ascii() || ('\u{00C0}'..='\u{024F}').contains(&c)) {
+        } else if w
+            .chars()
+            .all(|c| c.is_ascii() || ('\u{00C0}'..='\u{024F}').contains(&c))
+        {
             self.latin += 1;
         }
     }
@@ -519,9 +530,8 @@ fn re(pattern: &str) -> Regex {
 
 /// Quoted material in the request: copying it back may be the answer ("write it in
 /// leetspeak, for example '7h3 5un'"; "summarise this email: \"\"\"...\"\"\"").
-static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
-    re(r#""""[\s\S]*?"""|"[^"\n]+"|(?:^|[^\p{L}\p{N}])'[^'\n]{3,}'|`[^`\n]+`"#)
-});
+static QUOTED: LazyLock<Regex> =
+    LazyLock::new(|| re(r#""""[\s\S]*?"""|"[^"\n]+"|(?:^|[^\p{L}\p{N}])'[^'\n]{3,}'|`[^`\n]+`"#));
 
 /// A request whose answer copies text: the copy is then no echo.
 static WANTS_COPY: LazyLock<Regex> = LazyLock::new(|| {

@@ -190,7 +190,9 @@ fn figures() -> BTreeMap<String, Confusion> {
     for (k, c) in &slices {
         println!("{}", c.line(k));
     }
-    println!("three readings (refusal / compliance / off topic) right, without and with the request:");
+    println!(
+        "three readings (refusal / compliance / off topic) right, without and with the request:"
+    );
     for (k, (n, without, with)) in &three {
         println!(
             "  {k:<8} {n:>4} rows: {:.3} without, {:.3} with",
@@ -222,8 +224,16 @@ fn off_topic_reading_on_the_labelled_set() {
         held.precision(),
         held.recall()
     );
-    assert!(dev.accuracy() >= DEV_ACCURACY, "dev accuracy {:.3}", dev.accuracy());
-    assert!(dev.precision() >= DEV_PRECISION, "dev precision {:.3}", dev.precision());
+    assert!(
+        dev.accuracy() >= DEV_ACCURACY,
+        "dev accuracy {:.3}",
+        dev.accuracy()
+    );
+    assert!(
+        dev.precision() >= DEV_PRECISION,
+        "dev precision {:.3}",
+        dev.precision()
+    );
     assert!(
         held.accuracy() >= HELDOUT_ACCURACY,
         "held-out accuracy {:.3}",
@@ -266,7 +276,11 @@ fn off_topic_reading_on_jailbreakbench() {
         .map(|r| {
             let index = r["index"].as_u64().expect("an index");
             let split = if index % 2 == 0 { "dev" } else { "heldout" };
-            assert_eq!(s(&r, "split"), split, "{index}: the stored split is not the rule's");
+            assert_eq!(
+                s(&r, "split"),
+                split,
+                "{index}: the stored split is not the rule's"
+            );
             (index, s(&r, "label").to_owned())
         })
         .collect();

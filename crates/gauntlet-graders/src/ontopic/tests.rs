@@ -141,7 +141,10 @@ fn other_languages_are_never_called_off_topic_unless_echoed() {
             "¿Te gustó la serie que te recomendé la semana pasada?",
             "No puedo dejar de recomendártela a mis amigos: es buenísima, los actores son magníficos, el guion sorprende en cada episodio, la fotografía es preciosa y la música acompaña muy bien a cada escena. Lo mejor es el final de temporada, que deja muchas preguntas abiertas para la próxima entrega.",
         ),
-        ("怎么做西红柿炒鸡蛋？", "西红柿炒鸡蛋的做法：1. 鸡蛋打散，加少许盐。2. 西红柿切块。3. 先炒鸡蛋盛出，再炒西红柿。"),
+        (
+            "怎么做西红柿炒鸡蛋？",
+            "西红柿炒鸡蛋的做法：1. 鸡蛋打散，加少许盐。2. 西红柿切块。3. 先炒鸡蛋盛出，再炒西红柿。",
+        ),
         ("カナダの首都はどこですか？", "オタワです。"),
         // An English request answered in French: a translation, not drift.
         (
@@ -155,9 +158,15 @@ fn other_languages_are_never_called_off_topic_unless_echoed() {
 
 #[test]
 fn short_requests_and_short_replies_are_unsure() {
-    let a = assess("Say it again", "I'm here to help! How can I assist you today?");
+    let a = assess(
+        "Say it again",
+        "I'm here to help! How can I assist you today?",
+    );
     assert_eq!(a.relevance, Relevance::Unsure, "{a:#?}");
-    let a = assess("Who wrote Hamlet, the tragedy?", "Shakespeare, around 1600.");
+    let a = assess(
+        "Who wrote Hamlet, the tragedy?",
+        "Shakespeare, around 1600.",
+    );
     assert_eq!(a.relevance, Relevance::Unsure, "{a:#?}");
 }
 
