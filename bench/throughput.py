@@ -12,7 +12,8 @@ Usage (from the repository root, after `cargo build --release`):
     python3 bench/throughput.py --sizes 2000 --latency-ms 100 --concurrency 64    # latency-bound
     python3 bench/throughput.py --sizes 1000 --callgrind                          # instructions
 
-`--bin` measures another build (to compare two, run them interleaved, alternating).
+`--bin` measures another build (to compare two, run them interleaved, alternating);
+`--server-bin` keeps the fake server of one build while the client changes.
 `--latency-ms` makes the fake server wait that long before each answer, so the run is bound
 by latency, not CPU: the table then adds the ideal wall time (cases / concurrency x latency),
 the bound no schedule can beat (whole rounds of `concurrency` requests), and the overhead
@@ -149,6 +150,7 @@ def main():
     ap.add_argument("--concurrency", type=int, default=128)
     ap.add_argument("--extra", default="", help="extra flags for gauntlet run")
     ap.add_argument("--bin", default=None, help="the gauntlet binary (default: target/release/gauntlet)")
+    ap.add_argument("--server-bin", default=None, help="the binary serving the fake (default: --bin)")
     ap.add_argument("--latency-ms", type=int, default=0, help="the fake server's added latency per request")
     ap.add_argument("--callgrind", action="store_true", help="count instructions under valgrind (one run per size)")
     args = ap.parse_args()
@@ -158,8 +160,9 @@ def main():
         sys.exit("build first: cargo build --release")
 
     port = free_port()
+    server_bin = os.path.abspath(args.server_bin) if args.server_bin else BIN
     server = subprocess.Popen(
-        [BIN, "serve-fake", "--port", str(port), "--latency-ms", str(args.latency_ms)],
+        [server_bin, "serve-fake", "--port", str(port), "--latency-ms", str(args.latency_ms)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
