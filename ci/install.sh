@@ -151,7 +151,7 @@ source_build() {
   command -v cargo >/dev/null 2>&1 \
     || die 2 "building gauntlet from source needs cargo (dtolnay/rust-toolchain), or pin a release with the action's version input"
   echo "install: building gauntlet from the action's source (cargo install --profile dist)" >&2
-  cargo install --locked --profile dist --root "$dir" --path "$here/crates/gauntlet"
+  cargo install --locked --profile dist --features mcp,otel --root "$dir" --path "$here/crates/gauntlet"
 }
 
 case "${1:-}" in

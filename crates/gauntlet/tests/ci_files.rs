@@ -214,9 +214,11 @@ fn the_gate_script_fails_the_job_by_the_state_and_the_chosen_policy() {
     assert_eq!((code, out.contains("status=ERROR")), (2, true), "{out}");
 }
 
-/// What is shipped has the optional features a user may need (the PostgreSQL store is off
-/// in a plain source build, to build faster), and the commands that test the project test
-/// them too: the README's test command, `.ci/run`'s tests and lints.
+/// What is shipped has the optional features a user may need (the PostgreSQL store, MCP and
+/// OpenTelemetry are off in a plain source build, to build faster): the release binaries and
+/// the image all of them (`full`), the GitHub Action and the GitLab example MCP and
+/// OpenTelemetry as before; and the commands that test the project test them too: the
+/// README's test command, `.ci/run`'s tests and lints.
 #[test]
 fn shipped_builds_and_the_test_commands_include_the_optional_features() {
     let read = |rel: &str| std::fs::read_to_string(root().join(rel)).unwrap();
@@ -225,13 +227,21 @@ fn shipped_builds_and_the_test_commands_include_the_optional_features() {
         .lines()
         .find(|l| l.contains("build --locked --profile dist"))
         .expect("the release build line");
-    assert!(build.contains("--features postgres"), "{build}");
+    assert!(build.contains("--features full"), "{build}");
     let docker = read("Dockerfile");
     let build = docker
         .lines()
         .find(|l| l.contains("cargo build"))
         .expect("the Dockerfile's build line");
-    assert!(build.contains("--features postgres"), "{build}");
+    assert!(build.contains("--features full"), "{build}");
+    for rel in ["action.yml", "examples/ci/gitlab-ci.yml"] {
+        let text = read(rel);
+        let install = text
+            .lines()
+            .find(|l| l.contains("cargo install"))
+            .expect("the install line");
+        assert!(install.contains("--features mcp,otel"), "{rel}: {install}");
+    }
     let readme = read("README.md");
     assert!(
         readme.contains("cargo test --workspace --all-features"),
@@ -244,9 +254,10 @@ fn shipped_builds_and_the_test_commands_include_the_optional_features() {
             "cargo clippy --workspace --all-targets --all-features --locked -- -D warnings"
         )
     );
-    // The feature forwarded by the binary is the store's.
+    // The feature forwarded by the binary is the store's; `full` is every optional part.
     let manifest = read("crates/gauntlet/Cargo.toml");
     assert!(manifest.contains(r#"postgres = ["gauntlet-store/postgres"]"#));
+    assert!(manifest.contains(r#"full = ["postgres", "mcp", "otel"]"#));
 }
 
 /// `ci/install.sh` with these environment variables and arguments: exit code, stdout, stderr.
