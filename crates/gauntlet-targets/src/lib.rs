@@ -28,6 +28,7 @@ pub mod proxy;
 pub mod reading;
 mod reply;
 pub mod serve;
+pub mod tool_view;
 
 #[cfg(test)]
 mod clip_tests;
