@@ -293,7 +293,7 @@ impl ExecTarget {
 
 /// Whether a variable's name says it holds a credential. `pass_env` values are not
 /// redacted, so such a variable must go through `env:` as `${env:NAME}`, which is.
-fn looks_like_a_secret(name: &str) -> bool {
+pub(crate) fn looks_like_a_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     [
         "KEY",
@@ -310,7 +310,7 @@ fn looks_like_a_secret(name: &str) -> bool {
 
 /// Replaces every `${env:NAME}` in `value` with the variable's value, registering each as a
 /// secret.
-fn resolve_env_refs(
+pub(crate) fn resolve_env_refs(
     kind: &'static str,
     key: &str,
     value: &str,

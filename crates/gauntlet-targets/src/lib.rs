@@ -9,6 +9,7 @@
 
 pub mod anthropic;
 pub mod audit;
+pub mod binding;
 pub mod cache;
 mod careful;
 pub mod chat;
