@@ -293,7 +293,7 @@ impl ExecTarget {
 
 /// Whether a variable's name says it holds a credential. `pass_env` values are not
 /// redacted, so such a variable must go through `env:` as `${env:NAME}`, which is.
-pub(crate) fn looks_like_a_secret(name: &str) -> bool {
+pub fn looks_like_a_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     [
         "KEY",

@@ -117,21 +117,10 @@ pub fn load_dotenv() {
             }
             // A file also holds settings (`DEBUG=1`): only values under a secret's kind of
             // name are redacted, or ordinary words would be shredded in every error.
-            let secret = |n: &str| {
-                let n = n.to_ascii_uppercase();
-                [
-                    "KEY",
-                    "TOKEN",
-                    "SECRET",
-                    "PASSWORD",
-                    "PASSWD",
-                    "CREDENTIAL",
-                    "AUTH",
-                ]
-                .iter()
-                .any(|w| n.contains(w))
-            };
-            for name in env.names().filter(|n| secret(n)) {
+            for name in env
+                .names()
+                .filter(|n| gauntlet_targets::exec::looks_like_a_secret(n))
+            {
                 if let Some((value, _)) = gauntlet_targets::keys::key_var_of(&env, name) {
                     crate::error::redact_secret(name, &value);
                 }
