@@ -153,6 +153,7 @@ def main():
     ap.add_argument("--server-bin", default=None, help="the binary serving the fake (default: --bin)")
     ap.add_argument("--latency-ms", type=int, default=0, help="the fake server's added latency per request")
     ap.add_argument("--callgrind", action="store_true", help="count instructions under valgrind (one run per size)")
+    ap.add_argument("--keep-callgrind", default=None, help="with --callgrind: copy callgrind's file here (for callgrind_annotate)")
     args = ap.parse_args()
     if args.bin:
         BIN = os.path.abspath(args.bin)
@@ -193,6 +194,8 @@ def main():
                 ]
                 size = statistics.median(r["report_bytes"] for r in runs) / n
                 if args.callgrind:
+                    if args.keep_callgrind:
+                        shutil.copy(os.path.join(folder, "callgrind.out"), f"{args.keep_callgrind}.{n}")
                     ins = runs[0]["instructions"]
                     print(f"{n:>8} {ins:>14,} {ins / n:>11,.0f} {size:>14.0f}")
                     continue
