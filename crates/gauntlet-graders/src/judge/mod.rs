@@ -12,8 +12,8 @@
 //! A judge's verdict changes the state only when the judge gates: a calibration record bound
 //! to this judge ([`JudgeIdentity`]: what answers, down to the values of its settings)
 //! clears the suite's thresholds, its binding is strong, and the answer reports the model
-//! calibrated (`gauntlet_core::calibration`). Otherwise it is triage, shown with the reason. An answer
-//! outside the format is a judge error, never a pass and never a fail: the verdict is not
+//! calibrated (`gauntlet_core::calibration`). Otherwise it is triage, shown with the reason.
+//! An answer outside the format is a judge error, never a pass and never a fail: the verdict is not
 //! assessed, and when the judge gates its case is INCONCLUSIVE. Judges never decide a hard
 //! policy failure. A verdict is never asked again: retries are the transport's, for
 //! infrastructure failures only.
