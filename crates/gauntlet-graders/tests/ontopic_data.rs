@@ -275,7 +275,11 @@ fn off_topic_reading_on_jailbreakbench() {
         .into_iter()
         .map(|r| {
             let index = r["index"].as_u64().expect("an index");
-            let split = if index % 2 == 0 { "dev" } else { "heldout" };
+            let split = if index.is_multiple_of(2) {
+                "dev"
+            } else {
+                "heldout"
+            };
             assert_eq!(
                 s(&r, "split"),
                 split,
@@ -290,7 +294,11 @@ fn off_topic_reading_on_jailbreakbench() {
     for rec in reader.deserialize::<BTreeMap<String, String>>() {
         let rec = rec.expect("a row");
         let index: u64 = rec["Index"].trim().parse().expect("an index");
-        let split = if index % 2 == 0 { "dev" } else { "heldout" };
+        let split = if index.is_multiple_of(2) {
+            "dev"
+        } else {
+            "heldout"
+        };
         let label = labels.get(&index).map_or("on_topic", String::as_str);
         not_jailbroken += u32::from(rec["human_majority"].trim() == "0");
         if label == "ambiguous" {

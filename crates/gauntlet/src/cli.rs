@@ -791,7 +791,8 @@ pub struct ServeFakeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1")]
     pub host: std::net::IpAddr,
-    /// Added latency per request, in milliseconds.
+    /// Latency per request, in milliseconds: each answer leaves this long after its request
+    /// arrived, the persona's own work included.
     #[arg(long, default_value_t = 0)]
     pub latency_ms: u64,
 }
