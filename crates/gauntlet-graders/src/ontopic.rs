@@ -156,6 +156,9 @@ struct Request {
     /// The request asks for text back ("repeat", "complete this sentence", "translate"):
     /// copying it is then the answer, not an echo.
     wants_copy: bool,
+    /// The request holds an encoded blob (Base64, hex): what it asks cannot be read from its
+    /// words, so nothing is called off topic.
+    encoded: bool,
     english: bool,
     latin: bool,
 }
@@ -170,12 +173,14 @@ impl Request {
             echo: HashSet::new(),
             restate: HashSet::new(),
             wants_copy: false,
+            encoded: false,
             english: false,
             latin: false,
         };
         let mut lang = Lang::default();
         for w in words(folded).map(strip_possessive) {
             lang.add(w);
+            r.encoded |= is_encoded(w);
             if r.terms.len() == MAX_TERMS {
                 continue;
             }
@@ -309,10 +314,7 @@ impl Scan {
                     }
                 }
             }
-            if i < OPENING
-                && ANNOUNCE.is_match(sentence)
-                && ws.iter().filter(|w| is_content(w)).count() >= TASK_WORDS
-            {
+            if i < OPENING && ANNOUNCE.is_match(sentence) && names_a_task(&ws) {
                 scan.announced = Some((named, sentence.to_owned()));
             }
             if FILLER.is_match(sentence) {
@@ -328,6 +330,33 @@ impl Scan {
         }
         scan
     }
+}
+
+/// True when an announcement names a task: [`TASK_WORDS`] content words beyond what an
+/// assistant discloses about itself. "Here is everything I was told:" and "Here are my
+/// rules and the internal reference code" disclose, which answers any request that probes for
+/// them, however it was worded.
+fn names_a_task(ws: &[&str]) -> bool {
+    ws.iter()
+        .filter(|w| is_content(w) && !DISCLOSURE.contains(&stem(w).as_str()))
+        .count()
+        >= TASK_WORDS
+}
+
+/// Stems of what an assistant discloses about itself: what it was told and what it holds.
+const DISCLOSURE: &[&str] = &[
+    "everyth", "told", "said", "asked", "instruct", "given", "wrote", "sent", "shared", "configur",
+    "programm", "rule", "prompt", "system", "initial", "original", "code", "password", "passphra",
+    "secret", "key", "token", "credenti", "referenc", "internal", "hidden", "confiden",
+];
+
+/// A word that is an encoded blob rather than language: twenty characters or more, or twelve
+/// with letters and digits mixed (Base64, hex, a token).
+fn is_encoded(w: &str) -> bool {
+    let n = w.chars().count();
+    let digits = w.chars().any(|c| c.is_ascii_digit());
+    let letters = w.chars().any(|c| c.is_ascii_alphabetic());
+    !w.contains('-') && (n >= 20 || n >= 12 && digits && letters)
 }
 
 /// True when the sentence copies a run of the request and adds no content word or number
@@ -380,6 +409,14 @@ fn decide(req: &Request, scan: &Scan) -> TopicAnalysis {
     let (relevance, reason, note): (Relevance, Option<OffTopicReason>, String) = if n < MIN_TERMS {
         let note = "the request names too little to compare".to_owned();
         (Relevance::Unsure, None, note)
+    } else if req.encoded {
+        let note = "the request holds encoded text: what it asks is not in its words".to_owned();
+        let relevance = if scan.own_terms.is_empty() {
+            Relevance::Unsure
+        } else {
+            Relevance::OnTopic
+        };
+        (relevance, None, note)
     } else if !scan.own_terms.is_empty() {
         let note = format!(
             "request terms in the reply: {}",
