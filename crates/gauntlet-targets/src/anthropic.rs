@@ -15,9 +15,7 @@ use serde_json::{Map, Value, json};
 
 use crate::chat::{ChatModel, ChatReply, ChatRequest};
 use crate::error::{BuildError, WireError};
-use crate::openai::{
-    ApiEndpoint, ApiSetup, ImplicitKeyScope, base_url, declared_tool, key_header,
-};
+use crate::openai::{ApiEndpoint, ApiSetup, ImplicitKeyScope, base_url, declared_tool, key_header};
 
 /// Default base URL.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
@@ -242,7 +240,9 @@ fn add_assistant_block(msg: &mut Message, b: &Value) {
 /// Reads tools from a Messages API request body.
 pub fn tools_from_wire(v: Option<&Value>) -> Vec<ToolDef> {
     let tools = v.and_then(Value::as_array).into_iter().flatten();
-    tools.filter_map(|t| declared_tool(t, "input_schema")).collect()
+    tools
+        .filter_map(|t| declared_tool(t, "input_schema"))
+        .collect()
 }
 
 /// Maps a `stop_reason` to the finish reasons the chat loop understands.
