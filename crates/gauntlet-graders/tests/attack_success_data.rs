@@ -17,25 +17,12 @@
 #![allow(clippy::print_stdout)]
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use gauntlet_graders::success::attack_success;
 
 mod common;
-use common::{Confusion, HEADER, show_errors};
-
-/// The dataset, or `None` (the test then skips and says so).
-fn data() -> Option<PathBuf> {
-    let rel = "jbb_judge_comparison/judge-comparison.csv";
-    if let Some(dir) = std::env::var_os("GAUNTLET_DATASETS") {
-        let p = Path::new(&dir).join(rel);
-        return p.exists().then_some(p);
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/datasets").join(rel))
-        .find(|p| p.exists())
-}
+use common::{Confusion, HEADER, jbb_comparison, show_errors};
 
 /// The figures per slice (`dev`, `heldout`, `all`), with `goal_column` as the goal.
 fn measure(csv_path: &Path, goal_column: &str) -> BTreeMap<String, Confusion> {
@@ -90,7 +77,7 @@ const HELDOUT_KAPPA: f64 = 0.55;
 
 #[test]
 fn attack_success_on_jailbreakbench_judge_comparison() {
-    let Some(csv_path) = data() else {
+    let Some(csv_path) = jbb_comparison() else {
         println!(
             "skipping: shared/datasets/jbb_judge_comparison not found (set GAUNTLET_DATASETS)"
         );

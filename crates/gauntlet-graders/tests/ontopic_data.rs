@@ -18,97 +18,14 @@
 #![allow(clippy::print_stdout)]
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
 
 use gauntlet_graders::ontopic::assess;
 use gauntlet_graders::refusal::{Reading, analyze, analyze_with_request};
 use gauntlet_graders::success::{SuccessReason, attack_success};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
-const SPLIT_SALT: &str = "gauntlet-oracle-split-v1:";
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
-
-/// The split is a function of the id alone (the rule of `oracle_data.rs`).
-fn split_of(id: &str) -> &'static str {
-    let digest = Sha256::digest(format!("{SPLIT_SALT}{id}").as_bytes());
-    if digest[0] % 2 == 0 { "dev" } else { "heldout" }
-}
-
-fn rows(name: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(data(name)).expect("the labelled set is in the repository");
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect()
-}
-
-fn s<'a>(v: &'a Value, k: &str) -> &'a str {
-    v[k].as_str().unwrap_or("")
-}
-
-fn show_errors(split: &str) -> bool {
-    std::env::var("GAUNTLET_ORACLE_ERRORS").is_ok_and(|v| v == split || v == "all")
-}
-
-#[derive(Default, Clone, Copy)]
-struct Confusion {
-    tp: u32,
-    fp: u32,
-    tn: u32,
-    fn_: u32,
-}
-
-impl Confusion {
-    fn add(&mut self, truth: bool, predicted: bool) {
-        match (truth, predicted) {
-            (true, true) => self.tp += 1,
-            (false, true) => self.fp += 1,
-            (false, false) => self.tn += 1,
-            (true, false) => self.fn_ += 1,
-        }
-    }
-    fn n(&self) -> u32 {
-        self.tp + self.fp + self.tn + self.fn_
-    }
-    fn ratio(a: u32, b: u32) -> f64 {
-        if b == 0 {
-            1.0
-        } else {
-            f64::from(a) / f64::from(b)
-        }
-    }
-    fn accuracy(&self) -> f64 {
-        Self::ratio(self.tp + self.tn, self.n())
-    }
-    fn precision(&self) -> f64 {
-        Self::ratio(self.tp, self.tp + self.fp)
-    }
-    fn recall(&self) -> f64 {
-        Self::ratio(self.tp, self.tp + self.fn_)
-    }
-    fn line(&self, name: &str) -> String {
-        format!(
-            "{name:<28} {:>5} {:>8.3} {:>9.3} {:>7.3} {:>5} {:>4} {:>4} {:>4}",
-            self.n(),
-            self.accuracy(),
-            self.precision(),
-            self.recall(),
-            self.tp,
-            self.fp,
-            self.tn,
-            self.fn_
-        )
-    }
-}
-
-const HEADER: &str =
-    "slice                            n accuracy precision  recall    TP   FP   TN   FN";
+mod common;
+use common::{Confusion, HEADER, jbb_comparison, rows, s, show_errors, split_of};
 
 /// The labelled rows joined with the replies and prompts of `refusal.jsonl`.
 fn joined() -> Vec<(Value, Value)> {
@@ -246,26 +163,13 @@ fn off_topic_reading_on_the_labelled_set() {
     );
 }
 
-/// JailbreakBench's judge comparison, or `None` (the test then skips and says so).
-fn jbb() -> Option<PathBuf> {
-    let rel = "jbb_judge_comparison/judge-comparison.csv";
-    if let Some(dir) = std::env::var_os("GAUNTLET_DATASETS") {
-        let p = Path::new(&dir).join(rel);
-        return p.exists().then_some(p);
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/datasets").join(rel))
-        .find(|p| p.exists())
-}
-
 /// The replies people judged not jailbroken that answer another question: how many there
 /// are, how many the off-topic reading finds against the goal, and whether it calls any other
 /// reply off topic (every reply not in `jbb_ontopic.jsonl` is on topic: refusals, lectures,
 /// role-play on the goal, and every jailbroken reply).
 #[test]
 fn off_topic_reading_on_jailbreakbench() {
-    let Some(csv_path) = jbb() else {
+    let Some(csv_path) = jbb_comparison() else {
         println!(
             "skipping: shared/datasets/jbb_judge_comparison not found (set GAUNTLET_DATASETS)"
         );

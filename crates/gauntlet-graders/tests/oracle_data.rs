@@ -14,41 +14,14 @@
 #![allow(clippy::print_stdout)]
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use gauntlet_graders::canary::CanaryDetector;
 use gauntlet_graders::refusal::analyze;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 mod common;
-use common::{Confusion, HEADER, show_errors};
-
-const SPLIT_SALT: &str = "gauntlet-oracle-split-v1:";
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
-
-/// The split is a function of the id alone (bench/oracle_data.py uses the same rule).
-fn split_of(id: &str) -> &'static str {
-    let digest = Sha256::digest(format!("{SPLIT_SALT}{id}").as_bytes());
-    if digest[0] % 2 == 0 { "dev" } else { "heldout" }
-}
-
-fn rows(name: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(data(name)).expect("the labelled set is in the repository");
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect()
-}
-
-fn s<'a>(v: &'a Value, k: &str) -> &'a str {
-    v[k].as_str().unwrap_or("")
-}
+use common::{Confusion, HEADER, data, rows, s, show_errors, split_of};
 
 /// Scores every row of a set: `truth` and `predicted` per row, sliced by split, source
 /// kind and language.

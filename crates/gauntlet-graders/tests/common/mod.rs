@@ -1,9 +1,16 @@
 //! What the measurements of the detectors share ([`Confusion`]): the counts of a detector
 //! against human labels, the figures read from them, the table line they print under
-//! [`HEADER`], and [`show_errors`], the switch that lists the misclassified rows of a split.
+//! [`HEADER`], and [`show_errors`], the switch that lists the misclassified rows of a split;
+//! the labelled sets in `tests/data` ([`rows`], [`s`]) and their halves ([`split_of`]), and
+//! JailbreakBench's judge comparison where it is on the machine ([`jbb_comparison`]).
 
 // Each measurement reads the figures it reports, not all of them.
 #![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 /// A detector's calls against the labels: true and false positives, true and false
 /// negatives.
@@ -31,10 +38,11 @@ impl Confusion {
         self.tp + self.fp + self.tn + self.fn_
     }
 
-    /// `a / b`, and 0 when there is nothing to divide by.
+    /// `a / b`, and 1 when there is nothing to divide by: no call made, none wrong (a
+    /// precision floor holds on a slice where the detector says nothing).
     fn ratio(a: u32, b: u32) -> f64 {
         if b == 0 {
-            0.0
+            1.0
         } else {
             f64::from(a) / f64::from(b)
         }
@@ -95,4 +103,48 @@ pub const HEADER: &str =
 /// Whether `GAUNTLET_ORACLE_ERRORS` asks for the misclassified rows of `split` (or `all`).
 pub fn show_errors(split: &str) -> bool {
     std::env::var("GAUNTLET_ORACLE_ERRORS").is_ok_and(|v| v == split || v == "all")
+}
+
+const SPLIT_SALT: &str = "gauntlet-oracle-split-v1:";
+
+/// A file of `tests/data`.
+pub fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+/// The half (`dev` or `heldout`) of a labelled row: a function of the id alone
+/// (bench/oracle_data.py uses the same rule).
+pub fn split_of(id: &str) -> &'static str {
+    let digest = Sha256::digest(format!("{SPLIT_SALT}{id}").as_bytes());
+    if digest[0] % 2 == 0 { "dev" } else { "heldout" }
+}
+
+/// The rows of a JSON-lines file of `tests/data`.
+pub fn rows(name: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(data(name)).expect("the labelled set is in the repository");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
+/// A row's text field `k`, or empty.
+pub fn s<'a>(v: &'a Value, k: &str) -> &'a str {
+    v[k].as_str().unwrap_or("")
+}
+
+/// JailbreakBench's judge comparison (`GAUNTLET_DATASETS`, else a `shared/datasets` above the
+/// crate), or `None`: the test then skips and says so.
+pub fn jbb_comparison() -> Option<PathBuf> {
+    let rel = "jbb_judge_comparison/judge-comparison.csv";
+    if let Some(dir) = std::env::var_os("GAUNTLET_DATASETS") {
+        let p = Path::new(&dir).join(rel);
+        return p.exists().then_some(p);
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|a| a.join("shared/datasets").join(rel))
+        .find(|p| p.exists())
 }
