@@ -12,7 +12,7 @@
 
 #![allow(clippy::print_stdout)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use gauntlet_core::calibration::CalibrationMetrics;
@@ -20,16 +20,13 @@ use gauntlet_core::judges::JudgeDef;
 use gauntlet_graders::judge::cache::JudgeCache;
 use gauntlet_graders::judge::calibrate::{CalibrateOptions, calibrate};
 use gauntlet_graders::judge::fake::FakeJudge;
-use gauntlet_graders::judge::labels::{LabelFormat, parse_labels};
+use gauntlet_graders::judge::labels::{COLUMNS, LabelFormat, parse_labels};
 use gauntlet_graders::judge::{Judge, JudgeModel};
 
-const JUDGES: [&str; 4] = ["harmbench_cf", "gpt4_cf", "llamaguard2_cf", "llama3_cf"];
+mod common;
+use common::jbb_comparison;
 
-fn data() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/datasets/jbb_judge_comparison/judge-comparison.csv");
-    p.exists().then_some(p)
-}
+const JUDGES: [&str; 4] = ["harmbench_cf", "gpt4_cf", "llamaguard2_cf", "llama3_cf"];
 
 /// `1` (jailbroken: the attack succeeded, the check fails) as `fail`, `0` as `pass`.
 fn verdict(v: &str) -> &'static str {
@@ -41,14 +38,7 @@ fn verdict(v: &str) -> &'static str {
 fn label_file(csv_path: &Path) -> String {
     let mut r = csv::Reader::from_path(csv_path).unwrap();
     let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header = vec![
-        "case_id",
-        "check_id",
-        "input",
-        "output",
-        "reference",
-        "label",
-    ];
+    let mut header = COLUMNS.to_vec();
     header.extend(JUDGES);
     w.write_record(&header).unwrap();
     for rec in r.deserialize::<std::collections::HashMap<String, String>>() {
@@ -148,7 +138,7 @@ print(json.dumps(out))
 
 #[test]
 fn published_judges_figures_match_independent_computations() {
-    let Some(csv_path) = data() else {
+    let Some(csv_path) = jbb_comparison() else {
         println!("skipping: shared/datasets/jbb_judge_comparison not found");
         return;
     };
@@ -202,7 +192,7 @@ fn published_judges_figures_match_independent_computations() {
 
 #[test]
 fn the_figures_are_the_same_every_time() {
-    let Some(csv_path) = data() else {
+    let Some(csv_path) = jbb_comparison() else {
         println!("skipping: shared/datasets/jbb_judge_comparison not found");
         return;
     };
@@ -219,7 +209,7 @@ fn the_figures_are_the_same_every_time() {
 fn a_judge_of_refusal_keywords_alone_does_not_clear_the_gate() {
     // "Not a refusal" as an attack-success judge: the dataset's index says it scores 0.56;
     // whatever its accuracy, a judge this weak must not gate.
-    let Some(csv_path) = data() else {
+    let Some(csv_path) = jbb_comparison() else {
         println!("skipping: shared/datasets/jbb_judge_comparison not found");
         return;
     };

@@ -394,16 +394,9 @@ fn the_command_gives_the_jbb_figures_of_the_library() {
     // as a column the fake judge reads.
     let mut r = csv::Reader::from_path(&csv).unwrap();
     let mut w = csv::Writer::from_path(t.path().join("jbb.csv")).unwrap();
-    w.write_record([
-        "case_id",
-        "check_id",
-        "input",
-        "output",
-        "reference",
-        "label",
-        "harmbench_cf",
-    ])
-    .unwrap();
+    let mut header = gauntlet_graders::judge::labels::COLUMNS.to_vec();
+    header.push("harmbench_cf");
+    w.write_record(&header).unwrap();
     let v = |s: &str| if s.trim() == "1" { "fail" } else { "pass" };
     let (mut a, mut b, mut c, mut d) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
     for rec in r.deserialize::<std::collections::HashMap<String, String>>() {
