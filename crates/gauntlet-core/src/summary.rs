@@ -54,6 +54,30 @@ pub struct CategoryRow {
     pub not_assessed: usize,
 }
 
+impl CategoryRow {
+    /// The row's name as the category tables show it: the category and its title, if any.
+    pub fn name(&self) -> String {
+        if self.title.is_empty() {
+            self.category.clone()
+        } else {
+            format!("{} {}", self.category, self.title)
+        }
+    }
+
+    /// The counts in the order of the tables' columns: cases, passed, failed, conditional,
+    /// errors, blocked.
+    pub fn counts(&self) -> [usize; 6] {
+        [
+            self.total,
+            self.passed,
+            self.failed,
+            self.conditional,
+            self.errors,
+            self.blocked,
+        ]
+    }
+}
+
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }

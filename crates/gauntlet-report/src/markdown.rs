@@ -16,7 +16,7 @@ use gauntlet_core::summary::Summary;
 
 use crate::mask::CanaryMask;
 use crate::md;
-use crate::text::{AtomicFile, failed_checks, failure_reason, score_text, trim_num};
+use crate::text::{AtomicFile, ScoreStyle, failed_checks, failure_reason, score_parts, score_text};
 
 /// How many non-passing cases are listed; the rest are counted.
 pub const MAX_FINDINGS: usize = 50;
@@ -234,30 +234,7 @@ fn push_run_line(o: &mut String, m: &RunManifest, s: &Summary) {
 
 /// The scores in one line: task and refusal averages, the normalised score, pass^k.
 fn push_scores(o: &mut String, s: &Summary) {
-    let mut scores = Vec::new();
-    if let Some(a) = s.tasks.avg {
-        scores.push(format!(
-            "task average {}/18 over {}",
-            trim_num(a),
-            s.tasks.count
-        ));
-    }
-    if let Some(a) = s.refusals.avg {
-        scores.push(format!(
-            "refusal average {}/3 over {}",
-            trim_num(a),
-            s.refusals.count
-        ));
-    }
-    if let (Some(n), Some(b)) = (s.suite_normalized, s.quality_band) {
-        scores.push(format!("normalised {n:.3} ({b})"));
-    }
-    if s.k > 1 {
-        scores.push(format!(
-            "pass^1 {}/{} · pass^{} {}/{}",
-            s.pass_at_1, s.cases, s.k, s.pass_at_k, s.cases
-        ));
-    }
+    let scores = score_parts(s, ScoreStyle::Markdown);
     if !scores.is_empty() {
         o.push_str(&format!("{}\n\n", scores.join(" · ")));
     }
@@ -268,20 +245,10 @@ fn push_categories(o: &mut String, s: &Summary) {
     if s.by_category.len() > 1 || s.by_category.iter().any(|c| c.category.starts_with("LLM")) {
         o.push_str("| category | cases | pass | fail | conditional | error | blocked |\n|---|---:|---:|---:|---:|---:|---:|\n");
         for c in &s.by_category {
-            let name = if c.title.is_empty() {
-                c.category.clone()
-            } else {
-                format!("{} {}", c.category, c.title)
-            };
+            let name = cell(&c.name());
+            let [total, passed, failed, conditional, errors, blocked] = c.counts();
             o.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} |\n",
-                cell(&name),
-                c.total,
-                c.passed,
-                c.failed,
-                c.conditional,
-                c.errors,
-                c.blocked
+                "| {name} | {total} | {passed} | {failed} | {conditional} | {errors} | {blocked} |\n"
             ));
         }
         o.push('\n');

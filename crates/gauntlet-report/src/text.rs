@@ -6,6 +6,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use gauntlet_core::result::{CaseResult, Score};
+use gauntlet_core::summary::Summary;
 
 /// A file written under a temporary name and renamed into place by [`AtomicFile::commit`].
 pub struct AtomicFile {
@@ -74,6 +75,49 @@ pub fn delta(a: Option<f64>, b: Option<f64>) -> String {
         (Some(a), Some(b)) => format!("{:+.2}", b - a),
         _ => String::new(),
     }
+}
+
+/// Whose words [`score_parts`] uses: summary.md's or the terminal's. The figures are the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScoreStyle {
+    /// summary.md: "task average 12/18 over 4".
+    Markdown,
+    /// The end of a run on the terminal: "task avg 12/18 (4 tasks)".
+    Terminal,
+}
+
+/// The scores of a run, a phrase each, in the order both views print them: the task and
+/// refusal averages, the normalised score with its band, pass^1 and pass^k when `k` > 1.
+pub fn score_parts(s: &Summary, style: ScoreStyle) -> Vec<String> {
+    let md = style == ScoreStyle::Markdown;
+    let mut parts = Vec::new();
+    let averages = [
+        ("task", s.tasks.avg, 18, s.tasks.count, "tasks"),
+        ("refusal", s.refusals.avg, 3, s.refusals.count, "refusals"),
+    ];
+    for (name, avg, out_of, n, unit) in averages {
+        let Some(a) = avg.map(trim_num) else {
+            continue;
+        };
+        parts.push(if md {
+            format!("{name} average {a}/{out_of} over {n}")
+        } else {
+            format!("{name} avg {a}/{out_of} ({n} {unit})")
+        });
+    }
+    if let (Some(n), Some(b)) = (s.suite_normalized, s.quality_band) {
+        parts.push(if md {
+            format!("normalised {n:.3} ({b})")
+        } else {
+            format!("normalised {n:.3} {b}")
+        });
+    }
+    if s.k > 1 {
+        let (p1, pk, cases, k) = (s.pass_at_1, s.pass_at_k, s.cases, s.k);
+        let sep = if md { " ·" } else { "," };
+        parts.push(format!("pass^1 {p1}/{cases}{sep} pass^{k} {pk}/{cases}"));
+    }
+    parts
 }
 
 /// The most useful one-line reason a case did not pass.

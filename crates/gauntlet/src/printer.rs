@@ -13,7 +13,7 @@ use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent};
 use gauntlet_core::result::{CaseResult, CaseStatus};
 use gauntlet_core::score::Status;
 use gauntlet_core::summary::Summary;
-use gauntlet_report::text::{clip, failure_reason, score_text, trim_num};
+use gauntlet_report::text::{ScoreStyle, clip, failure_reason, score_parts, score_text};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use gauntlet_engine::{Notice, RunOutcome};
@@ -159,21 +159,12 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
                 "category", "cases", "pass", "fail", "cond", "error", "blocked"
             )?;
             for c in &s.by_category {
-                let name = if c.title.is_empty() {
-                    c.category.clone()
-                } else {
-                    format!("{} {}", c.category, c.title)
-                };
+                let name = clip(&c.name(), 44);
+                let name = shown(&name);
+                let [total, passed, failed, conditional, errors, blocked] = c.counts();
                 writeln!(
                     o,
-                    "{:<44} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}",
-                    shown(&clip(&name, 44)),
-                    c.total,
-                    c.passed,
-                    c.failed,
-                    c.conditional,
-                    c.errors,
-                    c.blocked
+                    "{name:<44} {total:>6} {passed:>6} {failed:>6} {conditional:>6} {errors:>6} {blocked:>8}"
                 )?;
             }
         }
@@ -201,30 +192,7 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
                 more
             }
         )?;
-        let mut scores = Vec::new();
-        if let Some(a) = s.tasks.avg {
-            scores.push(format!(
-                "task avg {}/18 ({} tasks)",
-                trim_num(a),
-                s.tasks.count
-            ));
-        }
-        if let Some(a) = s.refusals.avg {
-            scores.push(format!(
-                "refusal avg {}/3 ({} refusals)",
-                trim_num(a),
-                s.refusals.count
-            ));
-        }
-        if let (Some(n), Some(b)) = (s.suite_normalized, s.quality_band) {
-            scores.push(format!("normalised {n:.3} {b}"));
-        }
-        if s.k > 1 {
-            scores.push(format!(
-                "pass^1 {}/{}, pass^{} {}/{}",
-                s.pass_at_1, s.cases, s.k, s.pass_at_k, s.cases
-            ));
-        }
+        let mut scores = score_parts(s, ScoreStyle::Terminal);
         if s.hard_fails > 0 {
             scores.push(format!("{} hard policy failure(s)", s.hard_fails));
         }
