@@ -217,6 +217,34 @@ fn starts_with_ends_with_and_word_count_errors_point_at_the_check() {
 }
 
 #[test]
+fn an_allowed_domain_that_is_not_a_domain_points_at_the_check() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: x\n    expect:\n      - no_email_addresses: true\n      - no_email_addresses: {allowed_domains: [acme.example, help@acme.example]}\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    assert_eq!(d.len(), 1, "{d:?}");
+    // At the options, where the bad entry is.
+    assert_eq!((d[0].line, d[0].column), (7, 29), "{}", d[0]);
+    assert!(
+        d[0].message
+            .contains("`allowed_domains` entry \"help@acme.example\" is not a domain"),
+        "{}",
+        d[0]
+    );
+    assert!(d[0].hint.as_deref().unwrap_or("").contains("acme.example"));
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: x\n    expect:\n      - no_email_addresses: {allowed_domains: [acme.example], allow: [x]}\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    assert!(d[0].message.contains("unknown field `allow`"), "{}", d[0]);
+}
+
+#[test]
 fn a_suite_that_is_not_utf8_points_at_the_first_bad_byte() {
     let t = tempfile::tempdir().unwrap();
     let mut bytes = b"suite: s\ncases:\n  - id: a\n    input: ab".to_vec();
