@@ -18,6 +18,7 @@ pub mod exec;
 pub mod fake;
 pub mod helpers;
 pub mod http_app;
+mod literal;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod openai;
