@@ -374,6 +374,11 @@ pub struct CaseMeta {
     /// The converter chain that produced the prompts as sent (the trace holds them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub converters: Vec<String>,
+    /// With converters: where they were applied, the carrier of the case's attack (`user`,
+    /// `documents`, `tool_output`, or `none` when they changed nothing). A document or tool
+    /// output as sent is in the trace (`converted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub converted_in: Option<crate::attack::Carrier>,
     /// Where the case is written, when the loader knew.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<crate::suite::CaseSource>,
@@ -396,6 +401,7 @@ impl CaseMeta {
             description: case.description.clone(),
             tags: case.tags.clone(),
             converters: case.converters.clone(),
+            converted_in: (!case.converters.is_empty()).then(|| case.attack_site().carrier),
             source: case.source.clone(),
         }
     }

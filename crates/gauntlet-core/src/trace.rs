@@ -302,6 +302,19 @@ pub struct Trace {
     /// an attacker or rewriter model, the score after each turn, each decision.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub strategy: Vec<StrategyEvent>,
+    /// The texts converters changed outside the user's turns (a retrieved document, a tool's
+    /// poison), as the trial sent them: where the attack of an indirect case travelled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub converted: Vec<ConvertedText>,
+}
+
+/// A text a converter changed outside the user's turns, as the trial sent it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ConvertedText {
+    /// Where it travelled: `documents[0]`, `tool_faults[1].poison`.
+    pub site: String,
+    /// The text as sent (a poison as the tool's output carried it).
+    pub text: String,
 }
 
 /// One step of a strategy (or of a model-driven converter), as recorded.
@@ -668,6 +681,11 @@ impl TraceRecorder {
             answer,
             truncated,
         });
+    }
+
+    /// Records a text a converter changed outside the user's turns, as sent.
+    pub fn converted(&mut self, site: String, text: String) {
+        self.trace.converted.push(ConvertedText { site, text });
     }
 
     /// Records a strategy event.
