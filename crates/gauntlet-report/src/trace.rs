@@ -251,9 +251,22 @@ pub fn render_trial(r: &CaseResult, trial: &TrialResult) -> String {
     }
     if !r.case.converters.is_empty() {
         // The turns below are the prompts as sent, after these.
+        let site = r
+            .case
+            .converted_in
+            .map(|c| format!(" (applied to: {})", c.as_str()))
+            .unwrap_or_default();
         o.push_str(&format!(
-            "  converters: {}\n",
+            "  converters: {}{site}\n",
             r.case.converters.join(" → ")
+        ));
+    }
+    // An attack that travelled in a document or a tool output, as it was sent there.
+    for c in &trial.trace.converted {
+        o.push_str(&format!(
+            "  {} as sent: {}\n",
+            c.site,
+            clip(&c.text, WIDTH * 2)
         ));
     }
     if let Some(e) = &trial.error {
