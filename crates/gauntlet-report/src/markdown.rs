@@ -414,6 +414,7 @@ mod tests {
             description: None,
             tags: Vec::new(),
             converters: Vec::new(),
+            converted_in: None,
             source: None,
         };
         CaseResult::combine(meta, Vec::new())

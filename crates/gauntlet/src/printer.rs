@@ -13,7 +13,10 @@ use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent};
 use gauntlet_core::result::{CaseResult, CaseStatus};
 use gauntlet_core::score::Status;
 use gauntlet_core::summary::Summary;
-use gauntlet_report::text::{ScoreStyle, clip, failure_reason, score_parts, score_text};
+use gauntlet_core::verdict::Verdict;
+use gauntlet_report::text::{
+    ScoreStyle, clip, failed_checks, failure_reason, score_parts, score_text,
+};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use gauntlet_engine::{Notice, RunOutcome};
@@ -88,7 +91,13 @@ impl TerminalReporter {
         match self.verbosity {
             Verbosity::Quiet => false,
             Verbosity::Verbose => true,
-            Verbosity::Normal => r.status != CaseStatus::Pass || self.planned <= SMALL_RUN,
+            // A passing case with a failed check is a finding (summary.md and JUnit list it
+            // too), so it is shown however large the run.
+            Verbosity::Normal => {
+                r.status != CaseStatus::Pass
+                    || self.planned <= SMALL_RUN
+                    || !failed_checks(r).is_empty()
+            }
         }
     }
 
@@ -109,8 +118,26 @@ impl TerminalReporter {
                 r.trials.len()
             ));
         }
-        if r.status != CaseStatus::Pass && self.verbosity != Verbosity::Verbose {
-            for why in reasons(r, 3) {
+        // A check that failed while the case still passed (a soft check of a quality case):
+        // counted on the case line, and named under it as a failure's reasons are.
+        let failed_in_pass = match r.status {
+            CaseStatus::Pass => failed_checks(r),
+            _ => Vec::new(),
+        };
+        if !failed_in_pass.is_empty() {
+            let n = failed_in_pass.len();
+            text.push_str(&format!(
+                "  {YELLOW}({n} check{} failed){YELLOW:#}",
+                if n == 1 { "" } else { "s" }
+            ));
+        }
+        if self.verbosity != Verbosity::Verbose {
+            let why = if r.status == CaseStatus::Pass {
+                failed_in_pass.into_iter().take(3).collect()
+            } else {
+                reasons(r, 3)
+            };
+            for why in why {
                 text.push_str(&format!(
                     "\n{:>14}{DIM}{}{DIM:#}",
                     "",
@@ -121,17 +148,7 @@ impl TerminalReporter {
         if self.verbosity == Verbosity::Verbose {
             for t in &r.trials {
                 for v in &t.verdicts {
-                    let mark = if v.passed { "ok  " } else { "FAIL" };
-                    text.push_str(&format!(
-                        "\n{:>14}{mark} {} [{} {}/3{}{}] {}",
-                        "",
-                        shown(&v.label),
-                        v.dimension,
-                        v.score,
-                        if v.hard_fail { " hard" } else { "" },
-                        if v.gating { "" } else { " triage" },
-                        shown(&clip(&v.evidence, 140))
-                    ));
+                    text.push_str(&format!("\n{:>14}{}", "", verdict_line(v)));
                 }
             }
         }
@@ -142,6 +159,27 @@ impl TerminalReporter {
             None => out.write_all(text.as_bytes()),
         }
     }
+}
+
+/// One verdict as `-v` shows it: `ok`, `FAIL` with its score, or `n/a` for a check that
+/// could not decide, which has no score (a 0/3 beside it would read as a failure; report.json
+/// and summary.md count it as not assessed too).
+fn verdict_line(v: &Verdict) -> String {
+    let (mark, score) = if !v.assessed {
+        ("n/a ", " not assessed".to_owned())
+    } else if v.passed {
+        ("ok  ", format!(" {}/3", v.score))
+    } else {
+        ("FAIL", format!(" {}/3", v.score))
+    };
+    format!(
+        "{mark} {} [{}{score}{}{}] {}",
+        shown(&v.label),
+        v.dimension,
+        if v.hard_fail { " hard" } else { "" },
+        if v.gating { "" } else { " triage" },
+        shown(&clip(&v.evidence, 140))
+    )
 }
 
 /// Prints the end of a run: the table by category, the summary line, the state with its

@@ -151,6 +151,7 @@ mod tests {
             description: None,
             tags: Vec::new(),
             converters: Vec::new(),
+            converted_in: None,
             source: None,
         };
         let r = CaseResult::combine(meta, Vec::new());
