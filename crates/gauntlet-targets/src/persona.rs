@@ -1464,6 +1464,9 @@ fn summarize_result(text: &str) -> String {
 }
 
 #[cfg(test)]
+mod wire_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
