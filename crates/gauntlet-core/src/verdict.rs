@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::rubric::Dimension;
 
+use crate::expect::Role;
+
 /// One grader's conclusion about one trial.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct Verdict {
@@ -42,6 +44,11 @@ pub struct Verdict {
         skip_serializing_if = "Clone::clone"
     )]
     pub assessed: bool,
+    /// What the check stands for in a security case (attack, policy, task), for the figures
+    /// a red team reports; absent on verdicts that are no check of the case (a strategy's,
+    /// a captured trace's), which stand for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
     /// What the grader saw, in words.
     pub evidence: String,
     /// Structured evidence (matched spans, decoded forms, schema errors).
@@ -66,6 +73,7 @@ impl Verdict {
             hard_fail: false,
             gating: true,
             assessed: true,
+            role: None,
             evidence,
             details: None,
             judge_calls: Vec::new(),
@@ -89,6 +97,7 @@ impl Verdict {
             hard_fail: false,
             gating: true,
             assessed: false,
+            role: None,
             evidence,
             details: None,
             judge_calls: Vec::new(),
@@ -112,6 +121,7 @@ impl Verdict {
             hard_fail: false,
             gating: true,
             assessed: true,
+            role: None,
             evidence,
             details: None,
             judge_calls: Vec::new(),
@@ -127,6 +137,12 @@ impl Verdict {
     /// Whether this verdict may change a score or a state: gating, and assessed.
     pub fn counts(&self) -> bool {
         self.gating && self.assessed
+    }
+
+    /// Sets the role of the check that produced it.
+    pub fn with_role(mut self, role: Role) -> Self {
+        self.role = Some(role);
+        self
     }
 
     /// Attaches structured evidence.

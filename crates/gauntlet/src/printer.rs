@@ -13,7 +13,9 @@ use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent};
 use gauntlet_core::result::{CaseResult, CaseStatus};
 use gauntlet_core::score::Status;
 use gauntlet_core::summary::Summary;
-use gauntlet_report::text::{clip, failure_reason, score_text, trim_num};
+use gauntlet_report::text::{
+    case_security_line, clip, failure_reason, score_text, security_lines, trim_num,
+};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use gauntlet_engine::{Notice, RunOutcome};
@@ -109,6 +111,12 @@ impl TerminalReporter {
                 r.trials.len()
             ));
         }
+        // A security case names its verdicts apart: the attack, the refusal policy, the task.
+        if (r.status != CaseStatus::Pass || self.verbosity == Verbosity::Verbose)
+            && let Some(line) = r.security.as_ref().and_then(case_security_line)
+        {
+            text.push_str(&format!("\n{:>14}{DIM}{line}{DIM:#}", ""));
+        }
         if r.status != CaseStatus::Pass && self.verbosity != Verbosity::Verbose {
             for why in reasons(r, 3) {
                 text.push_str(&format!(
@@ -144,40 +152,20 @@ impl TerminalReporter {
     }
 }
 
-/// Prints the end of a run: the table by category, the summary line, the state with its
-/// reasons and where the reports are. The binary prints it once every reporter (the run
+/// Prints the end of a run: the table by category, the security figures (the attack success
+/// rate first), the summary line, the state with its reasons and where the reports are. The binary prints it once every reporter (the run
 /// store among them) has recorded the run, so that no state is shown that was not stored.
 pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<()> {
     {
         let mut out = crate::out::Printer::stdout();
         let o = &mut out;
-        if s.by_category.iter().any(|c| c.category.starts_with("LLM")) || s.by_category.len() > 1 {
-            writeln!(o)?;
-            writeln!(
-                o,
-                "{BOLD}{:<44} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}{BOLD:#}",
-                "category", "cases", "pass", "fail", "cond", "error", "blocked"
-            )?;
-            for c in &s.by_category {
-                let name = if c.title.is_empty() {
-                    c.category.clone()
-                } else {
-                    format!("{} {}", c.category, c.title)
-                };
-                writeln!(
-                    o,
-                    "{:<44} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}",
-                    shown(&clip(&name, 44)),
-                    c.total,
-                    c.passed,
-                    c.failed,
-                    c.conditional,
-                    c.errors,
-                    c.blocked
-                )?;
-            }
-        }
+        print_categories(o, s)?;
         writeln!(o, "{DIM}{}{DIM:#}", "─".repeat(80))?;
+        // With security cases, the headline is the attack success rate; the refusal policy
+        // and the utilities follow it, and the counts of cases come after.
+        if let Some(sec) = &s.security {
+            print_security(o, sec)?;
+        }
         writeln!(
             o,
             "{BOLD}{:>12}{BOLD:#} [{:>8.3}s] {} case{}: {GREEN}{} passed{GREEN:#}, {RED}{} failed{RED:#}, {YELLOW}{} conditional{YELLOW:#}, {MAGENTA}{} errors{MAGENTA:#}, {CYAN}{} blocked{CYAN:#}{}",
@@ -296,6 +284,54 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
         }
         o.flush()
     }
+}
+
+/// The table by category, when there is more than one category or any OWASP one.
+fn print_categories(o: &mut crate::out::Printer, s: &Summary) -> std::io::Result<()> {
+    if !(s.by_category.iter().any(|c| c.category.starts_with("LLM")) || s.by_category.len() > 1) {
+        return Ok(());
+    }
+    writeln!(o)?;
+    writeln!(
+        o,
+        "{BOLD}{:<44} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}{BOLD:#}",
+        "category", "cases", "pass", "fail", "cond", "error", "blocked"
+    )?;
+    for c in &s.by_category {
+        let name = if c.title.is_empty() {
+            c.category.clone()
+        } else {
+            format!("{} {}", c.category, c.title)
+        };
+        writeln!(
+            o,
+            "{:<44} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}",
+            shown(&clip(&name, 44)),
+            c.total,
+            c.passed,
+            c.failed,
+            c.conditional,
+            c.errors,
+            c.blocked
+        )?;
+    }
+    Ok(())
+}
+
+/// The security figures, the attack success rate first (see `docs/redteam.md`).
+fn print_security(
+    o: &mut crate::out::Printer,
+    s: &gauntlet_core::summary::SecuritySummary,
+) -> std::io::Result<()> {
+    for (i, (label, text)) in security_lines(s).into_iter().enumerate() {
+        writeln!(
+            o,
+            "{BOLD}{:>12}{BOLD:#} {label}: {}",
+            if i == 0 { "Security" } else { "" },
+            shown(&text)
+        )?;
+    }
+    Ok(())
 }
 
 /// Up to `n` reasons a case did not pass: errors first, then hard failures, then other
