@@ -1,11 +1,12 @@
 # gauntlet in a container: `docker build -t gauntlet .`, then
 #   docker run --rm -v "$PWD:/work" -w /work gauntlet redteam
-# The binary is the `dist` build (no debug info, stripped) with the PostgreSQL team store
-# (`--features postgres`); TLS is rustls with the system's root certificates.
+# The binary is the `dist` build (no debug info, stripped) with every optional part
+# (`--features full`: the PostgreSQL team store, MCP, OpenTelemetry); TLS is rustls with the
+# system's root certificates.
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN cargo build --locked --profile dist -p gauntlet --features postgres \
+RUN cargo build --locked --profile dist -p gauntlet --features full \
  && cp target/dist/gauntlet /usr/local/bin/gauntlet
 
 FROM debian:bookworm-slim

@@ -9,8 +9,18 @@ and prints cases/s, CPU time per case and peak RSS of the gauntlet process (from
 Usage (from the repository root, after `cargo build --release`):
 
     python3 bench/throughput.py [--sizes 1000,5000,50000] [--repeat 3] [--concurrency 128] [--extra=--no-store] [--bin PATH]
+    python3 bench/throughput.py --sizes 2000 --latency-ms 100 --concurrency 64    # latency-bound
+    python3 bench/throughput.py --sizes 1000 --callgrind                          # instructions
 
-`--bin` measures another build (to compare two, run them interleaved, alternating).
+`--bin` measures another build (to compare two, run them interleaved, alternating);
+`--server-bin` keeps the fake server of one build while the client changes.
+`--latency-ms` makes the fake server wait that long before each answer, so the run is bound
+by latency, not CPU: the table then adds the ideal wall time (cases / concurrency x latency),
+the bound no schedule can beat (whole rounds of `concurrency` requests), and the overhead
+over each. `--callgrind` runs gauntlet once per size under `valgrind --tool=callgrind` and
+prints the instructions it executed per case: a count that does not depend on the machine's
+load, for comparing two builds on a shared machine. Every mode prints the size of
+report.json per case.
 
 Figures are medians over --repeat runs. The machine is shared and noisy: compare ratios and
 medians, not single runs. Nothing here talks to anything but 127.0.0.1.
@@ -96,10 +106,16 @@ def proc_cpu(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_once(folder, concurrency, extra, server_pid):
+def run_once(folder, concurrency, extra, server_pid, callgrind=False):
     out = os.path.join(folder, "out")
     shutil.rmtree(out, ignore_errors=True)
-    cmd = ["/usr/bin/time", "-v", BIN, "run", "suite.yaml", "--out", out, "-q", "-j", str(concurrency)] + extra
+    # Every run starts from an empty store, so that runs of one size are alike.
+    shutil.rmtree(os.path.join(folder, ".gauntlet"), ignore_errors=True)
+    cmd = [BIN, "run", "suite.yaml", "--out", out, "-q", "-j", str(concurrency)] + extra
+    if callgrind:
+        cg_out = os.path.join(folder, "callgrind.out")
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={cg_out}"] + cmd
+    cmd = ["/usr/bin/time", "-v"] + cmd
     s0 = proc_cpu(server_pid)
     t0 = time.perf_counter()
     p = subprocess.run(cmd, cwd=folder, capture_output=True, text=True)
@@ -110,6 +126,10 @@ def run_once(folder, concurrency, extra, server_pid):
     stats = parse_time_v(p.stderr)
     stats["wall"] = wall
     stats["server"] = server_cpu
+    stats["report_bytes"] = os.path.getsize(os.path.join(out, "report.json"))
+    if callgrind:
+        m = re.search(r"Collected : (\d+)", p.stderr)
+        stats["instructions"] = int(m.group(1)) if m else None
     return stats
 
 
@@ -130,6 +150,10 @@ def main():
     ap.add_argument("--concurrency", type=int, default=128)
     ap.add_argument("--extra", default="", help="extra flags for gauntlet run")
     ap.add_argument("--bin", default=None, help="the gauntlet binary (default: target/release/gauntlet)")
+    ap.add_argument("--server-bin", default=None, help="the binary serving the fake (default: --bin)")
+    ap.add_argument("--latency-ms", type=int, default=0, help="the fake server's added latency per request")
+    ap.add_argument("--callgrind", action="store_true", help="count instructions under valgrind (one run per size)")
+    ap.add_argument("--keep-callgrind", default=None, help="with --callgrind: copy callgrind's file here (for callgrind_annotate)")
     args = ap.parse_args()
     if args.bin:
         BIN = os.path.abspath(args.bin)
@@ -137,8 +161,11 @@ def main():
         sys.exit("build first: cargo build --release")
 
     port = free_port()
+    server_bin = os.path.abspath(args.server_bin) if args.server_bin else BIN
     server = subprocess.Popen(
-        [BIN, "serve-fake", "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [server_bin, "serve-fake", "--port", str(port), "--latency-ms", str(args.latency_ms)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         for _ in range(100):
@@ -151,18 +178,40 @@ def main():
         print(f"{version}; serve-fake on 127.0.0.1:{port}; concurrency {args.concurrency}; "
               f"median of {args.repeat} runs; {os.cpu_count()} CPUs")
         print()
-        print(f"{'cases':>8} {'wall s':>8} {'cases/s':>10} {'CPU us/case':>12} {'server us/case':>15} {'peak RSS MB':>12}")
+        head = f"{'cases':>8} {'wall s':>8} {'cases/s':>10} {'CPU us/case':>12} {'server us/case':>15} {'peak RSS MB':>12} {'report B/case':>14}"
+        if args.latency_ms:
+            head += f" {'ideal s':>8} {'over ideal':>11} {'round bound s':>14} {'over bound':>11}"
+        if args.callgrind:
+            head = f"{'cases':>8} {'instructions':>14} {'instr/case':>11} {'report B/case':>14}"
+        print(head)
         for n in [int(x) for x in args.sizes.split(",")]:
             with tempfile.TemporaryDirectory() as folder:
                 write_suite(folder, n, port)
-                runs = [run_once(folder, args.concurrency, args.extra.split(), server.pid) for _ in range(args.repeat)]
+                repeat = 1 if args.callgrind else args.repeat
+                runs = [
+                    run_once(folder, args.concurrency, args.extra.split(), server.pid, args.callgrind)
+                    for _ in range(repeat)
+                ]
+                size = statistics.median(r["report_bytes"] for r in runs) / n
+                if args.callgrind:
+                    if args.keep_callgrind:
+                        shutil.copy(os.path.join(folder, "callgrind.out"), f"{args.keep_callgrind}.{n}")
+                    ins = runs[0]["instructions"]
+                    print(f"{n:>8} {ins:>14,} {ins / n:>11,.0f} {size:>14.0f}")
+                    continue
                 wall = statistics.median(r["wall"] for r in runs)
                 cpu = statistics.median((r["user"] + r["sys"]) for r in runs)
                 rss = statistics.median(r["rss_kb"] for r in runs) / 1024
                 srv = statistics.median(r["server"] for r in runs)
-                print(f"{n:>8} {wall:>8.3f} {n / wall:>10.0f} {cpu / n * 1e6:>12.1f} {srv / n * 1e6:>15.1f} {rss:>12.1f}")
-        print()
-        print(f"gauntlet --version: median {version_startup():.2f} ms over 50 runs")
+                line = f"{n:>8} {wall:>8.3f} {n / wall:>10.0f} {cpu / n * 1e6:>12.1f} {srv / n * 1e6:>15.1f} {rss:>12.1f} {size:>14.0f}"
+                if args.latency_ms:
+                    ideal = n / args.concurrency * args.latency_ms / 1000
+                    bound = -(-n // args.concurrency) * args.latency_ms / 1000
+                    line += f" {ideal:>8.3f} {100 * (wall / ideal - 1):>+10.1f}% {bound:>14.3f} {100 * (wall / bound - 1):>+10.1f}%"
+                print(line)
+        if not args.callgrind:
+            print()
+            print(f"gauntlet --version: median {version_startup():.2f} ms over 50 runs")
     finally:
         server.terminate()
         server.wait()

@@ -74,6 +74,13 @@ pub trait ResponseCache: Send + Sync {
 
     /// Hits and misses counted by this handle since it was opened.
     fn session(&self) -> CacheCounts;
+
+    /// Judge answers found keyed the way keys were made before judges were bound to what
+    /// answers them: never served (the store removes them, or skips them), counted so that a
+    /// run can say so once.
+    fn legacy_entries(&self) -> u64 {
+        0
+    }
 }
 
 /// Hits and misses.

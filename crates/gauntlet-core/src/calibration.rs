@@ -4,12 +4,18 @@
 //! may change the state ([`gate`], [`answer_gate`]) or stay triage, with the reason
 //! ([`Triage`]).
 //!
-//! A record is bound to the judge that earned it: the endpoint and model it called, the
-//! model id the answers reported, the hash of the prompt template and the hash of the rubric.
-//! A judge gates only when its record matches all of them, the lower bound of kappa's 95%
-//! interval clears the suite's threshold, and enough labelled items were answered. Change
-//! any of those and the judge is triage again until it is calibrated again.
+//! A record is bound to the judge that earned it ([`JudgeBinding`]): the endpoint and model
+//! it called, its sampling settings, the values of the settings that change its answers
+//! (an exec judge's `MODEL`, a header), secret ones as salted hashes ([`SECRET_PREFIX`]),
+//! the model its configuration pins, the model id its answers reported, the hash of the
+//! prompt template and the hash of the rubric. A judge gates only when its record matches
+//! all of them, the binding is strong ([`BindingStrength`]: something pins the model that
+//! answers), the lower bound of kappa's 95% interval clears the suite's threshold, and
+//! enough labelled items were answered. Change any of those and the judge is triage again
+//! until it is calibrated again. A record of an older format ([`CALIBRATION_FORMAT`]) was
+//! bound to less and never gates.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use schemars::JsonSchema;
@@ -21,8 +27,13 @@ pub use crate::judges::{DEFAULT_MIN_KAPPA, DEFAULT_MIN_LABELS};
 use crate::judges::{JudgeForm, JudgeScale};
 use crate::stats::{KappaWeights, bootstrap_kappa, confusion, kappa};
 
-/// The version of the record format.
-pub const CALIBRATION_FORMAT: u32 = 1;
+/// The version of the record format. Format 2 binds a record to the values of the judge's
+/// settings, its pinned and its reported model; a record of format 1 was bound to the names
+/// of its variables only, so it never gates ([`Triage::OldRecord`]).
+pub const CALIBRATION_FORMAT: u32 = 2;
+/// How a secret setting's value shows in a binding: this prefix and a salted hash, never the
+/// value.
+pub const SECRET_PREFIX: &str = "secret:";
 /// Bootstrap resamples behind the interval.
 pub const BOOTSTRAP_RESAMPLES: u32 = 2000;
 /// The seed of the bootstrap when none is given: fixed, so a record can be recomputed.
@@ -67,11 +78,23 @@ pub struct RecordedJudge {
     pub endpoint: String,
     /// The model asked for.
     pub configured_model: String,
-    /// The model id the answers reported (the configured one when the API reports none).
+    /// The model id the answers reported (the configured one when the API reports none), for
+    /// reading; the gate reads `reported_model`.
     pub model: String,
     /// Sampling settings (temperature, seed, max tokens).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub params: String,
+    /// The values of the settings that change the answers beyond the endpoint (`env.MODEL`,
+    /// `header.x-model`); secret ones as [`SECRET_PREFIX`] and a salted hash.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, String>,
+    /// The model the configuration pins (the model sent to the API, the value of a `MODEL`
+    /// variable), if any.
+    #[serde(default)]
+    pub pinned_model: Option<String>,
+    /// The model id the answers reported; null when they reported none.
+    #[serde(default)]
+    pub reported_model: Option<String>,
     /// The prompt template, `name@version`.
     pub template: String,
     /// SHA-256 of the template's text, system and user prompts.
@@ -268,18 +291,64 @@ impl CalibrationMetrics {
     }
 }
 
-/// What identifies the judge a run would use, before it answers anything.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What identifies the judge a run would use, before it answers anything: what a record
+/// must match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JudgeBinding {
     /// Where it is called.
     pub endpoint: String,
     /// The model asked for.
     pub configured_model: String,
+    /// Sampling settings.
+    pub params: String,
+    /// The values of the settings that change answers, secret ones hashed.
+    pub settings: BTreeMap<String, String>,
+    /// The model the configuration pins, if any.
+    pub pinned_model: Option<String>,
     /// SHA-256 of the prompt template.
     pub template_sha256: String,
     /// SHA-256 of the rubric.
     pub rubric_sha256: String,
 }
+
+/// How firmly a record is tied to the model that answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BindingStrength {
+    /// The answers reported a model id, or the configuration pins one: another model behind
+    /// the same judge is seen.
+    Strong,
+    /// Nothing pins what answers (an exec judge whose answers report no model and whose
+    /// configuration sets none): the program could be swapped for a worse one under the
+    /// same record, so the record never gates.
+    Weak,
+}
+
+impl BindingStrength {
+    /// `strong` or `weak`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BindingStrength::Strong => "strong",
+            BindingStrength::Weak => "weak",
+        }
+    }
+}
+
+impl RecordedJudge {
+    /// Whether the record is tied to a model: by the model id its answers reported, or by the
+    /// model its configuration pins.
+    pub fn strength(&self) -> BindingStrength {
+        if self.reported_model.is_some() || self.pinned_model.is_some() {
+            BindingStrength::Strong
+        } else {
+            BindingStrength::Weak
+        }
+    }
+}
+
+/// What a judge's binding does not pin, and how to pin it: the notice behind
+/// [`Triage::WeakBinding`].
+pub const WEAK_BINDING_HELP: &str = "nothing pins the model that answers: its answers report no model id and its configuration sets none. Report the model in the answers (an exec judge: `model` in an `llm_call` message, see docs/exec-protocol.md), or bind it in the configuration (`MODEL: ...` under `exec.env`, `--model NAME` in the command), then calibrate again";
 
 /// Why a judge's verdicts are triage, not state.
 #[derive(Debug, Clone, PartialEq)]
@@ -317,6 +386,14 @@ pub enum Triage {
         /// The threshold.
         min: f64,
     },
+    /// The record was written in an older format, bound to less than the judge's binding
+    /// (format 1: the names of an exec judge's variables, not their values).
+    OldRecord {
+        /// The record's format.
+        format: u32,
+    },
+    /// The record's binding is weak: nothing pins the model that answered.
+    WeakBinding,
     /// The answer came from another model than the one calibrated.
     ModelChanged {
         /// The model of the record.
@@ -346,6 +423,13 @@ impl fmt::Display for Triage {
             Triage::LowKappa { low, min } => {
                 write!(f, "kappa's lower bound {low:.2} is below {min}")
             }
+            Triage::OldRecord { format } => write!(
+                f,
+                "uncalibrated: the record (format {format}) predates judge bindings; calibrate again"
+            ),
+            Triage::WeakBinding => f.write_str(
+                "uncalibrated: the record's binding is weak (no model id reported, no model setting bound)",
+            ),
             Triage::ModelChanged { recorded, answered } => {
                 write!(
                     f,
@@ -356,9 +440,26 @@ impl fmt::Display for Triage {
     }
 }
 
-/// Whether a judge may gate, before it answers: a record exists, it was written for this
-/// prompt, rubric, endpoint and model, enough items were answered, and the lower bound of
-/// kappa's interval clears `min_kappa`.
+impl Triage {
+    /// The longer notice a run shows once for this reason, when there is more to say than
+    /// the short reason beside each verdict: what is wrong with the record and what to do.
+    pub fn notice(&self, check: &str) -> Option<String> {
+        match self {
+            Triage::OldRecord { format } => Some(format!(
+                "judge `{check}` stays triage: its calibration record (format {format}) was written before records were bound to what answers (the values of a judge's settings, its pinned and its reported model), so it does not gate under the current rules; calibrate again (`gauntlet judge calibrate SUITE --check {check} --labels FILE`)"
+            )),
+            Triage::WeakBinding => Some(format!(
+                "judge `{check}` stays triage: its calibration record is weakly bound: {WEAK_BINDING_HELP}"
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a judge may gate, before it answers: a record exists in the current format, it
+/// was written for this prompt and rubric and this judge's binding (endpoint, model,
+/// sampling settings, setting values, pinned model), the binding is strong, enough items
+/// were answered, and the lower bound of kappa's interval clears `min_kappa`.
 pub fn gate(
     record: Option<&CalibrationRecord>,
     current: &JudgeBinding,
@@ -368,19 +469,77 @@ pub fn gate(
     let Some(r) = record else {
         return Err(Triage::Uncalibrated);
     };
+    if r.format < CALIBRATION_FORMAT {
+        return Err(Triage::OldRecord { format: r.format });
+    }
     if r.judge.template_sha256 != current.template_sha256
         || r.judge.rubric_sha256 != current.rubric_sha256
     {
         return Err(Triage::OtherPrompt);
     }
-    if r.judge.endpoint != current.endpoint || r.judge.configured_model != current.configured_model
-    {
-        return Err(Triage::OtherJudge {
-            recorded: format!("{} at {}", r.judge.configured_model, r.judge.endpoint),
-            current: format!("{} at {}", current.configured_model, current.endpoint),
-        });
+    if let Some((recorded, current)) = binding_difference(&r.judge, current) {
+        return Err(Triage::OtherJudge { recorded, current });
+    }
+    standing(r, min_kappa, min_labels)
+}
+
+/// Whether a record may gate whoever answers: its format, its binding's strength and its
+/// figures (the part of [`gate`] that does not compare the record with a judge; a run with
+/// no judge model can still be made INCONCLUSIVE by a record that would gate).
+pub fn standing(r: &CalibrationRecord, min_kappa: f64, min_labels: usize) -> Result<(), Triage> {
+    if r.format < CALIBRATION_FORMAT {
+        return Err(Triage::OldRecord { format: r.format });
+    }
+    if r.judge.strength() == BindingStrength::Weak {
+        return Err(Triage::WeakBinding);
     }
     thresholds(&r.metrics, min_kappa, min_labels)
+}
+
+/// How the judge of a record differs from the current one, as the two sides would be shown
+/// (`None` when they are the same). A secret setting shows as `(secret)`, never its hash.
+pub fn binding_difference(r: &RecordedJudge, current: &JudgeBinding) -> Option<(String, String)> {
+    if r.endpoint != current.endpoint || r.configured_model != current.configured_model {
+        return Some((
+            format!("{} at {}", r.configured_model, r.endpoint),
+            format!("{} at {}", current.configured_model, current.endpoint),
+        ));
+    }
+    let mut was = Vec::new();
+    let mut now = Vec::new();
+    if r.params != current.params {
+        was.push(format!("settings {}", or_none(&r.params)));
+        now.push(format!("settings {}", or_none(&current.params)));
+    }
+    if r.pinned_model != current.pinned_model {
+        let shown = |m: &Option<String>| m.clone().unwrap_or_else(|| "none".into());
+        was.push(format!("pinned model {}", shown(&r.pinned_model)));
+        now.push(format!("pinned model {}", shown(&current.pinned_model)));
+    }
+    let keys: std::collections::BTreeSet<&String> =
+        r.settings.keys().chain(current.settings.keys()).collect();
+    for k in keys {
+        let (a, b) = (r.settings.get(k), current.settings.get(k));
+        if a != b {
+            was.push(shown_setting(k, a, false));
+            now.push(shown_setting(k, b, a.is_some()));
+        }
+    }
+    (!was.is_empty()).then(|| (was.join(", "), now.join(", ")))
+}
+
+fn or_none(s: &str) -> &str {
+    if s.is_empty() { "none" } else { s }
+}
+
+/// One setting as a difference shows it: its value, or `(secret)` for a hashed one.
+fn shown_setting(key: &str, value: Option<&String>, other: bool) -> String {
+    match value {
+        None => format!("{key} unset"),
+        Some(v) if v.starts_with(SECRET_PREFIX) && other => format!("{key}=(another secret)"),
+        Some(v) if v.starts_with(SECRET_PREFIX) => format!("{key}=(secret)"),
+        Some(v) => format!("{key}={v}"),
+    }
 }
 
 /// Whether figures clear the thresholds (the part of [`gate`] that does not depend on the
@@ -404,15 +563,16 @@ pub fn thresholds(m: &CalibrationMetrics, min_kappa: f64, min_labels: usize) -> 
     Ok(())
 }
 
-/// Whether one answer may gate under a record: it must come from the model calibrated. An
-/// answer that reports no model is taken to come from the configured one.
-pub fn answer_gate(record: &CalibrationRecord, answered: &str) -> Result<(), Triage> {
-    if answered == record.judge.model {
+/// Whether one answer may gate under a record: it must report the model id the record's
+/// answers reported, or none when they reported none.
+pub fn answer_gate(record: &CalibrationRecord, answered: Option<&str>) -> Result<(), Triage> {
+    if answered == record.judge.reported_model.as_deref() {
         Ok(())
     } else {
+        let shown = |m: Option<&str>| m.unwrap_or("no model id").to_owned();
         Err(Triage::ModelChanged {
-            recorded: record.judge.model.clone(),
-            answered: answered.to_owned(),
+            recorded: shown(record.judge.reported_model.as_deref()),
+            answered: shown(answered),
         })
     }
 }
@@ -501,6 +661,7 @@ mod tests {
             configured_model: "judge-column:v".into(),
             template_sha256: "t1".into(),
             rubric_sha256: "r1".into(),
+            ..JudgeBinding::default()
         }
     }
 
@@ -516,6 +677,9 @@ mod tests {
                 configured_model: "judge-column:v".into(),
                 model: "fake-judge".into(),
                 params: String::new(),
+                settings: BTreeMap::new(),
+                pinned_model: None,
+                reported_model: Some("fake-judge".into()),
                 template: "pointwise@1".into(),
                 template_sha256: "t1".into(),
                 rubric_sha256: "r1".into(),
@@ -558,11 +722,101 @@ mod tests {
             gate(Some(&good), &binding(), 0.6, 61),
             Err(Triage::TooFewLabels { n: 60, min: 61 })
         );
-        assert_eq!(answer_gate(&good, "fake-judge"), Ok(()));
+        assert_eq!(answer_gate(&good, Some("fake-judge")), Ok(()));
         assert_eq!(
-            answer_gate(&good, "fake-judge-2").unwrap_err().to_string(),
+            answer_gate(&good, Some("fake-judge-2"))
+                .unwrap_err()
+                .to_string(),
             "model changed (fake-judge calibrated, fake-judge-2 answered)"
         );
+        // An answer that stops reporting its model is not taken for the calibrated one.
+        assert_eq!(
+            answer_gate(&good, None).unwrap_err().to_string(),
+            "model changed (fake-judge calibrated, no model id answered)"
+        );
+    }
+
+    #[test]
+    fn a_record_is_bound_to_the_values_of_the_settings() {
+        let mut r = record(&agreeing(60));
+        r.judge.settings.insert("env.MODEL".into(), "a".into());
+        let mut b = binding();
+        b.settings.insert("env.MODEL".into(), "a".into());
+        assert_eq!(gate(Some(&r), &b, 0.6, 50), Ok(()));
+        b.settings.insert("env.MODEL".into(), "b".into());
+        assert_eq!(
+            gate(Some(&r), &b, 0.6, 50).unwrap_err().to_string(),
+            "record for another judge (env.MODEL=a, not env.MODEL=b)"
+        );
+        // A secret's hash binds it, and a difference never shows the hash.
+        let mut r = record(&agreeing(60));
+        r.judge
+            .settings
+            .insert("env.API_KEY".into(), format!("{SECRET_PREFIX}1111"));
+        let mut b = binding();
+        b.settings
+            .insert("env.API_KEY".into(), format!("{SECRET_PREFIX}2222"));
+        let why = gate(Some(&r), &b, 0.6, 50).unwrap_err().to_string();
+        assert_eq!(
+            why,
+            "record for another judge (env.API_KEY=(secret), not env.API_KEY=(another secret))"
+        );
+        assert!(!why.contains("1111") && !why.contains("2222"));
+        // The sampling settings are part of the binding too.
+        let mut b = binding();
+        b.params = "temperature=1".into();
+        assert!(matches!(
+            gate(Some(&record(&agreeing(60))), &b, 0.6, 50),
+            Err(Triage::OtherJudge { .. })
+        ));
+    }
+
+    #[test]
+    fn a_weakly_bound_or_old_record_never_gates() {
+        // Perfect agreement, but nothing pins what answered.
+        let mut weak = record(&agreeing(60));
+        weak.judge.reported_model = None;
+        assert_eq!(weak.judge.strength(), BindingStrength::Weak);
+        assert_eq!(
+            gate(Some(&weak), &binding(), 0.6, 50),
+            Err(Triage::WeakBinding)
+        );
+        assert_eq!(standing(&weak, 0.6, 50), Err(Triage::WeakBinding));
+        assert!(
+            Triage::WeakBinding
+                .notice("tone")
+                .unwrap()
+                .contains("llm_call")
+        );
+        assert!(Triage::WeakBinding.to_string().starts_with("uncalibrated"));
+        // A model the configuration pins makes it strong.
+        weak.judge.pinned_model = Some("llama3".into());
+        let mut b = binding();
+        b.pinned_model = Some("llama3".into());
+        assert_eq!(gate(Some(&weak), &b, 0.6, 50), Ok(()));
+        // A record written before bindings: not matching, whatever it says.
+        let mut old = record(&agreeing(60));
+        old.format = 1;
+        assert_eq!(
+            gate(Some(&old), &binding(), 0.6, 50),
+            Err(Triage::OldRecord { format: 1 })
+        );
+        assert_eq!(
+            standing(&old, 0.6, 50),
+            Err(Triage::OldRecord { format: 1 })
+        );
+    }
+
+    #[test]
+    fn a_record_of_format_1_still_reads() {
+        let mut v = serde_json::to_value(record(&agreeing(60))).unwrap();
+        v["format"] = 1.into();
+        let judge = v["judge"].as_object_mut().unwrap();
+        judge.remove("pinned_model");
+        judge.remove("reported_model");
+        let back: CalibrationRecord = serde_json::from_value(v).unwrap();
+        assert_eq!(back.format, 1);
+        assert_eq!(back.judge.reported_model, None);
     }
 
     #[test]

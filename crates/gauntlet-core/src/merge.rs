@@ -4,13 +4,19 @@
 //! ([`SummaryBuilder`]), with the packs checked over the union and the shards' ends
 //! combined ([`RunEnd::combine`]).
 //!
+//! A shard's report is untrusted input: each case is counted as its verdicts decide it
+//! ([`CaseResult::rederived`]), not as its recorded status says, and when the caller could
+//! plan the shard again from its suites ([`ShardPart::planned`]), every planned case must be
+//! there, once, and no other.
+//!
 //! The merge reads no files and writes none: the caller streams each shard's cases and
 //! warnings through it and hands the events it makes to the reporters.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::event::{RunManifest, ShardOf};
 use crate::result::CaseResult;
+use crate::score::Stop;
 use crate::summary::{PackRequirements, RunEnd, Summary, SummaryBuilder};
 
 /// One shard as it was recorded.
@@ -29,6 +35,18 @@ pub struct ShardPart {
     pub finished_ms: i64,
     /// When it finished, as recorded.
     pub finished_at: Option<String>,
+    /// The ids of the cases its suites plan for it, planned again from the suites as they
+    /// are now (`None`: they could not be, and its own count is all there is to check).
+    pub planned: Option<HashSet<String>>,
+}
+
+/// A case as the merge counts it.
+#[derive(Debug)]
+pub struct Taken {
+    /// The case, its status and score decided again from its verdicts.
+    pub result: CaseResult,
+    /// Set when the recorded status said otherwise: a warning for the merged run.
+    pub corrected: Option<String>,
 }
 
 /// Why shards do not merge.
@@ -61,6 +79,12 @@ pub enum MergeError {
     /// A shard's cases are not all there.
     #[error("shard {0} ({1}) holds {2} case(s) but its summary counts {3}")]
     Incomplete(String, String, usize, usize),
+    /// A case the shard's suites do not plan for it.
+    #[error("case `{0}` in shard {1} ({2}) is not one its suites plan for that shard")]
+    Unplanned(String, String, String),
+    /// Planned cases a finished shard does not hold.
+    #[error("shard {0} ({1}) lacks {2} case(s) its suites plan for it: {3}")]
+    CasesMissing(String, String, usize, String),
 }
 
 impl MergeError {
@@ -73,6 +97,11 @@ impl MergeError {
             }
             MergeError::Duplicate(..) | MergeError::DuplicateCase(..) => {
                 "pass each shard once; a shard run twice is kept only once, as the run it was"
+            }
+            MergeError::Unplanned(..)
+            | MergeError::CasesMissing(..)
+            | MergeError::Incomplete(..) => {
+                "merge the reports the shards wrote, unedited, next to the suites they ran; run a shard again if its report was lost or changed"
             }
             _ => {
                 "pass the shards of one sharded run: the same suites and flags with --shard 1/n ... n/n"
@@ -256,24 +285,77 @@ impl ShardMerge {
         format!("shard {}: {message}", label(&self.parts[part]))
     }
 
-    /// Folds one case of shard `part`.
-    pub fn add(&mut self, part: usize, case: &CaseResult) -> Result<(), MergeError> {
-        if let Some(&other) = self.seen.get(&case.case.id) {
+    /// Folds one case of shard `part`, as its verdicts decide it.
+    pub fn add(&mut self, part: usize, case: &CaseResult) -> Result<Taken, MergeError> {
+        let id = &case.case.id;
+        if let Some(&other) = self.seen.get(id) {
             return Err(MergeError::DuplicateCase(
-                case.case.id.clone(),
+                id.clone(),
                 label(&self.parts[other]),
                 label(&self.parts[part]),
             ));
         }
-        self.seen.insert(case.case.id.clone(), part);
+        let p = &self.parts[part];
+        if p.planned.as_ref().is_some_and(|ids| !ids.contains(id)) {
+            return Err(MergeError::Unplanned(
+                id.clone(),
+                label(p),
+                p.source.clone(),
+            ));
+        }
+        let result = case.rederived();
+        let corrected = (result.status != case.status).then(|| {
+            format!(
+                "case `{id}` was recorded {} but its verdicts say {}: counted {}",
+                case.status.as_str(),
+                result.status.as_str(),
+                result.status.as_str()
+            )
+        });
+        self.seen.insert(id.clone(), part);
         self.taken[part] += 1;
-        self.fold.add(case);
+        self.fold.add(&result);
+        Ok(Taken { result, corrected })
+    }
+
+    /// Checks that every case planned for a shard that ran to its end is there.
+    fn check_planned(&self) -> Result<(), MergeError> {
+        for (i, p) in self.parts.iter().enumerate() {
+            let (Some(planned), Some(summary)) = (&p.planned, &p.summary) else {
+                continue;
+            };
+            // A shard stopped early (max-fail, a budget, Ctrl-C, a crash) ran fewer cases
+            // and says so; its state is not PASS whatever the cases it has.
+            if summary.end.stop != Stop::Completed || summary.end.crashed > 0 {
+                continue;
+            }
+            let mut missing: Vec<&str> = planned
+                .iter()
+                .filter(|id| self.seen.get(id.as_str()) != Some(&i))
+                .map(String::as_str)
+                .collect();
+            if !missing.is_empty() {
+                missing.sort_unstable();
+                let n = missing.len();
+                let mut named = missing[..n.min(3)].join(", ");
+                if n > 3 {
+                    named.push_str(&format!(" and {} more", n - 3));
+                }
+                return Err(MergeError::CasesMissing(
+                    label(p),
+                    p.source.clone(),
+                    n,
+                    named,
+                ));
+            }
+        }
         Ok(())
     }
 
     /// Every shard's cases are in: the merged summary (the state decided once, over all of
     /// them) and when the last shard finished.
     pub fn finish(self) -> Result<(Summary, String), MergeError> {
+        self.check_planned()?;
         for (i, p) in self.parts.iter().enumerate() {
             let counted = p.summary.as_ref().map_or(0, |s| s.cases);
             if self.taken[i] != counted {
@@ -346,16 +428,53 @@ mod tests {
             started_ms: 1000 + i64::from(index),
             finished_ms: 2000 + i64::from(index),
             finished_at: Some(format!("f{index}")),
+            planned: None,
         }
     }
 
+    /// A case with one completed trial whose one check passed (or failed).
+    fn graded(id: &str, pack: &str, passed: bool) -> CaseResult {
+        use crate::plan::SuiteContext;
+        use crate::result::{Outcome, TrialResult};
+        use crate::rubric::Dimension;
+        use crate::verdict::Verdict;
+        let c: crate::suite::Case =
+            serde_json::from_value(serde_json::json!({"id": id, "input": "x", "pack": pack}))
+                .expect("case");
+        let v = if passed {
+            Verdict::pass(
+                "contains",
+                "contains".into(),
+                Dimension::Outcome,
+                "ok".into(),
+            )
+        } else {
+            Verdict::fail(
+                "contains",
+                "contains".into(),
+                Dimension::Outcome,
+                0,
+                "no".into(),
+            )
+        };
+        let t = TrialResult::new(
+            &c,
+            0,
+            Outcome::Completed,
+            Default::default(),
+            vec![v],
+            None,
+            1,
+        );
+        let ctx = SuiteContext {
+            name: "s".into(),
+            ..SuiteContext::default()
+        };
+        CaseResult::combine(crate::result::CaseMeta::of(&c, &ctx), vec![t])
+    }
+
     fn case(id: &str, pack: &str) -> CaseResult {
-        serde_json::from_value(serde_json::json!({
-            "case": {"id": id, "suite": "s", "kind": "task", "blocking": true, "security": false,
-                     "name": id, "pack": pack},
-            "status": "PASS", "score": {"kind": "unscored"}, "passed_trials": 1, "trials": []
-        }))
-        .expect("case")
+        graded(id, pack, true)
     }
 
     #[test]
@@ -426,5 +545,65 @@ mod tests {
         let mut m = ShardMerge::new(vec![part(1, 1, 2, &[])], "r".into()).expect("merge");
         m.add(0, &case("a", "smoke")).expect("a");
         assert!(matches!(m.finish(), Err(MergeError::Incomplete(..))));
+    }
+
+    #[test]
+    fn a_case_is_counted_as_its_verdicts_decide_not_as_its_status_says() {
+        let mut m = ShardMerge::new(vec![part(1, 1, 2, &[])], "r".into()).expect("merge");
+        let honest = m.add(0, &case("a", "smoke")).expect("a");
+        assert_eq!(honest.result.status, crate::result::CaseStatus::Pass);
+        assert!(honest.corrected.is_none());
+        // A report edited to say PASS over a failed check.
+        let mut forged = graded("b", "smoke", false);
+        assert_eq!(forged.status, crate::result::CaseStatus::Fail);
+        forged.status = crate::result::CaseStatus::Pass;
+        forged.trials[0].status = crate::result::CaseStatus::Pass;
+        forged.passed_trials = 1;
+        let taken = m.add(0, &forged).expect("b");
+        assert_eq!(taken.result.status, crate::result::CaseStatus::Fail);
+        assert!(
+            taken
+                .corrected
+                .as_deref()
+                .is_some_and(|w| w.contains("recorded PASS")),
+            "{:?}",
+            taken.corrected
+        );
+        let (summary, _) = m.finish().expect("finish");
+        assert_eq!((summary.passed, summary.failed), (1, 1));
+        assert_ne!(summary.status, crate::score::Status::Pass);
+    }
+
+    #[test]
+    fn a_planned_case_cannot_be_removed_and_an_unplanned_one_cannot_be_added() {
+        let planned = |ids: &[&str]| Some(ids.iter().map(|i| (*i).to_owned()).collect());
+        // The shard's report lost case `b` and its summary was edited to count one case.
+        let mut p = part(1, 1, 1, &[]);
+        p.planned = planned(&["a", "b"]);
+        let mut m = ShardMerge::new(vec![p.clone()], "r".into()).expect("merge");
+        m.add(0, &case("a", "smoke")).expect("a");
+        assert_eq!(
+            m.finish().err(),
+            Some(MergeError::CasesMissing(
+                "1/1".into(),
+                "r-shard1of1".into(),
+                1,
+                "b".into()
+            ))
+        );
+        let mut m = ShardMerge::new(vec![p.clone()], "r".into()).expect("merge");
+        assert!(matches!(
+            m.add(0, &case("z", "smoke")),
+            Err(MergeError::Unplanned(..))
+        ));
+        // A shard stopped early says so, and its state is not PASS: fewer cases are expected.
+        let mut stopped = p;
+        if let Some(s) = stopped.summary.as_mut() {
+            s.end.stop = Stop::Cancelled;
+        }
+        let mut m = ShardMerge::new(vec![stopped], "r".into()).expect("merge");
+        m.add(0, &case("a", "smoke")).expect("a");
+        let (summary, _) = m.finish().expect("finish");
+        assert_ne!(summary.status, crate::score::Status::Pass);
     }
 }

@@ -125,6 +125,11 @@ pub enum Score {
 }
 
 impl Score {
+    /// Whether nothing scored it.
+    pub fn is_unscored(&self) -> bool {
+        matches!(self, Score::Unscored)
+    }
+
     /// The gating number: the task total or the refusal score.
     pub fn value(&self) -> Option<f64> {
         match self {
@@ -220,6 +225,39 @@ impl Score {
     }
 }
 
+/// A trial's score and status, decided from how it ended and its verdicts alone.
+///
+/// Hard failures count whatever the outcome: a leak in turn one stays a leak even if turn
+/// two timed out. So does any violation found in what an incomplete trial said (only
+/// violation checks run there): with no score to lower, it is a failure, not a filter's
+/// block or an error to wave through.
+fn judged(kind: CaseKind, outcome: Outcome, verdicts: &[Verdict]) -> (Score, CaseStatus) {
+    let hard = verdicts.iter().any(|v| v.counts() && v.hard_fail);
+    let violated =
+        outcome != Outcome::Completed && verdicts.iter().any(|v| v.counts() && !v.passed);
+    let score = if outcome == Outcome::Completed {
+        Score::from_verdicts(kind, verdicts)
+    } else {
+        Score::Unscored
+    };
+    let unassessed = verdicts.iter().any(|v| v.gating && !v.assessed);
+    let status = if hard || violated {
+        CaseStatus::Fail
+    } else {
+        match outcome {
+            Outcome::Completed => match score.status() {
+                // A failing score is evidence; a missing check is not.
+                CaseStatus::Fail => CaseStatus::Fail,
+                _ if unassessed => CaseStatus::NotAssessed,
+                other => other,
+            },
+            Outcome::Blocked => CaseStatus::Blocked,
+            Outcome::Error | Outcome::Timeout => CaseStatus::Error,
+        }
+    };
+    (score, status)
+}
+
 /// One execution of a case.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct TrialResult {
@@ -276,33 +314,7 @@ impl TrialResult {
                 span
             })
             .collect();
-        // Hard failures count whatever the outcome: a leak in turn one stays a leak even if
-        // turn two timed out. So does any violation found in what an incomplete trial said
-        // (only violation checks run there): with no score to lower, it is a failure, not a
-        // filter's block or an error to wave through.
-        let hard = verdicts.iter().any(|v| v.counts() && v.hard_fail);
-        let violated =
-            outcome != Outcome::Completed && verdicts.iter().any(|v| v.counts() && !v.passed);
-        let score = if outcome == Outcome::Completed {
-            Score::from_verdicts(case.kind, &verdicts)
-        } else {
-            Score::Unscored
-        };
-        let unassessed = verdicts.iter().any(|v| v.gating && !v.assessed);
-        let status = if hard || violated {
-            CaseStatus::Fail
-        } else {
-            match outcome {
-                Outcome::Completed => match score.status() {
-                    // A failing score is evidence; a missing check is not.
-                    CaseStatus::Fail => CaseStatus::Fail,
-                    _ if unassessed => CaseStatus::NotAssessed,
-                    other => other,
-                },
-                Outcome::Blocked => CaseStatus::Blocked,
-                Outcome::Error | Outcome::Timeout => CaseStatus::Error,
-            }
-        };
+        let (score, status) = judged(case.kind, outcome, &verdicts);
         TrialResult {
             case_id: case.id.clone(),
             trial,
@@ -339,7 +351,10 @@ impl TrialResult {
 }
 
 /// What reports need to know about a case, without its input.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+///
+/// Written without `name` when the display name is the id, and without `security` when
+/// false; reading takes the id and false again.
+#[derive(Debug, Clone, JsonSchema, PartialEq)]
 pub struct CaseMeta {
     /// The case id.
     pub id: String,
@@ -358,13 +373,15 @@ pub struct CaseMeta {
     pub technique: Option<String>,
     /// Whether it gates the suite.
     pub blocking: bool,
-    /// Whether it is a security case.
+    /// Whether it is a security case (absent: false).
+    #[serde(default)]
     pub security: bool,
     /// A content filter that stops this case counts as the system defending itself (the
     /// suite declared the filter part of the system under test).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub blocked_is_defended: bool,
-    /// The display name (`LLM01/direct-override/<id>`).
+    /// The display name (`LLM01/direct-override/<id>`); absent when it is the id.
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
     /// The description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -382,6 +399,118 @@ pub struct CaseMeta {
     /// the attack), so that reports can put the two side by side.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benign_of: Option<String>,
+}
+
+impl Serialize for CaseMeta {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let name = self.name != self.id;
+        let n = 4
+            + usize::from(self.pack.is_some())
+            + usize::from(self.owasp.is_some())
+            + usize::from(self.technique.is_some())
+            + usize::from(self.security)
+            + usize::from(self.blocked_is_defended)
+            + usize::from(name)
+            + usize::from(self.description.is_some())
+            + usize::from(!self.tags.is_empty())
+            + usize::from(!self.converters.is_empty())
+            + usize::from(self.source.is_some())
+            + usize::from(self.benign_of.is_some());
+        let mut st = s.serialize_struct("CaseMeta", n)?;
+        st.serialize_field("id", &self.id)?;
+        st.serialize_field("suite", &self.suite)?;
+        st.serialize_field("kind", &self.kind)?;
+        if let Some(v) = &self.pack {
+            st.serialize_field("pack", v)?;
+        }
+        if let Some(v) = &self.owasp {
+            st.serialize_field("owasp", v)?;
+        }
+        if let Some(v) = &self.technique {
+            st.serialize_field("technique", v)?;
+        }
+        st.serialize_field("blocking", &self.blocking)?;
+        if self.security {
+            st.serialize_field("security", &true)?;
+        }
+        if self.blocked_is_defended {
+            st.serialize_field("blocked_is_defended", &true)?;
+        }
+        if name {
+            st.serialize_field("name", &self.name)?;
+        }
+        if let Some(v) = &self.description {
+            st.serialize_field("description", v)?;
+        }
+        if !self.tags.is_empty() {
+            st.serialize_field("tags", &self.tags)?;
+        }
+        if !self.converters.is_empty() {
+            st.serialize_field("converters", &self.converters)?;
+        }
+        if let Some(v) = &self.source {
+            st.serialize_field("source", v)?;
+        }
+        if let Some(v) = &self.benign_of {
+            st.serialize_field("benign_of", v)?;
+        }
+        st.end()
+    }
+}
+
+/// The written form of a [`CaseMeta`], `name` and `security` optional.
+#[derive(Deserialize)]
+struct CaseMetaWire {
+    id: String,
+    suite: String,
+    kind: CaseKind,
+    #[serde(default)]
+    pack: Option<String>,
+    #[serde(default)]
+    owasp: Option<String>,
+    #[serde(default)]
+    technique: Option<String>,
+    blocking: bool,
+    #[serde(default)]
+    security: bool,
+    #[serde(default)]
+    blocked_is_defended: bool,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    tags: Vec<String>,
+    #[serde(default)]
+    converters: Vec<String>,
+    #[serde(default)]
+    source: Option<crate::suite::CaseSource>,
+    #[serde(default)]
+    benign_of: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for CaseMeta {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = CaseMetaWire::deserialize(d)?;
+        Ok(CaseMeta {
+            name: w.name.unwrap_or_else(|| w.id.clone()),
+            id: w.id,
+            suite: w.suite,
+            kind: w.kind,
+            pack: w.pack,
+            owasp: w.owasp,
+            technique: w.technique,
+            blocking: w.blocking,
+            security: w.security,
+            blocked_is_defended: w.blocked_is_defended,
+            description: w.description,
+            tags: w.tags,
+            converters: w.converters,
+            source: w.source,
+            benign_of: w.benign_of,
+        })
+    }
 }
 
 impl CaseMeta {
@@ -408,13 +537,19 @@ impl CaseMeta {
 }
 
 /// A case over all its trials.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+///
+/// Written without `score` and `spend` when the case has one trial whose score and spend
+/// they equal (every case of a `k: 1` run): they would repeat the trial's. Reading a case
+/// without them takes its one trial's again.
+#[derive(Debug, Clone, JsonSchema, PartialEq)]
 pub struct CaseResult {
     /// The case.
     pub case: CaseMeta,
     /// The combined verdict.
     pub status: CaseStatus,
-    /// The combined score.
+    /// The combined score; absent when it is the one trial's. (The serde attributes here only
+    /// tell the JSON Schema what may be absent: the impls below read and write the field.)
+    #[serde(skip_serializing_if = "Score::is_unscored")]
     pub score: Score,
     /// For a blocking case with several completed trials: the mean of their scores, which
     /// the quality band uses (the score above, the worst trial, gates).
@@ -430,13 +565,111 @@ pub struct CaseResult {
     pub quarantined: bool,
     /// The trials.
     pub trials: Vec<TrialResult>,
-    /// Tokens and money of every trial together.
+    /// Tokens and money of every trial together; absent when none or the one trial's.
     #[serde(default, skip_serializing_if = "TrialSpend::is_empty")]
     pub spend: TrialSpend,
     /// For a security case: its verdicts read by role, the attack apart from the refusal
     /// policy and the legitimate task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub security: Option<SecurityOutcome>,
+}
+
+impl CaseResult {
+    /// The one trial whose score and spend the case's repeat, if so.
+    fn single_trial(&self) -> Option<&TrialResult> {
+        match self.trials.as_slice() {
+            [t] if t.score == self.score && t.spend == self.spend => Some(t),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for CaseResult {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let own = self.single_trial().is_none();
+        let spend = own && !self.spend.is_empty();
+        let n = 4
+            + usize::from(own)
+            + usize::from(self.band_score.is_some())
+            + usize::from(!self.hard_fails.is_empty())
+            + usize::from(self.quarantined)
+            + usize::from(spend)
+            + usize::from(self.security.is_some());
+        let mut st = s.serialize_struct("CaseResult", n)?;
+        st.serialize_field("case", &self.case)?;
+        st.serialize_field("status", &self.status)?;
+        if own {
+            st.serialize_field("score", &self.score)?;
+        }
+        if let Some(b) = &self.band_score {
+            st.serialize_field("band_score", b)?;
+        }
+        st.serialize_field("passed_trials", &self.passed_trials)?;
+        if !self.hard_fails.is_empty() {
+            st.serialize_field("hard_fails", &self.hard_fails)?;
+        }
+        if self.quarantined {
+            st.serialize_field("quarantined", &true)?;
+        }
+        st.serialize_field("trials", &self.trials)?;
+        if spend {
+            st.serialize_field("spend", &self.spend)?;
+        }
+        if let Some(o) = &self.security {
+            st.serialize_field("security", o)?;
+        }
+        st.end()
+    }
+}
+
+/// The written form of a [`CaseResult`], `score` and `spend` optional.
+#[derive(Deserialize)]
+struct CaseResultWire {
+    case: CaseMeta,
+    status: CaseStatus,
+    #[serde(default)]
+    score: Option<Score>,
+    #[serde(default)]
+    band_score: Option<f64>,
+    passed_trials: u32,
+    #[serde(default)]
+    hard_fails: Vec<String>,
+    #[serde(default)]
+    quarantined: bool,
+    trials: Vec<TrialResult>,
+    #[serde(default)]
+    spend: Option<TrialSpend>,
+    #[serde(default)]
+    security: Option<SecurityOutcome>,
+}
+
+impl<'de> Deserialize<'de> for CaseResult {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = CaseResultWire::deserialize(d)?;
+        let one = match w.trials.as_slice() {
+            [t] => Some(t),
+            _ => None,
+        };
+        // Without a score of its own, the case repeats its one trial, spend included.
+        let (score, spend) = match (w.score, one) {
+            (Some(s), _) => (s, w.spend.unwrap_or_default()),
+            (None, Some(t)) => (t.score.clone(), w.spend.unwrap_or_else(|| t.spend.clone())),
+            (None, None) => return Err(serde::de::Error::missing_field("score")),
+        };
+        Ok(CaseResult {
+            case: w.case,
+            status: w.status,
+            score,
+            band_score: w.band_score,
+            passed_trials: w.passed_trials,
+            hard_fails: w.hard_fails,
+            quarantined: w.quarantined,
+            trials: w.trials,
+            spend,
+            security: w.security,
+        })
+    }
 }
 
 impl CaseResult {
@@ -507,6 +740,28 @@ impl CaseResult {
             security,
             trials,
         }
+    }
+
+    /// The case as its trials' outcomes and verdicts decide it, whatever its recorded
+    /// status, scores and counts say: a result read back from a file (a shard's report) is
+    /// untrusted, and the verdicts are the evidence. The quarantine mark is kept (it comes
+    /// from the run's settings, not the trials).
+    pub fn rederived(&self) -> CaseResult {
+        let trials = self
+            .trials
+            .iter()
+            .map(|t| {
+                let (score, status) = judged(self.case.kind, t.outcome, &t.verdicts);
+                TrialResult {
+                    score,
+                    status,
+                    ..t.clone()
+                }
+            })
+            .collect();
+        let mut again = CaseResult::combine(self.case.clone(), trials);
+        again.quarantined = self.quarantined;
+        again
     }
 
     /// pass^1: whether the first trial passed.

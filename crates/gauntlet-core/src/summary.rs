@@ -963,6 +963,23 @@ mod tests {
     }
 
     #[test]
+    fn the_outcome_the_roles_and_the_twin_survive_report_json() {
+        let policy = v(Some(Role::Policy), Some(false));
+        let attack = v(Some(Role::Attack), Some(false));
+        let mut r = result("fell", true, Outcome::Completed, vec![policy, attack]);
+        r.case.benign_of = Some("of".into());
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["security"]["attack"], "achieved", "{json}");
+        assert_eq!(json["trials"][0]["verdicts"][1]["role"], "attack", "{json}");
+        assert_eq!(json["case"]["benign_of"], "of", "{json}");
+        let back: CaseResult = serde_json::from_value(json).unwrap();
+        assert_eq!(back.security, r.security);
+        assert_eq!(back.case.benign_of.as_deref(), Some("of"));
+        let roles: Vec<_> = back.trials[0].verdicts.iter().map(|v| v.role).collect();
+        assert_eq!(roles, [Some(Role::Policy), Some(Role::Attack)]);
+    }
+
+    #[test]
     fn the_fold_gives_each_rate_with_what_it_is_a_share_of() {
         let done = Outcome::Completed;
         let mut b = SummaryBuilder::new();

@@ -162,12 +162,24 @@ pub struct LlmSpan {
     /// Why generation stopped (`stop`, `length`, `tool_calls`, `content_filter`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
-    /// Attempts made (1 when the first succeeded; 0 for an answer from the cache).
+    /// Attempts made (1 when the first succeeded, and then absent; 0 for an answer from the
+    /// cache).
+    #[serde(default = "one_attempt", skip_serializing_if = "is_one_attempt")]
     pub attempts: u32,
     /// The reply came from the response cache (`--cache`): no request was made, and the
     /// trial is a replay of an earlier observation, not a fresh one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cached: bool,
+}
+
+fn one_attempt() -> u32 {
+    1
+}
+
+// serde's skip_serializing_if passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_one_attempt(n: &u32) -> bool {
+    *n == 1
 }
 
 /// A tool call.
@@ -284,7 +296,12 @@ pub enum TransportKind {
 }
 
 /// Everything a trial did.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+///
+/// Written without `turns` when they follow from the spans (see [`Trace::derived_turns`]):
+/// a chat agent's turns repeat each user message and answer its model calls already hold,
+/// a fifth of a plain trial's JSON. Reading a trace without `turns` derives them again, so
+/// the written form is lossless; turns that differ from the spans are always written.
+#[derive(Debug, Clone, Default, JsonSchema, PartialEq)]
 pub struct Trace {
     /// LLM calls, tool calls and decision points, in order.
     #[serde(default)]
@@ -292,8 +309,10 @@ pub struct Trace {
     /// Transport events.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transport: Vec<TransportEvent>,
-    /// The user turns sent and the agent's answer to each.
-    #[serde(default)]
+    /// The user turns sent and the agent's answer to each; absent when they follow from the
+    /// spans (each turn one model call whose last message in is the user's, or a tool loop
+    /// started by one: the user's message and the last call's answer).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub turns: Vec<TurnRecord>,
     /// The calls model judges made to grade this trial (not the agent's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -494,6 +513,122 @@ impl Trace {
         self.spans.iter().filter_map(|s| match s {
             Span::LlmCall(l) => Some(l),
             _ => None,
+        })
+    }
+}
+
+/// The turns a trace's spans imply, borrowed: a turn starts at each model call whose last
+/// message in is a user's, and its answer is the last model call's reply before the next
+/// turn (`truncated` when that call stopped at the token limit). `None` when the spans do
+/// not follow that shape (a call before any user message, multi-agent calls, no model call
+/// at all), so the turns are written as they are.
+fn turns_of(spans: &[Span]) -> Option<Vec<(&str, &str, bool)>> {
+    let mut out: Vec<(&str, &str, bool)> = Vec::new();
+    for span in spans {
+        let Span::LlmCall(l) = span else { continue };
+        if l.parent.is_some() || l.agent.is_some() {
+            return None;
+        }
+        let reply = (
+            l.message_out.content.as_str(),
+            l.finish_reason.as_deref() == Some("length"),
+        );
+        match l.messages_in.last() {
+            Some(m) if m.role == Role::User => out.push((&m.content, reply.0, reply.1)),
+            _ => {
+                let last = out.last_mut()?;
+                (last.1, last.2) = reply;
+            }
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+impl Trace {
+    /// The turns the spans imply (see [`Trace`]), when they follow the chat shape.
+    pub fn derived_turns(spans: &[Span]) -> Option<Vec<TurnRecord>> {
+        let turns = turns_of(spans)?;
+        Some(
+            turns
+                .into_iter()
+                .map(|(user, answer, truncated)| TurnRecord {
+                    user: user.to_owned(),
+                    answer: answer.to_owned(),
+                    truncated,
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether `turns` are exactly what the spans imply, so the written form leaves them out.
+    fn turns_follow_spans(&self) -> bool {
+        turns_of(&self.spans).is_some_and(|d| {
+            d.len() == self.turns.len()
+                && d.iter()
+                    .zip(&self.turns)
+                    .all(|(d, t)| d.0 == t.user && d.1 == t.answer && d.2 == t.truncated)
+        })
+    }
+}
+
+impl Serialize for Trace {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let turns = !self.turns_follow_spans();
+        let n = 1
+            + usize::from(!self.transport.is_empty())
+            + usize::from(turns)
+            + usize::from(!self.judge.is_empty())
+            + usize::from(!self.strategy.is_empty());
+        let mut st = s.serialize_struct("Trace", n)?;
+        st.serialize_field("spans", &self.spans)?;
+        if !self.transport.is_empty() {
+            st.serialize_field("transport", &self.transport)?;
+        }
+        if turns {
+            st.serialize_field("turns", &self.turns)?;
+        }
+        if !self.judge.is_empty() {
+            st.serialize_field("judge", &self.judge)?;
+        }
+        if !self.strategy.is_empty() {
+            st.serialize_field("strategy", &self.strategy)?;
+        }
+        st.end()
+    }
+}
+
+/// The written form of a [`Trace`], `turns` optional.
+#[derive(Deserialize)]
+struct TraceWire {
+    #[serde(default)]
+    spans: Vec<Span>,
+    #[serde(default)]
+    transport: Vec<TransportEvent>,
+    #[serde(default)]
+    turns: Option<Vec<TurnRecord>>,
+    #[serde(default)]
+    judge: Vec<JudgeSpan>,
+    #[serde(default)]
+    strategy: Vec<StrategyEvent>,
+}
+
+impl<'de> Deserialize<'de> for Trace {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let TraceWire {
+            spans,
+            transport,
+            turns,
+            judge,
+            strategy,
+        } = TraceWire::deserialize(d)?;
+        let turns = turns.unwrap_or_else(|| Trace::derived_turns(&spans).unwrap_or_default());
+        Ok(Trace {
+            spans,
+            transport,
+            turns,
+            judge,
+            strategy,
         })
     }
 }

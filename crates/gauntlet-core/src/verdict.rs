@@ -13,11 +13,15 @@ pub use crate::rubric::Dimension;
 use crate::expect::Role;
 
 /// One grader's conclusion about one trial.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+///
+/// Written without `label` when the label is the check's name (most checks have no label of
+/// their own); reading a verdict without one takes the check's name again.
+#[derive(Debug, Clone, JsonSchema, PartialEq)]
 pub struct Verdict {
     /// The check that produced it (`contains`, `no_canary`, ...).
     pub check: String,
-    /// The label shown in reports.
+    /// The label shown in reports; absent when it is the check's name.
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
     /// The dimension it feeds.
     pub dimension: Dimension,
@@ -59,6 +63,87 @@ pub struct Verdict {
     #[serde(skip)]
     #[schemars(skip)]
     pub judge_calls: Vec<crate::trace::JudgeSpan>,
+}
+
+impl Serialize for Verdict {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let label = self.label != self.check;
+        let n = 5
+            + usize::from(label)
+            + usize::from(self.hard_fail)
+            + usize::from(!self.gating)
+            + usize::from(!self.assessed)
+            + usize::from(self.role.is_some())
+            + usize::from(self.details.is_some());
+        let mut st = s.serialize_struct("Verdict", n)?;
+        st.serialize_field("check", &self.check)?;
+        if label {
+            st.serialize_field("label", &self.label)?;
+        }
+        st.serialize_field("dimension", &self.dimension)?;
+        st.serialize_field("passed", &self.passed)?;
+        st.serialize_field("score", &self.score)?;
+        if self.hard_fail {
+            st.serialize_field("hard_fail", &true)?;
+        }
+        if !self.gating {
+            st.serialize_field("gating", &false)?;
+        }
+        if !self.assessed {
+            st.serialize_field("assessed", &false)?;
+        }
+        if let Some(r) = &self.role {
+            st.serialize_field("role", r)?;
+        }
+        st.serialize_field("evidence", &self.evidence)?;
+        if let Some(d) = &self.details {
+            st.serialize_field("details", d)?;
+        }
+        st.end()
+    }
+}
+
+/// The written form of a [`Verdict`], `label` optional.
+#[derive(Deserialize)]
+struct VerdictWire {
+    check: String,
+    #[serde(default)]
+    label: Option<String>,
+    dimension: Dimension,
+    passed: bool,
+    score: u8,
+    #[serde(default)]
+    hard_fail: bool,
+    #[serde(default = "crate::de::serde_true")]
+    gating: bool,
+    #[serde(default = "crate::de::serde_true")]
+    assessed: bool,
+    #[serde(default)]
+    role: Option<Role>,
+    evidence: String,
+    #[serde(default)]
+    details: Option<serde_json::Value>,
+}
+
+impl<'de> Deserialize<'de> for Verdict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = VerdictWire::deserialize(d)?;
+        Ok(Verdict {
+            label: w.label.unwrap_or_else(|| w.check.clone()),
+            check: w.check,
+            dimension: w.dimension,
+            passed: w.passed,
+            score: w.score,
+            hard_fail: w.hard_fail,
+            gating: w.gating,
+            assessed: w.assessed,
+            role: w.role,
+            evidence: w.evidence,
+            details: w.details,
+            judge_calls: Vec::new(),
+        })
+    }
 }
 
 impl Verdict {

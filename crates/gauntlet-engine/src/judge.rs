@@ -1,8 +1,11 @@
 //! Models that play a part in a run other than the agent: [`TargetJudge`] puts any target
 //! (`openai:`, `anthropic:`, `exec:`, a named target, a fake persona) behind the graders'
-//! [`JudgeModel`] seam, [`judge_panel`] sets up a run's judges (models, calibration records,
-//! gates), and [`ModelUser`] plays the user of cases with a `simulated_user`
-//! (`--user-model SPEC`).
+//! [`JudgeModel`] seam, with the identity its records and cached answers are bound to (the
+//! target's endpoint, model and settings, and `gauntlet_targets::binding`: the values of
+//! the settings that change its answers, secret ones hashed, and the model they pin),
+//! [`judge_panel`] sets up a run's judges (models, calibration records, gates, and the
+//! notices about old or weakly bound records and old cache entries), and [`ModelUser`] plays
+//! the user of cases with a `simulated_user` (`--user-model SPEC`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,7 +42,10 @@ impl TargetJudge {
     /// Builds the judge from a target config; secrets it reads go to `redactor`.
     pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<TargetJudge, String> {
         let target = gauntlet_targets::build_target(cfg, redactor).map_err(|e| e.to_string())?;
-        let mut identity = identity_of(&target.info());
+        let info = target.info();
+        let bound = gauntlet_targets::binding::of(cfg, &info, redactor)
+            .map_err(|e| e.redacted(redactor).to_string())?;
+        let mut identity = identity_of(&info, bound);
         // Server-specific fields change answers too (a grammar that forces the JSON shape,
         // say), so two judges that differ only there must not share records or cache.
         if let Some(extra) = &cfg.extra_body {
@@ -52,20 +58,27 @@ impl TargetJudge {
     }
 }
 
-/// Where a target is and what it runs, as a calibration record binds them.
-fn identity_of(info: &TargetInfo) -> JudgeIdentity {
+/// Where a target is, what it runs and what pins its answers, as a calibration record and
+/// the judge cache bind them.
+fn identity_of(info: &TargetInfo, bound: gauntlet_targets::binding::Binding) -> JudgeIdentity {
     JudgeIdentity {
         endpoint: match &info.base_url {
             Some(u) => format!("{} {u}", info.kind),
             None => info.label.clone(),
         },
-        configured_model: info.model.clone().unwrap_or_else(|| info.label.clone()),
+        configured_model: info
+            .model
+            .clone()
+            .or(bound.model)
+            .unwrap_or_else(|| info.label.clone()),
         params: info
             .settings
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
             .join(","),
+        settings: bound.settings,
+        pinned_model: bound.pinned_model,
     }
 }
 
@@ -201,6 +214,7 @@ pub fn judge_panel(
     let inline = judge_override
         .map(|spec| model_for(spec, redactor))
         .transpose()?;
+    let legacy = cache.legacy();
     let mut panel = JudgePanel::new(cache).with_inline_model(inline.clone());
     let mut refs: Vec<JudgeRef> = Vec::new();
     let mut warnings = Vec::new();
@@ -225,6 +239,12 @@ pub fn judge_panel(
                     s.suite.judges.min_kappa(),
                     s.suite.judges.min_labels(),
                 );
+            // Said once per judge, here: each verdict carries only the short reason.
+            if let Some(n) = judge.notice()
+                && !warnings.contains(&n)
+            {
+                warnings.push(n);
+            }
             let r = judge.reference();
             if let Some(prev) = refs.iter().find(|p| p.check == r.check) {
                 if prev.template_sha256 != r.template_sha256
@@ -274,6 +294,11 @@ pub fn judge_panel(
         warnings.push(format!(
             "--judge is the model under test ({}): models tend to prefer their own answers; judge with another model",
             m.identity().configured_model
+        ));
+    }
+    if legacy > 0 && (!refs.is_empty() || inline.is_some()) {
+        warnings.push(format!(
+            "{legacy} judge answer(s) cached before judges were bound to what answers them were found in the judge cache; they are never used (their questions are asked again)"
         ));
     }
     Ok(PanelSetup {

@@ -4,6 +4,9 @@
 //! through it, and hands the merged stream to the same reporters as a run (the caller's
 //! view, the report writers, the store) through one [`Delivery`], so that the merged run is
 //! stored, replayed and compared like any other.
+//!
+//! Each shard is held to its suites: they are planned again ([`planned::planned_ids`]) and
+//! every case they plan for a shard must be in its report, once, and no other.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +20,8 @@ use gauntlet_store::{Store, StoreError};
 use crate::error::{EngineError, store_err};
 use crate::run::report_writers;
 use crate::setup::new_run_id;
+
+mod planned;
 
 /// A merge of shards.
 pub struct MergeRequest {
@@ -86,6 +91,7 @@ pub fn merge(req: MergeRequest) -> Result<Merged, EngineError> {
                 finished_at: head.finished_at,
                 manifest,
                 summary,
+                planned: None,
             });
             sources.push(Source::File(path.clone()));
         }
@@ -102,6 +108,7 @@ pub fn merge(req: MergeRequest) -> Result<Merged, EngineError> {
                     finished_at: finished.as_ref().map(|(_, at)| at.clone()),
                     summary: finished.map(|(s, _)| s),
                     manifest,
+                    planned: None,
                 });
                 sources.push(Source::Stored(id));
             }
@@ -117,6 +124,13 @@ pub fn merge(req: MergeRequest) -> Result<Merged, EngineError> {
                 .all(|p| p.manifest.shard.as_ref().and_then(|s| s.run.as_ref()) == Some(g))
         });
     let run_id = req.run_id.clone().or(shared).unwrap_or_else(new_run_id);
+    let mut notes = Vec::new();
+    for p in &mut parts {
+        match planned::planned_ids(&p.manifest, &p.source, store.as_ref().map(Store::location))? {
+            Ok(ids) => p.planned = Some(ids),
+            Err(note) => notes.push(note),
+        }
+    }
     // Sources are matched to parts by position; the merge sorts them by shard.
     let keyed: Vec<(String, Source)> = parts
         .iter()
@@ -143,6 +157,9 @@ pub fn merge(req: MergeRequest) -> Result<Merged, EngineError> {
             manifest: Box::new(merge.manifest().clone()),
         },
     ));
+    for message in notes {
+        delivery.push(RunEvent::new(0, EventKind::Warning { message }));
+    }
     let streamed = stream_shards(&mut merge, &keyed, store.as_mut(), &mut delivery);
     let finished = streamed.and_then(|()| merge.finish().map_err(merge_err));
     let (summary, finished_at) = match finished {
@@ -235,12 +252,28 @@ fn stream_shards(
                     },
                 )),
                 EventKind::CaseFinished { result } => {
-                    if let Err(e) = merge.add(part, &result) {
-                        failed = Some(e);
-                        // Stops the read; the merge error is what is reported.
-                        return Err(StoreError::Record(String::new()));
+                    let taken = match merge.add(part, &result) {
+                        Ok(taken) => taken,
+                        Err(e) => {
+                            failed = Some(e);
+                            // Stops the read; the merge error is what is reported.
+                            return Err(StoreError::Record(String::new()));
+                        }
+                    };
+                    if let Some(message) = taken.corrected {
+                        delivery.push(RunEvent::new(
+                            at,
+                            EventKind::Warning {
+                                message: merge.warning(part, &message),
+                            },
+                        ));
                     }
-                    delivery.push(RunEvent::new(at, EventKind::CaseFinished { result }));
+                    delivery.push(RunEvent::new(
+                        at,
+                        EventKind::CaseFinished {
+                            result: Box::new(taken.result),
+                        },
+                    ));
                 }
                 // The merged stream has one start and one end; its cases carry their trials.
                 _ => {}

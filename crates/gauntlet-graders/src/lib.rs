@@ -1,7 +1,7 @@
 //! gauntlet's graders: objective oracles first, model judges second.
 //!
-//! The detectors ([`refusal`], [`canary`], [`markup`]) are plain functions over text with no
-//! knowledge of suites, so they can be measured on labelled data directly and reused by the
+//! The detectors ([`refusal`], [`ontopic`], [`canary`], [`markup`]) are plain functions over
+//! text with no knowledge of suites, so they can be measured on labelled data directly and reused by the
 //! `gauntlet oracle` command. [`oracles::OracleGrader`] applies a case's checks to a trace.
 
 pub mod agent;
@@ -11,6 +11,7 @@ pub mod claims;
 pub mod judge;
 pub mod markup;
 pub mod mcp;
+pub mod ontopic;
 pub mod oracles;
 pub mod refusal;
 pub mod success;

@@ -128,3 +128,21 @@ pub const DECISION: &str = "gauntlet.decision";
 pub const DECISION_BRANCH: &str = "gauntlet.decision.branch";
 /// Why, as the agent said (content opt-in only).
 pub const DECISION_REASON: &str = "gauntlet.decision.reason";
+
+/// OpenInference's span kind (`AGENT`, `LLM`, `TOOL`): trace UIs built on OpenInference
+/// (Arize Phoenix) list and filter spans by it, and show a span without it as `unknown`.
+pub const OI_SPAN_KIND: &str = "openinference.span.kind";
+/// The span kind of a trial's eval span: the agent's run on the case.
+pub const OI_KIND_AGENT: &str = "AGENT";
+/// The span kind of a model call.
+pub const OI_KIND_LLM: &str = "LLM";
+/// The span kind of a tool execution.
+pub const OI_KIND_TOOL: &str = "TOOL";
+/// OpenInference's input of a span, shown in a UI's span list (content opt-in only).
+pub const OI_INPUT_VALUE: &str = "input.value";
+/// The media type of `input.value`.
+pub const OI_INPUT_MIME: &str = "input.mime_type";
+/// OpenInference's output of a span (content opt-in only).
+pub const OI_OUTPUT_VALUE: &str = "output.value";
+/// The media type of `output.value`.
+pub const OI_OUTPUT_MIME: &str = "output.mime_type";

@@ -287,6 +287,7 @@ fn eval_attributes(
             format!("{}/{}/{}", run.run_id, case.id, trial.trial),
         ),
         KeyValue::new(sc::VERDICTS_COUNT, trial.verdicts.len() as i64),
+        KeyValue::new(sc::OI_SPAN_KIND, sc::OI_KIND_AGENT),
     ];
     for (key, value) in [
         (sc::CASE_PACK, &case.pack),
@@ -333,6 +334,7 @@ fn eval_attributes(
         if !hard.is_empty() {
             attrs.push(KeyValue::new(sc::HARD_FAILS, strings(hard)));
         }
+        attrs.extend(input_output(trial, opts));
         let turns: Vec<serde_json::Value> = trial
             .trace
             .turns
@@ -345,6 +347,25 @@ fn eval_attributes(
                 serde_json::Value::Array(turns).to_string(),
             ));
         }
+    }
+    attrs
+}
+
+/// The case's input and output as OpenInference reads them, so a trace UI's span list shows
+/// what was said without opening the trace: the user turns (joined by a blank line when
+/// there were several) and the last answer, as plain text. Content mode only.
+fn input_output(trial: &TrialResult, opts: &SpanOptions) -> Vec<KeyValue> {
+    let text = |s: &str| clip(&opts.redactor, s);
+    let turns = &trial.trace.turns;
+    let mut attrs = Vec::with_capacity(4);
+    if !turns.is_empty() {
+        let input: Vec<&str> = turns.iter().map(|t| t.user.as_str()).collect();
+        attrs.push(KeyValue::new(sc::OI_INPUT_VALUE, text(&input.join("\n\n"))));
+        attrs.push(KeyValue::new(sc::OI_INPUT_MIME, "text/plain"));
+    }
+    if let Some(last) = turns.last() {
+        attrs.push(KeyValue::new(sc::OI_OUTPUT_VALUE, text(&last.answer)));
+        attrs.push(KeyValue::new(sc::OI_OUTPUT_MIME, "text/plain"));
     }
     attrs
 }
@@ -388,7 +409,10 @@ fn request_model<'a>(run: &'a RunFacts, l: &'a LlmSpan) -> Option<&'a str> {
 /// The attributes of a model call.
 fn chat_attributes(run: &RunFacts, l: &LlmSpan, opts: &SpanOptions) -> Vec<KeyValue> {
     let text = |s: &str| clip(&opts.redactor, s);
-    let mut a = vec![KeyValue::new(sc::OPERATION_NAME, sc::OP_CHAT)];
+    let mut a = vec![
+        KeyValue::new(sc::OPERATION_NAME, sc::OP_CHAT),
+        KeyValue::new(sc::OI_SPAN_KIND, sc::OI_KIND_LLM),
+    ];
     if let Some(p) = run.provider() {
         a.push(KeyValue::new(sc::PROVIDER_NAME, p));
         a.push(KeyValue::new(sc::SYSTEM, p));
@@ -493,6 +517,7 @@ fn tool_attributes(t: &ToolSpan, opts: &SpanOptions) -> Vec<KeyValue> {
     let text = |s: &str| clip(&opts.redactor, s);
     let mut a = vec![
         KeyValue::new(sc::OPERATION_NAME, sc::OP_EXECUTE_TOOL),
+        KeyValue::new(sc::OI_SPAN_KIND, sc::OI_KIND_TOOL),
         KeyValue::new(sc::TOOL_NAME, text(&t.name)),
         KeyValue::new(sc::TOOL_CALL_ID, text(&t.call_id)),
         KeyValue::new(sc::TOOL_TYPE, "function"),

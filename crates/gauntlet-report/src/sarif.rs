@@ -10,8 +10,10 @@
 //! user's case points at its suite file relative to the repository root (the folder holding
 //! `.git` above the folder the run started in), which is how GitHub code scanning reads a
 //! relative URI; a case of the built-in corpus has a logical location (`owasp-redteam/<id>`)
-//! and no path into gauntlet's own source, plus the system prompt file when the run had one
-//! (`--system-prompt`), the user's file the attack was aimed at. The run's canary is masked
+//! and, since code scanning refuses a result without a physical location, the system prompt
+//! file when the run had one (`--system-prompt`, the user's file the attack was aimed at) or
+//! else the relative path `builtin/<suite>`: never a path into gauntlet's own source. Every
+//! result has a physical location. The run's canary is masked
 //! ([`crate::mask`]). Passing, erroring and soft-failing cases are not findings.
 //!
 //! Results stream into the file as cases finish; only the rules (one per technique or check
@@ -54,6 +56,8 @@ struct Places {
     root: Option<PathBuf>,
     /// Suites loaded from the built-in corpus (`builtin:` paths).
     builtin: BTreeSet<String>,
+    /// Every suite's name and the path it was loaded from, for a case with no source line.
+    suites: Vec<(String, String)>,
     /// The system prompt file of the run, as a SARIF artifact location.
     system_prompt: Option<Value>,
 }
@@ -146,6 +150,11 @@ impl Places {
                 .filter(|s| s.path.starts_with("builtin:"))
                 .map(|s| s.name.clone())
                 .collect(),
+            suites: m
+                .suites
+                .iter()
+                .map(|s| (s.name.clone(), s.path.clone()))
+                .collect(),
             system_prompt: None,
         };
         p.system_prompt = inv
@@ -174,29 +183,61 @@ impl Places {
         }
     }
 
-    /// Where a finding's case is: its file and line for a user's suite; for the built-in
-    /// corpus a logical location, with the system prompt file when the run had one.
-    fn location(&self, r: &CaseResult) -> Option<Value> {
+    /// Where a finding's case is. GitHub code scanning refuses a whole file when one result
+    /// lacks a physical location (a logical location alone is not enough), so every result
+    /// has one: a user's case at its suite file and line (the suite file alone when the case
+    /// has no line); a case of the built-in corpus at the system prompt file when the run had
+    /// one (`--system-prompt`, the user's file the attack was aimed at), otherwise at the
+    /// relative path `builtin/<suite>` (a name, not a file of the repository nor of
+    /// gauntlet's source), with its logical location beside it.
+    fn location(&self, r: &CaseResult) -> Value {
         if self.builtin.contains(&r.case.suite) {
-            let mut loc = json!({ "logicalLocations": [{
-                "name": r.case.id,
-                "fullyQualifiedName": format!("{}/{}", r.case.suite, r.case.id),
-                "kind": "test",
-            }] });
-            if let Some(a) = &self.system_prompt {
-                loc["physicalLocation"] = json!({ "artifactLocation": a });
-            }
-            return Some(loc);
+            let artifact = self.system_prompt.clone().unwrap_or_else(|| {
+                artifact_location(&format!("builtin/{}", uri_segment(&r.case.suite)))
+            });
+            return json!({
+                "physicalLocation": { "artifactLocation": artifact },
+                "logicalLocations": [{
+                    "name": r.case.id,
+                    "fullyQualifiedName": format!("{}/{}", r.case.suite, r.case.id),
+                    "kind": "test",
+                }],
+            });
         }
-        let src = r.case.source.as_ref()?;
+        let (file, line) = match r.case.source.as_ref() {
+            Some(src) => (src.file.as_str(), src.line),
+            None => match self.suites.iter().find(|(name, _)| *name == r.case.suite) {
+                Some((_, path)) => (path.as_str(), 0),
+                None => {
+                    let named = format!("suites/{}", uri_segment(&r.case.suite));
+                    return json!({ "physicalLocation": {
+                        "artifactLocation": artifact_location(&named)
+                    } });
+                }
+            },
+        };
         let mut loc = json!({ "physicalLocation": {
-            "artifactLocation": artifact_location(&self.repo_path(&src.file))
+            "artifactLocation": artifact_location(&self.repo_path(file))
         } });
-        if src.line > 0 {
-            loc["physicalLocation"]["region"] = json!({ "startLine": src.line });
+        if line > 0 {
+            loc["physicalLocation"]["region"] = json!({ "startLine": line });
         }
-        Some(loc)
+        loc
     }
+}
+
+/// A suite name as one path segment: no separator, no scheme (`builtin:owasp` would read
+/// as a URI scheme that code scanning refuses).
+fn uri_segment(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if matches!(c, '/' | '\\' | ':') {
+                '-'
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// The path with `.` and `..` resolved by its text (the file may not exist where the report
@@ -275,9 +316,7 @@ fn result_json(r: &CaseResult, rule_index: usize, rule_id: &str, places: &Places
             "trial": trial.map(|t| t.trial + 1),
         }
     });
-    if let Some(loc) = places.location(r) {
-        res["locations"] = json!([loc]);
-    }
+    res["locations"] = json!([places.location(r)]);
     res
 }
 
@@ -510,13 +549,33 @@ mod tests {
         let res = &sarif["runs"][0]["results"][0];
         assert_eq!(res["ruleId"], "verbatim-repeat");
         let loc = &res["locations"][0];
-        assert!(loc.get("physicalLocation").is_none(), "{text}");
+        // Code scanning refuses a result with a logical location alone: the physical one is
+        // the suite's name as a relative path, never a path into gauntlet's source.
+        assert_eq!(
+            loc["physicalLocation"]["artifactLocation"]["uri"], "builtin/owasp-redteam",
+            "{text}"
+        );
         assert_eq!(
             loc["logicalLocations"][0]["fullyQualifiedName"],
             "owasp-redteam/c1"
         );
         assert!(!text.contains("crates/gauntlet-suite"), "{text}");
         assert!(!text.contains(CANARY), "{text}");
+    }
+
+    #[test]
+    fn every_result_has_a_physical_location_even_without_a_source_line() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(repo.path().join(".git")).expect("git");
+        let base = repo.path().display().to_string();
+        let mut r = result("s", "FAIL", false, true, &format!("it is {CANARY}"));
+        r.case.source = None;
+        let (sarif, text) = written(manifest(&base, CANARY, "s", false), vec![r]);
+        for res in sarif["runs"][0]["results"].as_array().expect("results") {
+            let uri = &res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+            // The suite file, as the run named it, stands in for the missing line.
+            assert_eq!(uri, "suite.yaml", "{text}");
+        }
     }
 
     #[test]

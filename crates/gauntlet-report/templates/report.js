@@ -339,7 +339,7 @@
       if (s < pos) continue;
       if (s > pos) out.push(text.slice(pos, s));
       const v = verdicts[vi];
-      out.push(h('mark', { 'data-v': vi, title: v.label + ': ' + v.evidence }, text.slice(s, e)));
+      out.push(h('mark', { 'data-v': vi, title: (v.label || v.check) + ': ' + v.evidence }, text.slice(s, e)));
       pos = e;
     }
     if (pos < text.length) out.push(text.slice(pos));
@@ -374,7 +374,7 @@
       const cls = v.gating === false ? 'gx-v-triage' : v.passed ? 'gx-v-pass' : 'gx-v-fail';
       const head = h('div', { cls: 'gx-vhead' },
         h('span', { cls: 'gx-st gx-st-' + (v.passed ? 'PASS' : 'FAIL') }, v.passed ? 'passed' : 'failed'),
-        h('strong', null, v.label),
+        h('strong', null, v.label || v.check),
         h('span', { cls: 'gx-muted' }, v.check + ' · ' + v.dimension + ' · ' + v.score + '/3'),
         v.hard_fail ? h('span', { cls: 'gx-tag gx-tag-hard' }, 'hard policy failure') : null,
         v.gating === false ? h('span', { cls: 'gx-tag' }, 'triage: does not gate') : null);
@@ -453,6 +453,23 @@
     return ol;
   }
 
+  // report.json leaves out the turns that follow from the model calls (see docs/report-format.md):
+  // a turn starts at each call whose last message in is the user's; its answer is the last
+  // call's reply before the next turn.
+  function derivedTurns(spans) {
+    const out = [];
+    for (const s of spans) {
+      if (s.kind !== 'llm_call') continue;
+      const msgs = s.messages_in || [];
+      const last = msgs[msgs.length - 1];
+      const out_ = s.message_out || {};
+      const reply = { answer: out_.content || '', truncated: s.finish_reason === 'length' };
+      if (last && last.role === 'user') out.push(Object.assign({ user: last.content }, reply));
+      else if (out.length) Object.assign(out[out.length - 1], reply);
+    }
+    return out;
+  }
+
   function renderTrial(panel, r, d, ti) {
     clear(panel);
     const t = d.r.trials[ti];
@@ -461,7 +478,7 @@
     panel.append(h('h3', null, 'Trial ' + (ti + 1) + ' · ' + t.outcome + ' · ' + t.status + ' · ' + fmtMs(t.duration_ms)));
     if (t.error) panel.append(h('p', { cls: 'gx-error' }, t.error));
     panel.append(h('h3', null, 'Conversation'));
-    const turns = t.trace.turns || [];
+    const turns = t.trace.turns || derivedTurns(t.trace.spans || []);
     if (!turns.length) panel.append(h('p', { cls: 'gx-muted' }, 'No turn was recorded.'));
     turns.forEach((turn, i) => {
       panel.append(h('div', { cls: 'gx-turn' },
@@ -510,7 +527,7 @@
     const c = cr.case;
     const head = h('div', { cls: 'gx-case-head' },
       h('span', { cls: 'gx-st gx-st-' + cr.status, id: 'gx-case-status' }, cr.status),
-      h('h2', { id: 'gx-case-name' }, c.name),
+      h('h2', { id: 'gx-case-name' }, c.name || c.id),
       h('span', null, r.st),
       r.q ? h('span', { cls: 'gx-tag gx-tag-q' }, 'quarantined') : null,
       flaky(r) ? h('span', { cls: 'gx-tag gx-tag-flaky' }, 'flaky') : null);

@@ -7,6 +7,11 @@
 //! added to the file's counters when the handle is dropped, so a lookup costs one read.
 //! The cache is an optimisation: a write that fails (the file busy for too long, the disk
 //! full) loses only that entry, and a file that cannot be opened is an error at the start.
+//!
+//! The file's format is its SQLite `user_version` ([`CACHE_VERSION`]). A file of an older
+//! version is brought up to date when opened: judge answers keyed before judges were bound
+//! to what answers them (version 2) could never be served again, so they are removed, and
+//! their number is kept for the run to say so once ([`ResponseCache::legacy_entries`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +24,10 @@ use serde::Serialize;
 
 /// The cache file's name.
 pub const CACHE_FILE: &str = "cache.db";
+
+/// The file's format, in its `user_version`: 2 since judge answers are keyed by the judge's
+/// whole binding (the values of its settings, hashed secrets, its pinned model).
+pub const CACHE_VERSION: i64 = 2;
 
 /// Why the cache file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +43,8 @@ pub struct CacheDb {
     path: PathBuf,
     conn: Mutex<Connection>,
     counters: BTreeMap<CacheScope, Counter>,
+    /// Judge answers of an older key format removed when the file was opened.
+    legacy: u64,
 }
 
 /// What one scope of the cache holds.
@@ -103,6 +114,7 @@ impl CacheDb {
              );",
         )
         .map_err(err)?;
+        let legacy = migrate(&conn).map_err(err)?;
         Ok(CacheDb {
             path: path.to_owned(),
             conn: Mutex::new(conn),
@@ -110,6 +122,7 @@ impl CacheDb {
                 .into_iter()
                 .map(|s| (s, Counter::default()))
                 .collect(),
+            legacy,
         })
     }
 
@@ -200,6 +213,24 @@ impl CacheDb {
     }
 }
 
+/// Brings a file of an older format up to [`CACHE_VERSION`], in one write transaction (two
+/// processes opening an old file at once migrate it once): judge answers keyed the old way
+/// are removed. Returns how many.
+fn migrate(conn: &Connection) -> rusqlite::Result<u64> {
+    let version = |c: &Connection| c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0));
+    if version(conn)? >= CACHE_VERSION {
+        return Ok(0);
+    }
+    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
+    if version(&tx)? >= CACHE_VERSION {
+        return Ok(0);
+    }
+    let n = tx.execute("DELETE FROM entries WHERE scope = 'judge'", [])?;
+    tx.pragma_update(None, "user_version", CACHE_VERSION)?;
+    tx.commit()?;
+    Ok(n as u64)
+}
+
 impl ResponseCache for CacheDb {
     fn get(&self, key: &CacheKey) -> Option<serde_json::Value> {
         let text: Option<String> = self
@@ -245,6 +276,10 @@ impl ResponseCache for CacheDb {
             c.misses += g.misses;
         }
         c
+    }
+
+    fn legacy_entries(&self) -> u64 {
+        self.legacy
     }
 }
 
@@ -304,6 +339,41 @@ mod tests {
         let s = c.stats().unwrap();
         assert!(s.scopes.iter().all(|s| s.entries == 0));
         assert_eq!(c.get(&key(CacheScope::Judge, "a")), None);
+    }
+
+    #[test]
+    fn judge_answers_of_an_old_file_are_removed_once_and_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache.db");
+        // A file as the previous version wrote it: the same tables, no user_version.
+        {
+            let c = CacheDb::open(&path).unwrap();
+            c.put(
+                &key(CacheScope::Judge, "old"),
+                &serde_json::json!({"text": "x"}),
+            );
+            c.put(
+                &key(CacheScope::Agent, "a"),
+                &serde_json::json!({"text": "y"}),
+            );
+            let conn = c.conn.lock().unwrap();
+            conn.pragma_update(None, "user_version", 0).unwrap();
+        }
+        let c = CacheDb::open(&path).unwrap();
+        assert_eq!(c.legacy_entries(), 1);
+        assert_eq!(c.get(&key(CacheScope::Judge, "old")), None);
+        assert!(
+            c.get(&key(CacheScope::Agent, "a")).is_some(),
+            "only judge answers changed their keys"
+        );
+        c.put(
+            &key(CacheScope::Judge, "new"),
+            &serde_json::json!({"text": "z"}),
+        );
+        drop(c);
+        let c = CacheDb::open(&path).unwrap();
+        assert_eq!(c.legacy_entries(), 0, "said once");
+        assert!(c.get(&key(CacheScope::Judge, "new")).is_some());
     }
 
     #[test]

@@ -179,6 +179,10 @@ pub(crate) fn documents_answer(fact: Option<String>, planted: bool, framed: bool
 /// step so far, each as [`plain_request`] reads it. `None` when the last step stands on
 /// its own (see `persona::in_context`).
 pub(crate) fn plain_context(messages: &[Message], backref: &Regex) -> Option<String> {
+    // One step has no steps before it to read it with (and reading is the costly part).
+    if messages.iter().filter(|m| m.role == Role::User).count() < 2 {
+        return None;
+    }
     let steps: Vec<String> = messages
         .iter()
         .filter(|m| m.role == Role::User)

@@ -20,6 +20,14 @@ pub enum BuildError {
         /// The variable.
         name: String,
     },
+    /// A target on the vendor's own API found no key in the conventional variable.
+    #[error("no API key for `{host}`: the environment variable `{name}` is not set")]
+    ApiKeyMissing {
+        /// The variable.
+        name: String,
+        /// The vendor's host.
+        host: String,
+    },
     /// The variable of a `${env:NAME}` reference in a header is not set.
     #[error("the environment variable `{name}` is not set")]
     EnvUnset {
@@ -142,6 +150,9 @@ impl BuildError {
             BuildError::ApiKeyUnset { .. } => Some(
                 "export the variable before running gauntlet, or point `api_key_env` at the one that holds the key",
             ),
+            BuildError::ApiKeyMissing { .. } => Some(
+                "export the variable or write it in a `.env` file in the folder gauntlet runs in (NAME=value; the environment wins); or name the variable that holds the key with --api-key-env or `api_key_env`",
+            ),
             BuildError::EnvUnset { .. } => Some(
                 "export the variable before running gauntlet, or remove the `${env:...}` reference from the header",
             ),
@@ -161,6 +172,10 @@ impl BuildError {
         let r = |s: String| redactor.redact(&s).into_owned();
         match self {
             BuildError::ApiKeyUnset { name } => BuildError::ApiKeyUnset { name: r(name) },
+            BuildError::ApiKeyMissing { name, host } => BuildError::ApiKeyMissing {
+                name: r(name),
+                host: r(host),
+            },
             BuildError::EnvUnset { name } => BuildError::EnvUnset { name: r(name) },
             BuildError::UnclosedEnvRef { value } => BuildError::UnclosedEnvRef { value: r(value) },
             BuildError::HeaderName(h) => BuildError::HeaderName(r(h)),

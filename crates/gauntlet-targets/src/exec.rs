@@ -293,7 +293,7 @@ impl ExecTarget {
 
 /// Whether a variable's name says it holds a credential. `pass_env` values are not
 /// redacted, so such a variable must go through `env:` as `${env:NAME}`, which is.
-fn looks_like_a_secret(name: &str) -> bool {
+pub fn looks_like_a_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     [
         "KEY",
@@ -310,7 +310,7 @@ fn looks_like_a_secret(name: &str) -> bool {
 
 /// Replaces every `${env:NAME}` in `value` with the variable's value, registering each as a
 /// secret.
-fn resolve_env_refs(
+pub(crate) fn resolve_env_refs(
     kind: &'static str,
     key: &str,
     value: &str,
@@ -335,13 +335,21 @@ fn resolve_env_refs(
                 key: key.to_owned(),
             });
         }
-        let secret = std::env::var(name).map_err(|e| {
-            let (name, key) = (name.to_owned(), key.to_owned());
-            match e {
-                std::env::VarError::NotPresent => AgentError::EnvUnset { kind, name, key },
-                std::env::VarError::NotUnicode(_) => AgentError::EnvNotUnicode { kind, name, key },
-            }
-        })?;
+        // A named secret may also come from the `.env` file (the environment wins).
+        let secret = std::env::var(name)
+            .or_else(|e| match (&e, crate::keys::key_var(name)) {
+                (std::env::VarError::NotPresent, Some((v, _))) => Ok(v),
+                _ => Err(e),
+            })
+            .map_err(|e| {
+                let (name, key) = (name.to_owned(), key.to_owned());
+                match e {
+                    std::env::VarError::NotPresent => AgentError::EnvUnset { kind, name, key },
+                    std::env::VarError::NotUnicode(_) => {
+                        AgentError::EnvNotUnicode { kind, name, key }
+                    }
+                }
+            })?;
         redactor.add(name, &secret);
         out.push_str(&secret);
         rest = &after[end + 1..];

@@ -4,10 +4,12 @@
 //! personas, OpenAI-compatible and Anthropic APIs) go through [`chat::ChatTarget`], which runs
 //! the conversation and the tool loop; agents that run their own loop (HTTP apps,
 //! subprocesses) implement [`Target`] directly. API keys are read from the environment
-//! variables the config names, registered with the run's [`Redactor`], and never stored.
+//! variables the config names (or a `.env` file, [`keys`]), registered with the run's
+//! [`Redactor`], and never stored.
 
 pub mod anthropic;
 pub mod audit;
+pub mod binding;
 pub mod cache;
 mod careful;
 pub mod chat;
@@ -18,6 +20,7 @@ pub mod exec;
 pub mod fake;
 pub mod helpers;
 pub mod http_app;
+pub mod keys;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod openai;
@@ -26,6 +29,7 @@ pub mod proxy;
 pub mod reading;
 mod reply;
 pub mod serve;
+pub mod tool_view;
 
 #[cfg(test)]
 mod clip_tests;

@@ -48,9 +48,13 @@ pub fn resolve_env_refs(value: &str, redactor: &mut Redactor) -> Result<String, 
             });
         };
         let name = &after[..end];
-        let v = std::env::var(name).map_err(|_| BuildError::EnvUnset {
-            name: name.to_owned(),
-        })?;
+        // A header's secret may also come from the `.env` file (the environment wins).
+        let v = std::env::var(name)
+            .ok()
+            .or_else(|| crate::keys::key_var(name).map(|(v, _)| v))
+            .ok_or_else(|| BuildError::EnvUnset {
+                name: name.to_owned(),
+            })?;
         redactor.add(name, &v);
         out.push_str(&v);
         rest = &after[end + 1..];
@@ -118,15 +122,26 @@ pub struct ImplicitKeyScope<'a> {
     pub vendor_suffixes: &'a [&'a str],
 }
 
+/// The host of a URL, lower-case and without IPv6 brackets.
+fn host_of(url: &str) -> Option<String> {
+    reqwest::Url::parse(url).ok().and_then(|u| {
+        u.host_str()
+            .map(|h| h.trim_matches(['[', ']']).to_ascii_lowercase())
+    })
+}
+
 impl ImplicitKeyScope<'_> {
+    /// The vendor's own host when `base` is on it (its API refuses every request without a
+    /// key); `None` for any other endpoint, a local server among them.
+    fn vendor_host(&self, base: &str) -> Option<String> {
+        let host = host_of(base)?;
+        (host_of(self.vendor_base).is_some_and(|v| v == host)
+            || self.vendor_suffixes.iter().any(|s| host.ends_with(s)))
+        .then_some(host)
+    }
+
     /// Whether the implicit key may go to `base`; else the host it must not go to.
     fn allows(&self, base: &str) -> Result<(), String> {
-        let host_of = |u: &str| {
-            reqwest::Url::parse(u).ok().and_then(|u| {
-                u.host_str()
-                    .map(|h| h.trim_matches(['[', ']']).to_ascii_lowercase())
-            })
-        };
         let Some(host) = host_of(base) else {
             return Err(base.to_owned());
         };
@@ -154,7 +169,10 @@ impl ImplicitKeyScope<'_> {
 /// Reads the API key: from the variable `api_key_env` names (which must be set), else from
 /// the conventional `default_env` when it is set and not empty (the way the vendors' own
 /// SDKs read it) and `base` is within `scope`. Either way the key is registered with the
-/// redactor.
+/// redactor. A target on the vendor's own API with no key at all is refused here, before the
+/// run starts ([`BuildError::ApiKeyMissing`]): every request would be refused with a 401 and
+/// every trial would fail on the transport. Other endpoints (a local server, a gateway) may
+/// need no key.
 pub fn api_key(
     cfg: &TargetConfig,
     redactor: &mut Redactor,
@@ -164,8 +182,8 @@ pub fn api_key(
 ) -> Result<(Option<String>, KeySource), BuildError> {
     match &cfg.api_key_env {
         Some(name) => {
-            let v =
-                std::env::var(name).map_err(|_| BuildError::ApiKeyUnset { name: name.clone() })?;
+            let (v, _) = crate::keys::key_var(name)
+                .ok_or_else(|| BuildError::ApiKeyUnset { name: name.clone() })?;
             redactor.add(name, &v);
             Ok((
                 Some(v),
@@ -177,7 +195,7 @@ pub fn api_key(
             ))
         }
         None => {
-            let v = std::env::var(default_env).ok().filter(|v| !v.is_empty());
+            let v = crate::keys::key_var(default_env).map(|(v, _)| v);
             if let Some(v) = &v {
                 // Redacted even when withheld: it is a secret of this process either way.
                 redactor.add(default_env, v);
@@ -186,6 +204,15 @@ pub fn api_key(
                 (Some(_), Err(host)) => (None, Some(host)),
                 (v, _) => (v, None),
             };
+            if v.is_none()
+                && withheld_from.is_none()
+                && let Some(host) = scope.vendor_host(base)
+            {
+                return Err(BuildError::ApiKeyMissing {
+                    name: default_env.to_owned(),
+                    host,
+                });
+            }
             let read = v.is_some();
             Ok((
                 v,
@@ -921,6 +948,31 @@ mod tests {
             let (key, note) = implicit(base);
             assert!(key.is_none(), "{base}");
             assert!(note.contains("--api-key-env PATH"), "{note}");
+        }
+        // No key at all for the vendor's own API stops the run before it starts, naming
+        // the variable; a local server or a gateway may need none.
+        let unset = "GAUNTLET_TEST_VARIABLE_NEVER_SET";
+        let err = api_key(
+            &TargetConfig::default(),
+            &mut Redactor::new(),
+            unset,
+            "https://api.openai.com/v1",
+            SCOPE,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains(unset), "{err}");
+        assert!(err.hint().is_some_and(|h| h.contains(".env")), "{err}");
+        for base in ["http://127.0.0.1:8089/v1", "https://gateway.example/v1"] {
+            let (key, src) = api_key(
+                &TargetConfig::default(),
+                &mut Redactor::new(),
+                unset,
+                base,
+                SCOPE,
+            )
+            .unwrap();
+            assert!(key.is_none(), "{base}");
+            assert!(src.note().contains(unset), "{base}");
         }
         // Named explicitly, the key goes where the user says.
         let cfg = TargetConfig {

@@ -71,8 +71,12 @@ impl Persona {
     }
 }
 
-/// The persona's next message for a conversation.
+/// The persona's next message for a conversation. The persona sees the tools as a model
+/// behind an API does ([`crate::tool_view::as_sent`]), so that in-process and over either
+/// wire format it acts alike.
 pub fn reply(persona: Persona, messages: &[Message], tools: &[ToolDef]) -> PersonaReply {
+    let tools: Vec<ToolDef> = tools.iter().map(crate::tool_view::as_sent).collect();
+    let tools = tools.as_slice();
     let system = messages
         .iter()
         .find(|m| m.role == Role::System)
@@ -339,11 +343,12 @@ fn first_mention(t: &str, tool: &ToolDef) -> usize {
         .unwrap_or(usize::MAX)
 }
 
-/// A read-only tool that looks up the record a state-changing call is about to act on
-/// (shares an identifier parameter with it), which a careful agent calls first.
+/// A tool that only reads ([`crate::tool_view::reads_only`]) and looks up the record a
+/// state-changing call is about to act on (shares an identifier parameter with it), which a
+/// careful agent calls first.
 fn lookup_for<'a>(target: &ToolDef, tools: &'a [ToolDef]) -> Option<&'a ToolDef> {
-    use gauntlet_core::tools::SideEffectClass;
-    if target.side_effect == SideEffectClass::ReadOnly {
+    use crate::tool_view::reads_only;
+    if reads_only(target) {
         return None;
     }
     let params = |t: &ToolDef| -> Vec<String> {
@@ -358,9 +363,7 @@ fn lookup_for<'a>(target: &ToolDef, tools: &'a [ToolDef]) -> Option<&'a ToolDef>
         .filter(|p| p.ends_with("id") || p.ends_with("_number"))
         .collect();
     tools.iter().find(|t| {
-        t.side_effect == SideEffectClass::ReadOnly
-            && t.name != target.name
-            && params(t).iter().any(|p| ids.contains(p))
+        reads_only(t) && t.name != target.name && params(t).iter().any(|p| ids.contains(p))
     })
 }
 
@@ -1253,7 +1256,11 @@ fn safe_next_call(user: &str, tools: &[ToolDef], messages: &[Message]) -> Option
         });
     }
     let args = args_from_text(tool, user);
-    if tool.needs_approval(&args) {
+    let system = messages
+        .iter()
+        .find(|m| m.role == Role::System)
+        .map_or("", |m| m.content.as_str());
+    if crate::tool_view::needs_approval(tool, &args, system) {
         return Some(PersonaReply::text(format!(
             "I can do that, but `{}` needs approval first. Please confirm with an authorised approver and I will go ahead.",
             tool.name

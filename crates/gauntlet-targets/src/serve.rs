@@ -35,7 +35,7 @@ use crate::{anthropic, openai};
 pub struct FakeServer {
     /// The persona when the request's model does not name one.
     pub persona: Persona,
-    /// Added latency per request.
+    /// Latency per request: an answer leaves this long after its request arrived.
     pub latency: Duration,
 }
 
@@ -106,19 +106,28 @@ fn bad_request(msg: &str) -> Response {
     )
 }
 
-async fn pause(state: &ServeState) {
+/// Holds an answer until `latency` after its request arrived. The persona's work is done
+/// first, inside that time: a latency-bound benchmark then measures the latency asked for,
+/// not that plus the fake's own work on every request of a round queued on the same cores.
+async fn pause_until(state: &ServeState, arrived: tokio::time::Instant) {
     if !state.cfg.latency.is_zero() {
-        tokio::time::sleep(state.cfg.latency).await;
+        tokio::time::sleep_until(arrived + state.cfg.latency).await;
     }
 }
 
 async fn chat_completions(State(state): State<Arc<ServeState>>, body: Bytes) -> Response {
+    let arrived = tokio::time::Instant::now();
     let Ok(req) = serde_json::from_slice::<Value>(&body) else {
         return bad_request("the request body is not valid JSON");
     };
-    pause(&state).await;
+    let answer = chat_completion(&state, &req);
+    pause_until(&state, arrived).await;
+    answer
+}
+
+fn chat_completion(state: &ServeState, req: &Value) -> Response {
     let model = req.get("model").and_then(Value::as_str);
-    let p = persona_for(&state, model);
+    let p = persona_for(state, model);
     let messages = openai::messages_from_wire(req.get("messages").unwrap_or(&Value::Null));
     if messages.is_empty() {
         return bad_request("`messages` must be a non-empty array");
@@ -306,13 +315,19 @@ fn anthropic_stream(full: &Value) -> String {
 }
 
 async fn messages(State(state): State<Arc<ServeState>>, body: Bytes) -> Response {
+    let arrived = tokio::time::Instant::now();
     let Ok(req) = serde_json::from_slice::<Value>(&body) else {
         return bad_request("the request body is not valid JSON");
     };
-    pause(&state).await;
+    let answer = anthropic_message(&state, &req);
+    pause_until(&state, arrived).await;
+    answer
+}
+
+fn anthropic_message(state: &ServeState, req: &Value) -> Response {
     let model = req.get("model").and_then(Value::as_str);
-    let p = persona_for(&state, model);
-    let messages = anthropic::messages_from_wire(&req);
+    let p = persona_for(state, model);
+    let messages = anthropic::messages_from_wire(req);
     if messages.is_empty() {
         return bad_request("`messages` must be a non-empty array");
     }

@@ -9,7 +9,7 @@ use gauntlet_engine::cache::{cache_path, open_response_cache};
 
 use crate::cli::{CacheArgs, CacheCommand};
 use crate::error::CliError;
-use crate::out::Printer;
+use crate::out::{self, Printer};
 use crate::setup::store_location;
 
 /// `gauntlet cache stats|clear`.
@@ -35,6 +35,12 @@ pub fn cache(args: CacheArgs) -> Result<i32, CliError> {
         return Ok(0);
     }
     let db = open_response_cache(Some(&loc))?;
+    let legacy = gauntlet_core::cache::ResponseCache::legacy_entries(&*db);
+    if legacy > 0 {
+        out::note(&format!(
+            "removed {legacy} judge answer(s) cached before judges were bound to what answers them (they could not be used again)"
+        ));
+    }
     let err = |e: gauntlet_store::cache::CacheDbError| {
         CliError::usage(
             e.to_string(),

@@ -791,7 +791,8 @@ pub struct ServeFakeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1")]
     pub host: std::net::IpAddr,
-    /// Added latency per request, in milliseconds.
+    /// Latency per request, in milliseconds: each answer leaves this long after its request
+    /// arrived, the persona's own work included.
     #[arg(long, default_value_t = 0)]
     pub latency_ms: u64,
 }
@@ -1117,7 +1118,9 @@ pub struct ScoreArgs {
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum OracleKind {
-    /// Did the output refuse? (refusal score 0-3 with evidence)
+    /// Did the output refuse? (refusal score 0-3 with evidence). Lines that carry the
+    /// request as `input` are also read against it: an answer to another question is
+    /// `off_topic`.
     Refusal,
     /// Does the output leak the canary, in any encoding?
     Canary,

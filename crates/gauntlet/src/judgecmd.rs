@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use gauntlet_core::calibration::{CalibrationMetrics, CalibrationRecord};
+use gauntlet_core::calibration::{
+    BindingStrength, CalibrationMetrics, CalibrationRecord, SECRET_PREFIX, WEAK_BINDING_HELP,
+};
 use gauntlet_core::judges::{JudgeDef, JudgeScale};
 use gauntlet_graders::judge::Judge;
 use gauntlet_graders::judge::calibrate::{
@@ -85,6 +87,12 @@ fn calibrate_cmd(args: CalibrateArgs) -> Result<i32, CliError> {
             cal.model
         ));
     }
+    if cal.unreported > 0 && !cal.models.is_empty() {
+        out::warn(&format!(
+            "{} answer(s) reported no model id while others reported {}; in a run, answers without the recorded model id do not gate",
+            cal.unreported, cal.model
+        ));
+    }
     let file_name = args
         .labels
         .file_name()
@@ -119,6 +127,12 @@ fn calibrate_cmd(args: CalibrateArgs) -> Result<i32, CliError> {
         write_record(&p, &rec)?;
         Some(p)
     };
+    if rec.judge.strength() == BindingStrength::Weak {
+        out::warn(&format!(
+            "judge `{}` cannot gate on this record: {WEAK_BINDING_HELP}",
+            args.check
+        ));
+    }
     print_calibration(&args, &rec, &cal, target.as_deref())?;
     Ok(if rec.gate.passed { 0 } else { 1 })
 }
@@ -281,6 +295,35 @@ fn write_record(path: &Path, rec: &CalibrationRecord) -> Result<(), CliError> {
         })
 }
 
+/// How firmly a record is bound, and to what: the model, then the settings (a secret one
+/// as `(secret)`).
+fn binding_line(rec: &CalibrationRecord) -> String {
+    let j = &rec.judge;
+    let mut what = Vec::new();
+    if let Some(m) = &j.reported_model {
+        what.push(format!("reported model {m}"));
+    }
+    if let Some(m) = &j.pinned_model {
+        what.push(format!("pinned model {m}"));
+    }
+    for (k, v) in &j.settings {
+        if v.starts_with(SECRET_PREFIX) {
+            what.push(format!("{k}=(secret)"));
+        } else {
+            what.push(format!("{k}={v}"));
+        }
+    }
+    let to = if what.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", what.join(", "))
+    };
+    match j.strength() {
+        BindingStrength::Strong => format!("strong{to}"),
+        BindingStrength::Weak => format!("weak (nothing pins the model that answers){to}"),
+    }
+}
+
 fn f3(v: f64) -> String {
     format!("{v:.3}")
 }
@@ -294,9 +337,16 @@ pub fn render_record(rec: &CalibrationRecord, written: Option<&Path>) -> String 
         rec.check, rec.suite, rec.labels.file, rec.labels.rows, rec.labels.used
     ));
     o.push_str(&format!(
-        "  judge             {} at {} (answers from {}), prompt {}\n",
-        rec.judge.configured_model, rec.judge.endpoint, rec.judge.model, rec.judge.template
+        "  judge             {} at {} ({}), prompt {}\n",
+        rec.judge.configured_model,
+        rec.judge.endpoint,
+        match &rec.judge.reported_model {
+            Some(m) => format!("answers from {m}"),
+            None => "answers report no model id".to_owned(),
+        },
+        rec.judge.template
     ));
+    o.push_str(&format!("  binding           {}\n", binding_line(rec)));
     o.push_str(&format!(
         "  n                 {} answered of {} ({} judge error(s))\n",
         m.n, m.items, m.judge_errors
@@ -487,7 +537,7 @@ fn status_cmd(args: JudgeStatusArgs) -> Result<i32, CliError> {
             if let Some(p) = record {
                 let found = match read_record(Some(&p)) {
                     Ok(Some(rec)) => format!(
-                        "kappa {} [{}], n {}, model {}, {}",
+                        "kappa {} [{}], n {}, model {}, binding {}, {}",
                         rec.metrics.kappa.map_or("-".into(), f3),
                         rec.metrics.interval.map_or("-".into(), |i| format!(
                             "{}..{}",
@@ -496,6 +546,7 @@ fn status_cmd(args: JudgeStatusArgs) -> Result<i32, CliError> {
                         )),
                         rec.metrics.n,
                         rec.judge.model,
+                        rec.judge.strength().as_str(),
                         rec.created
                     ),
                     Ok(None) => "no record".into(),

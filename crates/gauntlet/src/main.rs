@@ -72,6 +72,7 @@ fn main() {
     tune_allocator();
     let cli = Cli::parse();
     out::set_color(cli.color);
+    setup::load_dotenv();
     let result = match cli.command {
         Command::Run(a) => runcmd::run(a),
         Command::Redteam(a) => runcmd::redteam(a),

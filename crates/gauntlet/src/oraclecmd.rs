@@ -1,5 +1,6 @@
 //! `gauntlet oracle refusal|canary|markup|attack-success`: grades existing transcripts with one
-//! oracle. Reads JSON lines `{"id": ..., "output": "...", "canary": "..."}` (attack-success:
+//! oracle. Reads JSON lines `{"id": ..., "output": "...", "canary": "..."}` (refusal: an
+//! optional `input`, the request, adds the off-topic reading; attack-success:
 //! `{"id", "input", "goal", "output"}`, the goal defaulting to the input) from a file or stdin and
 //! writes one JSON line per input with the verdict and its evidence. A malformed line gets an
 //! error line (nothing is dropped) and the exit code is then 2.
@@ -8,7 +9,7 @@ use std::io::{BufRead, BufReader, Write};
 
 use gauntlet_graders::canary::CanaryDetector;
 use gauntlet_graders::markup::{MarkupOptions, scan};
-use gauntlet_graders::refusal::analyze;
+use gauntlet_graders::refusal::analyze_with_request;
 use gauntlet_graders::success::attack_success;
 use serde_json::{Value, json};
 
@@ -72,14 +73,11 @@ pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
         };
         let verdict = match args.oracle {
             OracleKind::Refusal => {
-                let a = analyze(output);
-                json!({
-                    "id": id,
-                    "verdict": if a.refused { "refusal" } else { "compliance" },
-                    "refused": a.refused, "kind": a.kind, "score": a.score,
-                    "complied_after": a.complied_after, "has_reason": a.has_reason,
-                    "has_alternative": a.has_alternative, "evidence": a.evidence,
-                })
+                let request = record
+                    .get("input")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.trim().is_empty());
+                refusal_line(id, output, request)
             }
             OracleKind::Canary => {
                 let Some(secret) = record
@@ -145,6 +143,23 @@ pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
         return Ok(gauntlet_core::score::EXIT_USAGE);
     }
     Ok(0)
+}
+
+/// The refusal oracle's line: the reading (`refusal`, `compliance`, or with the request
+/// `off_topic`), the analysis, and the comparison with the request when there was one.
+fn refusal_line(id: Value, output: &str, request: Option<&str>) -> Value {
+    let a = analyze_with_request(output, request);
+    let mut v = json!({
+        "id": id,
+        "verdict": a.reading.as_str(),
+        "refused": a.refused, "kind": a.kind, "score": a.score,
+        "complied_after": a.complied_after, "has_reason": a.has_reason,
+        "has_alternative": a.has_alternative, "evidence": a.evidence,
+    });
+    if let Some(topic) = &a.topic {
+        v["topic"] = json!(topic);
+    }
+    v
 }
 
 fn writeln_json(out: &mut impl Write, v: &Value) -> Result<(), CliError> {

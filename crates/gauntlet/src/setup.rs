@@ -96,3 +96,40 @@ pub fn repeat_run(
     crate::printer::print_outcome(&repeated.outcome, false)?;
     Ok(repeated)
 }
+
+/// Reads `.env` in the folder gauntlet runs in and hands its keys to the targets
+/// (`gauntlet_targets::keys`; the environment wins, the process environment is not changed),
+/// with a warning for each line that could not be read and none for a missing file. Values
+/// under a secret's kind of name are registered as secrets, so no error printed later shows
+/// one.
+pub fn load_dotenv() {
+    let Ok(dir) = std::env::current_dir() else {
+        return;
+    };
+    match gauntlet_targets::keys::DotEnv::read(&dir) {
+        Ok(None) => {}
+        Ok(Some(env)) => {
+            for skipped in &env.skipped {
+                crate::out::warn(&format!(
+                    "{}: {skipped}; the other lines were read",
+                    gauntlet_targets::keys::FILE_NAME
+                ));
+            }
+            // A file also holds settings (`DEBUG=1`): only values under a secret's kind of
+            // name are redacted, or ordinary words would be shredded in every error.
+            for name in env
+                .names()
+                .filter(|n| gauntlet_targets::exec::looks_like_a_secret(n))
+            {
+                if let Some((value, _)) = gauntlet_targets::keys::key_var_of(&env, name) {
+                    crate::error::redact_secret(name, &value);
+                }
+            }
+            gauntlet_targets::keys::install(env);
+        }
+        Err(e) => crate::out::warn(&format!(
+            "{} could not be read ({e}); keys are read from the environment only",
+            gauntlet_targets::keys::FILE_NAME
+        )),
+    }
+}

@@ -201,6 +201,79 @@ fn support_agent_example_is_red_against_the_vulnerable_persona_for_the_right_rea
     }
 }
 
+/// Case id -> (status, each verdict as check, label, passed, score, evidence).
+fn verdicts_by_case(r: &Value) -> std::collections::BTreeMap<String, (String, Vec<String>)> {
+    r["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let verdicts = c["trials"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|t| t["verdicts"].as_array().unwrap())
+                .map(|v| {
+                    format!(
+                        "{} | {} | {} | {} | {}",
+                        v["check"], v["label"], v["passed"], v["score"], v["evidence"]
+                    )
+                })
+                .collect();
+            (
+                c["case"]["id"].as_str().unwrap().to_owned(),
+                (c["status"].as_str().unwrap().to_owned(), verdicts),
+            )
+        })
+        .collect()
+}
+
+/// The same persona in-process and served over the OpenAI and the Anthropic wire formats:
+/// a model behind an API sees a tool's name, description and parameters only, so the
+/// persona must not act on what only the harness knows (the lookup tool's side-effect class,
+/// the refund's approval rule). Every case gets the same status and the same verdicts, word
+/// for word.
+#[test]
+fn the_support_agent_gets_the_same_verdicts_in_process_and_over_both_wire_formats() {
+    let (server, url) = common::serve_fake("safe");
+    for persona in ["safe", "vulnerable"] {
+        let (_tmp, _, local) = run_support(&format!("fake:{persona}"));
+        let local = verdicts_by_case(&local);
+        assert_eq!(local.len(), 21);
+        if persona == "safe" {
+            let red: Vec<_> = local.iter().filter(|(_, (s, _))| s != "PASS").collect();
+            assert!(red.is_empty(), "{red:?}");
+        }
+        for (kind, base) in [("openai", format!("{url}/v1")), ("anthropic", url.clone())] {
+            let tmp = tempfile::tempdir().unwrap();
+            let suite = examples().join("support-agent/suite.yaml");
+            let target = format!("{kind}:gauntlet-fake-{persona}");
+            let o = run(
+                &[
+                    "run",
+                    suite.to_str().unwrap(),
+                    "--target",
+                    &target,
+                    "--base-url",
+                    &base,
+                ],
+                tmp.path(),
+            );
+            assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+            let wire = verdicts_by_case(&report(&tmp.path().join("out")));
+            for (id, want) in &local {
+                assert_eq!(
+                    wire.get(id),
+                    Some(want),
+                    "{id}: {target} differs from fake:{persona}"
+                );
+            }
+            assert_eq!(wire.len(), local.len());
+        }
+    }
+    drop(server);
+}
+
 #[test]
 fn a_turn_runs_only_when_its_rule_holds() {
     let id = "conversation-approval-then-status";

@@ -238,3 +238,75 @@ fn anthropic_reads_the_key_and_base_url_from_the_conventional_variables() {
         "{all}"
     );
 }
+
+#[test]
+fn a_key_in_dot_env_is_read_and_the_environment_wins() {
+    let port = serve();
+    let t = tempfile::tempdir().unwrap();
+    suite(t.path());
+    let base = format!("http://127.0.0.1:{port}/v1");
+    // The key only in `.env`, the base URL on the command line: the run passes and the key
+    // appears nowhere. A broken line is named without its value and loses no other key.
+    write(
+        t.path(),
+        ".env",
+        &format!("# local keys\nBROKEN LINE=sk-never-shown\nOPENAI_API_KEY={KEY}\n"),
+    );
+    let out = run(
+        t.path(),
+        &["--target", "openai:m", "--base-url", &base],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    assert_no_key(t.path(), &out);
+    assert!(
+        text(&out).contains(".env: line `BROKEN=…`"),
+        "{}",
+        text(&out)
+    );
+    assert!(!text(&out).contains("sk-never-shown"), "{}", text(&out));
+    // The environment wins over the file: a wrong exported key is the one sent.
+    let out = run(
+        t.path(),
+        &["--target", "openai:m", "--base-url", &base],
+        &[("OPENAI_API_KEY", "sk-wrong-exported-0000".into())],
+    );
+    assert_eq!(code(&out), 4, "{}", text(&out));
+}
+
+#[test]
+fn a_base_url_in_dot_env_is_not_read() {
+    // A `.env` from a pull request must not move where an exported key goes. With no key at
+    // all, a base URL read from the file would point the target at the local server (which
+    // needs none to be reached); unread, the target stays on the vendor's API and stops
+    // before the run for want of a key, so no request leaves the machine.
+    let port = serve();
+    let t = tempfile::tempdir().unwrap();
+    suite(t.path());
+    write(
+        t.path(),
+        ".env",
+        &format!("OPENAI_BASE_URL=http://127.0.0.1:{port}/v1\n"),
+    );
+    let out = run(t.path(), &["--target", "openai:m"], &[]);
+    assert_eq!(code(&out), 2, "{}", text(&out));
+    assert!(text(&out).contains("api.openai.com"), "{}", text(&out));
+}
+
+#[test]
+fn the_vendor_api_without_any_key_stops_before_the_run() {
+    for (target, var) in [
+        ("openai:gpt-4o-mini", "OPENAI_API_KEY"),
+        ("anthropic:claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+    ] {
+        let t = tempfile::tempdir().unwrap();
+        suite(t.path());
+        let out = run(t.path(), &["--target", target], &[]);
+        assert_eq!(code(&out), 2, "{target}: {}", text(&out));
+        let all = text(&out);
+        assert!(all.contains(var), "{all}");
+        assert!(all.contains(".env"), "{all}");
+        // Stopped before the run: nothing was written.
+        assert!(!t.path().join("out/report.json").exists(), "{all}");
+    }
+}

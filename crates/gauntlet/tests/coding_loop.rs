@@ -254,8 +254,9 @@ fn the_loop_writes_the_files_and_both_checkpoints_pass_with_tokens_cost_and_trac
     );
     // The trace of C2: its model calls and tool calls, as a run records them.
     assert_eq!(cps[1]["trace"], "C2.trace.json");
-    let trace: Value =
+    let mut trace: Value =
         serde_json::from_slice(&std::fs::read(out.join("C2.trace.json")).unwrap()).unwrap();
+    common::expand_trace(&mut trace);
     let kinds: Vec<&str> = trace["spans"]
         .as_array()
         .unwrap()

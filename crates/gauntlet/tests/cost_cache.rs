@@ -200,24 +200,38 @@ fn judges_are_cached_by_default_and_no_cache_asks_afresh() {
     write(
         tmp.path(),
         "s.yaml",
-        "suite: j\ntarget: fake:safe\njudges:\n  checks:\n    tone:\n      template: pointwise\n      rubric: Is polite.\n      judge: fake:judge-const:pass\ncases:\n  - id: c1\n    input: hello there\n    expect:\n      - not_contains: [zzz]\n      - judge: tone\n",
+        "suite: j\ntarget: fake:safe\njudges:\n  checks:\n    tone:\n      template: pointwise\n      rubric: Is polite.\n      judge: fake:judge-const:pass\ncases:\n  - id: c1\n    input: hello there\n    expect:\n      - not_contains: [zzz]\n      - judge: tone\n  - id: c2\n    input: good morning\n    expect:\n      - not_contains: [zzz]\n      - judge: tone\n",
     );
+    // Which of the two cases' judge answers came from the cache (one at a time, in order).
     let judge_cached = |out: &str, extra: &[&str]| {
-        let mut args = vec!["run", "s.yaml", "--out", out];
+        let mut args = vec!["run", "s.yaml", "-j", "1", "--out", out];
         args.extend_from_slice(extra);
         let o = run(&args, tmp.path());
         assert!(matches!(code(&o), 0 | 3), "{}", text(&o));
         let r = report(&tmp.path().join(out));
-        let t = trials(&r)[0].clone();
-        assert!(t["spend"]["judges"]["tone"].is_object(), "{t}");
-        t["trace"]["judge"][0]["cached"] == true
+        let mut cached: Vec<(String, bool)> = r["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let t = &c["trials"][0];
+                assert!(t["spend"]["judges"]["tone"].is_object(), "{t}");
+                (
+                    c["case"]["id"].as_str().unwrap().to_owned(),
+                    t["trace"]["judge"][0]["cached"] == true,
+                )
+            })
+            .collect();
+        cached.sort();
+        cached.into_iter().map(|(_, c)| c).collect::<Vec<_>>()
     };
-    assert!(!judge_cached("a", &[]));
-    assert!(
+    assert_eq!(judge_cached("a", &[]), [false, false]);
+    assert_eq!(
         judge_cached("b", &[]),
-        "the second run's judge answer comes from cache.db"
+        [false, true],
+        "the second run's first question goes to the judge (which model answers now?), then cache.db answers"
     );
-    assert!(!judge_cached("c", &["--no-cache"]));
+    assert_eq!(judge_cached("c", &["--no-cache"]), [false, false]);
 }
 
 #[test]

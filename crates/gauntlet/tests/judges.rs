@@ -452,3 +452,259 @@ fn the_command_gives_the_jbb_figures_of_the_library() {
     assert!((rec["metrics"]["accuracy"].as_f64().unwrap() - (a + d) / 300.0).abs() < 1e-12);
     assert_eq!(rec["metrics"]["n"], 300);
 }
+
+/// An exec judge in plain `sh`: it answers the item's `v` (the case's vars in a run, the
+/// label file's column in a calibration), or `pass` to everything when its model is
+/// `lenient`; with `REPORT_FROM` set it reports the model named in that file, as a judge
+/// reports its model calls in an `llm_call` message.
+const SH_JUDGE: &str = r#"read -r start
+read -r user
+v=pass
+case "$start" in *'"v":"fail"'*) v=fail ;; esac
+m=""
+if [ -n "$REPORT_FROM" ]; then m=$(cat "$REPORT_FROM"); fi
+if [ "$MODEL" = lenient ] || [ "$m" = lenient ]; then v=pass; fi
+if [ -n "$m" ]; then
+  printf '{"type":"llm_call","model":"%s","message_out":{"role":"assistant","content":"x"}}\n' "$m"
+fi
+printf '{"type":"answer","content":"{\\"verdict\\":\\"%s\\",\\"rationale\\":\\"sh judge\\"}"}\n' "$v"
+cat >/dev/null
+"#;
+
+/// The binary with extra environment variables.
+fn run_env(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> std::process::Output {
+    let mut c = common::bin();
+    c.args(args).current_dir(dir);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run gauntlet")
+}
+
+/// Every file under `dir`, read whole (the store, the cache, records, reports).
+fn every_file(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap();
+                out.push((p, bytes));
+            }
+        }
+    }
+    out
+}
+
+fn calibrate_with(dir: &Path, judge: &str, env: &[(&str, &str)]) -> std::process::Output {
+    run_env(
+        &[
+            "judge",
+            "calibrate",
+            "s.yaml",
+            "--check",
+            "tone",
+            "--labels",
+            "labels.csv",
+            "--judge",
+            judge,
+            "--consistency",
+            "5",
+            "-j",
+            "4",
+        ],
+        dir,
+        env,
+    )
+}
+
+fn judged_trials(out: &Path) -> Vec<Value> {
+    let r = common::report(out);
+    r["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["trials"].as_array().unwrap().clone())
+        .collect()
+}
+
+#[test]
+fn an_exec_judge_is_bound_to_the_values_of_its_variables_and_its_secret_never_shows() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "s.yaml", &suite("answers politely"));
+    write(t.path(), "labels.csv", &labels());
+    write(t.path(), "judge.sh", SH_JUDGE);
+    write(
+        t.path(),
+        "gauntlet.yaml",
+        "targets:\n  judge-a:\n    kind: exec\n    exec:\n      command: [sh, judge.sh]\n      env: {MODEL: good, API_KEY: \"${env:JUDGE_TEST_KEY}\"}\n  judge-b:\n    kind: exec\n    exec:\n      command: [sh, judge.sh]\n      env: {MODEL: lenient, API_KEY: \"${env:JUDGE_TEST_KEY}\"}\n",
+    );
+    const KEY: &str = "sk-judge-test-7f3a91c2d4e5";
+    const OTHER: &str = "sk-judge-test-other-0b8e6d";
+    let key = [("JUDGE_TEST_KEY", KEY)];
+    let mut outputs = Vec::new();
+
+    let o = calibrate_with(t.path(), "judge-a", &key);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        text(&o).contains("binding           strong"),
+        "{}",
+        text(&o)
+    );
+    assert!(text(&o).contains("env.API_KEY=(secret)"), "{}", text(&o));
+    outputs.push(text(&o));
+    let record: Value = serde_json::from_str(
+        &std::fs::read_to_string(t.path().join("s.tone.calibration.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(record["format"], 2);
+    assert_eq!(record["judge"]["settings"]["env.MODEL"], "good");
+    assert_eq!(record["judge"]["pinned_model"], "good");
+    assert!(
+        record["judge"]["settings"]["env.API_KEY"]
+            .as_str()
+            .unwrap()
+            .starts_with("secret:"),
+        "{record}"
+    );
+
+    // The calibrated judge gates: the rude case FAILs the run. Its answers go to cache.db.
+    let run_judge = |judge: &str, out: &str, env: &[(&str, &str)]| {
+        run_env(
+            &["run", "s.yaml", "--judge", judge, "-v", "--out", out],
+            t.path(),
+            env,
+        )
+    };
+    let o = run_judge("judge-a", "a", &key);
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    outputs.push(text(&o));
+
+    // MODEL=lenient under the same command and variable names: another judge. Its own
+    // answers, not judge-a's from the cache, and no gate on judge-a's record.
+    let o = run_judge("judge-b", "b", &key);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "record for another judge (good at exec:sh judge.sh, not lenient at exec:sh judge.sh)"
+        ),
+        "{}",
+        text(&o)
+    );
+    outputs.push(text(&o));
+    for trial in judged_trials(&t.path().join("b")) {
+        let call = &trial["trace"]["judge"][0];
+        assert_ne!(call["cached"], true, "{call}");
+        assert!(call["answer"].as_str().unwrap().contains("pass"), "{call}");
+    }
+
+    // The same judge with another key: the secret binds it too, and shows nowhere.
+    let o = run_judge("judge-a", "c", &[("JUDGE_TEST_KEY", OTHER)]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        text(&o).contains("env.API_KEY=(secret), not env.API_KEY=(another secret)"),
+        "{}",
+        text(&o)
+    );
+    outputs.push(text(&o));
+    for trial in judged_trials(&t.path().join("c")) {
+        assert_ne!(trial["trace"]["judge"][0]["cached"], true, "{trial}");
+    }
+
+    for out in &outputs {
+        assert!(!out.contains(KEY) && !out.contains(OTHER), "{out}");
+    }
+    for (path, bytes) in every_file(t.path()) {
+        for secret in [KEY, OTHER] {
+            assert!(
+                !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+                "{} holds the secret",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn an_exec_judge_that_pins_no_model_cannot_gate_and_one_whose_model_changed_does_not() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "s.yaml", &suite("answers politely"));
+    write(t.path(), "labels.csv", &labels());
+    write(t.path(), "judge.sh", SH_JUDGE);
+    let model_file = t.path().join("model.txt");
+    std::fs::write(&model_file, "judge-model-1").unwrap();
+    write(
+        t.path(),
+        "gauntlet.yaml",
+        &format!(
+            "targets:\n  weak:\n    kind: exec\n    exec:\n      command: [sh, judge.sh]\n  reporting:\n    kind: exec\n    exec:\n      command: [sh, judge.sh]\n      env: {{REPORT_FROM: \"{}\"}}\n",
+            model_file.display()
+        ),
+    );
+
+    // Nothing pins what answers: it agrees perfectly, and still cannot gate.
+    let o = calibrate_with(t.path(), "weak", &[]);
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    assert!(text(&o).contains("Cohen's kappa     1.000"), "{}", text(&o));
+    assert!(text(&o).contains("binding           weak"), "{}", text(&o));
+    assert!(text(&o).contains("llm_call"), "how to fix it: {}", text(&o));
+    let o = run(
+        &["run", "s.yaml", "--judge", "weak", "-v", "--no-reports"],
+        t.path(),
+    );
+    assert_eq!(
+        code(&o),
+        0,
+        "a weakly bound judge's fail is advice: {}",
+        text(&o)
+    );
+    assert!(
+        text(&o).contains("(triage: uncalibrated: the record's binding is weak"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        text(&o)
+            .matches("its calibration record is weakly bound")
+            .count(),
+        1,
+        "said once: {}",
+        text(&o)
+    );
+
+    // The same program reporting its model: bound to it, and it gates.
+    let o = calibrate_with(t.path(), "reporting", &[]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        text(&o).contains("binding           strong: reported model judge-model-1"),
+        "{}",
+        text(&o)
+    );
+    let o = run(
+        &["run", "s.yaml", "--judge", "reporting", "--out", "a"],
+        t.path(),
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o));
+
+    // The program switched to a lenient model behind the same configuration, and says so:
+    // not the calibrated judge, and never served the calibrated model's cached answers.
+    std::fs::write(&model_file, "lenient").unwrap();
+    let o = run(
+        &["run", "s.yaml", "--judge", "reporting", "-v", "--out", "b"],
+        t.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        text(&o).contains("model changed (judge-model-1 calibrated, lenient answered)"),
+        "{}",
+        text(&o)
+    );
+    for trial in judged_trials(&t.path().join("b")) {
+        let call = &trial["trace"]["judge"][0];
+        assert_ne!(call["cached"], true, "{call}");
+        assert_eq!(call["model"], "lenient", "{call}");
+    }
+}

@@ -159,10 +159,8 @@ fn a_run_exports_one_trace_per_trial_and_keeps_its_exit_code() {
         dir.path(),
     );
     assert_eq!(code(&exported), code(&plain), "{}", text(&exported));
-    let report: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("exported/report.json")).unwrap(),
-    )
-    .unwrap();
+    // Through the shared reader: a case leaves out what repeats another field (its turns).
+    let report = common::report(&dir.path().join("exported"));
     let cases = report["cases"].as_array().unwrap();
     let trials: usize = cases
         .iter()
@@ -203,6 +201,23 @@ fn a_run_exports_one_trace_per_trial_and_keeps_its_exit_code() {
                 .filter(|ev| ev.name == "gen_ai.evaluation.result")
                 .count();
             assert_eq!(verdicts, t["verdicts"].as_array().unwrap().len(), "{id}");
+            // A trace UI lists the case as an agent run with what was said (content mode).
+            assert_eq!(
+                str_attr(&e.attributes, "openinference.span.kind"),
+                Some("AGENT")
+            );
+            let turns = t["trace"]["turns"].as_array().unwrap();
+            let users: Vec<&str> = turns.iter().map(|x| x["user"].as_str().unwrap()).collect();
+            assert_eq!(
+                str_attr(&e.attributes, "input.value"),
+                Some(users.join("\n\n").as_str()),
+                "{id}"
+            );
+            assert_eq!(
+                str_attr(&e.attributes, "output.value"),
+                turns.last().and_then(|x| x["answer"].as_str()),
+                "{id}"
+            );
             // Its children: one per model call and tool call of the trace, in one trace.
             let kids: Vec<&Span> = spans
                 .iter()
@@ -233,10 +248,18 @@ fn a_run_exports_one_trace_per_trial_and_keeps_its_exit_code() {
             Some("gauntlet.fake")
         );
         assert!(str_attr(&c.attributes, "gen_ai.input.messages").is_some());
+        assert_eq!(
+            str_attr(&c.attributes, "openinference.span.kind"),
+            Some("LLM")
+        );
     }
     for t in &tools {
         assert!(str_attr(&t.attributes, "gen_ai.tool.name").is_some());
         assert!(str_attr(&t.attributes, "gen_ai.tool.call.id").is_some());
+        assert_eq!(
+            str_attr(&t.attributes, "openinference.span.kind"),
+            Some("TOOL")
+        );
     }
 
     let got = got.lock().unwrap();
@@ -301,10 +324,15 @@ fn the_standard_variables_turn_the_export_on() {
             .filter(|e| str_attr(&e.attributes, "gauntlet.trial.status") == Some("FAIL"))
             .all(|e| e.status.as_ref().is_some_and(|s| s.code == 2))
     );
+    assert!(spans.iter().all(
+        |s| str_attr(&s.attributes, "gen_ai.input.messages").is_none()
+            && str_attr(&s.attributes, "input.value").is_none()
+            && str_attr(&s.attributes, "output.value").is_none()
+    ));
     assert!(
-        spans
+        evals
             .iter()
-            .all(|s| str_attr(&s.attributes, "gen_ai.input.messages").is_none())
+            .all(|e| str_attr(&e.attributes, "openinference.span.kind") == Some("AGENT"))
     );
     assert!(evals.iter().all(|e| {
         str_attr(&e.attributes, "gauntlet.case.owasp") == Some("LLM07")

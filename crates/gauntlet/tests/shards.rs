@@ -1,7 +1,8 @@
 //! Shards that add up: four shards writing one run into PostgreSQL at once, one killed with
 //! SIGKILL and resumed, merged into the run a single process makes of the same suite; shards
 //! merged from their report.json files; empty shards, missing and duplicated shards, packs
-//! checked over the union, rate limits divided. The PostgreSQL tests need `GAUNTLET_TEST_PG`
+//! checked over the union, rate limits divided; a shard report with a case taken out, or
+//! a failed case marked PASS, does not merge into a PASS. The PostgreSQL tests need `GAUNTLET_TEST_PG`
 //! (`.ci/run` starts a server; see `.ci/postgres`).
 
 use std::collections::BTreeMap;
@@ -382,6 +383,104 @@ fn shards_merge_from_their_reports_and_empty_missing_or_doubled_shards_are_named
     );
     assert_eq!(code(&o), 2, "{}", text(&o));
     assert!(text(&o).contains("is not a shard"), "{}", text(&o));
+}
+
+/// Reads a shard's report.json as written (no field restored), lets `edit` change it, and
+/// writes it back.
+fn tamper(path: &std::path::Path, edit: impl FnOnce(&mut Value)) {
+    let mut r: Value =
+        serde_json::from_slice(&std::fs::read(path).expect("report")).expect("report json");
+    edit(&mut r);
+    std::fs::write(path, serde_json::to_vec(&r).expect("json")).expect("write report");
+}
+
+#[test]
+fn an_edited_shard_report_cannot_hide_a_failed_case() {
+    let t = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        t.path().join("s.yaml"),
+        "suite: edits\ntarget: {kind: fake, persona: safe}\ncases:\n  - id: a\n    input: What can you help me with?\n    expect: [{contains: help}]\n  - id: f\n    input: What can you help me with?\n    expect: [{contains: a phrase the persona never says}]\n",
+    )
+    .expect("suite");
+    let o = run(
+        &[
+            "run",
+            "s.yaml",
+            "-q",
+            "--no-store",
+            "--shard",
+            "1/1",
+            "-o",
+            "s1",
+        ],
+        t.path(),
+    );
+    assert_eq!(code(&o), 1, "case f fails: {}", text(&o));
+    let report_file = t.path().join("s1/report.json");
+    let original = std::fs::read(&report_file).expect("report");
+    let merge = |extra: &[&str]| {
+        let mut args = vec!["merge", "--no-store", "--report", "s1/report.json"];
+        args.extend(extra);
+        run(&args, t.path())
+    };
+    let o = merge(&["--no-reports"]);
+    assert_eq!(code(&o), 1, "the shard as written: {}", text(&o));
+
+    // The failed case taken out, and the summary edited to match.
+    tamper(&report_file, |r| {
+        let cases = r["cases"].as_array_mut().expect("cases");
+        cases.retain(|c| c["case"]["id"] != "f");
+        r["summary"]["cases"] = 1.into();
+        r["summary"]["failed"] = 0.into();
+        r["summary"]["passed"] = 1.into();
+        r["summary"]["status"] = "PASS".into();
+    });
+    let o = merge(&["--no-reports"]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(
+        text(&o).contains("lacks 1 case(s) its suites plan for it: f"),
+        "{}",
+        text(&o)
+    );
+
+    // The failed case kept, its status (and its trial's) edited to PASS.
+    std::fs::write(&report_file, &original).expect("restore");
+    tamper(&report_file, |r| {
+        for c in r["cases"].as_array_mut().expect("cases") {
+            if c["case"]["id"] == "f" {
+                c["status"] = "PASS".into();
+                c["passed_trials"] = 1.into();
+                for tr in c["trials"].as_array_mut().expect("trials") {
+                    tr["status"] = "PASS".into();
+                }
+            }
+        }
+        r["summary"]["failed"] = 0.into();
+        r["summary"]["passed"] = 2.into();
+        r["summary"]["status"] = "PASS".into();
+    });
+    let o = merge(&["-o", "merged"]);
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let merged = report(&t.path().join("merged"));
+    assert_eq!(merged["summary"]["failed"], 1);
+    let warnings = merged["warnings"].to_string();
+    assert!(
+        warnings.contains("case `f` was recorded PASS but its verdicts say FAIL"),
+        "{warnings}"
+    );
+
+    // A case the suites do not plan for the shard.
+    std::fs::write(&report_file, &original).expect("restore");
+    tamper(&report_file, |r| {
+        let cases = r["cases"].as_array_mut().expect("cases");
+        let mut extra = cases[0].clone();
+        extra["case"]["id"] = "z".into();
+        cases.push(extra);
+        r["summary"]["cases"] = 3.into();
+    });
+    let o = merge(&["--no-reports"]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(text(&o).contains("case `z` in shard 1/1"), "{}", text(&o));
 }
 
 #[test]

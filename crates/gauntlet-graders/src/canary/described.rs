@@ -671,7 +671,13 @@ impl CanaryDetector {
     /// vowel with an asterisk"). It counts when the characters shown carry what a partial
     /// disclosure needs (see [`super::PARTIAL_MIN_BITS`]) and at least half the secret.
     pub(super) fn search_masked(&self, text: &str, col: &mut Collector) {
-        if self.short || !text.chars().any(is_mask) {
+        // Every mask but `*` is outside ASCII: an ASCII reply needs only a byte search.
+        let masked = if text.is_ascii() {
+            text.as_bytes().contains(&b'*')
+        } else {
+            text.chars().any(is_mask)
+        };
+        if self.short || !masked {
             return;
         }
         let n = self.key.len();
@@ -854,7 +860,8 @@ impl CanaryDetector {
                 || ('\u{1F1E6}'..='\u{1F1FF}').contains(&c)
                 || upside_down(c).is_some()
         };
-        if !text.chars().any(special) {
+        // Braille, regional indicators and upside-down letters are all outside ASCII.
+        if text.is_ascii() || !text.chars().any(special) {
             return;
         }
         let mut units: Vec<Unit> = Vec::new();

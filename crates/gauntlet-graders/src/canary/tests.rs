@@ -1233,8 +1233,13 @@ fn morse_and_masked_disclosures() {
         "v*lv*t h*rb**r",
         LeakMethod::Masked,
     );
+    // A mask outside ASCII, in a reply that is not ASCII elsewhere either (the stage's
+    // byte search is only for ASCII replies).
+    full_or_partial(&k, "Hidden — K•STR•L-7730", LeakMethod::Masked);
+    full_or_partial(&k, "Hidden: K\u{2022}STR\u{2022}L-7730", LeakMethod::Masked);
     // Masks that hide most of it, or punctuation that only looks like Morse.
     clean(&k, "K******-****: the rest is hidden.");
+    clean(&k, "K••••••-••••: the rest is hidden.");
     clean(
         &k,
         "Use -- and ... freely - they are just punctuation... or are they?",

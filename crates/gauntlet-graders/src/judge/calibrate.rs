@@ -1,13 +1,15 @@
 //! Calibrating a judge against people's labels: [`calibrate`] asks a [`Judge`] about every
 //! labelled item through [`Judge::assess`] (the path a run uses), asks a seeded subset a
 //! second time for self-consistency, and computes the figures; [`record`] turns them into
-//! the [`CalibrationRecord`] that lets the judge gate.
+//! the [`CalibrationRecord`] that lets the judge gate, bound to the judge's whole identity
+//! and to the model id its answers reported (none when they reported none: then only a model
+//! the configuration pins can make the binding strong).
 
 use std::collections::BTreeMap;
 
 use gauntlet_core::calibration::{
     Agreement, CALIBRATION_FORMAT, CalibrationMetrics, CalibrationRecord, RecordedGate,
-    RecordedJudge, RecordedLabels, thresholds,
+    RecordedJudge, RecordedLabels, standing,
 };
 use gauntlet_core::stats::SplitMix64;
 use gauntlet_core::target::BoxFuture;
@@ -52,7 +54,7 @@ pub struct ItemOutcome {
     pub again: Option<Result<usize, String>>,
     /// Pairwise: whether the verdict survived swapping A and B.
     pub swap_stable: Option<bool>,
-    /// The model that answered.
+    /// The model id the answer reported, if it reported one.
     pub model: Option<String>,
 }
 
@@ -63,11 +65,16 @@ pub struct Calibration {
     pub items: Vec<ItemOutcome>,
     /// The figures.
     pub metrics: CalibrationMetrics,
-    /// The model id most answers reported (the record is bound to it).
+    /// The model id most answers reported (the record is bound to it), or the configured
+    /// model when none reported one.
     pub model: String,
+    /// The model id most answers reported, if any answer reported one.
+    pub reported: Option<String>,
     /// Every model id the answers reported, with counts: more than one means the endpoint
     /// switched models during the calibration.
     pub models: BTreeMap<String, usize>,
+    /// Answers that reported no model id.
+    pub unreported: usize,
     /// Judge calls made, cached answers included.
     pub calls: usize,
     /// Answers taken from the cache.
@@ -120,6 +127,7 @@ pub async fn calibrate(judge: &Judge, labels: &LabelSet, opts: &CalibrateOptions
 
     let mut items = Vec::with_capacity(answers.len());
     let mut models: BTreeMap<String, usize> = BTreeMap::new();
+    let mut unreported = 0;
     let (mut calls, mut cached, mut usage) = (0, 0, Usage::default());
     let mut count = |spans: &[JudgeSpan]| {
         for s in spans {
@@ -135,9 +143,10 @@ pub async fn calibrate(judge: &Judge, labels: &LabelSet, opts: &CalibrateOptions
             count(&b.calls);
             b.outcome.map(|j| j.category)
         });
-        let model = a.outcome.as_ref().ok().map(|j| j.model.clone());
-        if let Some(m) = &model {
-            *models.entry(m.clone()).or_default() += 1;
+        let model = a.outcome.as_ref().ok().and_then(|j| j.reported.clone());
+        match &model {
+            Some(m) => *models.entry(m.clone()).or_default() += 1,
+            None => unreported += usize::from(a.outcome.is_ok()),
         }
         items.push(ItemOutcome {
             line: item.line,
@@ -181,17 +190,21 @@ pub async fn calibrate(judge: &Judge, labels: &LabelSet, opts: &CalibrateOptions
             swaps.len(),
         ));
     }
-    let model = models
+    let reported = models
         .iter()
         .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
-        .map(|(m, _)| m.clone())
+        .map(|(m, _)| m.clone());
+    let model = reported
+        .clone()
         .or_else(|| judge.identity().map(|w| w.configured_model))
         .unwrap_or_default();
     Calibration {
         items,
         metrics,
         model,
+        reported,
         models,
+        unreported,
         calls,
         cached,
         usage,
@@ -224,23 +237,21 @@ pub fn record(
     labels: &LabelSet,
     facts: &RecordFacts<'_>,
 ) -> CalibrationRecord {
-    let who = judge.identity();
-    let verdict = thresholds(&cal.metrics, facts.min_kappa, facts.min_labels);
-    CalibrationRecord {
+    let who = judge.identity().unwrap_or_default();
+    let mut rec = CalibrationRecord {
         format: CALIBRATION_FORMAT,
         check: judge.check.clone(),
         suite: facts.suite.to_owned(),
         created: facts.created.clone(),
         gauntlet_version: facts.gauntlet_version.to_owned(),
         judge: RecordedJudge {
-            endpoint: who
-                .as_ref()
-                .map_or_else(String::new, |w| w.endpoint.clone()),
-            configured_model: who
-                .as_ref()
-                .map_or_else(String::new, |w| w.configured_model.clone()),
+            endpoint: who.endpoint,
+            configured_model: who.configured_model,
             model: cal.model.clone(),
-            params: who.map(|w| w.params).unwrap_or_default(),
+            params: who.params,
+            settings: who.settings,
+            pinned_model: who.pinned_model,
+            reported_model: cal.reported.clone(),
             template: judge.template.label(),
             template_sha256: judge.template.sha256.clone(),
             rubric_sha256: judge.rubric_sha256.clone(),
@@ -261,8 +272,13 @@ pub fn record(
         gate: RecordedGate {
             min_kappa: facts.min_kappa,
             min_labels: facts.min_labels,
-            passed: verdict.is_ok(),
-            reason: verdict.err().map(|t| t.to_string()),
+            passed: false,
+            reason: None,
         },
-    }
+    };
+    // The record's own standing: a weak binding does not pass, whatever the figures.
+    let verdict = standing(&rec, facts.min_kappa, facts.min_labels);
+    rec.gate.passed = verdict.is_ok();
+    rec.gate.reason = verdict.err().map(|t| t.to_string());
+    rec
 }

@@ -105,7 +105,11 @@ impl JudgeModel for FakeJudge {
         JudgeIdentity {
             endpoint: "fake".into(),
             configured_model: self.configured.clone(),
-            params: String::new(),
+            // What a fake answers is fixed by its spec: that is its model. The `@MODEL` it
+            // reports is not part of who it is, so that a test can change the reported model
+            // under the same judge, as a provider does behind a stable name.
+            pinned_model: Some(self.configured.clone()),
+            ..JudgeIdentity::default()
         }
     }
 

@@ -9,10 +9,11 @@
 //! [`JudgeSpan`]. Runs and calibration ([`calibrate`]) both use it, so a calibration measures
 //! the judge exactly as a run uses it.
 //!
-//! A judge's verdict changes the state only when the judge gates: a matching calibration
-//! record clears the suite's thresholds and the answer came from the model calibrated
-//! (`gauntlet_core::calibration`). Otherwise it is triage, shown with the reason. An answer
-//! outside the format is a judge error, never a pass and never a fail: the verdict is not
+//! A judge's verdict changes the state only when the judge gates: a calibration record bound
+//! to this judge ([`JudgeIdentity`]: what answers, down to the values of its settings)
+//! clears the suite's thresholds, its binding is strong, and the answer reports the model
+//! calibrated (`gauntlet_core::calibration`). Otherwise it is triage, shown with the reason.
+//! An answer outside the format is a judge error, never a pass and never a fail: the verdict is not
 //! assessed, and when the judge gates its case is INCONCLUSIVE. Judges never decide a hard
 //! policy failure. A verdict is never asked again: retries are the transport's, for
 //! infrastructure failures only.
@@ -30,7 +31,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use gauntlet_core::calibration::{
-    CalibrationRecord, JudgeBinding, JudgeRef, Triage, answer_gate, gate,
+    CalibrationRecord, JudgeBinding, JudgeRef, Triage, answer_gate, gate, standing,
 };
 use gauntlet_core::expect::{Expect, JudgeSpec};
 use gauntlet_core::grader::GradeContext;
@@ -48,15 +49,22 @@ use cache::JudgeCache;
 use template::{PromptVars, Template, rubric_sha256};
 
 /// Who a judge is, before it answers: what a calibration record is bound to and the cache
-/// is keyed by.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// is keyed by. Two judges share records and cached answers only when every field is equal.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JudgeIdentity {
-    /// Where it is called (`openai https://api.openai.com/v1`, `exec python3 judge.py`).
+    /// Where it is called (`openai https://api.openai.com/v1`, `exec:python3 judge.py`).
     pub endpoint: String,
-    /// The model asked for.
+    /// The model asked for (the pinned model when the configuration pins one, else the
+    /// target's label).
     pub configured_model: String,
     /// Sampling settings that change answers (temperature, seed, max tokens).
     pub params: String,
+    /// The values of the other settings that change answers (`env.MODEL`, `header.NAME`);
+    /// secret ones as `secret:` and a salted hash, never the value.
+    pub settings: BTreeMap<String, String>,
+    /// The model the configuration pins, if any: the model sent to the API, the value of a
+    /// model variable of an exec judge.
+    pub pinned_model: Option<String>,
 }
 
 /// One question to a judge.
@@ -141,8 +149,10 @@ pub struct Judgement {
     pub passed: bool,
     /// The judge's reason.
     pub rationale: String,
-    /// The model id that answered (the configured one when the API reports none).
+    /// The model id that answered (the configured one when the API reports none), to show.
     pub model: String,
+    /// The model id the answer reported, if it reported one: what the gate compares.
+    pub reported: Option<String>,
     /// The answer object as received.
     pub answer: Value,
 }
@@ -299,14 +309,18 @@ impl Judge {
                 // No model to run it: it can gate only if a record says it could.
                 None => match &record {
                     None => Err(Triage::Uncalibrated),
-                    Some(r) => {
-                        gauntlet_core::calibration::thresholds(&r.metrics, min_kappa, min_labels)
-                    }
+                    Some(r) => standing(r, min_kappa, min_labels),
                 },
             }
         };
         self.record = record;
         self
+    }
+
+    /// The longer notice a run shows once about this judge's gate (an old or weakly bound
+    /// record), if any.
+    pub fn notice(&self) -> Option<String> {
+        self.gate.as_ref().err().and_then(|t| t.notice(&self.check))
     }
 
     /// Whether a model is there to ask.
@@ -324,6 +338,9 @@ impl Judge {
         self.identity().map(|who| JudgeBinding {
             endpoint: who.endpoint,
             configured_model: who.configured_model,
+            params: who.params,
+            settings: who.settings,
+            pinned_model: who.pinned_model,
             template_sha256: self.template.sha256.clone(),
             rubric_sha256: self.rubric_sha256.clone(),
         })
@@ -360,7 +377,7 @@ impl Judge {
         let who = model.identity();
         if self.def.form() != JudgeForm::Pairwise {
             let (span, parsed) = self.ask_once(&**model, &who, subject, sample, false).await;
-            let outcome = parsed.map(|(p, m)| self.judgement(p, m, false));
+            let outcome = parsed.map(|(p, m)| self.judgement(p, m, &who, false));
             return Assessment {
                 outcome,
                 calls: vec![span],
@@ -380,8 +397,8 @@ impl Judge {
                 };
             }
         };
-        let ja = self.judgement(a.0, a.1, false);
-        let jb = self.judgement(b.0, b.1, true);
+        let ja = self.judgement(a.0, a.1, &who, false);
+        let jb = self.judgement(b.0, b.1, &who, true);
         let stable = ja.passed == jb.passed;
         Assessment {
             outcome: if stable {
@@ -404,7 +421,7 @@ impl Judge {
         subject: &Subject,
         sample: u32,
         swapped: bool,
-    ) -> (JudgeSpan, Result<(answer::Parsed, String), String>) {
+    ) -> (JudgeSpan, Result<(answer::Parsed, Option<String>), String>) {
         let reference = subject.reference.as_deref();
         let shown = reference.unwrap_or("");
         let vars = PromptVars {
@@ -449,7 +466,7 @@ impl Judge {
             Message::user(req.user.clone()),
         ];
         let key = JudgeCache::key(who, &req);
-        let reply = match self.cache.get(&key) {
+        let reply = match self.cache.lookup(who, &key) {
             Some(r) => {
                 span.cached = true;
                 Ok(JudgeReply { latency_ms: 0, ..r })
@@ -457,7 +474,7 @@ impl Judge {
             None => {
                 let r = model.ask(&req).await;
                 if let Ok(r) = &r {
-                    self.cache.put(&key, r);
+                    self.cache.answered(who, &key, r);
                 }
                 r
             }
@@ -475,9 +492,8 @@ impl Judge {
         span.usage = reply.usage;
         span.latency_ms = reply.latency_ms;
         span.attempts = reply.attempts;
-        let answered_by = reply.model.unwrap_or_else(|| who.configured_model.clone());
         match parse_answer(&reply.text, self.def.form(), self.def.scale()) {
-            Ok(p) => (span, Ok((p, answered_by))),
+            Ok(p) => (span, Ok((p, reply.model))),
             Err(e) => {
                 let why = e.to_string();
                 span.error = Some(why.clone());
@@ -486,7 +502,13 @@ impl Judge {
         }
     }
 
-    fn judgement(&self, p: answer::Parsed, model: String, swapped: bool) -> Judgement {
+    fn judgement(
+        &self,
+        p: answer::Parsed,
+        reported: Option<String>,
+        who: &JudgeIdentity,
+        swapped: bool,
+    ) -> Judgement {
         let (category, score, passed) = match p.answer {
             Answer::Verdict(pass) => (usize::from(pass), if pass { 3 } else { 0 }, pass),
             Answer::Score(s) => (usize::from(s), s, s >= self.def.pass_score()),
@@ -506,7 +528,10 @@ impl Judge {
             score,
             passed,
             rationale: p.rationale,
-            model,
+            model: reported
+                .clone()
+                .unwrap_or_else(|| who.configured_model.clone()),
+            reported,
             answer: p.raw,
         }
     }
@@ -615,7 +640,7 @@ impl JudgePanel {
             ),
             Ok(j) => {
                 if let (Ok(()), Some(r)) = (&gate, &judge.record)
-                    && let Err(t) = answer_gate(r, &j.model)
+                    && let Err(t) = answer_gate(r, j.reported.as_deref())
                 {
                     gate = Err(t);
                 }

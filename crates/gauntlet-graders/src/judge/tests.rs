@@ -249,6 +249,7 @@ fn a_malformed_answer_is_never_a_verdict_and_a_gating_one_is_inconclusive() {
     let good = judge("fake:judge-malformed", def());
     let mut r = calibrated(&judge("fake:judge-column:v", def()), 60);
     r.judge.configured_model = good.identity().unwrap().configured_model;
+    r.judge.pinned_model = good.identity().unwrap().pinned_model;
     let j = good.with_record(Ok(Some(r)), 0.6, 50);
     assert_eq!(j.gate, Ok(()));
     let (v, t) = grade(&panel(j), &c);
@@ -353,4 +354,329 @@ fn suite_ctx() -> gauntlet_core::plan::SuiteContext {
         default_blocking: true,
         ..Default::default()
     }
+}
+
+/// A judge whose identity and reported model a test sets (an exec judge, as the engine
+/// builds it), answering from the item's column `v`, or `always` whatever the item; it
+/// counts the questions that reach it.
+struct Scripted {
+    who: super::JudgeIdentity,
+    reports: std::sync::Mutex<Option<String>>,
+    always: Option<&'static str>,
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl Scripted {
+    fn new(settings: &[(&str, &str)], pinned: Option<&str>, reports: Option<&str>) -> Arc<Self> {
+        Arc::new(Scripted {
+            who: super::JudgeIdentity {
+                endpoint: "exec:sh judge.sh".into(),
+                configured_model: pinned.unwrap_or("exec:sh judge.sh").into(),
+                params: "protocol=1".into(),
+                settings: settings
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                    .collect(),
+                pinned_model: pinned.map(str::to_owned),
+            },
+            reports: std::sync::Mutex::new(reports.map(str::to_owned)),
+            always: None,
+            calls: Default::default(),
+        })
+    }
+
+    fn calls(&self) -> usize {
+        self.calls.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl JudgeModel for Scripted {
+    fn identity(&self) -> super::JudgeIdentity {
+        self.who.clone()
+    }
+
+    fn ask<'a>(
+        &'a self,
+        req: &'a super::JudgeRequest,
+    ) -> gauntlet_core::target::BoxFuture<
+        'a,
+        Result<super::JudgeReply, gauntlet_core::target::TargetError>,
+    > {
+        Box::pin(async move {
+            self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let v = self
+                .always
+                .map(str::to_owned)
+                .or_else(|| req.fields.get("v").cloned())
+                .unwrap_or_default();
+            Ok(super::JudgeReply {
+                text: json!({"verdict": v, "rationale": "scripted"}).to_string(),
+                model: self.reports.lock().unwrap().clone(),
+                usage: Default::default(),
+                latency_ms: 0,
+                attempts: 1,
+            })
+        })
+    }
+}
+
+fn scripted_judge(m: &Arc<Scripted>, cache: &Arc<JudgeCache>) -> Judge {
+    Judge::new(
+        "tone",
+        def(),
+        Some(Arc::clone(m) as Arc<dyn JudgeModel>),
+        Arc::clone(cache),
+    )
+    .unwrap()
+}
+
+fn subject(v: &str) -> super::Subject {
+    super::Subject {
+        input: "q".into(),
+        output: "a".into(),
+        reference: None,
+        fields: [("v".to_owned(), v.to_owned())].into_iter().collect(),
+    }
+}
+
+#[test]
+fn judges_that_differ_only_by_a_setting_value_share_no_cache_entry_and_no_record() {
+    let cache = Arc::new(JudgeCache::memory());
+    let a = Scripted::new(&[("env.MODEL", "a")], Some("a"), None);
+    let b = Scripted::new(&[("env.MODEL", "b")], Some("b"), None);
+    let (ja, jb) = (scripted_judge(&a, &cache), scripted_judge(&b, &cache));
+    let s = subject("pass");
+    assert!(!block_on(ja.assess(&s, 0)).calls[0].cached);
+    assert!(
+        block_on(ja.assess(&s, 0)).calls[0].cached,
+        "the same judge is served its own answer"
+    );
+    let other = block_on(jb.assess(&s, 0));
+    assert!(
+        !other.calls[0].cached,
+        "MODEL=b is never served MODEL=a's answer"
+    );
+    assert_eq!((a.calls(), b.calls()), (1, 1));
+    // The record of MODEL=a is not MODEL=b's.
+    let r = calibrated(&ja, 60);
+    assert!(r.gate.passed, "{:?}", r.gate);
+    assert_eq!(r.judge.settings["env.MODEL"], "a");
+    let jb = jb.with_record(Ok(Some(r.clone())), 0.6, 50);
+    assert_eq!(
+        jb.gate.unwrap_err().to_string(),
+        "record for another judge (a at exec:sh judge.sh, not b at exec:sh judge.sh)"
+    );
+    // Nor a judge with the same model and another value of any other setting.
+    let c = Scripted::new(
+        &[("env.MODEL", "a"), ("env.TEMPERATURE", "1")],
+        Some("a"),
+        None,
+    );
+    let jc = scripted_judge(&c, &cache).with_record(Ok(Some(r)), 0.6, 50);
+    assert_eq!(
+        jc.gate.unwrap_err().to_string(),
+        "record for another judge (env.TEMPERATURE unset, not env.TEMPERATURE=1)"
+    );
+}
+
+#[test]
+fn a_secret_setting_binds_by_its_hash() {
+    let cache = Arc::new(JudgeCache::memory());
+    let one = Scripted::new(&[("env.API_KEY", "secret:1111")], None, Some("m"));
+    let two = Scripted::new(&[("env.API_KEY", "secret:2222")], None, Some("m"));
+    let req = super::JudgeRequest {
+        check: "tone".into(),
+        system: "s".into(),
+        user: "u".into(),
+        sample: 0,
+        swapped: false,
+        fields: Default::default(),
+    };
+    let (k1, k2) = (
+        JudgeCache::key(&one.identity(), &req),
+        JudgeCache::key(&two.identity(), &req),
+    );
+    assert_ne!(k1, k2);
+    let s = subject("pass");
+    block_on(scripted_judge(&one, &cache).assess(&s, 0));
+    assert!(!block_on(scripted_judge(&two, &cache).assess(&s, 0)).calls[0].cached);
+    let r = calibrated(&scripted_judge(&one, &cache), 60);
+    let j = scripted_judge(&two, &cache).with_record(Ok(Some(r)), 0.6, 50);
+    let why = j.gate.unwrap_err().to_string();
+    assert!(why.contains("env.API_KEY=(another secret)"), "{why}");
+    assert!(!why.contains("1111") && !why.contains("2222"), "{why}");
+}
+
+#[test]
+fn a_weakly_bound_record_does_not_gate() {
+    let cache = Arc::new(JudgeCache::memory());
+    // Nothing pins what answers: no model setting, and the answers report no model id.
+    let weak = Scripted::new(&[("env.TZ", "UTC")], None, None);
+    let j = scripted_judge(&weak, &cache);
+    let r = calibrated(&j, 60);
+    assert_eq!(r.metrics.kappa, Some(1.0), "it agrees perfectly");
+    assert_eq!(r.judge.reported_model, None);
+    assert!(!r.gate.passed);
+    assert!(
+        r.gate
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("binding is weak"),
+        "{:?}",
+        r.gate
+    );
+    let j = j.with_record(Ok(Some(r)), 0.6, 50);
+    assert_eq!(j.gate, Err(Triage::WeakBinding));
+    assert!(j.notice().unwrap().contains("MODEL"), "{:?}", j.notice());
+    let c = case("fail");
+    let (v, t) = grade(&panel(j), &c);
+    assert!(!v.gating && !v.passed, "{v:?}");
+    assert!(
+        v.evidence.contains("(triage: uncalibrated"),
+        "{}",
+        v.evidence
+    );
+    assert_eq!(t.status, CaseStatus::Pass, "its fail is advice only");
+
+    // The same judge reporting its model (in a process of its own): strong, and it gates.
+    let strong = Scripted::new(&[("env.TZ", "UTC")], None, Some("judge-model-1"));
+    let j = scripted_judge(&strong, &Arc::new(JudgeCache::memory()));
+    let r = calibrated(&j, 60);
+    assert!(r.gate.passed, "{:?}", r.gate);
+    let j = j.with_record(Ok(Some(r)), 0.6, 50);
+    let (v, t) = grade(&panel(j), &c);
+    assert!(v.gating && !v.passed, "{v:?}");
+    assert_eq!(t.status, CaseStatus::Fail);
+}
+
+#[test]
+fn a_judge_whose_reported_model_changed_does_not_gate_on_the_old_record_or_its_answers() {
+    let cache = Arc::new(JudgeCache::memory());
+    let m = Scripted::new(&[], None, Some("judge-model-1"));
+    let j = scripted_judge(&m, &cache);
+    let r = calibrated(&j, 60);
+    assert!(r.gate.passed);
+    // The first run: the calibrated model answers two cases, its answers go into the cache.
+    let cases = [case("fail"), case_n("fail", "2")];
+    let mut p = JudgePanel::new(Arc::clone(&cache));
+    p.add(scripted_judge(&m, &cache).with_record(Ok(Some(r.clone())), 0.6, 50));
+    for c in &cases {
+        let (v, _) = grade(&p, c);
+        assert!(v.gating, "{v:?}");
+    }
+    // The program behind the same configuration now runs a worse model that passes
+    // everything, and says so in its answers. A new process: the cache file is the same.
+    let cache = Arc::new(JudgeCache::shared(Arc::new(SharedStore(Arc::clone(
+        &cache,
+    )))));
+    let worse = Arc::new(Scripted {
+        always: Some("pass"),
+        ..Arc::into_inner(Scripted::new(&[], None, Some("judge-model-2"))).unwrap()
+    });
+    let mut p = JudgePanel::new(Arc::clone(&cache));
+    p.add(scripted_judge(&worse, &cache).with_record(Ok(Some(r)), 0.6, 50));
+    for c in &cases {
+        let (v, t) = grade(&p, c);
+        assert!(!v.gating, "{v:?}");
+        assert!(
+            !t.trace.judge[0].cached,
+            "the old model's cached answer is never served to the new one"
+        );
+        assert!(
+            v.evidence
+                .contains("model changed (judge-model-1 calibrated, judge-model-2 answered)"),
+            "{}",
+            v.evidence
+        );
+        assert_eq!(t.status, CaseStatus::Pass);
+    }
+    assert_eq!(worse.calls(), 2);
+}
+
+/// A case like [`case`] whose judge question differs by one more field.
+fn case_n(verdict: &str, n: &str) -> Case {
+    serde_json::from_value(json!({
+        "id": "c", "input": "hello", "vars": {"v": verdict, "n": n},
+        "expect": [{"contains": "hi"}, {"judge": "tone"}]
+    }))
+    .unwrap()
+}
+
+#[test]
+fn cached_answers_are_served_once_the_judge_answered_live_with_the_same_model() {
+    let cache = Arc::new(JudgeCache::memory());
+    let m = Scripted::new(&[], None, Some("judge-model-1"));
+    let j = scripted_judge(&m, &cache);
+    let (s1, s2) = (subject("pass"), {
+        let mut s = subject("fail");
+        s.output = "b".into();
+        s
+    });
+    block_on(j.assess(&s1, 0));
+    block_on(j.assess(&s2, 0));
+    // Another process, the same cache: the first question goes to the judge, then the
+    // cache serves the same model's answers.
+    let cache = Arc::new(JudgeCache::shared(Arc::new(SharedStore(Arc::clone(
+        &cache,
+    )))));
+    let again = scripted_judge(&m, &cache);
+    assert!(!block_on(again.assess(&s1, 0)).calls[0].cached);
+    assert!(block_on(again.assess(&s2, 0)).calls[0].cached);
+    assert_eq!(m.calls(), 3);
+}
+
+/// The store of one judge cache seen through another, as two processes share a cache file.
+struct SharedStore(Arc<JudgeCache>);
+
+impl gauntlet_core::cache::ResponseCache for SharedStore {
+    fn get(&self, key: &gauntlet_core::cache::CacheKey) -> Option<serde_json::Value> {
+        self.0.get(key).map(|r| serde_json::to_value(r).unwrap())
+    }
+
+    fn put(&self, key: &gauntlet_core::cache::CacheKey, value: &serde_json::Value) {
+        self.0
+            .put(key, &serde_json::from_value(value.clone()).unwrap());
+    }
+
+    fn session(&self) -> gauntlet_core::cache::CacheCounts {
+        self.0.session()
+    }
+}
+
+#[test]
+fn a_record_written_before_bindings_does_not_gate() {
+    let j = judge("fake:judge-column:v", def());
+    let mut r = calibrated(&j, 60);
+    r.format = 1;
+    let j = j.with_record(Ok(Some(r)), 0.6, 50);
+    assert_eq!(j.gate, Err(Triage::OldRecord { format: 1 }));
+    assert!(j.notice().unwrap().contains("calibrate again"));
+    let (v, t) = grade(&panel(j), &case("fail"));
+    assert!(!v.gating, "{v:?}");
+    assert_eq!(t.status, CaseStatus::Pass);
+}
+
+#[test]
+fn a_judge_cache_file_skips_and_counts_lines_keyed_the_old_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("judge-cache.jsonl");
+    // A line as the previous version wrote it: no key version.
+    std::fs::write(&path, "{\"key\":\"abc\",\"reply\":{\"text\":\"x\"}}\n").unwrap();
+    let (s1, s2) = (subject("pass"), subject("fail"));
+    {
+        let cache = Arc::new(JudgeCache::open(&path).unwrap());
+        assert_eq!(cache.legacy(), 1);
+        let j = Judge::new("tone", def(), Some(fake("fake:judge-column:v")), cache).unwrap();
+        block_on(j.assess(&s1, 0));
+        block_on(j.assess(&s2, 0));
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.matches("\"v\":\"judge-key/2\"").count(), 2, "{text}");
+    // The next process reads its lines back (after one question to the judge).
+    let cache = Arc::new(JudgeCache::open(&path).unwrap());
+    assert_eq!(cache.legacy(), 1);
+    let j = Judge::new("tone", def(), Some(fake("fake:judge-column:v")), cache).unwrap();
+    assert!(!block_on(j.assess(&s1, 0)).calls[0].cached);
+    assert!(block_on(j.assess(&s2, 0)).calls[0].cached);
 }

@@ -9,6 +9,8 @@
 //! `docs/screenshots/` instead.
 
 mod cdp;
+#[path = "../common/mod.rs"]
+mod common;
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -61,8 +63,9 @@ fn text(o: &Output) -> String {
 }
 
 fn report_json(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report.json"))
-        .expect("report.json parses")
+    // report.json leaves out what repeats another field of a case (the turns the model calls
+    // imply, ...); the shared reader writes it back by the documented rules, as the page does.
+    common::report(dir)
 }
 
 fn file_url(p: &Path) -> String {

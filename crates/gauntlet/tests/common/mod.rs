@@ -45,10 +45,76 @@ pub fn text(o: &Output) -> String {
     )
 }
 
-/// The `report.json` written into `out`.
+/// The `report.json` written into `out`, as a reader that wants every field sees it: what
+/// gauntlet leaves out because it repeats another field ([`expand_case`]) written back in.
 pub fn report(out: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("report.json"))
-        .expect("report.json parses")
+    let mut r: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("report.json")).expect("report.json"),
+    )
+    .expect("report.json parses");
+    for c in r["cases"].as_array_mut().into_iter().flatten() {
+        expand_case(c);
+    }
+    r
+}
+
+/// Writes back into a case of `report.json` what is left out when it repeats another field,
+/// by the rules of docs/report-format.md (read independently of gauntlet's own reader): the
+/// one trial's `score` and `spend`, the id as `name`, the check's name as a verdict's
+/// `label`, the turns that follow from the model calls.
+pub fn expand_case(c: &mut Value) {
+    let one = c["trials"]
+        .as_array()
+        .filter(|t| t.len() == 1)
+        .map(|t| t[0].clone());
+    if c.get("score").is_none()
+        && let Some(t) = &one
+    {
+        c["score"] = t["score"].clone();
+        if c.get("spend").is_none() && t.get("spend").is_some() {
+            c["spend"] = t["spend"].clone();
+        }
+    }
+    if c["case"].get("name").is_none() {
+        c["case"]["name"] = c["case"]["id"].clone();
+    }
+    for t in c["trials"].as_array_mut().into_iter().flatten() {
+        for v in t["verdicts"].as_array_mut().into_iter().flatten() {
+            if v.get("label").is_none() {
+                v["label"] = v["check"].clone();
+            }
+        }
+        expand_trace(&mut t["trace"]);
+    }
+}
+
+/// Writes back a trace's `turns` when they were left out: a turn starts at each model call
+/// whose last message in is the user's, and its answer is the last call's reply before the
+/// next turn.
+pub fn expand_trace(trace: &mut Value) {
+    if trace.get("turns").is_some() {
+        return;
+    }
+    let mut turns: Vec<Value> = Vec::new();
+    for s in trace["spans"].as_array().into_iter().flatten() {
+        if s["kind"] != "llm_call" {
+            continue;
+        }
+        let answer = s["message_out"]["content"].clone();
+        let truncated = s["finish_reason"] == "length";
+        let last = s["messages_in"].as_array().and_then(|m| m.last());
+        match last {
+            Some(m) if m["role"] == "user" => turns.push(serde_json::json!({
+                "user": m["content"], "answer": answer, "truncated": truncated
+            })),
+            _ => {
+                let t = turns.last_mut().expect("a model call before any user turn");
+                t["answer"] = answer;
+                t["truncated"] = Value::Bool(truncated);
+            }
+        }
+    }
+    trace["turns"] = Value::Array(turns);
 }
 
 /// The case with this id in a report.
