@@ -57,9 +57,45 @@ pub fn escape_controls(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// JSON text (as `serde_json` writes it) with every control character that could act on a
+/// terminal written as a JSON escape (`\u202e`), so that it stays valid JSON when printed
+/// through a writer that would otherwise make those characters visible in its own way.
+/// Such characters can only stand inside JSON strings (the syntax is ASCII), where the
+/// escape means the same character. Borrowed when there is nothing to escape.
+pub fn json_escape_controls(json: &str) -> Cow<'_, str> {
+    if !json.chars().any(is_hidden_control) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if is_hidden_control(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_with_hidden_controls_stays_json_and_shows_none_raw() {
+        let v = serde_json::json!({"name": "rtl\u{202e}evil\u{202c} \u{85} \u{1b}[2J ok\nline"});
+        let text = serde_json::to_string_pretty(&v).expect("json");
+        assert!(text.contains('\u{202e}'), "serde_json leaves it raw");
+        let safe = json_escape_controls(&text);
+        assert!(!safe.chars().any(is_hidden_control), "{safe}");
+        assert!(safe.contains("\\u202e"), "{safe}");
+        let back: serde_json::Value = serde_json::from_str(&safe).expect("still JSON");
+        assert_eq!(back, v);
+        assert!(matches!(
+            json_escape_controls("{\"a\": 1}"),
+            Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn escapes_what_a_terminal_would_act_on_and_keeps_layout() {

@@ -122,7 +122,7 @@ pub struct Finding {
 /// sorted by severity (worst first), then item and kind.
 pub fn scan(first: &McpListing, second: Option<&McpListing>) -> Vec<Finding> {
     let mut out = Vec::new();
-    let names: Vec<&str> = first.tools.iter().map(|t| t.name.as_str()).collect();
+    let names = ToolNames::new(&first.tools);
     if let Some(text) = &first.instructions {
         text_findings(&mut out, "server", "instructions", text);
     }
@@ -346,36 +346,73 @@ static OVERRIDE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
-fn shadowing(out: &mut Vec<Finding>, t: &McpToolInfo, names: &[&str]) {
+/// The names a description may not speak of: the server's other tools (longer than two
+/// characters) in listing order, then [`COMMON_TOOLS`], found in one pass over a text
+/// whatever their number (a server may list thousands of tools).
+struct ToolNames {
+    /// Lowercase, each once, in the order they are preferred when several are named.
+    names: Vec<String>,
+    finder: Option<aho_corasick::AhoCorasick>,
+}
+
+/// Longer names are no tool's names a description could plausibly speak of, and would let
+/// a hostile server make the overlapping search slow.
+const NAME_MAX: usize = 128;
+
+/// Matches looked at in one description: enough for any real text; a hostile one stops here.
+const MATCHES_MAX: usize = 100_000;
+
+impl ToolNames {
+    fn new(tools: &[McpToolInfo]) -> ToolNames {
+        let mut seen = std::collections::HashSet::new();
+        let names: Vec<String> = tools
+            .iter()
+            .map(|t| t.name.to_lowercase())
+            .filter(|n| n.len() > 2)
+            .chain(COMMON_TOOLS.iter().map(|n| (*n).to_owned()))
+            .filter(|n| n.len() <= NAME_MAX && seen.insert(n.clone()))
+            .collect();
+        let finder = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::Standard)
+            .build(&names)
+            .ok();
+        ToolNames { names, finder }
+    }
+
+    /// The preferred name other than `own` that `folded` speaks of as a word (not inside
+    /// a longer name: no letter, digit or underscore on either side), with where.
+    fn named_in(&self, folded: &str, own: &str) -> Option<(usize, usize, &str)> {
+        let word = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
+        let bytes = folded.as_bytes();
+        let mut best: Option<(usize, usize, usize)> = None;
+        for m in self
+            .finder
+            .as_ref()?
+            .find_overlapping_iter(folded)
+            .take(MATCHES_MAX)
+        {
+            let i = m.pattern().as_usize();
+            if best.is_some_and(|(b, ..)| b <= i) || self.names[i] == own {
+                continue;
+            }
+            let before = m.start().checked_sub(1).and_then(|k| bytes.get(k));
+            if !word(before) && !word(bytes.get(m.end())) {
+                best = Some((i, m.start(), m.end()));
+            }
+        }
+        best.map(|(i, start, end)| (start, end, self.names[i].as_str()))
+    }
+}
+
+fn shadowing(out: &mut Vec<Finding>, t: &McpToolInfo, names: &ToolNames) {
     let Some(desc) = &t.description else {
         return;
     };
     let folded = fold(desc);
     let own = t.name.to_lowercase();
-    let mut others: Vec<String> = names
-        .iter()
-        .map(|n| n.to_lowercase())
-        .filter(|n| *n != own && n.len() > 2)
-        .collect();
-    others.extend(
-        COMMON_TOOLS
-            .iter()
-            .map(|n| (*n).to_owned())
-            .filter(|n| *n != own),
-    );
-    let named: Vec<(usize, usize, String)> = others
-        .iter()
-        .filter_map(|n| {
-            let re = Regex::new(&format!(
-                r"(^|[^a-z0-9_]){}($|[^a-z0-9_])",
-                regex::escape(n)
-            ))
-            .ok()?;
-            re.find(&folded).map(|m| (m.start(), m.end(), n.clone()))
-        })
-        .collect();
+    let named = names.named_in(&folded, &own);
     let overriding = OVERRIDE.find(&folded);
-    if let Some((start, end, other)) = named.first() {
+    if let Some((start, end, other)) = named {
         let (severity, message) = if overriding.is_some() {
             (
                 Severity::High,
@@ -397,7 +434,7 @@ fn shadowing(out: &mut Vec<Finding>, t: &McpToolInfo, names: &[&str]) {
             item: "tool",
             name: t.name.clone(),
             message,
-            evidence: around(&folded, *start, *end),
+            evidence: around(&folded, start, end),
         });
     } else if let Some(m) = overriding {
         out.push(Finding {
@@ -621,8 +658,17 @@ fn destructive(out: &mut Vec<Finding>, t: &McpToolInfo) {
 }
 
 fn rug_pull(out: &mut Vec<Finding>, first: &McpListing, second: &McpListing) {
+    // By name, first listed wins: a listing of thousands of tools is compared in one pass.
+    fn index(l: &McpListing) -> std::collections::HashMap<&str, &McpToolInfo> {
+        let mut m = std::collections::HashMap::with_capacity(l.tools.len());
+        for t in &l.tools {
+            m.entry(t.name.as_str()).or_insert(t);
+        }
+        m
+    }
+    let (before, after) = (index(first), index(second));
     for t2 in &second.tools {
-        let Some(t1) = first.tools.iter().find(|t| t.name == t2.name) else {
+        let Some(t1) = before.get(t2.name.as_str()).copied() else {
             out.push(Finding {
                 kind: FindingKind::RugPull,
                 severity: Severity::Medium,
@@ -666,7 +712,7 @@ fn rug_pull(out: &mut Vec<Finding>, first: &McpListing, second: &McpListing) {
         }
     }
     for t1 in &first.tools {
-        if !second.tools.iter().any(|t| t.name == t1.name) {
+        if !after.contains_key(t1.name.as_str()) {
             out.push(Finding {
                 kind: FindingKind::RugPull,
                 severity: Severity::Medium,

@@ -166,6 +166,8 @@ fn scan(args: McpScanArgs) -> Result<i32, CliError> {
             "failing": failing,
         });
         let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        // The server's bidi overrides stay JSON escapes, not the terminal view's own.
+        let text = gauntlet_core::text::json_escape_controls(&text);
         writeln!(out, "{}", redactor.redact(&text)).map_err(io)?;
     } else {
         let text = table(&shown_as, &first, &findings, fail_on, failing);

@@ -163,8 +163,10 @@ fn refusal_line(id: Value, output: &str, request: Option<&str>) -> Value {
 }
 
 fn writeln_json(out: &mut impl Write, v: &Value) -> Result<(), CliError> {
-    serde_json::to_writer(&mut *out, v)
-        .map_err(|e| CliError::Usage(format!("failed to write output: {e}"), None))?;
-    out.write_all(b"\n")
+    // A graded output's bidi overrides stay JSON escapes, not the terminal view's own.
+    let text = v.to_string();
+    let text = gauntlet_core::text::json_escape_controls(&text);
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
         .map_err(|e| CliError::Usage(format!("failed to write output: {e}"), None))
 }

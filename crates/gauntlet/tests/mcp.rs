@@ -2,7 +2,8 @@
 //! `tests/data/mcp/notes_server.py` (standard-library Python) over stdio and over streamable
 //! HTTP on 127.0.0.1: the scan flags every poisoning kind in the poisoned mode and nothing
 //! in the clean mode, sees a rug pull on the second listing, times out on a server that
-//! hangs; a suite whose tools are the server's falls on `fake:vulnerable` and holds on
+//! hangs, scans 2,000 tools in one pass with strict JSON, bounds one line of the protocol;
+//! a suite whose tools are the server's falls on `fake:vulnerable` and holds on
 //! `fake:safe`, with the calls really reaching the server and recorded in the trace.
 //!
 //! Python is needed: without python3 the tests say they are skipped, except under CI, where
@@ -198,6 +199,42 @@ fn a_server_that_hangs_is_an_error_within_the_time_limit_and_is_killed() {
         !ps.lines()
             .any(|l| l.contains(script.to_str().unwrap()) && l.contains("--mode hang")),
         "{ps}"
+    );
+}
+
+#[test]
+fn two_thousand_tools_scan_in_one_pass_and_the_json_stays_strict() {
+    if !python() {
+        return;
+    }
+    let (c, doc, out) = scan_stdio("crowd", &[]);
+    assert_eq!(c, 1, "{out}");
+    // serde_json is a strict parser: the server's bidi overrides are JSON escapes.
+    assert!(doc.is_object(), "not JSON: {}", &out[..out.len().min(400)]);
+    let listing = doc["listing"]["tools"].as_array().expect("tools");
+    assert_eq!(listing.len(), 2000);
+    assert!(
+        listing[0]["description"]
+            .as_str()
+            .is_some_and(|d| d.contains('\u{202e}'))
+    );
+    let found = kinds(&doc);
+    for kind in ["invisible_text", "tool_shadowing"] {
+        let n = found.iter().filter(|(k, _)| k == kind).count();
+        assert_eq!(n, 2000, "{kind}: {n} of 2000 tools");
+    }
+}
+
+#[test]
+fn a_line_beyond_the_bound_is_an_error_within_the_time_limit() {
+    if !python() {
+        return;
+    }
+    let (c, _, out) = scan_stdio("flood", &["--timeout-ms", "3000"]);
+    assert_eq!(c, 2, "{out}");
+    assert!(
+        out.contains("did not list its tools within 3000 ms"),
+        "{out}"
     );
 }
 

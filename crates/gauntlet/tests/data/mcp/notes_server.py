@@ -10,6 +10,9 @@ Modes (`--mode`):
   poisoned  the same tools, with one poisoning of each kind the scan knows.
   rugpull   clean on the first tools/list, a changed description from the second on.
   hang      never answers `initialize` (a client must time out, not hang).
+  crowd     2,000 tools (or --tools N), each description hiding a right-to-left override and naming the
+            next tool (a scan must stay linear in the tool count and its JSON valid).
+  flood     answers tools/list with one line of 24 MiB (a client must bound a line).
 
 Every tools/call is appended as a JSON line to the file named by $MCP_CALL_LOG, when set,
 so that a test can see which calls really reached the server.
@@ -133,8 +136,9 @@ RESOURCES = [
 
 
 class Server:
-    def __init__(self, mode):
+    def __init__(self, mode, tools=2000):
         self.mode = mode
+        self.tools = tools
         self.listings = 0
 
     def handle(self, msg):
@@ -157,6 +161,11 @@ class Server:
             return ok(mid, {})
         if method == "tools/list":
             self.listings += 1
+            if self.mode == "crowd":
+                return ok(mid, {"tools": crowd(self.tools)})
+            if self.mode == "flood":
+                return ok(mid, {"tools": [{"name": "x", "description": "a" * (24 << 20),
+                                           "inputSchema": {"type": "object"}}]})
             return ok(mid, {"tools": tools(self.mode, self.listings)})
         if method == "prompts/list":
             return ok(mid, {"prompts": PROMPTS})
@@ -191,6 +200,17 @@ class Server:
         if name == "send_email":
             return text(json.dumps({"sent": True, "to": args.get("to")}))
         return text(f"unknown tool {name}", error=True)
+
+
+def crowd(n=2000):
+    return [
+        {
+            "name": f"tool_{i}",
+            "description": f"Reads record {i}. \u202eReverse me\u202c. See also tool_{(i + 1) % n}.",
+            "inputSchema": strict({"id": {"type": "string", "maxLength": 20}}, ["id"]),
+        }
+        for i in range(n)
+    ]
 
 
 def ok(mid, result):
@@ -255,11 +275,12 @@ def serve_http(server, port):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--mode", default="clean", choices=["clean", "poisoned", "rugpull", "hang"])
+    p.add_argument("--mode", default="clean", choices=["clean", "poisoned", "rugpull", "hang", "crowd", "flood"])
     p.add_argument("--http", action="store_true")
     p.add_argument("--port", type=int, default=0)
+    p.add_argument("--tools", type=int, default=2000, help="tools in the crowd mode")
     a = p.parse_args()
-    server = Server(a.mode)
+    server = Server(a.mode, a.tools)
     if a.http:
         serve_http(server, a.port)
     else:
