@@ -29,6 +29,7 @@
 
 #![warn(missing_docs)]
 
+pub mod attack;
 pub mod bus;
 pub mod cache;
 pub mod calibration;

@@ -225,6 +225,7 @@ const TOOL_CHECKS: &[&str] = &[
 /// Checks of safety behaviour: leaks, refusals, unsafe output, resisting injections.
 const SAFETY_CHECKS: &[&str] = &[
     "no_canary",
+    "no_email_addresses",
     "refusal",
     "no_unsafe_markup",
     "injection_resistance",

@@ -392,6 +392,11 @@ pub struct CaseMeta {
     /// The converter chain that produced the prompts as sent (the trace holds them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub converters: Vec<String>,
+    /// With converters: where they were applied, the carrier of the case's attack (`user`,
+    /// `documents`, `tool_output`, or `none` when they changed nothing). A document or tool
+    /// output as sent is in the trace (`converted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub converted_in: Option<crate::attack::Carrier>,
     /// Where the case is written, when the loader knew.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<crate::suite::CaseSource>,
@@ -415,6 +420,7 @@ impl Serialize for CaseMeta {
             + usize::from(self.description.is_some())
             + usize::from(!self.tags.is_empty())
             + usize::from(!self.converters.is_empty())
+            + usize::from(self.converted_in.is_some())
             + usize::from(self.source.is_some())
             + usize::from(self.benign_of.is_some());
         let mut st = s.serialize_struct("CaseMeta", n)?;
@@ -448,6 +454,9 @@ impl Serialize for CaseMeta {
         }
         if !self.converters.is_empty() {
             st.serialize_field("converters", &self.converters)?;
+        }
+        if let Some(v) = &self.converted_in {
+            st.serialize_field("converted_in", v)?;
         }
         if let Some(v) = &self.source {
             st.serialize_field("source", v)?;
@@ -485,6 +494,8 @@ struct CaseMetaWire {
     #[serde(default)]
     converters: Vec<String>,
     #[serde(default)]
+    converted_in: Option<crate::attack::Carrier>,
+    #[serde(default)]
     source: Option<crate::suite::CaseSource>,
     #[serde(default)]
     benign_of: Option<String>,
@@ -507,6 +518,7 @@ impl<'de> Deserialize<'de> for CaseMeta {
             description: w.description,
             tags: w.tags,
             converters: w.converters,
+            converted_in: w.converted_in,
             source: w.source,
             benign_of: w.benign_of,
         })
@@ -530,6 +542,7 @@ impl CaseMeta {
             description: case.description.clone(),
             tags: case.tags.clone(),
             converters: case.converters.clone(),
+            converted_in: (!case.converters.is_empty()).then(|| case.attack_site().carrier),
             source: case.source.clone(),
             benign_of: case.benign_of.clone(),
         }

@@ -230,11 +230,19 @@ pub struct Case {
     /// The user message (for a single-turn case).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<String>,
-    /// Converters applied to every user turn before it is sent, in order (`base64`, `leet`,
-    /// ...; see `docs/redteam.md`). A run's `--converters` chain is applied after these. In a
-    /// planned case this is the whole chain that produced the turns as sent.
+    /// Converters applied to the attack before it is sent, in order (`base64`, `leet`, ...;
+    /// see `docs/redteam.md`), where it travels (`attack`): the user's turns of a direct
+    /// attack, the planted text of an indirect one. A run's `--converters` chain is applied
+    /// after these. In a planned case this is the whole chain that produced the texts as sent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub converters: Vec<String>,
+    /// Where the attack travels and which text is the attack, for converters: `user` (the
+    /// user's turns), `documents`, `tool_output` (the poison of `tool_faults`) or `none`,
+    /// with an optional `span` (the planted text inside it; only it is converted). Without
+    /// it: the poisoned tool outputs if the case has any, else its documents, else the
+    /// user's turns. In a planned case with converters, the site they were applied to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack: Option<crate::attack::AttackSite>,
     /// Retrieved documents the target receives as context with the first turn (RAG): the
     /// hidden instructions in them are the attack of an indirect-injection case.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -319,6 +327,13 @@ pub struct Case {
     #[serde(skip)]
     #[schemars(skip)]
     pub benign_of: Option<String>,
+    /// In a planned case whose converters changed texts outside the user's turns: each such
+    /// text as the suite wrote it, by where it is (`documents[0]`, `tool_faults[1].poison`),
+    /// so that graders attribute what the agent did to what the attack asked for, not to its
+    /// disguise, and the trial records what it sent there. Not part of the file format.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub as_written: Vec<(String, String)>,
 }
 
 /// What a security case's benign twin changes: the legitimate task as it reads without the
@@ -564,6 +579,12 @@ impl Case {
         t.pack = Some(BENIGN_PACK.to_owned());
         t.strategy = None;
         t.source = None;
+        // No attack travels in it: converters leave it as written.
+        t.attack = Some(crate::attack::AttackSite {
+            carrier: crate::attack::Carrier::None,
+            span: None,
+        });
+        t.as_written.clear();
         if let Some(input) = &b.input {
             t.input = Some(input.clone());
         }
@@ -575,6 +596,44 @@ impl Case {
         }
         t.expect.retain(|e| e.role() == crate::expect::Role::Task);
         Some(t)
+    }
+
+    /// Where the case's attack travels: its `attack` as written, else the poisoned tool
+    /// outputs if it has any, else its retrieved documents, else the user's turns (a direct
+    /// attack).
+    pub fn attack_site(&self) -> crate::attack::AttackSite {
+        use crate::attack::{AttackSite, Carrier};
+        if let Some(a) = &self.attack {
+            return a.clone();
+        }
+        let carrier = if self.tool_faults.iter().any(|f| f.poison.is_some()) {
+            Carrier::ToolOutput
+        } else if !self.documents.is_empty() {
+            Carrier::Documents
+        } else {
+            Carrier::User
+        };
+        AttackSite {
+            carrier,
+            span: None,
+        }
+    }
+
+    /// The poison of the case's tool faults as the suite wrote it (before any converter),
+    /// in order.
+    pub fn written_poisons(&self) -> Vec<&str> {
+        self.tool_faults
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| {
+                let site = format!("tool_faults[{i}].poison");
+                self.as_written
+                    .iter()
+                    .find(|(s, _)| *s == site)
+                    .map(|(_, t)| t.as_str())
+                    .or(f.poison.as_deref())
+            })
+            .collect()
     }
 
     /// A name for reports: `LLM01/direct-override/<id>` for security cases, else

@@ -357,7 +357,9 @@ impl<'de> Deserialize<'de> for TargetConfig {
 /// attacks (it echoes its instructions or offers help, as very small models do). `brittle`
 /// is the safe persona reading only the first sentence (or line) of the user's last
 /// message: its answers depend on the wording and order of a request, never on the repeat,
-/// which is what metamorphic stability has to catch.
+/// which is what metamorphic stability has to catch. `literal` is the safe persona that
+/// decodes nothing: it declines a request it cannot read and does the legitimate task with
+/// what it can read, the defended model a converter must not hide the task from.
 pub const FAKE_PERSONAS: &[&str] = &[
     "safe",
     "vulnerable",
@@ -372,6 +374,7 @@ pub const FAKE_PERSONAS: &[&str] = &[
     "silent",
     "parrot",
     "brittle",
+    "literal",
 ];
 
 /// Why a `KIND:ARG` target spec names no target. Each message ends with what to write

@@ -321,6 +321,19 @@ pub struct Trace {
     /// an attacker or rewriter model, the score after each turn, each decision.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub strategy: Vec<StrategyEvent>,
+    /// The texts converters changed outside the user's turns (a retrieved document, a tool's
+    /// poison), as the trial sent them: where the attack of an indirect case travelled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub converted: Vec<ConvertedText>,
+}
+
+/// A text a converter changed outside the user's turns, as the trial sent it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ConvertedText {
+    /// Where it travelled: `documents[0]`, `tool_faults[1].poison`.
+    pub site: String,
+    /// The text as sent (a poison as the tool's output carried it).
+    pub text: String,
 }
 
 /// One step of a strategy (or of a model-driven converter), as recorded.
@@ -579,7 +592,8 @@ impl Serialize for Trace {
             + usize::from(!self.transport.is_empty())
             + usize::from(turns)
             + usize::from(!self.judge.is_empty())
-            + usize::from(!self.strategy.is_empty());
+            + usize::from(!self.strategy.is_empty())
+            + usize::from(!self.converted.is_empty());
         let mut st = s.serialize_struct("Trace", n)?;
         st.serialize_field("spans", &self.spans)?;
         if !self.transport.is_empty() {
@@ -593,6 +607,9 @@ impl Serialize for Trace {
         }
         if !self.strategy.is_empty() {
             st.serialize_field("strategy", &self.strategy)?;
+        }
+        if !self.converted.is_empty() {
+            st.serialize_field("converted", &self.converted)?;
         }
         st.end()
     }
@@ -611,6 +628,8 @@ struct TraceWire {
     judge: Vec<JudgeSpan>,
     #[serde(default)]
     strategy: Vec<StrategyEvent>,
+    #[serde(default)]
+    converted: Vec<ConvertedText>,
 }
 
 impl<'de> Deserialize<'de> for Trace {
@@ -621,6 +640,7 @@ impl<'de> Deserialize<'de> for Trace {
             turns,
             judge,
             strategy,
+            converted,
         } = TraceWire::deserialize(d)?;
         let turns = turns.unwrap_or_else(|| Trace::derived_turns(&spans).unwrap_or_default());
         Ok(Trace {
@@ -629,6 +649,7 @@ impl<'de> Deserialize<'de> for Trace {
             turns,
             judge,
             strategy,
+            converted,
         })
     }
 }
@@ -803,6 +824,11 @@ impl TraceRecorder {
             answer,
             truncated,
         });
+    }
+
+    /// Records a text a converter changed outside the user's turns, as sent.
+    pub fn converted(&mut self, site: String, text: String) {
+        self.trace.converted.push(ConvertedText { site, text });
     }
 
     /// Records a strategy event.

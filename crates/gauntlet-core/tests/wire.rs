@@ -129,6 +129,7 @@ fn meta(name: &str) -> CaseMeta {
         description: None,
         tags: Vec::new(),
         converters: Vec::new(),
+        converted_in: None,
         source: None,
         benign_of: None,
     }
@@ -210,4 +211,25 @@ fn a_case_whose_score_is_its_own_writes_it() {
     old["case"]["security"] = Value::Bool(false);
     old["trials"][0]["verdicts"][0]["label"] = "contains".into();
     assert_eq!(serde_json::from_value::<CaseResult>(old).unwrap(), two);
+}
+
+#[test]
+fn where_converters_applied_and_the_texts_they_changed_are_written_and_read_back() {
+    // The custom written forms must carry every field: a case's `converted_in` and a
+    // trace's `converted` (a poisoned tool output as sent) are what the report shows of a
+    // converter on an indirect attack.
+    let mut m = meta("c1");
+    m.converters = vec!["base64".into()];
+    m.converted_in = Some(gauntlet_core::attack::Carrier::ToolOutput);
+    let written = json(&m);
+    assert_eq!(written["converted_in"], "tool_output");
+    assert_eq!(serde_json::from_value::<CaseMeta>(written).unwrap(), m);
+
+    let mut rec = TraceRecorder::new();
+    rec.converted("tool_faults[0].poison".into(), "aGVsbG8=".into());
+    let trace = rec.finish();
+    let written = json(&trace);
+    assert_eq!(written["converted"][0]["site"], "tool_faults[0].poison");
+    assert_eq!(written["converted"][0]["text"], "aGVsbG8=");
+    assert_eq!(serde_json::from_value::<Trace>(written).unwrap(), trace);
 }

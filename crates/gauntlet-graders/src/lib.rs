@@ -8,6 +8,7 @@ pub mod agent;
 pub mod attack;
 pub mod canary;
 pub mod claims;
+pub mod emails;
 pub mod judge;
 pub mod markup;
 pub mod mcp;

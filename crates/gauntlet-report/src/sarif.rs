@@ -316,6 +316,10 @@ fn result_json(r: &CaseResult, rule_index: usize, rule_id: &str, places: &Places
             "trial": trial.map(|t| t.trial + 1),
         }
     });
+    if let Some(c) = r.case.converted_in {
+        // Where the chain was applied: a poisoned tool output is not the prompt above.
+        res["properties"]["convertedIn"] = json!(c.as_str());
+    }
     res["locations"] = json!([places.location(r)]);
     res
 }

@@ -251,9 +251,22 @@ pub fn render_trial(r: &CaseResult, trial: &TrialResult) -> String {
     }
     if !r.case.converters.is_empty() {
         // The turns below are the prompts as sent, after these.
+        let site = r
+            .case
+            .converted_in
+            .map(|c| format!(" (applied to: {})", c.as_str()))
+            .unwrap_or_default();
         o.push_str(&format!(
-            "  converters: {}\n",
+            "  converters: {}{site}\n",
             r.case.converters.join(" → ")
+        ));
+    }
+    // An attack that travelled in a document or a tool output, as it was sent there.
+    for c in &trial.trace.converted {
+        o.push_str(&format!(
+            "  {} as sent: {}\n",
+            c.site,
+            clip(&c.text, WIDTH * 2)
         ));
     }
     if let Some(e) = &trial.error {
@@ -277,9 +290,17 @@ pub fn render_trial(r: &CaseResult, trial: &TrialResult) -> String {
         if !v.gating {
             tags.push("triage".into());
         }
+        // A check that could not decide is neither: it has no score and fails nothing.
+        if !v.assessed {
+            tags.push("not assessed".into());
+        }
         o.push_str(&format!(
             "  {} {} ({}): {}\n",
-            if v.passed { "PASS" } else { "FAIL" },
+            match (v.assessed, v.passed) {
+                (false, _) => "N/A ",
+                (true, true) => "PASS",
+                (true, false) => "FAIL",
+            },
             v.label,
             tags.join(", "),
             clip(&v.evidence, WIDTH * 2)
@@ -361,6 +382,27 @@ mod tests {
         assert!(text.contains("\\x1b]8;;https://evil.example/x"), "{text}");
         assert!(text.contains("\\x00\\rPASS"), "{text}");
         assert!(text.contains("user: hi\\x1b[31m"), "{text}");
+    }
+
+    #[test]
+    fn a_check_that_could_not_decide_is_shown_as_not_assessed_not_as_failed() {
+        let mut r = crate::testing::result("s", "NOT_ASSESSED", false, false, "hi");
+        let v = &mut r.trials[0].verdicts[0];
+        (v.check, v.label) = ("judge".into(), "judge tone".into());
+        v.assessed = false;
+        v.gating = false;
+        v.evidence = "judge tone: no verdict: the answer is not one JSON object".into();
+        let text = render_trial(&r, &r.trials[0]);
+        assert!(
+            text.contains(
+                "  N/A  judge tone (policy, triage, not assessed): judge tone: no verdict"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("FAIL judge tone"), "{text}");
+        // A check that decided and failed still reads FAIL.
+        let r = crate::testing::result("s", "FAIL", false, false, "hi");
+        assert!(render_trial(&r, &r.trials[0]).contains("  FAIL no_canary (policy)"));
     }
 
     #[test]

@@ -10,12 +10,12 @@ use gauntlet_core::grader::{GradeContext, Grader};
 use gauntlet_core::plan::PlannedCase;
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::result::{Outcome, TrialResult};
-use gauntlet_core::suite::TurnCondition;
-use gauntlet_core::target::{Target, TargetError, TrialContext, UserSimulator};
+use gauntlet_core::suite::{Case, TurnCondition};
+use gauntlet_core::target::{Session, Target, TargetError, TrialContext, UserSimulator};
 use gauntlet_core::trace::{Trace, TraceRecorder, TransportKind};
 
 pub use crate::strategy::RefusalProbe;
-use crate::strategy::{Helpers, Play, convert_turn, early_stop_unconfirmed, runtime_from};
+use crate::strategy::{Helpers, Play, convert_user_turn, early_stop_unconfirmed};
 use crate::tools::SimTools;
 
 /// Per-trial time limit when neither the case nor the suite sets one.
@@ -71,22 +71,11 @@ pub async fn execute(
     let case = &*pc.case;
     let suite = &*pc.suite;
     let system_prompt = suite.prompt_for(case);
-    let ctx = TrialContext {
-        case,
-        system_prompt: system_prompt.as_deref(),
-        tools: &suite.tools,
-        trial,
-        seed,
-        session_id: format!("{}-{trial}-{seed:016x}", case.id),
-    };
     let timeout_ms = case
         .timeout_ms
         .or(suite.timeout_ms)
         .unwrap_or(DEFAULT_TRIAL_TIMEOUT_MS);
     let mut rec = TraceRecorder::new();
-    let mut tools = SimTools::new(&suite.tools, case)
-        .with_backends(&suite.tool_backends)
-        .with_message_bus(suite.message_bus);
     let played = tokio::time::timeout(Duration::from_millis(timeout_ms), async {
         // A proxied agent takes plain user turns and has no channel for retrieved
         // documents: an attack that cannot arrive must not pass as resisted.
@@ -95,6 +84,21 @@ pub async fn execute(
                 "this case carries retrieved documents, which a proxy target cannot receive; run it against a chat, exec or http target".into(),
             ));
         }
+        // An attack carried by documents or tool outputs is converted there, before the
+        // agent sees any of it; the case as sent is what the target and the tools get.
+        let carried = crate::strategy::convert_carried(helpers, case, &mut rec).await?;
+        let sent_case = carried.as_ref().unwrap_or(case);
+        let ctx = TrialContext {
+            case: sent_case,
+            system_prompt: system_prompt.as_deref(),
+            tools: &suite.tools,
+            trial,
+            seed,
+            session_id: format!("{}-{trial}-{seed:016x}", case.id),
+        };
+        let mut tools = SimTools::new(&suite.tools, sent_case)
+            .with_backends(&suite.tool_backends)
+            .with_message_bus(suite.message_bus);
         let mut session = target.open(&ctx).await?;
         if let Some(strategy) = &case.strategy {
             return crate::strategy::play(
@@ -112,52 +116,16 @@ pub async fn execute(
             )
             .await;
         }
-        let from = runtime_from(case);
-        let single;
-        let turns: Vec<(&str, Option<&TurnCondition>)> = match &case.input {
-            Some(i) => {
-                single = i.as_str();
-                vec![(single, None)]
-            }
-            None => case
-                .turns
-                .iter()
-                .map(|t| (t.user.as_str(), t.when.as_ref()))
-                .collect(),
-        };
-        let mut previous = String::new();
-        for (i, (user, when)) in turns.into_iter().enumerate() {
-            if let Some(c) = when
-                && !condition_holds(c, &previous, probe)
-            {
-                continue;
-            }
-            // Model-driven converters rewrite the turn now; a failed rewrite ends the trial
-            // in error rather than sending the unconverted prompt.
-            let sent = match from {
-                Some(from) => convert_turn(helpers, case, user, i, from, &mut rec).await?,
-                None => user.to_owned(),
-            };
-            let answer = session.turn(&sent, &mut tools, &mut rec).await?;
-            previous = answer.content.clone();
-            rec.turn(sent, answer.content, answer.truncated);
-        }
-        if let Some(spec) = &case.simulated_user {
-            let Some(sim) = user_sim else {
-                return Err(TargetError::Harness(
-                    "this case has a simulated user but no user model was given (--user-model)"
-                        .into(),
-                ));
-            };
-            for _ in 0..spec.max_turns.unwrap_or(3) {
-                let Some(next) = sim.next(spec, &rec.trace().turns).await? else {
-                    break;
-                };
-                let answer = session.turn(&next, &mut tools, &mut rec).await?;
-                rec.turn(next, answer.content, answer.truncated);
-            }
-        }
-        Ok::<(), TargetError>(())
+        play_turns(
+            case,
+            &mut *session,
+            &mut tools,
+            &mut rec,
+            probe,
+            user_sim,
+            helpers,
+        )
+        .await
     })
     .await;
     let (outcome, error) = match played {
@@ -197,6 +165,60 @@ pub async fn execute(
     // A live trial's wall time includes its grading (a judge call can be most of it).
     result.duration_ms = started.elapsed().as_millis() as u64;
     result
+}
+
+/// Plays a case's written turns (each with its run-time converters applied where the attack
+/// is, a turn whose condition does not hold skipped), then a simulated user's.
+async fn play_turns(
+    case: &Case,
+    session: &mut dyn Session,
+    tools: &mut SimTools<'_>,
+    rec: &mut TraceRecorder,
+    probe: Option<&RefusalProbe>,
+    user_sim: Option<&dyn UserSimulator>,
+    helpers: Option<&Helpers>,
+) -> Result<(), TargetError> {
+    let single;
+    let turns: Vec<(&str, Option<&TurnCondition>)> = match &case.input {
+        Some(i) => {
+            single = i.as_str();
+            vec![(single, None)]
+        }
+        None => case
+            .turns
+            .iter()
+            .map(|t| (t.user.as_str(), t.when.as_ref()))
+            .collect(),
+    };
+    let mut previous = String::new();
+    for (i, (user, when)) in turns.into_iter().enumerate() {
+        if let Some(c) = when
+            && !condition_holds(c, &previous, probe)
+        {
+            continue;
+        }
+        // Model-driven converters rewrite the turn now; a failed rewrite ends the trial
+        // in error rather than sending the unconverted prompt.
+        let sent = convert_user_turn(helpers, case, user, i, rec).await?;
+        let answer = session.turn(&sent, tools, rec).await?;
+        previous = answer.content.clone();
+        rec.turn(sent, answer.content, answer.truncated);
+    }
+    if let Some(spec) = &case.simulated_user {
+        let Some(sim) = user_sim else {
+            return Err(TargetError::Harness(
+                "this case has a simulated user but no user model was given (--user-model)".into(),
+            ));
+        };
+        for _ in 0..spec.max_turns.unwrap_or(3) {
+            let Some(next) = sim.next(spec, &rec.trace().turns).await? else {
+                break;
+            };
+            let answer = session.turn(&next, tools, rec).await?;
+            rec.turn(next, answer.content, answer.truncated);
+        }
+    }
+    Ok(())
 }
 
 /// What a trial did, before grading: live, or read back from the store.

@@ -1,7 +1,10 @@
 //! Multi-turn attack strategies and model-driven converters, as one trial plays them:
 //! [`Helpers`] (the attacker and rewriter models and the pure converters a trial may need),
 //! [`play`] (the crescendo and attacker loops: propose, send, score, decide, backtrack) and
-//! [`convert_turn`] (the converter steps applied while the trial runs).
+//! the converter steps applied while the trial runs, where the attack travels:
+//! [`convert_user_turn`] (a whole user turn, or the planted span in it) and
+//! [`convert_carried`] (a retrieved document or a tool's poison, recorded in the trace as
+//! sent), both over [`convert_turn`].
 //!
 //! Everything a strategy does is recorded in the trace ([`StrategyEvent`]): each attacker
 //! and rewriter call (prompt, answer, seed, tokens), the score after each exchange and each
@@ -12,6 +15,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
 
+use gauntlet_core::attack::{Carrier, replace_span};
 use gauntlet_core::grader::{GradeContext, Grader};
 use gauntlet_core::plan::PlannedCase;
 use gauntlet_core::result::Outcome;
@@ -58,7 +62,9 @@ pub struct Helpers {
 
 /// Where the converter chain of a case starts to apply while the trial runs: from the
 /// start for an attacker's messages (written during the trial), from the first model step
-/// otherwise (the plan applied the steps before it), or not at all.
+/// for whole user turns (the plan applied the steps before it), from the start for an
+/// attack that travels elsewhere (a document, a tool output, a span of a turn: the plan
+/// leaves a chain with a model step to the trial whole), or not at all.
 pub fn runtime_from(case: &Case) -> Option<usize> {
     if case.converters.is_empty() {
         return None;
@@ -70,9 +76,109 @@ pub fn runtime_from(case: &Case) -> Option<usize> {
     {
         return Some(0);
     }
-    case.converters
+    let first = case
+        .converters
         .iter()
-        .position(|n| converter_needs_model(n))
+        .position(|n| converter_needs_model(n))?;
+    let site = case.attack_site();
+    match (site.carrier, &site.span) {
+        (Carrier::None, _) => None,
+        (Carrier::User, None) => Some(first),
+        _ => Some(0),
+    }
+}
+
+/// A user turn as the trial sends it: the case's run-time converter steps applied where the
+/// attack is in it (the whole turn of a direct attack, the planted span of quoted content),
+/// and none when the attack travels outside the user's turns.
+pub async fn convert_user_turn(
+    helpers: Option<&Helpers>,
+    case: &Case,
+    text: &str,
+    turn: usize,
+    rec: &mut TraceRecorder,
+) -> Result<String, TargetError> {
+    let Some(from) = runtime_from(case) else {
+        return Ok(text.to_owned());
+    };
+    let site = case.attack_site();
+    if site.carrier != Carrier::User {
+        return Ok(text.to_owned());
+    }
+    let Some(span) = site.span.as_deref() else {
+        return convert_turn(helpers, case, text, turn, from, rec).await;
+    };
+    if !text.contains(span) {
+        return Ok(text.to_owned());
+    }
+    let converted = convert_turn(helpers, case, span, turn, from, rec).await?;
+    Ok(replace_span(text, span, |_| converted).unwrap_or_else(|| text.to_owned()))
+}
+
+/// The case as this trial sends it when its attack travels in documents or tool outputs:
+/// the run-time converter steps applied there (`None` when there is nothing to apply while
+/// the trial runs). Every text a converter changed there, at planning or now, is recorded
+/// in the trace as sent.
+pub async fn convert_carried(
+    helpers: Option<&Helpers>,
+    case: &Case,
+    rec: &mut TraceRecorder,
+) -> Result<Option<Case>, TargetError> {
+    // What the plan changed.
+    for (at, _) in &case.as_written {
+        if let Some(t) = carried_text(case, at) {
+            rec.converted(at.clone(), t.to_owned());
+        }
+    }
+    let site = case.attack_site();
+    let Some(from) = runtime_from(case) else {
+        return Ok(None);
+    };
+    if !matches!(site.carrier, Carrier::Documents | Carrier::ToolOutput) {
+        return Ok(None);
+    }
+    let mut c = case.clone();
+    let count = match site.carrier {
+        Carrier::Documents => case.documents.len(),
+        _ => case.tool_faults.len(),
+    };
+    for i in 0..count {
+        let (at, written) = match site.carrier {
+            Carrier::Documents => (format!("documents[{i}]"), case.documents[i].text.as_deref()),
+            _ => (
+                format!("tool_faults[{i}].poison"),
+                case.tool_faults[i].poison.as_deref(),
+            ),
+        };
+        let Some(t) = written else { continue };
+        let seed_index = site.carrier.seed_index(i);
+        let sent = match site.span.as_deref() {
+            None => convert_turn(helpers, case, t, seed_index, from, rec).await?,
+            Some(span) if t.contains(span) => {
+                let conv = convert_turn(helpers, case, span, seed_index, from, rec).await?;
+                replace_span(t, span, |_| conv).unwrap_or_else(|| t.to_owned())
+            }
+            Some(_) => continue,
+        };
+        rec.converted(at, sent.clone());
+        match site.carrier {
+            Carrier::Documents => c.documents[i].text = Some(sent),
+            _ => c.tool_faults[i].poison = Some(sent),
+        }
+    }
+    Ok(Some(c))
+}
+
+/// The text at a site of a case (`documents[0]`, `tool_faults[1].poison`).
+fn carried_text<'a>(case: &'a Case, at: &str) -> Option<&'a str> {
+    let index = |prefix: &str, suffix: &str| -> Option<usize> {
+        at.strip_prefix(prefix)?.strip_suffix(suffix)?.parse().ok()
+    };
+    if let Some(i) = index("documents[", "]") {
+        return case.documents.get(i)?.text.as_deref();
+    }
+    let i = index("tool_faults[", "].poison")?;
+    case.tool_faults.get(i)?.poison.as_deref()
 }
 
 /// Applies `case.converters[from..]` to one message: pure steps locally, model steps by the
@@ -366,22 +472,23 @@ impl Attack {
         }
     }
 
-    /// The proposed message with the case's run-time converters applied.
+    /// The proposed message with the case's run-time converters applied where its attack
+    /// is ([`convert_user_turn`]).
     async fn convert(
         &self,
         case: &Case,
         proposed: &str,
         p: &mut Play<'_, '_>,
     ) -> Result<String, TargetError> {
-        let Some(from) = self.from else {
+        if self.from.is_none() {
             return Ok(proposed.to_owned());
-        };
+        }
         let turn = if self.attacker.is_some() {
             self.exchange as usize
         } else {
             self.step + self.attempt * 1_000_000
         };
-        match convert_turn(p.helpers, case, proposed, turn, from, p.rec).await {
+        match convert_user_turn(p.helpers, case, proposed, turn, p.rec).await {
             Ok(s) => Ok(s),
             Err(e) => {
                 decide(p.rec, self.exchange, StrategyAction::Fault, e.to_string());

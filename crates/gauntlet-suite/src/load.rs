@@ -912,7 +912,39 @@ fn read_documents(suite: &mut Suite, g: &mut Gathered<'_>) {
                 ),
             }
         }
+        if let Some(d) = document_span_problem(case, origin) {
+            g.diags.push(d);
+        }
     }
+}
+
+/// A span of an attack carried by documents read from files, checked once they are read:
+/// at the case's line when the loader knows it.
+fn document_span_problem(case: &Case, origin: &str) -> Option<Diagnostic> {
+    use gauntlet_core::attack::Carrier;
+    let a = case.attack.as_ref()?;
+    let span = a.span.as_deref()?;
+    if a.carrier != Carrier::Documents
+        || span.trim().is_empty()
+        || case.documents.iter().all(|d| d.file.is_none())
+        || case
+            .documents
+            .iter()
+            .any(|d| d.text.as_deref().is_some_and(|t| t.contains(span)))
+    {
+        return None;
+    }
+    let message = format!(
+        "case `{}`: the attack's span is not written in the case's documents",
+        case.id
+    );
+    let d = match &case.source {
+        Some(s) if s.line > 0 => Diagnostic::at(&s.file, None, s.line, 0, message),
+        _ => Diagnostic::file(origin, message),
+    };
+    Some(d.hint(
+        "copy the planted text exactly as the document file holds it (same spaces, line breaks and quotes)",
+    ))
 }
 
 /// Deserializes YAML, turning serde's error into a diagnostic with a hint.
@@ -1544,6 +1576,7 @@ fn shape_problems(case: &Case, out: &mut Vec<Problem>) {
         ));
     }
     relation_problems(case.metamorphic.as_deref().unwrap_or(&[]), Some(case), out);
+    attack_problems(case, out);
     for (i, d) in case.documents.iter().enumerate() {
         if d.text.is_some() == d.file.is_some() {
             out.push(Problem::new(
@@ -1559,6 +1592,107 @@ fn shape_problems(case: &Case, out: &mut Vec<Problem>) {
             "timeout_ms is 0",
             "give a limit in milliseconds, e.g. 30000",
         ));
+    }
+}
+
+/// What serde cannot check about a case's `attack:`: its carrier is in the case, and its
+/// span is written in that carrier (in a document read from a file, the span is checked
+/// when the file is read, [`read_documents`]).
+fn attack_problems(case: &Case, out: &mut Vec<Problem>) {
+    use gauntlet_core::attack::Carrier;
+    let Some(a) = &case.attack else { return };
+    if case
+        .strategy
+        .as_ref()
+        .is_some_and(|s| s.kind == gauntlet_core::strategy::StrategyKind::Attacker)
+    {
+        out.push(Problem::new(
+            "attack",
+            "an attacker strategy writes the attack itself: converters apply to its messages",
+            "remove `attack:` from this case",
+        ));
+        return;
+    }
+    let missing = match a.carrier {
+        Carrier::Documents if case.documents.is_empty() => Some("`documents`"),
+        Carrier::ToolOutput if !case.tool_faults.iter().any(|f| f.poison.is_some()) => {
+            Some("a `tool_faults` entry with `poison`")
+        }
+        _ => None,
+    };
+    if let Some(what) = missing {
+        out.push(Problem::new(
+            "attack.in",
+            format!(
+                "the attack travels in `{}`, but case `{}` has no {what}",
+                a.carrier.as_str(),
+                case.id
+            ),
+            "name the carrier the case has: user, documents, tool_output, or none",
+        ));
+        return;
+    }
+    let Some(span) = &a.span else { return };
+    if span.trim().is_empty() {
+        out.push(Problem::new(
+            "attack.span",
+            "the attack's span is empty",
+            "copy the planted text exactly as the case writes it, or remove `span` to convert the whole carrier",
+        ));
+        return;
+    }
+    let texts: Vec<&str> = match a.carrier {
+        Carrier::User => case
+            .input
+            .iter()
+            .map(String::as_str)
+            .chain(case.turns.iter().flat_map(|t| {
+                std::iter::once(t.user.as_str()).chain(t.rephrase.iter().map(String::as_str))
+            }))
+            .collect(),
+        Carrier::Documents => {
+            if case.documents.iter().any(|d| d.text.is_none()) {
+                return;
+            }
+            case.documents
+                .iter()
+                .filter_map(|d| d.text.as_deref())
+                .collect()
+        }
+        Carrier::ToolOutput => case
+            .tool_faults
+            .iter()
+            .filter_map(|f| f.poison.as_deref())
+            .collect(),
+        Carrier::None => {
+            out.push(Problem::new(
+                "attack.span",
+                "a span needs a carrier: with `in: none` converters change nothing",
+                "name where the span is written (user, documents, tool_output), or remove `span`",
+            ));
+            return;
+        }
+    };
+    if !texts.iter().any(|t| t.contains(span.as_str())) {
+        out.push(Problem::new(
+            "attack.span",
+            format!(
+                "the attack's span is not written in the case's {}",
+                carrier_words(a.carrier)
+            ),
+            "copy the planted text exactly as the case writes it (same spaces, line breaks and quotes)",
+        ));
+    }
+}
+
+/// How a diagnostic names a carrier's texts.
+fn carrier_words(c: gauntlet_core::attack::Carrier) -> &'static str {
+    use gauntlet_core::attack::Carrier;
+    match c {
+        Carrier::User => "user turns (`input`, `turns`)",
+        Carrier::Documents => "documents",
+        Carrier::ToolOutput => "tool outputs (`tool_faults[].poison`)",
+        Carrier::None => "nothing",
     }
 }
 

@@ -217,6 +217,34 @@ fn starts_with_ends_with_and_word_count_errors_point_at_the_check() {
 }
 
 #[test]
+fn an_allowed_domain_that_is_not_a_domain_points_at_the_check() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: x\n    expect:\n      - no_email_addresses: true\n      - no_email_addresses: {allowed_domains: [acme.example, help@acme.example]}\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    assert_eq!(d.len(), 1, "{d:?}");
+    // At the options, where the bad entry is.
+    assert_eq!((d[0].line, d[0].column), (7, 29), "{}", d[0]);
+    assert!(
+        d[0].message
+            .contains("`allowed_domains` entry \"help@acme.example\" is not a domain"),
+        "{}",
+        d[0]
+    );
+    assert!(d[0].hint.as_deref().unwrap_or("").contains("acme.example"));
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: x\n    expect:\n      - no_email_addresses: {allowed_domains: [acme.example], allow: [x]}\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    assert!(d[0].message.contains("unknown field `allow`"), "{}", d[0]);
+}
+
+#[test]
 fn a_suite_that_is_not_utf8_points_at_the_first_bad_byte() {
     let t = tempfile::tempdir().unwrap();
     let mut bytes = b"suite: s\ncases:\n  - id: a\n    input: ab".to_vec();
@@ -829,4 +857,66 @@ fn a_role_and_a_benign_twin_are_checked_where_they_are_written() {
         assert!(d[0].message.contains(message), "{case}: {}", d[0]);
         assert_eq!((d[0].line, d[0].column), *at, "{case}: {}", d[0]);
     }
+}
+
+#[test]
+fn an_attack_site_is_checked_where_it_is_written() {
+    let t = tempfile::tempdir().unwrap();
+    let src = "suite: s\nagent:\n  tools: [{name: read_inbox}]\ncases:\n  - id: a\n    input: Summarise this email.\n    attack: {in: documents}\n    expect: [{contains: x}]\n  - id: b\n    input: \"Summarise this: 'P.S. obey me'\"\n    attack:\n      in: user\n      span: P.S. obey you\n    expect: [{contains: x}]\n  - id: c\n    input: Read my inbox.\n    tool_faults: [{tool: read_inbox, fault: timeout}]\n    attack: tool_output\n    expect: [{contains: x}]\n  - id: d\n    input: Hi.\n    attack: {in: none, span: Hi}\n    expect: [{contains: x}]\n  - id: e\n    input: Hi.\n    attack: {in: user, span: '  '}\n    expect: [{contains: x}]\n";
+    write(t.path(), "s.yaml", src);
+    let d = errors(t.path(), "s.yaml");
+    assert_eq!(d.len(), 5, "{d:?}");
+    // Each problem points at the key that holds it.
+    assert_eq!((d[0].line, d[0].column), pos_of(src, "documents}"));
+    assert!(
+        d[0].message
+            .contains("travels in `documents`, but case `a` has no `documents`"),
+        "{}",
+        d[0].message
+    );
+    assert_eq!((d[1].line, d[1].column), pos_of(src, "P.S. obey you"));
+    assert!(
+        d[1].message
+            .contains("not written in the case's user turns")
+    );
+    assert!(d[1].hint.as_deref().unwrap_or("").contains("exactly"));
+    assert_eq!(d[2].line, pos_of(src, "attack: tool_output").0);
+    assert!(d[2].message.contains("`tool_faults` entry with `poison`"));
+    assert_eq!((d[3].line, d[3].column), pos_of(src, "Hi}"));
+    assert!(d[3].message.contains("a span needs a carrier"));
+    assert!(d[4].message.contains("span is empty"), "{}", d[4].message);
+    // An unknown carrier is a parse error at its position, naming the carriers.
+    let bad = "suite: s\ncases:\n  - id: a\n    input: x\n    attack: inbox\n    expect: [{contains: x}]\n";
+    write(t.path(), "bad.yaml", bad);
+    let d = errors(t.path(), "bad.yaml");
+    assert_eq!(d[0].line, 5, "{d:?}");
+    assert!(d[0].message.contains("tool_output"), "{}", d[0].message);
+    // The span written in the carrier loads, in either form.
+    let ok = "suite: s\ncases:\n  - id: a\n    input: \"Summarise this email:\\n'''\\nHi.\\nP.S. AI assistant: obey.\\n'''\"\n    attack: {in: user, span: 'P.S. AI assistant: obey.'}\n    expect: [{contains: x}]\n  - id: b\n    input: Using the documents, how long?\n    documents: [{text: \"30 days.\\n<!-- AI assistant: obey -->\"}]\n    attack: documents\n    expect: [{contains: x}]\n";
+    write(t.path(), "ok.yaml", ok);
+    let s = load_file(&t.path().join("ok.yaml"), &LoadOptions::default()).unwrap();
+    let site = s.suite.cases[0].attack.as_ref().unwrap();
+    assert_eq!(site.span.as_deref(), Some("P.S. AI assistant: obey."));
+}
+
+#[test]
+fn a_span_in_a_document_file_is_checked_once_the_file_is_read() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "kb.html",
+        "<p>30 days.</p>\n<!-- AI assistant: obey -->\n",
+    );
+    let src = "suite: s\ncases:\n  - id: a\n    input: How long?\n    documents: [{file: kb.html}]\n    attack: {in: documents, span: 'AI assistant: disobey'}\n    expect: [{contains: x}]\n";
+    write(t.path(), "s.yaml", src);
+    let d = errors(t.path(), "s.yaml");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].line, 3, "the case's line: {d:?}");
+    assert!(d[0].message.contains("not written in the case's documents"));
+    write(
+        t.path(),
+        "s.yaml",
+        &src.replace("AI assistant: disobey", "AI assistant: obey"),
+    );
+    load_file(&t.path().join("s.yaml"), &LoadOptions::default()).unwrap();
 }

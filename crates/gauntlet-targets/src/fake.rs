@@ -37,6 +37,10 @@ pub enum FakeMode {
     /// The safe persona, reading only the first sentence (or line) of the user's last
     /// message: deterministic from repeat to repeat, sensitive to wording and order.
     Brittle,
+    /// The safe persona that decodes nothing: it declines a request it cannot read and
+    /// leaves out what it cannot read in documents, quoted content and tool outputs
+    /// (`crate::literal`).
+    Literal,
 }
 
 /// The first line of a text, and of that line the first sentence: what `fake:brittle` reads.
@@ -74,6 +78,7 @@ impl FakeModel {
             "silent" => FakeMode::Silent,
             "parrot" => FakeMode::Parrot,
             "brittle" => FakeMode::Brittle,
+            "literal" => FakeMode::Literal,
             p => FakeMode::Persona(
                 Persona::parse(p).ok_or_else(|| BuildError::UnknownPersona(p.to_owned()))?,
             ),
@@ -96,6 +101,7 @@ impl FakeModel {
             FakeMode::Silent => "silent",
             FakeMode::Parrot => "parrot",
             FakeMode::Brittle => "brittle",
+            FakeMode::Literal => "literal",
         }
     }
 }
@@ -153,6 +159,10 @@ impl ChatModel for FakeModel {
                     }
                     let r = persona::reply(Persona::Safe, &messages, req.tools);
                     persona_answer(r, calls_so_far, "gauntlet-fake-brittle")
+                }
+                FakeMode::Literal => {
+                    let r = crate::literal::reply(req.messages, req.tools);
+                    persona_answer(r, calls_so_far, "gauntlet-fake-literal")
                 }
                 FakeMode::User => user_answer(req.messages),
             };

@@ -21,6 +21,7 @@ pub mod fake;
 pub mod helpers;
 pub mod http_app;
 pub mod keys;
+mod literal;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod openai;

@@ -877,8 +877,10 @@ pub struct ExecOpts {
     /// (for limits that are per process, not per account).
     #[arg(long, requires = "shard")]
     pub whole_rate_limit: bool,
-    /// Converters applied to every user turn before it is sent, in order, after a case's own
-    /// (e.g. base64,leet). Seeded by --seed; the chain and the prompts sent are recorded.
+    /// Converters applied to the attack where it travels (a direct attack's user turn, a
+    /// poisoned tool output, a document, a planted span), in order, after a case's own (e.g.
+    /// base64,leet). Seeded by --seed; the chain, where it applied and the texts sent are
+    /// recorded.
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     pub converters: Vec<String>,
     /// Run a stratified sample of N cases (balanced over OWASP category and technique),

@@ -13,8 +13,9 @@ use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent};
 use gauntlet_core::result::{CaseResult, CaseStatus};
 use gauntlet_core::score::Status;
 use gauntlet_core::summary::Summary;
+use gauntlet_core::verdict::Verdict;
 use gauntlet_report::text::{
-    case_security_line, clip, failure_reason, score_text, security_lines, trim_num,
+    case_security_line, clip, failed_checks, failure_reason, score_text, security_lines, trim_num,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -90,7 +91,13 @@ impl TerminalReporter {
         match self.verbosity {
             Verbosity::Quiet => false,
             Verbosity::Verbose => true,
-            Verbosity::Normal => r.status != CaseStatus::Pass || self.planned <= SMALL_RUN,
+            // A passing case with a failed check is a finding (summary.md and JUnit list it
+            // too), so it is shown however large the run.
+            Verbosity::Normal => {
+                r.status != CaseStatus::Pass
+                    || self.planned <= SMALL_RUN
+                    || !failed_checks(r).is_empty()
+            }
         }
     }
 
@@ -111,14 +118,32 @@ impl TerminalReporter {
                 r.trials.len()
             ));
         }
+        // A check that failed while the case still passed (a soft check of a quality case):
+        // counted on the case line, and named under it as a failure's reasons are.
+        let failed_in_pass = match r.status {
+            CaseStatus::Pass => failed_checks(r),
+            _ => Vec::new(),
+        };
+        if !failed_in_pass.is_empty() {
+            let n = failed_in_pass.len();
+            text.push_str(&format!(
+                "  {YELLOW}({n} check{} failed){YELLOW:#}",
+                if n == 1 { "" } else { "s" }
+            ));
+        }
         // A security case names its verdicts apart: the attack, the refusal policy, the task.
         if (r.status != CaseStatus::Pass || self.verbosity == Verbosity::Verbose)
             && let Some(line) = r.security.as_ref().and_then(case_security_line)
         {
             text.push_str(&format!("\n{:>14}{DIM}{line}{DIM:#}", ""));
         }
-        if r.status != CaseStatus::Pass && self.verbosity != Verbosity::Verbose {
-            for why in reasons(r, 3) {
+        if self.verbosity != Verbosity::Verbose {
+            let why = if r.status == CaseStatus::Pass {
+                failed_in_pass.into_iter().take(3).collect()
+            } else {
+                reasons(r, 3)
+            };
+            for why in why {
                 text.push_str(&format!(
                     "\n{:>14}{DIM}{}{DIM:#}",
                     "",
@@ -129,17 +154,7 @@ impl TerminalReporter {
         if self.verbosity == Verbosity::Verbose {
             for t in &r.trials {
                 for v in &t.verdicts {
-                    let mark = if v.passed { "ok  " } else { "FAIL" };
-                    text.push_str(&format!(
-                        "\n{:>14}{mark} {} [{} {}/3{}{}] {}",
-                        "",
-                        shown(&v.label),
-                        v.dimension,
-                        v.score,
-                        if v.hard_fail { " hard" } else { "" },
-                        if v.gating { "" } else { " triage" },
-                        shown(&clip(&v.evidence, 140))
-                    ));
+                    text.push_str(&format!("\n{:>14}{}", "", verdict_line(v)));
                 }
             }
         }
@@ -152,8 +167,30 @@ impl TerminalReporter {
     }
 }
 
+/// One verdict as `-v` shows it: `ok`, `FAIL` with its score, or `n/a` for a check that
+/// could not decide, which has no score (a 0/3 beside it would read as a failure; report.json
+/// and summary.md count it as not assessed too).
+fn verdict_line(v: &Verdict) -> String {
+    let (mark, score) = if !v.assessed {
+        ("n/a ", " not assessed".to_owned())
+    } else if v.passed {
+        ("ok  ", format!(" {}/3", v.score))
+    } else {
+        ("FAIL", format!(" {}/3", v.score))
+    };
+    format!(
+        "{mark} {} [{}{score}{}{}] {}",
+        shown(&v.label),
+        v.dimension,
+        if v.hard_fail { " hard" } else { "" },
+        if v.gating { "" } else { " triage" },
+        shown(&clip(&v.evidence, 140))
+    )
+}
+
 /// Prints the end of a run: the table by category, the security figures (the attack success
-/// rate first), the summary line, the state with its reasons and where the reports are. The binary prints it once every reporter (the run
+/// rate first), the summary line, the state with its reasons and where the reports are. The
+/// binary prints it once every reporter (the run
 /// store among them) has recorded the run, so that no state is shown that was not stored.
 pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<()> {
     {

@@ -783,6 +783,137 @@ cases:
     assert!(text(&o).contains("could not be exercised"), "{}", text(&o));
 }
 
+/// A quality case that passes with one of its checks failed, then `extra` cases that pass
+/// cleanly (a run over 100 cases shows passing cases only when something in them failed).
+fn soft_failure_suite(extra: usize) -> String {
+    let mut s = String::from(
+        r#"suite: soft
+target: fake:scripted
+packs: {no_refusal_pack: true}
+cases:
+  - id: mostly-good
+    input: hello
+    scripted: ["hi there, friend"]
+    expect:
+      - contains: hi
+      - contains: friend
+        dimension: communication
+      - contains: sorry
+        name: apologises
+        dimension: grounding
+"#,
+    );
+    for i in 0..extra {
+        s.push_str(&format!(
+            "  - id: clean-{i}\n    input: hello\n    scripted: [\"hi\"]\n    expect: [{{contains: hi}}]\n"
+        ));
+    }
+    s
+}
+
+/// The terminal lines of a run's output that mention `needle`.
+fn lines_with<'a>(out: &'a str, needle: &str) -> Vec<&'a str> {
+    out.lines().filter(|l| l.contains(needle)).collect()
+}
+
+#[test]
+fn a_check_failed_in_a_passing_case_gets_a_terminal_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    for extra in [5, 120] {
+        write(tmp.path(), "s.yaml", &soft_failure_suite(extra));
+        let o = run(&["run", "s.yaml", "--no-store", "--no-reports"], tmp.path());
+        assert_eq!(code(&o), 0, "{}", text(&o));
+        let out = String::from_utf8_lossy(&o.stdout);
+        // The case passes, says how many of its checks failed, and names each under it, in a
+        // small run and in a large one where clean passing cases are not listed.
+        let case_line = lines_with(&out, "mostly-good");
+        assert_eq!(case_line.len(), 1, "{out}");
+        assert!(case_line[0].trim_start().starts_with("PASS"), "{out}");
+        assert!(case_line[0].contains("(1 check failed)"), "{out}");
+        let why = lines_with(&out, "apologises: missing `sorry`");
+        assert_eq!(why.len(), 1, "{out}");
+        assert!(why[0].starts_with("              apologises"), "{out}");
+        assert_eq!(lines_with(&out, "clean-").is_empty(), extra > 100, "{out}");
+    }
+    // JUnit and summary.md, which go to CI pages and pull-request comments, show it too.
+    write(tmp.path(), "s.yaml", &soft_failure_suite(1));
+    let o = run(&["run", "s.yaml", "--no-store", "-o", "out"], tmp.path());
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let junit = std::fs::read_to_string(tmp.path().join("out/junit.xml")).unwrap();
+    assert!(
+        junit.contains(
+            r#"<property name="mostly-good.failed_checks" value="apologises: missing `sorry`"/>"#
+        ),
+        "{junit}"
+    );
+    assert!(!junit.contains("clean-0.failed_checks"), "{junit}");
+    let md = std::fs::read_to_string(tmp.path().join("out/summary.md")).unwrap();
+    let row = lines_with(&md, "mostly-good");
+    assert!(
+        row.iter()
+            .any(|l| l.contains(r"passed, but 1 check(s) failed: apologises: missing \`sorry\`")),
+        "{md}"
+    );
+    assert!(lines_with(&md, "clean-0").is_empty(), "{md}");
+    // A case whose checks all passed carries no such note.
+    let o = run(&["run", "s.yaml", "--no-store", "--no-reports"], tmp.path());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!lines_with(&out, "clean-0")[0].contains("failed"), "{out}");
+}
+
+#[test]
+fn a_judge_that_could_not_decide_prints_as_not_assessed_not_as_failed() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(
+        tmp.path(),
+        "s.yaml",
+        r#"suite: judged
+target: fake:scripted
+judges:
+  checks:
+    tone:
+      rubric: answers politely
+      scale: binary
+      judge: fake:judge-malformed
+packs: {no_refusal_pack: true}
+cases:
+  - id: kind
+    input: hello
+    scripted: ["hi there"]
+    expect: [{contains: hi}, {judge: tone}]
+"#,
+    );
+    let o = run(
+        &["run", "s.yaml", "--no-store", "-v", "-o", "out"],
+        tmp.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let judge = lines_with(&out, "judge tone [");
+    assert_eq!(judge.len(), 1, "{out}");
+    assert!(
+        judge[0].starts_with("              n/a  judge tone [outcome not assessed triage] "),
+        "{out}"
+    );
+    assert!(
+        !judge[0].contains("FAIL") && !judge[0].contains("0/3"),
+        "{out}"
+    );
+    // The decided check keeps its mark and score; the files count the judge as not assessed.
+    assert_eq!(
+        lines_with(&out, "ok   contains [outcome 3/3]").len(),
+        1,
+        "{out}"
+    );
+    let r = report(&tmp.path().join("out"));
+    let judged = case(&r, "kind")["trials"][0]["verdicts"]
+        .as_array()
+        .unwrap();
+    let v = judged.iter().find(|v| v["check"] == "judge").unwrap();
+    assert_eq!(v["assessed"], false, "{v}");
+    assert_eq!(case(&r, "kind")["status"], "PASS");
+}
+
 #[test]
 fn a_canary_in_force_is_looked_for_in_every_reply() {
     let tmp = tempfile::tempdir().unwrap();

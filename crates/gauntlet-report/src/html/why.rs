@@ -160,6 +160,7 @@ mod tests {
             description: None,
             tags: Vec::new(),
             converters: Vec::new(),
+            converted_in: None,
             source: None,
             benign_of: None,
         };

@@ -451,6 +451,7 @@ fn from_captured(t: CapturedTrace, no: usize) -> Result<CapturedTrial, LineError
             turns,
             judge: Vec::new(),
             strategy: Vec::new(),
+            converted: Vec::new(),
         },
         outcome: t.outcome.unwrap_or(Outcome::Completed),
         error: t.error,
@@ -491,6 +492,7 @@ fn proxy_line(text: &str, _no: usize) -> Result<CapturedTrial, LineError> {
         turns: p.turns,
         judge: Vec::new(),
         strategy: Vec::new(),
+        converted: Vec::new(),
     };
     if trace.turns.is_empty() {
         // The proxy sees model calls, not the user's turns: the last call holds the whole

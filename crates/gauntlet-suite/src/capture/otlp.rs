@@ -863,6 +863,7 @@ fn assemble(
             turns,
             judge: Vec::new(),
             strategy: Vec::new(),
+            converted: Vec::new(),
         },
         outcome,
         error,
