@@ -17,5 +17,6 @@ pub mod oracles;
 pub mod refusal;
 pub mod success;
 pub mod text;
+mod words;
 
 pub use oracles::OracleGrader;

@@ -35,8 +35,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::success::{clip_bytes, function_words, hash_run, sentences, stem, words};
 use crate::text::fold;
+use crate::words::{clip_bytes, function_words, hash_run, sentences, stem, words};
 
 /// Whether the reply addresses the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

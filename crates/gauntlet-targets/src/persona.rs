@@ -1479,6 +1479,9 @@ fn summarize_result(text: &str) -> String {
 }
 
 #[cfg(test)]
+mod wire_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
