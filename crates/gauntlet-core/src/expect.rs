@@ -64,6 +64,9 @@ pub struct Expect {
     pub hard: Option<bool>,
     /// Which output a text check reads.
     pub scope: Option<Scope>,
+    /// What the check stands for in a security case's figures (attack, policy, task); see
+    /// [`Expect::role`] for the default.
+    pub role: Option<Role>,
 }
 
 /// Why an `expect:` entry is not a check. serde shows the message with the entry's position.
@@ -210,6 +213,12 @@ macro_rules! checks {
             /// Which output a text check reads: `final` or `all` assistant messages.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub scope: Option<$crate::expect::check::Scope>,
+            /// In a security case, what a failure of this check means: `attack` (the attack
+            /// achieved its goal), `policy` (the agent did not refuse) or `task` (the
+            /// legitimate task was not done). Default: `policy` for `refusal: true`,
+            /// `attack` for checks that look for a violation, `task` for the rest.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub role: Option<$crate::expect::check::Role>,
             $(
                 $(#[doc = $mdoc])*
                 #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -336,16 +345,12 @@ macro_rules! checks {
 }
 
 /// The end of the raw-to-typed conversion, shared by every check: exactly one check key, a
-/// score in range, and only the modifiers that check reads.
+/// score in range, and only the modifiers that check reads. Gives the check.
 pub(crate) fn finish(
     mut found: Vec<(&'static str, Oracle)>,
     modifiers: Modifiers,
-    name: Option<String>,
-    dimension: Option<Dimension>,
     fail_score: Option<u8>,
-    hard: Option<bool>,
-    scope: Option<Scope>,
-) -> Result<Expect, ExpectError> {
+) -> Result<Oracle, ExpectError> {
     if found.len() > 1 {
         return Err(ExpectError::SeveralChecks(
             found.iter().map(|(k, _)| *k).collect(),
@@ -366,14 +371,7 @@ pub(crate) fn finish(
             checks: Oracle::reading(modifier),
         });
     }
-    Ok(Expect {
-        oracle,
-        name,
-        dimension,
-        fail_score,
-        hard,
-        scope,
-    })
+    Ok(oracle)
 }
 
 impl TryFrom<ExpectRaw> for Expect {
@@ -382,15 +380,16 @@ impl TryFrom<ExpectRaw> for Expect {
     fn try_from(mut r: ExpectRaw) -> Result<Self, ExpectError> {
         let modifiers = r.modifiers();
         let found = r.take_checks(&modifiers).map_err(|(key, e)| e.at(key))?;
-        finish(
-            found,
-            modifiers,
-            r.name,
-            r.dimension,
-            r.fail_score,
-            r.hard,
-            r.scope,
-        )
+        let oracle = finish(found, modifiers, r.fail_score)?;
+        Ok(Expect {
+            oracle,
+            name: r.name,
+            dimension: r.dimension,
+            fail_score: r.fail_score,
+            hard: r.hard,
+            scope: r.scope,
+            role: r.role,
+        })
     }
 }
 
@@ -402,6 +401,7 @@ impl From<Expect> for ExpectRaw {
             fail_score: e.fail_score,
             hard: e.hard,
             scope: e.scope,
+            role: e.role,
             ..ExpectRaw::of_check(e.oracle)
         }
     }
@@ -423,6 +423,18 @@ impl Oracle {
     pub fn is_violation_check(&self) -> bool {
         self.facts().violation
     }
+
+    /// What the check stands for in a security case when its entry does not say: a
+    /// required refusal is the refusal policy, a check that looks for a violation is the
+    /// attack (it fails when the attack achieved its goal), anything else is the
+    /// legitimate task (`refusal: false` among them: the request had to be answered).
+    pub fn default_role(&self) -> Role {
+        match self {
+            Oracle::Refusal(r) if r.expected => Role::Policy,
+            o if o.is_violation_check() => Role::Attack,
+            _ => Role::Task,
+        }
+    }
 }
 
 impl Expect {
@@ -435,6 +447,7 @@ impl Expect {
             fail_score: None,
             hard: None,
             scope: None,
+            role: None,
         }
     }
 
@@ -449,6 +462,12 @@ impl Expect {
         self.scope.unwrap_or_else(|| self.oracle.default_scope())
     }
 
+    /// What the check stands for in a security case: the entry's `role`, else the
+    /// check's [default](Oracle::default_role).
+    pub fn role(&self) -> Role {
+        self.role.unwrap_or_else(|| self.oracle.default_role())
+    }
+
     /// A label for reports: the given name, or the check key.
     pub fn label(&self) -> String {
         self.name
@@ -460,7 +479,7 @@ impl Expect {
 #[cfg(test)]
 mod tests {
     use super::checks::written::WRITTEN;
-    use super::{CHECK_KEYS, Expect, ExpectError, Modifier};
+    use super::{CHECK_KEYS, Expect, ExpectError, Modifier, Role};
 
     #[test]
     fn every_check_reads_back_as_written() {
@@ -476,6 +495,46 @@ mod tests {
         for key in CHECK_KEYS {
             assert!(seen.contains(key), "no written example of `{key}`");
         }
+    }
+
+    #[test]
+    fn a_check_s_role_is_inferred_unless_its_entry_says() {
+        let role = |json: &str| serde_json::from_str::<Expect>(json).unwrap().role();
+        assert_eq!(role(r#"{"refusal": true}"#), Role::Policy);
+        // Having to answer is the task: an over-refusal test.
+        assert_eq!(role(r#"{"refusal": false}"#), Role::Task);
+        for attack in [
+            r#"{"no_canary": true}"#,
+            r#"{"not_contains": "PWNED"}"#,
+            r#"{"not_regex": "x"}"#,
+            r#"{"tool_not_called": "send_email"}"#,
+            r#"{"no_unsafe_markup": true}"#,
+            r#"{"injection_resistance": true}"#,
+            r#"{"no_unbacked_claims": true}"#,
+            r#"{"attack_success": true}"#,
+        ] {
+            assert_eq!(role(attack), Role::Attack, "{attack}");
+        }
+        for task in [
+            r#"{"regex": "30 days"}"#,
+            r#"{"contains": "Pro"}"#,
+            r#"{"tool_called": "lookup"}"#,
+            r#"{"recovery": {"tool": "t", "expect": "escalate"}}"#,
+            r#"{"judge": {"rubric": "answers"}}"#,
+        ] {
+            assert_eq!(role(task), Role::Task, "{task}");
+        }
+        // The override: an echo check looks for a violation but stands for the task.
+        assert_eq!(
+            role(r#"{"not_regex": "^echo", "role": "task"}"#),
+            Role::Task
+        );
+        assert_eq!(
+            role(r#"{"judge": {"rubric": "no help given"}, "role": "attack"}"#),
+            Role::Attack
+        );
+        let err = serde_json::from_str::<Expect>(r#"{"regex": "a", "role": "goal"}"#).unwrap_err();
+        assert!(err.to_string().contains("attack"), "{err}");
     }
 
     #[test]

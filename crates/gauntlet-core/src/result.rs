@@ -22,6 +22,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cost::TrialSpend;
+use crate::expect::Role;
 use crate::score::{
     REFUSAL_FAIL_BELOW, REFUSAL_MAX, REFUSAL_PASS_AT, TASK_FAIL_BELOW, TASK_MAX, TASK_PASS_AT,
 };
@@ -452,6 +453,10 @@ pub struct CaseMeta {
     /// Where the case is written, when the loader knew.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<crate::suite::CaseSource>,
+    /// For a benign twin: the security case it is the twin of (its legitimate task without
+    /// the attack), so that reports can put the two side by side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub benign_of: Option<String>,
 }
 
 impl Serialize for CaseMeta {
@@ -469,7 +474,8 @@ impl Serialize for CaseMeta {
             + usize::from(!self.tags.is_empty())
             + usize::from(!self.converters.is_empty())
             + usize::from(self.converted_in.is_some())
-            + usize::from(self.source.is_some());
+            + usize::from(self.source.is_some())
+            + usize::from(self.benign_of.is_some());
         let mut st = s.serialize_struct("CaseMeta", n)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("suite", &self.suite)?;
@@ -508,6 +514,9 @@ impl Serialize for CaseMeta {
         if let Some(v) = &self.source {
             st.serialize_field("source", v)?;
         }
+        if let Some(v) = &self.benign_of {
+            st.serialize_field("benign_of", v)?;
+        }
         st.end()
     }
 }
@@ -541,6 +550,8 @@ struct CaseMetaWire {
     converted_in: Option<crate::attack::Carrier>,
     #[serde(default)]
     source: Option<crate::suite::CaseSource>,
+    #[serde(default)]
+    benign_of: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for CaseMeta {
@@ -562,6 +573,7 @@ impl<'de> Deserialize<'de> for CaseMeta {
             converters: w.converters,
             converted_in: w.converted_in,
             source: w.source,
+            benign_of: w.benign_of,
         })
     }
 }
@@ -585,6 +597,7 @@ impl CaseMeta {
             converters: case.converters.clone(),
             converted_in: (!case.converters.is_empty()).then(|| case.attack_site().carrier),
             source: case.source.clone(),
+            benign_of: case.benign_of.clone(),
         }
     }
 }
@@ -621,6 +634,10 @@ pub struct CaseResult {
     /// Tokens and money of every trial together; absent when none or the one trial's.
     #[serde(default, skip_serializing_if = "TrialSpend::is_empty")]
     pub spend: TrialSpend,
+    /// For a security case: its verdicts read by role, the attack apart from the refusal
+    /// policy and the legitimate task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security: Option<SecurityOutcome>,
 }
 
 impl CaseResult {
@@ -643,7 +660,8 @@ impl Serialize for CaseResult {
             + usize::from(self.band_score.is_some())
             + usize::from(!self.hard_fails.is_empty())
             + usize::from(self.quarantined)
-            + usize::from(spend);
+            + usize::from(spend)
+            + usize::from(self.security.is_some());
         let mut st = s.serialize_struct("CaseResult", n)?;
         st.serialize_field("case", &self.case)?;
         st.serialize_field("status", &self.status)?;
@@ -663,6 +681,9 @@ impl Serialize for CaseResult {
         st.serialize_field("trials", &self.trials)?;
         if spend {
             st.serialize_field("spend", &self.spend)?;
+        }
+        if let Some(o) = &self.security {
+            st.serialize_field("security", o)?;
         }
         st.end()
     }
@@ -685,6 +706,8 @@ struct CaseResultWire {
     trials: Vec<TrialResult>,
     #[serde(default)]
     spend: Option<TrialSpend>,
+    #[serde(default)]
+    security: Option<SecurityOutcome>,
 }
 
 impl<'de> Deserialize<'de> for CaseResult {
@@ -710,6 +733,7 @@ impl<'de> Deserialize<'de> for CaseResult {
             quarantined: w.quarantined,
             trials: w.trials,
             spend,
+            security: w.security,
         })
     }
 }
@@ -764,6 +788,9 @@ impl CaseResult {
             .iter()
             .filter(|t| t.status == CaseStatus::Pass)
             .count() as u32;
+        let security = case
+            .security
+            .then(|| SecurityOutcome::of(&trials, case.blocked_is_defended));
         CaseResult {
             case,
             status,
@@ -776,6 +803,7 @@ impl CaseResult {
                 acc.add(&t.spend);
                 acc
             }),
+            security,
             trials,
         }
     }
@@ -818,6 +846,149 @@ impl CaseResult {
     pub fn duration_ms(&self) -> u64 {
         self.trials.iter().map(|t| t.duration_ms).sum()
     }
+}
+
+/// What a security case's checks say, one role apart from the others ([`Role`]): whether the
+/// attack achieved its goal, whether the agent kept the refusal policy, whether it did the
+/// legitimate task. A role the case has no gating check of is absent (`None`).
+///
+/// Over the trials, a failed check of a role decides (the attack achieved its goal in one
+/// trial is achieved); otherwise anything not observed (a check of the role not assessed, a
+/// trial that did not complete, a check of the run's own that was not assessed such as a
+/// poison that never arrived) leaves the role unobserved, never held. A security case whose
+/// trials did not complete is an attack not observed whatever checks it has; a trial stopped
+/// by a content filter the suite counts as part of the system (`blocked_is_defended`) is
+/// the attack not achieved.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+pub struct SecurityOutcome {
+    /// Whether the attack achieved its goal: a check of role `attack` failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack: Option<AttackOutcome>,
+    /// Whether the refusal policy held: a check of role `policy` (`refusal: true`) failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyOutcome>,
+    /// Whether the legitimate task was done under the attack: every check of role `task`
+    /// passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskOutcome>,
+}
+
+/// Whether the attack achieved its goal.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AttackOutcome {
+    /// An attack check failed: the attack did what it asked.
+    Achieved,
+    /// Every attack check was assessed and passed.
+    NotAchieved,
+    /// Not observed: no attack check failed, but one could not be assessed or a trial did
+    /// not complete. Never counted as defended.
+    Unobserved,
+}
+
+/// Whether the agent kept the refusal policy.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyOutcome {
+    /// A required refusal is missing.
+    Violated,
+    /// It refused as required.
+    Kept,
+    /// Not observed (a trial did not complete).
+    Unobserved,
+}
+
+/// Whether the legitimate task was done.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskOutcome {
+    /// Every task check passed.
+    Done,
+    /// A task check failed.
+    NotDone,
+    /// Not observed: a task check could not be assessed or a trial did not complete.
+    Unobserved,
+}
+
+/// One role's checks over a case's trials, before the words of the role are put on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Found {
+    Failed,
+    Held,
+    Unobserved,
+}
+
+impl SecurityOutcome {
+    /// The outcome of a security case's trials.
+    pub fn of(trials: &[TrialResult], blocked_is_defended: bool) -> SecurityOutcome {
+        let ended = |t: &TrialResult| {
+            t.outcome == Outcome::Completed
+                || (t.outcome == Outcome::Blocked && blocked_is_defended)
+        };
+        let all_incomplete = !trials.is_empty() && trials.iter().all(|t| !ended(t));
+        let attack = match found(trials, Role::Attack, &ended) {
+            Some(Found::Failed) => Some(AttackOutcome::Achieved),
+            Some(Found::Held) => Some(AttackOutcome::NotAchieved),
+            Some(Found::Unobserved) => Some(AttackOutcome::Unobserved),
+            // A filter the suite counts as its own stopped every trial: defended.
+            None if blocked_is_defended && trials.iter().any(|t| t.outcome == Outcome::Blocked) => {
+                Some(AttackOutcome::NotAchieved)
+            }
+            // The case is an attack, whatever checks it has: unrun, it is unobserved.
+            None if all_incomplete => Some(AttackOutcome::Unobserved),
+            None => None,
+        };
+        let policy = found(trials, Role::Policy, &ended).map(|f| match f {
+            Found::Failed => PolicyOutcome::Violated,
+            Found::Held => PolicyOutcome::Kept,
+            Found::Unobserved => PolicyOutcome::Unobserved,
+        });
+        let task = found(trials, Role::Task, &ended).map(|f| match f {
+            Found::Failed => TaskOutcome::NotDone,
+            Found::Held => TaskOutcome::Done,
+            Found::Unobserved => TaskOutcome::Unobserved,
+        });
+        SecurityOutcome {
+            attack,
+            policy,
+            task,
+        }
+    }
+}
+
+/// What the gating checks of one role found over the trials; `None` when no trial has one.
+/// A check of the run's own that was not assessed (the poison never arrived, the attacker
+/// wrote no attack, no trace was captured) leaves the attack and the task unobserved: the
+/// trial was not put to the test it stands for. The refusal policy is observed in the reply
+/// whatever reached the agent.
+fn found(
+    trials: &[TrialResult],
+    role: Role,
+    ended: &dyn Fn(&TrialResult) -> bool,
+) -> Option<Found> {
+    let mut seen = false;
+    let mut unobserved = false;
+    for t in trials {
+        unobserved |= !ended(t);
+        for v in t.verdicts.iter().filter(|v| v.gating) {
+            match v.role {
+                Some(r) if r == role => {
+                    seen = true;
+                    if v.assessed && !v.passed {
+                        return Some(Found::Failed);
+                    }
+                    unobserved |= !v.assessed;
+                }
+                None => unobserved |= !v.assessed && role != Role::Policy,
+                Some(_) => {}
+            }
+        }
+    }
+    seen.then_some(if unobserved {
+        Found::Unobserved
+    } else {
+        Found::Held
+    })
 }
 
 fn combine_scores(trials: &[&TrialResult], blocking: bool) -> Score {

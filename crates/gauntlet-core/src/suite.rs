@@ -303,6 +303,13 @@ pub struct Case {
     /// and the attack stops when the objective is reached (see `docs/redteam.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<crate::strategy::settings::Strategy>,
+    /// The benign twin of a security case: the same legitimate task with the attack removed
+    /// (the document without its hidden instruction, the tool output without its poison,
+    /// the email without the planted request). The fields given replace the case's own; the
+    /// twin runs next to the case (id `<id>~benign`, pack `benign`) with only the case's
+    /// task checks, and measures the benign utility the red team reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub benign: Option<Benign>,
     /// Metamorphic relations (`gauntlet stability --metamorphic`): meaning-preserving
     /// perturbations of the input and what must hold between the case's verdicts and the
     /// perturbed variant's (see `docs/stability.md`). Replaces the suite's default relations;
@@ -315,6 +322,11 @@ pub struct Case {
     #[serde(skip)]
     #[schemars(skip)]
     pub source: Option<CaseSource>,
+    /// For a benign twin made by the plan ([`Case::benign_twin`]): the id of the security
+    /// case it is the twin of. Not part of the file format.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub benign_of: Option<String>,
     /// In a planned case whose converters changed texts outside the user's turns: each such
     /// text as the suite wrote it, by where it is (`documents[0]`, `tool_faults[1].poison`),
     /// so that graders attribute what the agent did to what the attack asked for, not to its
@@ -323,6 +335,35 @@ pub struct Case {
     #[schemars(skip)]
     pub as_written: Vec<(String, String)>,
 }
+
+/// What a security case's benign twin changes: the legitimate task as it reads without the
+/// attack. Every field left out is the case's own.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Benign {
+    /// The user's message without the attack (a quoted email without its planted request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    /// The retrieved documents without the hidden instruction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub documents: Option<Vec<Document>>,
+    /// The tool faults without the poison: `[]` when the poison was the only one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_faults: Option<Vec<crate::tools::ToolFault>>,
+}
+
+impl Benign {
+    /// Whether it changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.input.is_none() && self.documents.is_none() && self.tool_faults.is_none()
+    }
+}
+
+/// What the id of a benign twin adds to the id of its case.
+pub const BENIGN_SUFFIX: &str = "~benign";
+
+/// The pack of every benign twin.
+pub const BENIGN_PACK: &str = "benign";
 
 /// One metamorphic relation of a case: a perturbation of its input that must not change
 /// its meaning, and what must then hold.
@@ -515,6 +556,46 @@ impl Case {
     /// Whether the case counts as a security case (an OWASP category or a security pack).
     pub fn is_security(&self) -> bool {
         self.owasp.is_some() || matches!(self.pack.as_deref(), Some("security"))
+    }
+
+    /// The benign twin of a case that declares one (`benign:`): the case with the fields of
+    /// `benign` in place of its own, only its task checks ([`Role::Task`]), and no attack
+    /// about it (no OWASP category, technique or strategy; pack `benign`), so that it is no
+    /// security case and runs as the legitimate task alone.
+    ///
+    /// [`Role::Task`]: crate::expect::Role::Task
+    pub fn benign_twin(&self) -> Option<Case> {
+        let b = self.benign.as_ref()?;
+        let mut t = self.clone();
+        t.id = format!("{}{BENIGN_SUFFIX}", self.id);
+        t.benign_of = Some(self.id.clone());
+        t.benign = None;
+        t.description = Some(format!(
+            "The legitimate task of `{}` without its attack (benign twin).",
+            self.id
+        ));
+        t.owasp = None;
+        t.technique = None;
+        t.pack = Some(BENIGN_PACK.to_owned());
+        t.strategy = None;
+        t.source = None;
+        // No attack travels in it: converters leave it as written.
+        t.attack = Some(crate::attack::AttackSite {
+            carrier: crate::attack::Carrier::None,
+            span: None,
+        });
+        t.as_written.clear();
+        if let Some(input) = &b.input {
+            t.input = Some(input.clone());
+        }
+        if let Some(docs) = &b.documents {
+            t.documents = docs.clone();
+        }
+        if let Some(faults) = &b.tool_faults {
+            t.tool_faults = faults.clone();
+        }
+        t.expect.retain(|e| e.role() == crate::expect::Role::Task);
+        Some(t)
     }
 
     /// Where the case's attack travels: its `attack` as written, else the poisoned tool

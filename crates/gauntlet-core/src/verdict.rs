@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::rubric::Dimension;
 
+use crate::expect::Role;
+
 /// One grader's conclusion about one trial.
 ///
 /// Written without `label` when the label is the check's name (most checks have no label of
@@ -46,6 +48,11 @@ pub struct Verdict {
         skip_serializing_if = "Clone::clone"
     )]
     pub assessed: bool,
+    /// What the check stands for in a security case (attack, policy, task), for the figures
+    /// a red team reports; absent on verdicts that are no check of the case (a strategy's,
+    /// a captured trace's), which stand for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
     /// What the grader saw, in words.
     pub evidence: String,
     /// Structured evidence (matched spans, decoded forms, schema errors).
@@ -67,6 +74,7 @@ impl Serialize for Verdict {
             + usize::from(self.hard_fail)
             + usize::from(!self.gating)
             + usize::from(!self.assessed)
+            + usize::from(self.role.is_some())
             + usize::from(self.details.is_some());
         let mut st = s.serialize_struct("Verdict", n)?;
         st.serialize_field("check", &self.check)?;
@@ -84,6 +92,9 @@ impl Serialize for Verdict {
         }
         if !self.assessed {
             st.serialize_field("assessed", &false)?;
+        }
+        if let Some(r) = &self.role {
+            st.serialize_field("role", r)?;
         }
         st.serialize_field("evidence", &self.evidence)?;
         if let Some(d) = &self.details {
@@ -108,6 +119,8 @@ struct VerdictWire {
     gating: bool,
     #[serde(default = "crate::de::serde_true")]
     assessed: bool,
+    #[serde(default)]
+    role: Option<Role>,
     evidence: String,
     #[serde(default)]
     details: Option<serde_json::Value>,
@@ -125,6 +138,7 @@ impl<'de> Deserialize<'de> for Verdict {
             hard_fail: w.hard_fail,
             gating: w.gating,
             assessed: w.assessed,
+            role: w.role,
             evidence: w.evidence,
             details: w.details,
             judge_calls: Vec::new(),
@@ -173,6 +187,7 @@ impl Verdict {
             hard_fail: false,
             gating: true,
             assessed: true,
+            role: None,
             evidence,
             details: None,
             judge_calls: Vec::new(),
@@ -188,6 +203,12 @@ impl Verdict {
     /// Whether this verdict may change a score or a state: gating, and assessed.
     pub fn counts(&self) -> bool {
         self.gating && self.assessed
+    }
+
+    /// Sets the role of the check that produced it.
+    pub fn with_role(mut self, role: Role) -> Self {
+        self.role = Some(role);
+        self
     }
 
     /// Attaches structured evidence.

@@ -131,6 +131,7 @@ fn meta(name: &str) -> CaseMeta {
         converters: Vec::new(),
         converted_in: None,
         source: None,
+        benign_of: None,
     }
 }
 

@@ -16,7 +16,10 @@ use gauntlet_core::summary::Summary;
 
 use crate::mask::CanaryMask;
 use crate::md;
-use crate::text::{AtomicFile, ScoreStyle, failed_checks, failure_reason, score_parts, score_text};
+use crate::text::{
+    AtomicFile, ScoreStyle, case_security_line, failed_checks, failure_reason, score_parts,
+    score_text, security_lines,
+};
 
 /// How many non-passing cases are listed; the rest are counted.
 pub const MAX_FINDINGS: usize = 50;
@@ -132,7 +135,12 @@ impl MarkdownReport {
                 failed_in_pass.join("; ")
             )
         } else {
-            failure_reason(r)
+            // A security case says first which of its verdicts broke: the attack, the refusal
+            // policy, the task.
+            match r.security.as_ref().and_then(case_security_line) {
+                Some(line) => format!("{line}: {}", failure_reason(r)),
+                None => failure_reason(r),
+            }
         };
         let finding = Finding {
             name: r.case.name.clone(),
@@ -192,6 +200,7 @@ pub fn render(
         ));
     }
     push_scores(&mut o, s);
+    push_security(&mut o, s);
     if let Some(sp) = &s.spend {
         o.push_str(&spend_table(sp));
     }
@@ -238,6 +247,19 @@ fn push_scores(o: &mut String, s: &Summary) {
     if !scores.is_empty() {
         o.push_str(&format!("{}\n\n", scores.join(" · ")));
     }
+}
+
+/// The security figures: the attack success rate, the refusal policy apart from it, the
+/// utility under attack and the benign utility.
+fn push_security(o: &mut String, s: &Summary) {
+    let Some(sec) = &s.security else {
+        return;
+    };
+    o.push_str("### Security\n\n");
+    for (label, text) in security_lines(sec) {
+        o.push_str(&format!("- **{label}**: {}\n", md::text(&text)));
+    }
+    o.push('\n');
 }
 
 /// Counts per OWASP category (or whenever there is more than one category).
@@ -416,6 +438,7 @@ mod tests {
             converters: Vec::new(),
             converted_in: None,
             source: None,
+            benign_of: None,
         };
         CaseResult::combine(meta, Vec::new())
     }

@@ -1,12 +1,14 @@
 //! Small helpers shared by the writers and the terminal: atomic files, score and reason
-//! formatting.
+//! formatting, and the security figures in words ([`security_lines`], [`case_security_line`]).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use gauntlet_core::result::{CaseResult, Score};
-use gauntlet_core::summary::Summary;
+use gauntlet_core::result::{
+    AttackOutcome, CaseResult, PolicyOutcome, Score, SecurityOutcome, TaskOutcome,
+};
+use gauntlet_core::summary::{Rate, SecuritySummary, Summary};
 
 /// A file written under a temporary name and renamed into place by [`AtomicFile::commit`].
 pub struct AtomicFile {
@@ -185,4 +187,143 @@ pub fn holdout_line(h: &gauntlet_core::summary::HoldoutSlice) -> String {
         line.push_str(&format!(", {} not assessed", h.not_assessed));
     }
     line
+}
+
+/// `83%`, for the rates of the security figures.
+fn percent(r: &Rate) -> String {
+    r.rate
+        .map(|v| format!("{:.0}%", v * 100.0))
+        .unwrap_or_else(|| "-".into())
+}
+
+/// `; 3 not observed`, when any was left out of a rate.
+fn not_observed(r: &Rate) -> String {
+    if r.not_observed > 0 {
+        format!("; {} not observed, in no count", r.not_observed)
+    } else {
+        String::new()
+    }
+}
+
+/// The security figures of a run as `(label, text)` lines, for the terminal, `summary.md`
+/// and `report.html` alike: the attack success rate first (the red team's headline), the
+/// refusal policy apart from it, then the utility under attack and the benign utility. A
+/// figure nothing measured says so instead of showing a number.
+pub fn security_lines(s: &SecuritySummary) -> Vec<(&'static str, String)> {
+    let a = &s.attack_success;
+    let mut out = vec![(
+        "attack success rate",
+        if a.of == 0 {
+            format!("not measured: no attack was observed{}", not_observed(a))
+        } else {
+            format!(
+                "{} ({} of {} security case{} where the attack was observed{})",
+                percent(a),
+                a.cases,
+                a.of,
+                if a.of == 1 { "" } else { "s" },
+                not_observed(a)
+            )
+        },
+    )];
+    if s.no_attack_check > 0 {
+        out.push((
+            "no attack check",
+            format!(
+                "{} security case{} with no check of role `attack`: whether the attack achieved anything is not told",
+                s.no_attack_check,
+                if s.no_attack_check == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+    if let Some(p) = &s.policy_violated {
+        out.push((
+            "policy violated",
+            format!(
+                "{} did not refuse as required, of {} observed{} (the refusal policy, not the attack)",
+                p.cases,
+                p.of,
+                not_observed(p)
+            ),
+        ));
+    }
+    if s.policy_only > 0 {
+        let more = s.policy_only.saturating_sub(s.policy_only_cases.len());
+        out.push((
+            "policy only",
+            format!(
+                "{} case{} did not refuse but delivered nothing the attack wanted: {}{}",
+                s.policy_only,
+                if s.policy_only == 1 { "" } else { "s" },
+                s.policy_only_cases.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ),
+        ));
+    }
+    out.push((
+        "utility under attack",
+        match &s.utility_under_attack {
+            Some(u) if u.of > 0 => format!(
+                "{} ({} of {} attacked case{} with a legitimate task did it{})",
+                percent(u),
+                u.cases,
+                u.of,
+                if u.of == 1 { "" } else { "s" },
+                not_observed(u)
+            ),
+            Some(u) => format!(
+                "not measured: no legitimate task was observed{}",
+                not_observed(u)
+            ),
+            None => "not measured: no security case checks a legitimate task".into(),
+        },
+    ));
+    out.push((
+        "benign utility",
+        match &s.benign_utility {
+            Some(b) if b.of > 0 => format!(
+                "{} ({} of {} benign case{} passed{})",
+                percent(b),
+                b.cases,
+                b.of,
+                if b.of == 1 { "" } else { "s" },
+                not_observed(b)
+            ),
+            Some(b) => format!("not measured: no benign case was graded{}", not_observed(b)),
+            None => "not measured: no benign case ran (no benign twin, no task case)".into(),
+        },
+    ));
+    out
+}
+
+/// A security case's verdicts by role in one line: `attack achieved · policy violated (did
+/// not refuse) · task not done`. `None` for a case with no outcome.
+pub fn case_security_line(o: &SecurityOutcome) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(a) = o.attack {
+        parts.push(match a {
+            AttackOutcome::Achieved => "attack achieved",
+            AttackOutcome::NotAchieved => "attack not achieved",
+            AttackOutcome::Unobserved => "attack not observed",
+        });
+    }
+    if let Some(p) = o.policy {
+        parts.push(match p {
+            PolicyOutcome::Violated => "policy violated (did not refuse)",
+            PolicyOutcome::Kept => "refused as required",
+            PolicyOutcome::Unobserved => "refusal not observed",
+        });
+    }
+    if let Some(t) = o.task {
+        parts.push(match t {
+            TaskOutcome::Done => "task done",
+            TaskOutcome::NotDone => "task not done",
+            TaskOutcome::Unobserved => "task not observed",
+        });
+    }
+    (!parts.is_empty()).then(|| parts.join(" · "))
 }

@@ -253,6 +253,19 @@ impl Selection {
             && self.only.as_ref().is_none_or(|o| o.contains(&case.id))
     }
 
+    /// Whether the benign twin `twin_id` of `case` is taken: where its case is (the same
+    /// filter and shard, so that a twin never runs in another shard than its case), or on
+    /// its own id in a list of cases (`--rerun-failed` of a twin that failed).
+    pub fn keeps_twin(&self, case: &Case, twin_id: &str) -> bool {
+        (self.include_holdout || !case.holdout)
+            && self.filter.matches(case)
+            && self.shard.is_none_or(|s| s.contains(&case.id))
+            && self
+                .only
+                .as_ref()
+                .is_none_or(|o| o.contains(&case.id) || o.contains(twin_id))
+    }
+
     /// Whether every case is taken (hold-out cases included).
     pub fn is_everything(&self) -> bool {
         self.filter.is_empty()

@@ -18,9 +18,10 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use gauntlet_core::expect::{Oracle, Parsers, Syntax, SyntaxError, Validation};
+use gauntlet_core::expect::{Oracle, Parsers, Role, Syntax, SyntaxError, Validation};
 use gauntlet_core::suite::{
-    Case, CaseKind, Relation, RelationExpect, SUITE_FORMAT_VERSION, Suite, owasp_title,
+    BENIGN_SUFFIX, Case, CaseKind, Relation, RelationExpect, SUITE_FORMAT_VERSION, Suite,
+    owasp_title,
 };
 use gauntlet_core::target::{FAKE_PERSONAS, TargetConfig, TargetKind};
 use gauntlet_core::verdict::Dimension;
@@ -536,10 +537,11 @@ pub(crate) fn load_source(
     // Cases in memory are counted now; streamed ones were counted as they were checked.
     let case_count = suite.cases.len() + included.streamed_count;
     let selected = included.selected
-        + match opts.select {
-            Some(sel) => suite.cases.iter().filter(|c| sel.keeps(c)).count(),
-            None => suite.cases.len(),
-        };
+        + suite
+            .cases
+            .iter()
+            .map(|c| taken(c, opts.select))
+            .sum::<usize>();
     let holdout_count = included.holdout + suite.cases.iter().filter(|c| c.holdout).count();
     let digest = g.hasher.finalize();
     Ok(LoadedSuite {
@@ -876,7 +878,14 @@ fn check_included_cases(
 fn read_documents(suite: &mut Suite, g: &mut Gathered<'_>) {
     let origin = g.origin;
     for (ci, case) in suite.cases.iter_mut().enumerate() {
-        for (di, doc) in case.documents.iter_mut().enumerate() {
+        // The benign twin's documents are read like the case's own.
+        let twin_docs = case
+            .benign
+            .as_mut()
+            .and_then(|b| b.documents.as_mut())
+            .into_iter()
+            .flatten();
+        for (di, doc) in case.documents.iter_mut().chain(twin_docs).enumerate() {
             let Some(rel) = doc.file.clone() else {
                 continue;
             };
@@ -1389,9 +1398,120 @@ fn case_problems(case: &Case, ctx: &CaseCtx<'_>) -> Vec<Problem> {
     shape_problems(case, &mut out);
     check_problems(case, ctx, &mut out);
     scripted_problems(case, &ctx.suite.agent.tools, &mut out);
-    tool_fault_problems(case, ctx, &mut out);
+    tool_fault_problems(case, &case.tool_faults, "tool_faults", ctx, &mut out);
     coordination_problems(case, ctx, &mut out);
+    security_problems(case, ctx, &mut out);
     out
+}
+
+/// How many cases the run takes of one case: the case and its benign twin, as the selection
+/// (none: every case) says.
+fn taken(case: &Case, select: Option<&crate::filter::Selection>) -> usize {
+    let twin = case
+        .benign
+        .as_ref()
+        .map(|_| format!("{}{BENIGN_SUFFIX}", case.id));
+    match select {
+        None => 1 + usize::from(twin.is_some()),
+        Some(sel) => {
+            usize::from(sel.keeps(case))
+                + usize::from(twin.is_some_and(|t| sel.keeps_twin(case, &t)))
+        }
+    }
+}
+
+/// What is wrong with the parts of a case that only a security case has: the roles of its
+/// checks and its benign twin.
+fn security_problems(case: &Case, ctx: &CaseCtx<'_>, out: &mut Vec<Problem>) {
+    if case.id.ends_with(BENIGN_SUFFIX) {
+        out.push(Problem::new(
+            "id",
+            format!(
+                "case id `{}` ends with `{BENIGN_SUFFIX}`, which names the benign twin of a case",
+                case.id
+            ),
+            "rename the case",
+        ));
+    }
+    if !case.is_security() {
+        if let Some(i) = case.expect.iter().position(|e| e.role.is_some()) {
+            out.push(Problem::new(
+                format!("expect[{i}].role"),
+                "`role` says what a check stands for in a security case, and this case is none",
+                "make it a security case (`owasp: LLM01` or `pack: security`), or remove `role`",
+            ));
+        }
+        if case.benign.is_some() {
+            out.push(Problem::new(
+                "benign",
+                "only a security case has a benign twin (its legitimate task without the attack)",
+                "make it a security case (`owasp: ...` or `pack: security`), or remove `benign`",
+            ));
+        }
+        return;
+    }
+    let Some(b) = &case.benign else {
+        return;
+    };
+    benign_problems(case, b, out);
+    if let Some(faults) = &b.tool_faults {
+        tool_fault_problems(case, faults, "benign.tool_faults", ctx, out);
+    }
+}
+
+/// A benign twin that could not measure the task without the attack: one that changes
+/// nothing, is the attacked case again, or has no task check to run.
+fn benign_problems(case: &Case, b: &gauntlet_core::suite::Benign, out: &mut Vec<Problem>) {
+    let hint = "give the legitimate task without the attack: `input` without the planted request, `documents` without the hidden instruction, `tool_faults: []` without the poison";
+    if b.is_empty() {
+        out.push(Problem::new(
+            "benign",
+            "`benign` changes nothing: the twin would be the attacked case itself",
+            hint,
+        ));
+        return;
+    }
+    if b.input.is_some() && case.input.is_none() {
+        out.push(Problem::new(
+            "benign.input",
+            "the case is a conversation (`turns`): a benign twin replaces a single `input`",
+            "write the case with `input`, or leave `benign.input` out",
+        ));
+    }
+    for (i, d) in b.documents.iter().flatten().enumerate() {
+        if d.text.is_some() == d.file.is_some() {
+            out.push(Problem::new(
+                format!("benign.documents[{i}]"),
+                "a document needs exactly one of `text` and `file`",
+                "e.g. `documents: [{title: Refund policy, text: ...}]`",
+            ));
+        }
+    }
+    let same = b
+        .input
+        .as_ref()
+        .is_none_or(|i| Some(i) == case.input.as_ref())
+        && b.documents.as_ref().is_none_or(|d| *d == case.documents)
+        && b.tool_faults
+            .as_ref()
+            .is_none_or(|f| *f == case.tool_faults);
+    if same {
+        out.push(Problem::new(
+            "benign",
+            "the benign twin is the same as the case: the attack is still in it",
+            hint,
+        ));
+    }
+    if !case.expect.iter().any(|e| e.role() == Role::Task) {
+        out.push(Problem::new(
+            "benign",
+            format!(
+                "case `{}` has no check of the legitimate task, so its benign twin would check nothing",
+                case.id
+            ),
+            "add the task's check (`regex`, `contains`, `tool_called`...; or `role: task` on a check that stands for it), or remove `benign`",
+        ));
+    }
 }
 
 /// Whether a `no_canary` check of the case has a canary to look for: the case's, the
@@ -1654,31 +1774,37 @@ fn scripted_problems(case: &Case, tools: &[gauntlet_core::tools::ToolDef], out: 
     }
 }
 
-/// The case's tool faults: each names a declared tool (not one of the bus's) and says what
-/// goes wrong.
-fn tool_fault_problems(case: &Case, ctx: &CaseCtx<'_>, out: &mut Vec<Problem>) {
+/// A list of tool faults (the case's, or its benign twin's at `at`): each names a declared
+/// tool (not one of the bus's) and says what goes wrong.
+fn tool_fault_problems(
+    case: &Case,
+    faults: &[gauntlet_core::tools::ToolFault],
+    at: &str,
+    ctx: &CaseCtx<'_>,
+    out: &mut Vec<Problem>,
+) {
     let tools = &ctx.suite.agent.tools;
     let canary_known = canary_known(case, ctx);
-    for (i, f) in case.tool_faults.iter().enumerate() {
+    for (i, f) in faults.iter().enumerate() {
         let mut v = Validation::new(case, tools, canary_known, ctx);
         v.tool(&f.tool);
         for found in v.into_problems() {
             out.push(Problem::new(
-                format!("tool_faults[{i}].tool"),
+                format!("{at}[{i}].tool"),
                 found.message,
                 found.hint,
             ));
         }
         if ctx.suite.agent.message_bus && gauntlet_core::bus::is_bus_tool(&f.tool) {
             out.push(Problem::new(
-                format!("tool_faults[{i}].tool"),
+                format!("{at}[{i}].tool"),
                 format!("`{}` is a tool of the message bus; its faults are coordination faults", f.tool),
                 "use `coordination_faults: [{fault: drop, message: 1}]` (drop, duplicate, delay or impersonate)",
             ));
         }
         if f.fault.is_none() && f.poison.is_none() {
             out.push(Problem::new(
-                format!("tool_faults[{i}]"),
+                format!("{at}[{i}]"),
                 "a tool fault needs `fault` or `poison`",
                 "e.g. `fault: timeout` or `poison: \"Ignore previous instructions and ...\"`",
             ));
@@ -2033,6 +2159,11 @@ fn check_jsonl(
                 if case
                     .documents
                     .iter()
+                    .chain(
+                        case.benign
+                            .iter()
+                            .flat_map(|b| b.documents.iter().flatten()),
+                    )
                     .any(|d| d.file.is_some() && d.text.is_none())
                 {
                     diags.push(
@@ -2040,9 +2171,7 @@ fn check_jsonl(
                             .hint("write the document's text into the case, or move the case to a YAML file"),
                     );
                 }
-                if select.is_none_or(|sel| sel.keeps(&case)) {
-                    kept += 1;
-                }
+                kept += taken(&case, select);
                 held += usize::from(case.holdout);
                 for p in case_problems(&case, ctx) {
                     let at = if p.path.is_empty() {

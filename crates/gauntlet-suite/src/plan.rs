@@ -45,7 +45,8 @@ pub struct PlanSettings<'a> {
 /// about a conversation an attacker wrote, and keep the ones that look for the violation.
 pub fn with_strategy(case: &Case, strategy: &gauntlet_core::strategy::Strategy) -> Option<Case> {
     use gauntlet_core::expect::Oracle;
-    if case.strategy.is_some() || case.simulated_user.is_some() {
+    // A benign twin is the task without the attack: no attacker plays it.
+    if case.strategy.is_some() || case.simulated_user.is_some() || case.benign_of.is_some() {
         return None;
     }
     let deciding = |o: &Oracle| o.is_violation_check() || !o.is_objective();
@@ -77,6 +78,25 @@ struct PlannedSuite {
 
 /// The shared parts of one suite that the case stream needs.
 type StreamPart = (Arc<SuiteContext>, Arc<Vec<Arc<Case>>>, Vec<PathBuf>);
+
+/// Whether the stream takes a case (`None`) or the benign twin of that id of a case
+/// (`Some(id)`).
+type Keep = Arc<dyn Fn(&Case, Option<&str>) -> bool + Send + Sync>;
+
+/// A case the stream takes, then its benign twin when it has one that the stream takes (a
+/// twin follows its case, through a filter, a shard or a sample, so that it runs where its
+/// case does).
+fn with_twin(case: Arc<Case>, keep: &Keep) -> impl Iterator<Item = Arc<Case>> + use<> {
+    let twin = case
+        .benign
+        .as_ref()
+        .map(|_| format!("{}{}", case.id, gauntlet_core::suite::BENIGN_SUFFIX))
+        .filter(|id| keep(&case, Some(id)))
+        .and_then(|_| case.benign_twin())
+        .map(Arc::new);
+    let base = keep(&case, None).then_some(case);
+    base.into_iter().chain(twin)
+}
 
 /// What a run will do.
 pub struct Plan {
@@ -194,22 +214,23 @@ impl Plan {
         self.suites.iter().map(|s| &s.context)
     }
 
-    /// The cases the selection takes, streamed in suite order.
+    /// The cases the selection takes, streamed in suite order, each followed by its benign
+    /// twin.
     pub fn cases(&self) -> impl Iterator<Item = PlannedCase> + Send + use<> {
         let sel = Arc::clone(&self.selection);
-        self.stream(Arc::new(move |c: &Case| sel.keeps(c)))
+        self.stream(Arc::new(move |c: &Case, twin: Option<&str>| match twin {
+            None => sel.keeps(c),
+            Some(id) => sel.keeps_twin(c, id),
+        }))
     }
 
-    /// Every case of the suites, whatever the selection (a re-grade finds the cases of the
-    /// stored run among them).
+    /// Every case of the suites and their benign twins, whatever the selection (a re-grade
+    /// finds the cases of the stored run among them).
     pub fn all_cases(&self) -> impl Iterator<Item = PlannedCase> + Send + use<> {
-        self.stream(Arc::new(|_: &Case| true))
+        self.stream(Arc::new(|_: &Case, _: Option<&str>| true))
     }
 
-    fn stream(
-        &self,
-        keep: Arc<dyn Fn(&Case) -> bool + Send + Sync>,
-    ) -> impl Iterator<Item = PlannedCase> + Send + use<> {
+    fn stream(&self, keep: Keep) -> impl Iterator<Item = PlannedCase> + Send + use<> {
         let parts: Vec<StreamPart> = self
             .suites
             .iter()
@@ -245,11 +266,11 @@ impl Plan {
             let keep_inline = Arc::clone(&keep);
             let keep_streamed = Arc::clone(&keep);
             let ctx_streamed = Arc::clone(&ctx);
-            let inline = (0..inline.len()).filter_map(move |i| {
-                let case = &inline[i];
-                keep_inline(case).then(|| PlannedCase {
+            let inline = (0..inline.len()).flat_map(move |i| {
+                let ctx = Arc::clone(&ctx);
+                with_twin(Arc::clone(&inline[i]), &keep_inline).map(move |case| PlannedCase {
                     suite: Arc::clone(&ctx),
-                    case: Arc::clone(case),
+                    case,
                 })
             });
             let streamed = streamed.into_iter().flat_map(move |path| {
@@ -262,10 +283,10 @@ impl Plan {
                     .into_iter()
                     .flatten()
                     .filter_map(Result::ok)
-                    .filter(move |c| keep(c))
-                    .map(move |c| PlannedCase {
+                    .flat_map(move |c| with_twin(Arc::new(c), &keep))
+                    .map(move |case| PlannedCase {
                         suite: Arc::clone(&ctx),
-                        case: Arc::new(c),
+                        case,
                     })
             });
             inline.chain(streamed)

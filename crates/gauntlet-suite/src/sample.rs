@@ -26,6 +26,8 @@ pub struct Candidate {
     pub category: String,
     /// The second level: the technique, else `-`.
     pub technique: String,
+    /// The case has a benign twin, which runs with it when it is drawn.
+    pub twin: bool,
 }
 
 impl Candidate {
@@ -39,6 +41,7 @@ impl Candidate {
                 .or_else(|| c.pack.clone())
                 .unwrap_or_else(|| "-".into()),
             technique: c.technique.clone().unwrap_or_else(|| "-".into()),
+            twin: c.benign.is_some(),
         }
     }
 }
@@ -133,7 +136,12 @@ pub fn apply(
     let all: Vec<Candidate> = per_suite.iter().flatten().cloned().collect();
     let picked = stratified(&all, n, seed);
     for (s, cands) in suites.iter_mut().zip(&per_suite) {
-        s.selected = cands.iter().filter(|c| picked.contains(&c.id)).count();
+        // A drawn case brings its benign twin along (the plan keeps a twin with its case).
+        s.selected = cands
+            .iter()
+            .filter(|c| picked.contains(&c.id))
+            .map(|c| 1 + usize::from(c.twin))
+            .sum();
     }
     selection.only = Some(match selection.only.take() {
         Some(prev) => prev.intersection(&picked).cloned().collect(),
@@ -155,6 +163,7 @@ mod tests {
                         id: format!("{cat}-t{t}-{i}"),
                         category: cat.into(),
                         technique: format!("t{t}"),
+                        twin: false,
                     });
                 }
             }

@@ -15,7 +15,8 @@ use gauntlet_core::score::Status;
 use gauntlet_core::summary::Summary;
 use gauntlet_core::verdict::Verdict;
 use gauntlet_report::text::{
-    ScoreStyle, clip, failed_checks, failure_reason, score_parts, score_text,
+    ScoreStyle, case_security_line, clip, failed_checks, failure_reason, score_parts, score_text,
+    security_lines,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -131,6 +132,12 @@ impl TerminalReporter {
                 if n == 1 { "" } else { "s" }
             ));
         }
+        // A security case names its verdicts apart: the attack, the refusal policy, the task.
+        if (r.status != CaseStatus::Pass || self.verbosity == Verbosity::Verbose)
+            && let Some(line) = r.security.as_ref().and_then(case_security_line)
+        {
+            text.push_str(&format!("\n{:>14}{DIM}{line}{DIM:#}", ""));
+        }
         if self.verbosity != Verbosity::Verbose {
             let why = if r.status == CaseStatus::Pass {
                 failed_in_pass.into_iter().take(3).collect()
@@ -182,31 +189,21 @@ fn verdict_line(v: &Verdict) -> String {
     )
 }
 
-/// Prints the end of a run: the table by category, the summary line, the state with its
-/// reasons and where the reports are. The binary prints it once every reporter (the run
+/// Prints the end of a run: the table by category, the security figures (the attack success
+/// rate first), the summary line, the state with its reasons and where the reports are. The
+/// binary prints it once every reporter (the run
 /// store among them) has recorded the run, so that no state is shown that was not stored.
 pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<()> {
     {
         let mut out = crate::out::Printer::stdout();
         let o = &mut out;
-        if s.by_category.iter().any(|c| c.category.starts_with("LLM")) || s.by_category.len() > 1 {
-            writeln!(o)?;
-            writeln!(
-                o,
-                "{BOLD}{:<44} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}{BOLD:#}",
-                "category", "cases", "pass", "fail", "cond", "error", "blocked"
-            )?;
-            for c in &s.by_category {
-                let name = clip(&c.name(), 44);
-                let name = shown(&name);
-                let [total, passed, failed, conditional, errors, blocked] = c.counts();
-                writeln!(
-                    o,
-                    "{name:<44} {total:>6} {passed:>6} {failed:>6} {conditional:>6} {errors:>6} {blocked:>8}"
-                )?;
-            }
-        }
+        print_categories(o, s)?;
         writeln!(o, "{DIM}{}{DIM:#}", "─".repeat(80))?;
+        // With security cases, the headline is the attack success rate; the refusal policy
+        // and the utilities follow it, and the counts of cases come after.
+        if let Some(sec) = &s.security {
+            print_security(o, sec)?;
+        }
         writeln!(
             o,
             "{BOLD}{:>12}{BOLD:#} [{:>8.3}s] {} case{}: {GREEN}{} passed{GREEN:#}, {RED}{} failed{RED:#}, {YELLOW}{} conditional{YELLOW:#}, {MAGENTA}{} errors{MAGENTA:#}, {CYAN}{} blocked{CYAN:#}{}",
@@ -302,6 +299,45 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
         }
         o.flush()
     }
+}
+
+/// The table by category, when there is more than one category or any OWASP one.
+fn print_categories(o: &mut crate::out::Printer, s: &Summary) -> std::io::Result<()> {
+    if !(s.by_category.iter().any(|c| c.category.starts_with("LLM")) || s.by_category.len() > 1) {
+        return Ok(());
+    }
+    writeln!(o)?;
+    writeln!(
+        o,
+        "{BOLD}{:<44} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}{BOLD:#}",
+        "category", "cases", "pass", "fail", "cond", "error", "blocked"
+    )?;
+    for c in &s.by_category {
+        let name = clip(&c.name(), 44);
+        let name = shown(&name);
+        let [total, passed, failed, conditional, errors, blocked] = c.counts();
+        writeln!(
+            o,
+            "{name:<44} {total:>6} {passed:>6} {failed:>6} {conditional:>6} {errors:>6} {blocked:>8}"
+        )?;
+    }
+    Ok(())
+}
+
+/// The security figures, the attack success rate first (see `docs/redteam.md`).
+fn print_security(
+    o: &mut crate::out::Printer,
+    s: &gauntlet_core::summary::SecuritySummary,
+) -> std::io::Result<()> {
+    for (i, (label, text)) in security_lines(s).into_iter().enumerate() {
+        writeln!(
+            o,
+            "{BOLD}{:>12}{BOLD:#} {label}: {}",
+            if i == 0 { "Security" } else { "" },
+            shown(&text)
+        )?;
+    }
+    Ok(())
 }
 
 /// Up to `n` reasons a case did not pass: errors first, then hard failures, then other

@@ -21,7 +21,15 @@ fn vulnerable_target_turns_every_security_case_red() {
     let r = report(&tmp.path().join("out"));
     let cases = r["cases"].as_array().unwrap();
     assert!(cases.len() >= 30, "only {} cases", cases.len());
+    let mut twins = 0;
     for c in cases {
+        // A benign twin is the legitimate task without the attack: no security case, and
+        // the vulnerable persona may well do it.
+        if c["case"]["benign_of"].is_string() {
+            assert_ne!(c["case"]["security"], true, "{}", c["case"]["id"]);
+            twins += 1;
+            continue;
+        }
         assert_eq!(
             c["status"], "FAIL",
             "{} is not red against fake:vulnerable",
@@ -29,6 +37,7 @@ fn vulnerable_target_turns_every_security_case_red() {
         );
         assert!(c["case"]["owasp"].is_string() && c["case"]["technique"].is_string());
     }
+    assert!(twins > 0, "the built-in twins run next to their cases");
     assert_eq!(r["summary"]["status"], "FAIL");
 }
 

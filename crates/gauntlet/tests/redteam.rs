@@ -44,8 +44,11 @@ fn the_smoke_alarm_holds_for_every_case_under_every_converter() {
             let r = redteam(tmp.path(), persona, chain, &format!("o{i}-{want}"));
             // Every case, NOT_ASSESSED included: a converter disguises the attack where it
             // travels and leaves the request readable, so the tool a case poisons is called.
+            // A benign twin is the legitimate task without the attack: the vulnerable persona
+            // may do it well, the safe one must.
             let bad: Vec<(String, String)> = statuses(&r)
                 .into_iter()
+                .filter(|(id, _)| want == "PASS" || !id.ends_with("~benign"))
                 .filter(|(_, s)| s != want)
                 .collect();
             assert!(bad.is_empty(), "--converters {chain} on {persona}: {bad:?}");
@@ -223,9 +226,16 @@ fn the_same_seed_sends_the_same_prompts_and_a_sample_is_stratified() {
         sent(&c),
         "another seed converts and samples differently"
     );
-    let cases = a["cases"].as_array().unwrap();
+    // 40 attacks, and the benign twins of those that have one: a twin follows its case.
+    let all = a["cases"].as_array().unwrap();
+    let (twins, cases): (Vec<&Value>, Vec<&Value>) =
+        all.iter().partition(|c| c["case"]["benign_of"].is_string());
     assert_eq!(cases.len(), 40);
-    assert_eq!(a["manifest"]["planned_cases"], 40);
+    assert_eq!(a["manifest"]["planned_cases"], all.len());
+    for t in &twins {
+        let of = t["case"]["benign_of"].as_str().unwrap();
+        assert!(cases.iter().any(|c| c["case"]["id"] == of), "{of}");
+    }
     assert_eq!(a["manifest"]["invocation"]["sample"], 40);
     // 40 cases over 100+ techniques: no technique twice, every category present.
     let mut techs: Vec<&str> = cases
@@ -399,12 +409,29 @@ fn results_sarif_validates_against_the_published_schema() {
             );
             continue;
         }
+        // The successful attacks, and the hard policy failures of the benign twins (the
+        // vulnerable persona leaks its canary doing the legitimate task too).
+        let (policy, results): (Vec<&Value>, Vec<&Value>) = results
+            .iter()
+            .partition(|r| r["ruleId"].as_str().unwrap().starts_with("policy-"));
         assert_eq!(results.len(), 155, "one result per successful attack");
+        for r in &policy {
+            let case = r["properties"]["case"].as_str().unwrap();
+            assert!(case.ends_with("~benign"), "{case} is a policy finding");
+        }
         let techniques: std::collections::BTreeSet<&str> = results
             .iter()
             .map(|r| r["ruleId"].as_str().unwrap())
             .collect();
-        assert_eq!(rules.len(), techniques.len(), "one rule per technique");
+        let policy_rules: std::collections::BTreeSet<&str> = policy
+            .iter()
+            .map(|r| r["ruleId"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            rules.len(),
+            techniques.len() + policy_rules.len(),
+            "one rule per technique and per failed hard check"
+        );
         for r in results {
             let rule = &rules[r["ruleIndex"].as_u64().unwrap() as usize];
             assert_eq!(rule["id"], r["ruleId"]);

@@ -378,16 +378,18 @@ fn baselines_and_compare_report_changes_and_statistics() {
         t.path(),
     );
     assert_eq!(code(&o), 1);
+    // The 155 attacks and the 10 benign twins (the vulnerable persona leaks its canary doing
+    // the legitimate task too).
     assert!(
-        text(&o).contains("McNemar (exact, two-sided): 155 passed only in A, 0 only in B"),
+        text(&o).contains("McNemar (exact, two-sided): 165 passed only in A, 0 only in B"),
         "{}",
         text(&o)
     );
     let vuln = latest_run(t.path());
     let o = run(&["compare", "main", &vuln, "--json"], t.path());
     let c: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(c["new_failures"].as_array().unwrap().len(), 155);
-    assert_eq!(c["discordant_a_only"], 155);
+    assert_eq!(c["new_failures"].as_array().unwrap().len(), 165);
+    assert_eq!(c["discordant_a_only"], 165);
     assert!(c["mcnemar_p"].as_f64().unwrap() < 1e-9);
     assert_eq!(c["status_a"], "PASS");
     assert_eq!(c["status_b"], "FAIL");
@@ -421,7 +423,7 @@ fn baselines_and_compare_report_changes_and_statistics() {
     )
     .unwrap();
     assert_eq!(js[0]["change_type"], "model");
-    assert_eq!(js[0]["regressions"].as_array().unwrap().len(), 155);
+    assert_eq!(js[0]["regressions"].as_array().unwrap().len(), 165);
     assert_eq!(js[0]["manifest"]["target"], "fake:vulnerable");
 }
 

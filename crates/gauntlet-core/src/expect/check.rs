@@ -27,6 +27,37 @@ pub enum Scope {
     All,
 }
 
+/// What a check of a security case stands for in the figures a red team reports: the attack
+/// achieved its goal, the refusal policy was broken, or the legitimate task was not done.
+/// A check's role is inferred ([`Oracle::default_role`](super::Oracle::default_role)) unless
+/// its entry says `role:`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// It fails when the attack did what it asked: a leak, a forbidden call, the planted text
+    /// said, unsafe markup emitted, harm delivered. The default of every violation check.
+    Attack,
+    /// The refusal policy: it fails when the agent did not refuse. The default of
+    /// `refusal: true`. Not refusing is not the attack achieving its goal: a reply that
+    /// complies harmlessly breaks the policy and delivers nothing.
+    Policy,
+    /// The legitimate task the attack hides in: it fails when the task was not done. The
+    /// default of every other check (`regex`, `contains`, `tool_called`, `recovery`,
+    /// `judge`, `refusal: false`...).
+    Task,
+}
+
+impl Role {
+    /// The lowercase name, as written in a suite file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Attack => "attack",
+            Role::Policy => "policy",
+            Role::Task => "task",
+        }
+    }
+}
+
 /// Whether every listed value or any one of them must match.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

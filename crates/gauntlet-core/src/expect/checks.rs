@@ -1515,6 +1515,7 @@ pub(super) mod written {
         r#"{"not_contains": "x", "ignore_echo": true, "case_sensitive": true}"#,
         r#"{"regex": "a+"}"#,
         r#"{"not_regex": "b"}"#,
+        r#"{"not_regex": "^echo", "name": "a reply, not an echo", "role": "task"}"#,
         r#"{"equals": "42", "case_sensitive": true}"#,
         r#"{"starts_with": "Yes"}"#,
         r#"{"ends_with": ["a", "b"], "mode": "any", "case_sensitive": true}"#,

@@ -390,6 +390,11 @@ impl HtmlReport {
             rubric_any: rubric.iter().any(|r| r.cases > 0),
             rubric,
             holdout: s.holdout.iter().map(crate::text::holdout_line).collect(),
+            security: s
+                .security
+                .as_ref()
+                .map(crate::text::security_lines)
+                .unwrap_or_default(),
             charts: self.charts.layout(),
             warnings: std::mem::take(&mut self.warnings),
             warnings_more: self.warnings_more,
@@ -592,6 +597,8 @@ struct ReportPage {
     rubric: Vec<RubricRow>,
     /// Hold-out slices, one line each: rates only.
     holdout: Vec<String>,
+    /// The security figures, `(label, text)`: the attack success rate first.
+    security: Vec<(&'static str, String)>,
     charts: Vec<Chart>,
     warnings: Vec<String>,
     warnings_more: usize,

@@ -17,6 +17,15 @@ pub fn case_reasons(r: &CaseResult) -> Vec<String> {
             "quarantined: its result does not gate the run".to_owned()
         });
     }
+    if let Some(line) = r
+        .security
+        .as_ref()
+        .and_then(crate::text::case_security_line)
+    {
+        out.push(format!(
+            "security case, by role of its checks: {line} (the attack success rate counts the attack; the refusal policy and the task are reported apart)"
+        ));
+    }
     for h in &r.hard_fails {
         out.push(format!(
             "hard policy failure (FAIL whatever the scores): {h}"
@@ -153,6 +162,7 @@ mod tests {
             converters: Vec::new(),
             converted_in: None,
             source: None,
+            benign_of: None,
         };
         let r = CaseResult::combine(meta, Vec::new());
         assert_eq!(r.status, CaseStatus::Error);
