@@ -179,11 +179,12 @@ pub fn needs_approval(tool: &ToolDef, args: &Value, system: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn tool(name: &str, description: &str, params: Value) -> ToolDef {
+    /// A tool as a model is sent it (the personas' wire tests use it too).
+    pub(crate) fn tool(name: &str, description: &str, params: Value) -> ToolDef {
         as_sent(&ToolDef {
             name: name.into(),
             description: description.into(),

@@ -4,24 +4,10 @@
 
 use gauntlet_core::tools::ToolDef;
 use gauntlet_core::trace::Message;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{Persona, PersonaReply, reply};
-use crate::tool_view::as_sent;
-
-fn tool(name: &str, description: &str, params: Value) -> ToolDef {
-    as_sent(&ToolDef {
-        name: name.into(),
-        description: description.into(),
-        parameters: json!({ "type": "object", "properties": params }),
-        side_effect: Default::default(),
-        approval: None,
-        fixtures: Vec::new(),
-        default: None,
-        claims: Vec::new(),
-        version: None,
-    })
-}
+use crate::tool_view::tests::tool;
 
 /// The support agent's tools as the harness holds them: with a side-effect class and an
 /// approval rule, which neither wire format carries.
