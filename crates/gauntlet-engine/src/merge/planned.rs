@@ -11,9 +11,7 @@ use gauntlet_store::StoreLocation;
 use gauntlet_suite::{Plan, PlanSettings};
 
 use crate::error::EngineError;
-use crate::run::resume::allowed_paths;
-use crate::run::selection;
-use crate::setup::{load_all, resolve_suite_paths};
+use crate::run::resume::recorded_suites;
 
 /// The ids of the cases a shard's suites plan for it, or why they cannot be planned again
 /// (a note for the merged run; its own count is then all there is to check). An error when
@@ -35,27 +33,19 @@ pub(super) fn planned_ids(
         )));
     }
     let none = StoreLocation::Sqlite(PathBuf::new());
-    let paths = resolve_suite_paths(inv, store.unwrap_or(&none))?;
-    let mut select = selection(&inv.filters, inv.shard.as_deref(), None)?;
-    select.include_holdout = inv.include_holdout;
-    let mut suites = load_all(
-        &paths,
-        inv.canary.as_deref(),
-        inv.system_prompt_file.as_deref(),
-        Some(&select),
-        &allowed_paths(inv),
-    )?;
-    for (s, r) in suites.iter().zip(&manifest.suites) {
-        if s.sha256 != r.sha256 {
-            return Err(EngineError::usage(
+    let (mut suites, mut select) = recorded_suites(
+        inv,
+        manifest,
+        store.unwrap_or(&none),
+        |path| {
+            EngineError::usage(
                 format!(
-                    "`{}` changed since {source} ran (sha256 differs): its cases cannot be checked against it",
-                    r.path
+                    "`{path}` changed since {source} ran (sha256 differs): its cases cannot be checked against it"
                 ),
                 "merge where the suites are as the shards ran them (the same commit)",
-            ));
-        }
-    }
+            )
+        },
+    )?;
     if let Some(n) = inv.sample {
         gauntlet_suite::sample::apply(&mut suites, &mut select, n, manifest.seed).map_err(|e| {
             EngineError::usage(

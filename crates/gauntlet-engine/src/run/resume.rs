@@ -57,27 +57,13 @@ pub fn find(
             "it was made by an older gauntlet; start a new run",
         )
     })?;
-    let mut select = selection(&inv.filters, inv.shard.as_deref(), None)?;
-    select.include_holdout = inv.include_holdout;
-    let suites = load_all(
-        &resolve_suite_paths(&inv, store.location())?,
-        inv.canary.as_deref(),
-        inv.system_prompt_file.as_deref(),
-        Some(&select),
-        &allowed_paths(&inv),
-    )?;
     // A suite that changed since the run started would make the resumed run a mixture.
-    for (s, r) in suites.iter().zip(&manifest.suites) {
-        if s.sha256 != r.sha256 {
-            return Err(EngineError::usage(
-                format!(
-                    "`{}` changed since run {run} started (sha256 differs)",
-                    r.path
-                ),
-                "restore the suite as it was, or start a new run",
-            ));
-        }
-    }
+    let (suites, select) = recorded_suites(&inv, &manifest, store.location(), |path| {
+        EngineError::usage(
+            format!("`{path}` changed since run {run} started (sha256 differs)"),
+            "restore the suite as it was, or start a new run",
+        )
+    })?;
     Ok(ResumePoint {
         run,
         manifest,
@@ -86,6 +72,34 @@ pub fn find(
         suites,
         select,
     })
+}
+
+/// A recorded run's suites loaded again as its invocation found them, under its filters and
+/// shard, each checked unchanged since it ran (`changed` says what a changed suite, by its
+/// path, means to the caller).
+pub fn recorded_suites(
+    inv: &Invocation,
+    manifest: &RunManifest,
+    store: &gauntlet_store::StoreLocation,
+    changed: impl Fn(&str) -> EngineError,
+) -> Result<(Vec<LoadedSuite>, Selection), EngineError> {
+    let mut select = selection(&inv.filters, inv.shard.as_deref(), None)?;
+    select.include_holdout = inv.include_holdout;
+    let suites = load_all(
+        &resolve_suite_paths(inv, store)?,
+        inv.canary.as_deref(),
+        inv.system_prompt_file.as_deref(),
+        Some(&select),
+        &allowed_paths(inv),
+    )?;
+    if let Some((_, r)) = suites
+        .iter()
+        .zip(&manifest.suites)
+        .find(|(s, r)| s.sha256 != r.sha256)
+    {
+        return Err(changed(&r.path));
+    }
+    Ok((suites, select))
 }
 
 /// The origin of the resumed run: its stored trials, and, for a finished run, its faulted
