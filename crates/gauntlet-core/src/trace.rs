@@ -150,8 +150,15 @@ pub struct LlmSpan {
     /// Model id reported by the API (or configured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// Messages sent.
+    /// Messages sent: all of them, or, when `continues` is set, only those after the
+    /// conversation of the call it continues.
     pub messages_in: Vec<Message>,
+    /// The earlier model call this one continues: `messages_in` then holds only the
+    /// messages after that call's conversation (its messages in, in full, and its reply), so
+    /// a long tool loop stores each message once instead of the whole conversation at every
+    /// call. [`Trace::conversation`] puts a call's messages back together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continues: Option<u32>,
     /// The message received.
     pub message_out: Message,
     /// Token usage.
@@ -558,6 +565,39 @@ fn turns_of(spans: &[Span]) -> Option<Vec<(&str, &str, bool)>> {
 }
 
 impl Trace {
+    /// The whole conversation model call `id` sent, in order, following the calls it
+    /// continues ([`LlmSpan::continues`]) back to the first; `None` when `id` is not a model
+    /// call of this trace, or a call it continues is missing or not earlier than it.
+    pub fn conversation(&self, id: u32) -> Option<Vec<&Message>> {
+        let call = |id: u32| {
+            self.spans.iter().find_map(|s| match s {
+                Span::LlmCall(l) if l.id == id => Some(l),
+                _ => None,
+            })
+        };
+        // Newest first: each continued call adds its own messages and reply before ours.
+        let mut parts: Vec<&[Message]> = Vec::new();
+        let mut replies: Vec<&Message> = Vec::new();
+        let mut span = call(id)?;
+        parts.push(&span.messages_in);
+        while let Some(earlier) = span.continues {
+            if earlier >= span.id {
+                return None;
+            }
+            span = call(earlier)?;
+            replies.push(&span.message_out);
+            parts.push(&span.messages_in);
+        }
+        let mut out = Vec::new();
+        for (i, part) in parts.iter().rev().enumerate() {
+            out.extend(part.iter());
+            if let Some(reply) = replies.iter().rev().nth(i) {
+                out.push(*reply);
+            }
+        }
+        Some(out)
+    }
+
     /// The turns the spans imply (see [`Trace`]), when they follow the chat shape.
     pub fn derived_turns(spans: &[Span]) -> Option<Vec<TurnRecord>> {
         let turns = turns_of(spans)?;
@@ -744,6 +784,7 @@ impl TraceRecorder {
             agent: self.agent.clone(),
             model,
             messages_in,
+            continues: None,
             message_out,
             usage,
             latency_ms,
@@ -753,6 +794,20 @@ impl TraceRecorder {
         }));
         self.current_llm = Some(id);
         id
+    }
+
+    /// Marks the last model call as continuing the model call `earlier` (see
+    /// [`LlmSpan::continues`]): its messages in are the ones after that call's conversation.
+    pub fn continue_last_llm(&mut self, earlier: u32) {
+        if let Some(Span::LlmCall(l)) = self
+            .trace
+            .spans
+            .iter_mut()
+            .rev()
+            .find(|s| matches!(s, Span::LlmCall(_)))
+        {
+            l.continues = Some(earlier);
+        }
     }
 
     /// Marks the last model call as answered from the response cache.

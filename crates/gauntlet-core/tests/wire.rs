@@ -233,3 +233,48 @@ fn where_converters_applied_and_the_texts_they_changed_are_written_and_read_back
     assert_eq!(written["converted"][0]["text"], "aGVsbG8=");
     assert_eq!(serde_json::from_value::<Trace>(written).unwrap(), trace);
 }
+
+#[test]
+fn a_continued_model_call_is_put_back_together_and_a_broken_chain_is_refused() {
+    let mut rec = TraceRecorder::new();
+    let first = rec.llm_call(
+        None,
+        vec![Message::system("s"), Message::user("u")],
+        Message::assistant("a1"),
+        Usage::default(),
+        1,
+        None,
+        1,
+    );
+    let second = rec.llm_call(
+        None,
+        vec![Message::user("tool says")],
+        Message::assistant("a2"),
+        Usage::default(),
+        1,
+        None,
+        1,
+    );
+    rec.continue_last_llm(first);
+    let mut trace = rec.finish();
+    let words = |t: &Trace, id| -> Option<Vec<String>> {
+        t.conversation(id)
+            .map(|c| c.iter().map(|m| m.content.clone()).collect())
+    };
+    assert_eq!(words(&trace, first).unwrap(), ["s", "u"]);
+    assert_eq!(
+        words(&trace, second).unwrap(),
+        ["s", "u", "a1", "tool says"]
+    );
+    // The continued field survives the written form.
+    let back: Trace = serde_json::from_value(json(&trace)).unwrap();
+    assert_eq!(words(&back, second).unwrap().len(), 4);
+    // A call that "continues" itself or a later call, or one that is missing, is not followed.
+    for bad in [second, second + 7] {
+        if let Some(gauntlet_core::trace::Span::LlmCall(l)) = trace.spans.last_mut() {
+            l.continues = Some(bad);
+        }
+        assert_eq!(words(&trace, second), None);
+    }
+    assert_eq!(words(&trace, 99), None);
+}

@@ -27,7 +27,7 @@ use gauntlet_core::trace::{
 };
 use serde_json::{Value, json};
 
-use crate::chat::{ChatModel, ChatRequest, says_nothing};
+use crate::chat::{ChatModel, ChatReply, ChatRequest, says_nothing};
 
 /// Model calls one step gets unless told otherwise.
 pub const DEFAULT_CODING_STEPS: u32 = 30;
@@ -35,6 +35,10 @@ pub const DEFAULT_CODING_STEPS: u32 = 30;
 pub const READ_LIMIT: u64 = 256 << 10;
 /// Largest content `write_file` writes, bytes.
 pub const WRITE_LIMIT: usize = 256 << 10;
+/// Bytes of message text, tool arguments and tool outputs one step's trace keeps; past it,
+/// each text is replaced by a note of its size. The model's conversation is not cut (the
+/// model reads it whole); only what is written down is.
+pub const TRACE_CAP: u64 = 32 << 20;
 /// Entries `list_files` shows at most.
 const LIST_LIMIT: usize = 2000;
 /// Matches `search_files` shows at most.
@@ -86,8 +90,11 @@ pub struct LoopRun {
     pub tool_errors: u32,
     /// Wall time.
     pub elapsed: Duration,
-    /// The model calls and tool calls, as a run's trace records them.
+    /// The model calls and tool calls, as a run's trace records them: each model call
+    /// holds the messages since the call before it ([`gauntlet_core::trace::LlmSpan::continues`]).
     pub trace: Trace,
+    /// Bytes of text the trace did not keep, once it reached its cap ([`TRACE_CAP`]).
+    pub trace_elided_bytes: u64,
 }
 
 /// A chat model driven through the coding loop.
@@ -96,6 +103,7 @@ pub struct CodingLoop {
     max_steps: u32,
     prices: PriceTable,
     redactor: Redactor,
+    trace_cap: u64,
 }
 
 impl CodingLoop {
@@ -112,7 +120,14 @@ impl CodingLoop {
             max_steps: max_steps.max(1),
             prices,
             redactor,
+            trace_cap: TRACE_CAP,
         }
+    }
+
+    /// The same loop keeping at most `cap` bytes of text in each step's trace.
+    pub fn with_trace_cap(mut self, cap: u64) -> Self {
+        self.trace_cap = cap;
+        self
     }
 
     /// The step limit.
@@ -131,7 +146,7 @@ impl CodingLoop {
         limit: Duration,
     ) -> LoopRun {
         let started = Instant::now();
-        let mut rec = TraceRecorder::new();
+        let mut rec = StepTrace::new(self.trace_cap);
         let mut tally = Tally::default();
         let end = match Sandbox::new(workspace) {
             Err(e) => LoopEnd::ModelError {
@@ -157,7 +172,8 @@ impl CodingLoop {
             output_bytes: tally.output_bytes,
             tool_errors: tally.tool_errors,
             elapsed: started.elapsed(),
-            trace: rec.finish(),
+            trace_elided_bytes: rec.elided,
+            trace: rec.rec.finish(),
         }
     }
 
@@ -166,7 +182,7 @@ impl CodingLoop {
         sandbox: &Sandbox,
         task: &str,
         session: &str,
-        rec: &mut TraceRecorder,
+        rec: &mut StepTrace,
         tally: &mut Tally,
     ) -> LoopEnd {
         let case: Case = match serde_json::from_value(json!({
@@ -201,7 +217,7 @@ impl CodingLoop {
                         messages: &history,
                         tools: &tools,
                     },
-                    rec,
+                    &mut rec.rec,
                 )
                 .await;
             let reply = match reply {
@@ -222,15 +238,7 @@ impl CodingLoop {
                     .iter()
                     .map(|c| c.arguments.to_string().len() as u64)
                     .sum::<u64>();
-            rec.llm_call(
-                reply.model.clone(),
-                history.clone(),
-                reply.message.clone(),
-                reply.usage,
-                call_started.elapsed().as_millis() as u64,
-                reply.finish_reason.clone(),
-                reply.attempts,
-            );
+            rec.model_call(&history, &reply, call_started.elapsed());
             if reply.finish_reason.as_deref() == Some("content_filter") {
                 return LoopEnd::ModelError {
                     class: "blocked",
@@ -248,7 +256,8 @@ impl CodingLoop {
             let answer = reply.message.content.clone();
             history.push(reply.message);
             if calls.is_empty() {
-                rec.turn(
+                let answer = rec.keep(answer);
+                rec.rec.turn(
                     task.to_owned(),
                     answer,
                     reply.finish_reason.as_deref() == Some("length"),
@@ -266,10 +275,12 @@ impl CodingLoop {
                         (None, Some(e), text)
                     }
                 };
-                rec.tool_call(ToolSpanInput {
+                let output = output.map(|o| rec.keep(o));
+                let arguments = rec.keep_value(&call.arguments);
+                rec.rec.tool_call(ToolSpanInput {
                     call_id: call.id.clone(),
                     name: call.name.clone(),
-                    arguments: call.arguments.clone(),
+                    arguments,
                     output,
                     error,
                     duration_ms: t.elapsed().as_millis() as u64,
@@ -294,6 +305,93 @@ impl CodingLoop {
             class,
             detail: self.redactor.redact(&detail).into_owned(),
         }
+    }
+}
+
+/// The trace of one step, kept linear in the conversation: each model call's span holds
+/// only the messages since the call before it (the conversation is sent whole at every
+/// call, and copying it into every span made a long step's trace grow with its square),
+/// and once the step has kept `cap` bytes of text, each further text is replaced by a note
+/// of its size.
+struct StepTrace {
+    rec: TraceRecorder,
+    /// Messages of the conversation already held by a span (a call's messages in and its
+    /// reply).
+    held: usize,
+    /// The last model call recorded.
+    last: Option<u32>,
+    kept: u64,
+    cap: u64,
+    elided: u64,
+}
+
+impl StepTrace {
+    fn new(cap: u64) -> Self {
+        Self {
+            rec: TraceRecorder::new(),
+            held: 0,
+            last: None,
+            kept: 0,
+            cap,
+            elided: 0,
+        }
+    }
+
+    /// `text`, or a note of its size once the cap is reached.
+    fn keep(&mut self, text: String) -> String {
+        let n = text.len() as u64;
+        if self.kept + n <= self.cap {
+            self.kept += n;
+            return text;
+        }
+        self.elided += n;
+        format!(
+            "[{n} bytes not kept: this step's trace reached its {} byte cap]",
+            self.cap
+        )
+    }
+
+    /// Tool arguments, or a note of their size (as a JSON string) once the cap is reached.
+    fn keep_value(&mut self, value: &Value) -> Value {
+        let n = value.to_string().len() as u64;
+        if self.kept + n <= self.cap {
+            self.kept += n;
+            return value.clone();
+        }
+        Value::String(self.keep(value.to_string()))
+    }
+
+    fn keep_message(&mut self, m: &Message) -> Message {
+        let mut m = m.clone();
+        m.content = self.keep(std::mem::take(&mut m.content));
+        for call in &mut m.tool_calls {
+            call.arguments = self.keep_value(&call.arguments);
+        }
+        m
+    }
+
+    /// Records a model call: the messages of `history` no span holds yet, and the reply.
+    fn model_call(&mut self, history: &[Message], reply: &ChatReply, took: Duration) {
+        let new: Vec<Message> = history[self.held.min(history.len())..]
+            .iter()
+            .map(|m| self.keep_message(m))
+            .collect();
+        let out = self.keep_message(&reply.message);
+        let id = self.rec.llm_call(
+            reply.model.clone(),
+            new,
+            out,
+            reply.usage,
+            took.as_millis() as u64,
+            reply.finish_reason.clone(),
+            reply.attempts,
+        );
+        if let Some(earlier) = self.last {
+            self.rec.continue_last_llm(earlier);
+        }
+        self.last = Some(id);
+        // The reply joins the conversation next, and this span holds it.
+        self.held = history.len() + 1;
     }
 }
 
@@ -603,6 +701,123 @@ impl Sandbox {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gauntlet_core::event::{EvidenceLevel, SideEffectMode};
+    use gauntlet_core::target::{BoxFuture, TargetInfo};
+    use gauntlet_core::trace::{Role, Span};
+
+    /// A model that writes a `size`-byte file at every call, `calls` times, then says done:
+    /// a long step whose conversation grows by `size` bytes a call.
+    struct Writer {
+        size: usize,
+        calls: usize,
+    }
+
+    impl ChatModel for Writer {
+        fn info(&self) -> TargetInfo {
+            TargetInfo {
+                kind: "test".into(),
+                label: "writer".into(),
+                model: None,
+                base_url: None,
+                settings: Default::default(),
+                evidence_level: EvidenceLevel::Static,
+                side_effects: SideEffectMode::Simulated,
+            }
+        }
+
+        fn complete<'a>(
+            &'a self,
+            _ctx: &'a TrialContext<'a>,
+            req: ChatRequest<'a>,
+            _rec: &'a mut TraceRecorder,
+        ) -> BoxFuture<'a, Result<ChatReply, TargetError>> {
+            let done = req.messages.iter().filter(|m| m.role == Role::Tool).count();
+            Box::pin(async move {
+                let mut message = Message::assistant("");
+                if done < self.calls {
+                    message.tool_calls.push(ToolCallRequest {
+                        id: format!("w{done}"),
+                        name: "write_file".into(),
+                        arguments: json!({"path": format!("f{done}.txt"), "content": "x".repeat(self.size)}),
+                        malformed: false,
+                    });
+                } else {
+                    message.content = "Done.".into();
+                }
+                Ok(ChatReply {
+                    message,
+                    model: Some("writer".into()),
+                    usage: Usage::default(),
+                    finish_reason: None,
+                    attempts: 1,
+                    agent: None,
+                    cached: false,
+                })
+            })
+        }
+    }
+
+    fn writer_loop(size: usize, calls: usize, cap: u64) -> (LoopRun, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let model: Arc<dyn ChatModel> = Arc::new(Writer { size, calls });
+        let lp = CodingLoop::new(model, 100, PriceTable::default(), Redactor::default())
+            .with_trace_cap(cap);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let run = rt.block_on(lp.run_in(dir.path(), "write files", "s", Duration::from_secs(60)));
+        (run, dir)
+    }
+
+    #[test]
+    fn a_long_step_stores_each_message_once() {
+        // 60 calls writing 20 KB each: 1.2 MB of arguments, held twice (the model's reply
+        // and the tool call's span), so 2.4 MB. Copying the conversation into every span
+        // wrote about 60 x 60 / 2 x 20 KB = 36 MB.
+        let (run, _dir) = writer_loop(20_000, 60, TRACE_CAP);
+        assert_eq!(run.end, LoopEnd::Finished);
+        let written = serde_json::to_string(&run.trace).unwrap().len();
+        assert!(written < 3 * 60 * 20_000, "trace is {written} bytes");
+        assert_eq!(run.trace_elided_bytes, 0);
+        // The last call's whole conversation is there, in order: the system prompt, the
+        // task, then each write and its result.
+        let last = run.trace.llm_calls().last().unwrap();
+        let conv = run.trace.conversation(last.id).unwrap();
+        assert_eq!(conv.len(), 2 + 2 * 60);
+        assert_eq!(conv[1].content, "write files");
+        assert_eq!(conv[2 + 2 * 59].tool_calls[0].id, "w59");
+        assert_eq!(conv.last().unwrap().role, Role::Tool);
+        // Every later call continues the one before it.
+        let ids: Vec<u32> = run.trace.llm_calls().map(|l| l.id).collect();
+        for pair in ids.windows(2) {
+            let l = run.trace.llm_calls().find(|l| l.id == pair[1]).unwrap();
+            assert_eq!(l.continues, Some(pair[0]));
+        }
+    }
+
+    #[test]
+    fn the_trace_of_a_step_stops_keeping_text_at_its_cap() {
+        let (run, _dir) = writer_loop(20_000, 60, 200_000);
+        assert_eq!(run.end, LoopEnd::Finished);
+        let written = serde_json::to_string(&run.trace).unwrap().len();
+        assert!(written < 300_000, "trace is {written} bytes");
+        assert!(
+            run.trace_elided_bytes > 900_000,
+            "{}",
+            run.trace_elided_bytes
+        );
+        let text = serde_json::to_string(&run.trace).unwrap();
+        assert!(text.contains("bytes not kept: this step's trace reached its 200000 byte cap"));
+        // The files were still written: the cap is on the record, not on the work.
+        assert!(_dir.path().join("f59.txt").exists());
+        let spans = run
+            .trace
+            .spans
+            .iter()
+            .filter(|s| matches!(s, Span::ToolCall(_)));
+        assert_eq!(spans.count(), 60);
+    }
 
     fn call(name: &str, args: Value) -> ToolCallRequest {
         ToolCallRequest {

@@ -411,6 +411,7 @@ fn from_captured(t: CapturedTrace, no: usize) -> Result<CapturedTrial, LineError
             agent: None,
             model: t.model.clone(),
             messages_in: std::mem::take(&mut since),
+            continues: None,
             message_out: m.clone(),
             usage: Default::default(),
             latency_ms: 0,

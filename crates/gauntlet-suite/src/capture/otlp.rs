@@ -988,6 +988,7 @@ fn llm_span(s: &SpanLite, id: u32, messages_in: Vec<Message>, output: Option<Mes
         model: text_attr(&s.attrs, "gen_ai.response.model")
             .or_else(|| text_attr(&s.attrs, "gen_ai.request.model")),
         messages_in,
+        continues: None,
         message_out: output.unwrap_or_else(|| Message::assistant("")),
         usage,
         latency_ms: ms(s.start_ns, s.end_ns),
