@@ -153,6 +153,34 @@ fn two_checks_in_one_entry_is_an_error_with_a_position() {
 }
 
 #[test]
+fn similarity_checks_that_every_answer_passes_or_that_compare_with_nothing_are_errors() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: x\n    expect:\n      - rouge_l: {to: ' ', min: 0.5}\n      - bleu: {to: ref, min: 0}\n      - rouge_l: {to: ref, min: 2}\n      - edit_distance: {to: ref, max: 1}\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    let file = t.path().join("s.yaml").display().to_string();
+    let text: Vec<String> = d
+        .iter()
+        .map(|d| format!("{}: {}", d.location(), d.message))
+        .collect();
+    assert_eq!(
+        text,
+        [
+            format!("{file}:6:18: `rouge_l` has no reference answer to compare with"),
+            format!(
+                "{file}:7:15: `bleu` wants a minimum of 0: it must be above 0 (every answer scores 0 or more) and at most 100"
+            ),
+            format!(
+                "{file}:8:18: `rouge_l` wants a minimum of 2: it must be above 0 (every answer scores 0 or more) and at most 1"
+            ),
+        ]
+    );
+}
+
+#[test]
 fn starts_with_ends_with_and_word_count_errors_point_at_the_check() {
     let t = tempfile::tempdir().unwrap();
     write(

@@ -57,6 +57,16 @@ checks! {
         min_chars => MinChars(MinCharsCheck),
         /// The output has at least `min` and at most `max` words: `{min: 20, max: 120}`.
         word_count => WordCount(WordCountCheck),
+        /// The output's ROUGE-L F-measure (0 to 1, as the `rouge-score` package gives it)
+        /// against a reference, or the best of several, is at least `min`:
+        /// `{to: "...", min: 0.4}`. A quality band over shared words, not a check of meaning.
+        rouge_l => RougeL(Box<RougeLCheck>),
+        /// The output's sentence BLEU (0 to 100, as `sacrebleu` gives it) against a reference,
+        /// or several, is at least `min`: `{to: "...", min: 30}`. A quality band over shared
+        /// words, not a check of meaning.
+        bleu => Bleu(Box<BleuCheck>),
+        /// The output, trimmed, is at most `max` character edits from `to`: `{to: "...", max: 3}`.
+        edit_distance => EditDistance(Box<EditDistanceCheck>),
         /// These tools were called.
         tool_called => ToolCalled(ToolCalledCheck),
         /// These tools were not called (`[]`: no tool at all).
@@ -446,6 +456,123 @@ impl Check for WordCountCheck {
                 "swap them, e.g. `word_count: {min: 20, max: 120}`",
             );
         }
+    }
+}
+
+// ---- Similarity to a reference ----
+
+/// How `rouge_l` and `bleu` are written: the reference answer(s) and the lowest score that
+/// passes.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OverlapRaw {
+    /// The reference answer, or several (the best score counts).
+    pub to: OneOrMany,
+    /// The lowest score that passes.
+    pub min: f64,
+}
+
+/// `rouge_l`: the output's ROUGE-L F-measure against the best reference is at least `min`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RougeLCheck {
+    /// The reference answers.
+    pub to: Vec<String>,
+    /// The lowest F-measure that passes, 0 to 1.
+    pub min: f64,
+}
+
+/// `bleu`: the output's sentence BLEU against the references is at least `min`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BleuCheck {
+    /// The reference answers.
+    pub to: Vec<String>,
+    /// The lowest BLEU that passes, 0 to 100.
+    pub min: f64,
+}
+
+/// The two overlap checks differ only in their key and their scale.
+macro_rules! overlap_check {
+    ($ty:ident, $key:literal, $top:literal, $example:literal) => {
+        impl Check for $ty {
+            type Raw = OverlapRaw;
+            const FACTS: Facts = Facts::new(Dimension::Outcome);
+
+            fn from_raw(raw: OverlapRaw, _: &Modifiers) -> Result<Self, RawError> {
+                Ok($ty {
+                    to: raw.to.into_vec(),
+                    min: raw.min,
+                })
+            }
+
+            fn into_raw(self, _: &mut Modifiers) -> OverlapRaw {
+                OverlapRaw {
+                    to: OneOrMany::from_vec(self.to),
+                    min: self.min,
+                }
+            }
+
+            fn validate(&self, v: &mut Validation<'_>) {
+                validate_overlap($key, &self.to, self.min, $top, $example, v);
+            }
+        }
+    };
+}
+
+overlap_check!(
+    RougeLCheck,
+    "rouge_l",
+    1.0,
+    "rouge_l: {to: \"The refund is on its way.\", min: 0.4}"
+);
+overlap_check!(
+    BleuCheck,
+    "bleu",
+    100.0,
+    "bleu: {to: \"The refund is on its way.\", min: 30}"
+);
+
+fn validate_overlap(
+    key: &str,
+    to: &[String],
+    min: f64,
+    top: f64,
+    example: &str,
+    v: &mut Validation<'_>,
+) {
+    if to.is_empty() || to.iter().all(|r| r.trim().is_empty()) {
+        v.problem(
+            format!("`{key}` has no reference answer to compare with"),
+            format!("give the answer you expect in `to`, e.g. `{example}`"),
+        );
+    }
+    if !(min > 0.0 && min <= top) {
+        v.problem(
+            format!("`{key}` wants a minimum of {min}: it must be above 0 (every answer scores 0 or more) and at most {top}"),
+            format!("e.g. `{example}`"),
+        );
+    }
+}
+
+/// `edit_distance`: the output, trimmed, is at most `max` character edits from `to`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EditDistanceCheck {
+    /// The expected answer.
+    pub to: String,
+    /// Most insertions, deletions and substitutions of characters allowed.
+    pub max: usize,
+}
+
+impl Check for EditDistanceCheck {
+    type Raw = Self;
+    const FACTS: Facts = Facts::new(Dimension::Outcome);
+
+    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw)
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> Self {
+        self
     }
 }
 
@@ -1534,6 +1661,9 @@ pub(super) mod written {
         r#"{"min_chars": 1}"#,
         r#"{"word_count": {"min": 2, "max": 9}}"#,
         r#"{"word_count": {"max": 9}}"#,
+        r#"{"rouge_l": {"to": "the refund is on its way", "min": 0.4}}"#,
+        r#"{"bleu": {"to": ["a b c", "a b d"], "min": 30.0}}"#,
+        r#"{"edit_distance": {"to": "42 EUR", "max": 2}}"#,
         r#"{"tool_called": "lookup"}"#,
         r#"{"tool_not_called": []}"#,
         r#"{"tool_args": {"tool": "t", "schema_valid": true, "max": {"amount": 50.0}}}"#,
