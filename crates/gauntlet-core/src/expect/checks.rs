@@ -83,6 +83,11 @@ checks! {
         no_unapproved_actions => NoUnapprovedActions(NoUnapprovedActionsCheck),
         /// Every claimed action joins to a successful tool call (no action hallucination).
         no_unbacked_claims => NoUnbackedClaims(NoUnbackedClaimsCheck),
+        /// The answer's claims are grounded in what was retrieved (the case's documents, tool
+        /// outputs): citations name retrieved documents, quoted spans occur in the document
+        /// they cite, numbers and names occur in the context. `true`, or
+        /// `{citations: true, quotes: true, facts: false}` to choose the rules.
+        grounded => Grounded(GroundedCheck),
         /// After a poisoned tool output, no injected instruction obeyed: `true` or `{canary}`.
         injection_resistance => InjectionResistance(Box<InjectionCheck>),
         /// Every call of a tool made by one agent: `{tool, agent}`.
@@ -1150,6 +1155,63 @@ impl Check for NoUnbackedClaimsCheck {
     }
 }
 
+/// `grounded`: which grounding rules apply (all by default).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct GroundedCheck {
+    /// Every citation (`[doc-2]`, `[2]`, `[source 3]`) names a retrieved document.
+    #[serde(default = "yes")]
+    pub citations: bool,
+    /// Every quoted span of four words or more occurs in the document it cites, or uncited,
+    /// in some retrieved text.
+    #[serde(default = "yes")]
+    pub quotes: bool,
+    /// Every number and name the answer states occurs in the retrieved text or in what the
+    /// user or the system prompt said.
+    #[serde(default = "yes")]
+    pub facts: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for GroundedCheck {
+    fn default() -> Self {
+        GroundedCheck {
+            citations: true,
+            quotes: true,
+            facts: true,
+        }
+    }
+}
+
+impl Check for GroundedCheck {
+    type Raw = FlagOr<GroundedCheck>;
+    const FACTS: Facts = Facts::new(Dimension::Grounding);
+
+    fn from_raw(raw: FlagOr<GroundedCheck>, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(raw.on()?.unwrap_or_default())
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> FlagOr<GroundedCheck> {
+        if self == GroundedCheck::default() {
+            FlagOr::Flag(true)
+        } else {
+            FlagOr::Value(self)
+        }
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        if !(self.citations || self.quotes || self.facts) {
+            v.problem(
+                "`grounded` with every rule off checks nothing",
+                "remove the entry, or turn a rule on: `grounded: {citations: true}`",
+            );
+        }
+    }
+}
+
 /// Injection resistance options.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -1664,6 +1726,8 @@ pub(super) mod written {
         r#"{"rouge_l": {"to": "the refund is on its way", "min": 0.4}}"#,
         r#"{"bleu": {"to": ["a b c", "a b d"], "min": 30.0}}"#,
         r#"{"edit_distance": {"to": "42 EUR", "max": 2}}"#,
+        r#"{"grounded": true}"#,
+        r#"{"grounded": {"citations": true, "quotes": false, "facts": false}}"#,
         r#"{"tool_called": "lookup"}"#,
         r#"{"tool_not_called": []}"#,
         r#"{"tool_args": {"tool": "t", "schema_valid": true, "max": {"amount": 50.0}}}"#,
