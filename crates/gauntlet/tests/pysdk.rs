@@ -13,7 +13,12 @@
 //!   session's exit status INCONCLUSIVE's 4;
 //! - an agent on the `openai` SDK (`tests/data/pysdk/openai_agent.py`) talking to
 //!   `gauntlet serve-fake`, wrapped by the decorator: its model calls reported with the model
-//!   and the tokens, its tool calls run through gauntlet.
+//!   and the tokens, its tool calls run through gauntlet; pytest given its suite with
+//!   `--gauntlet-suite`.
+//!
+//! The decorator's side of the protocol, message by message (tool calls and results, the
+//! `llm_call` reports of OpenAI and Anthropic responses, errors and their kinds, print()
+//! kept off stdout), is checked without a venv by `tests/data/pysdk/agent_check.py`.
 //!
 //! Without python3, its venv module or pip the tests are skipped with the reason, except in
 //! CI, where they fail.
@@ -112,6 +117,22 @@ fn outcomes(out: &str) -> BTreeMap<String, String> {
             Some((id.to_owned(), word.to_owned()))
         })
         .collect()
+}
+
+#[test]
+fn the_decorator_speaks_the_exec_protocol_message_by_message() {
+    if !common::have_python() {
+        return;
+    }
+    // The package from the tree, with the interpreter on PATH: no venv, no binary.
+    let o = Command::new("python3")
+        .arg(data("agent_check.py"))
+        .arg(root().join("python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("agent checks passed"), "{}", text(&o));
 }
 
 #[test]
@@ -316,7 +337,7 @@ fn an_openai_sdk_agent_wrapped_by_the_decorator_runs_against_serve_fake() {
     let (_server, url) = serve_fake("safe");
     let base = format!("{}/v1", url.trim_end_matches('/').trim_end_matches("/v1"));
     let tmp = tempfile::tempdir().unwrap();
-    for f in ["openai_agent.py", "gauntlet_openai.yaml"] {
+    for f in ["openai_agent.py", "openai_suite.yaml"] {
         std::fs::copy(data(f), tmp.path().join(f)).unwrap();
     }
     let key = "sk-pysdk-test-4242";
@@ -331,7 +352,7 @@ fn an_openai_sdk_agent_wrapped_by_the_decorator_runs_against_serve_fake() {
         &venv,
         tmp.path(),
         &env("gauntlet-fake-safe"),
-        "gauntlet run gauntlet_openai.yaml --no-store --out o",
+        "gauntlet run openai_suite.yaml --no-store --out o",
     );
     assert_eq!(code(&o), 0, "{}", text(&o));
     let raw = std::fs::read_to_string(tmp.path().join("o/report.json")).unwrap();
@@ -371,12 +392,12 @@ fn an_openai_sdk_agent_wrapped_by_the_decorator_runs_against_serve_fake() {
         &venv,
         tmp.path(),
         &env("gauntlet-fake-vulnerable"),
-        "python -m pytest gauntlet_openai.yaml -p no:cacheprovider -rA",
+        "python -m pytest --gauntlet-suite openai_suite.yaml -p no:cacheprovider -rA",
     );
     let out = text(&o);
     assert_eq!(code(&o), 1, "{out}");
     assert!(
-        out.contains("FAILED gauntlet_openai.yaml::prompt-extraction"),
+        out.contains("FAILED openai_suite.yaml::prompt-extraction"),
         "{out}"
     );
     assert!(out.contains("failed check no_canary [hard]"), "{out}");

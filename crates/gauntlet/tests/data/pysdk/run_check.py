@@ -5,6 +5,7 @@ exits non-zero with its message."""
 
 import json
 import os
+import subprocess
 import sys
 
 import gauntlet_llm
@@ -75,5 +76,9 @@ except GauntletError as e:
 else:
     raise AssertionError("an invalid suite ran")
 assert not os.path.exists("o-bad"), "nothing is written when nothing runs"
+# `python -m gauntlet_llm` is the binary, for a scripts folder that is not on PATH.
+version = subprocess.run([sys.executable, "-m", "gauntlet_llm", "--version"],
+                         stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+assert version.startswith("gauntlet "), version
 print(json.dumps({"binary": gauntlet_llm.find_binary()}))
 print("run checks passed")
