@@ -161,16 +161,19 @@ class CaseItem(pytest.Item):
             if value:
                 self.user_properties.append(("gauntlet_" + key, value))
         self.user_properties.append(("gauntlet_status", case.status))
-        if case.status in _INCONCLUSIVE:
-            # A skip mark, so pytest reports the case's own location with the reason.
-            self.add_marker(pytest.mark.skip(reason=_mask_canary(_skip_reason(case), result)))
 
     def runtest(self):
         status = self.case.status
         if status == "PASS":
             return
-        if status in _INCONCLUSIVE:  # the skip mark normally stops it before this
-            pytest.skip(_mask_canary(_skip_reason(self.case), self.result))
+        if status in _INCONCLUSIVE:
+            reason = _mask_canary(_skip_reason(self.case), self.result)
+            try:
+                # Reported at the case's line in the suite, not at this line of the plugin.
+                skip = pytest.skip.Exception(reason, _use_item_location=True)
+            except TypeError:  # a pytest without the option (before 7.0)
+                skip = pytest.skip.Exception(reason)
+            raise skip
         raise CaseFailed(failure_message(self.case, self.result))
 
     def repr_failure(self, excinfo, style=None):
@@ -223,8 +226,14 @@ def failure_message(case: Case, result: RunResult) -> str:
         if t.error:
             lines.append("    error: %s" % _cut(t.error))
     if result.out_dir:
-        lines.append("  reports: %s" % os.path.join(result.out_dir, "report.json"))
+        lines.append("  reports: %s" % _shown(os.path.join(result.out_dir, "report.json")))
     return _mask_canary("\n".join(lines), result)
+
+
+def _shown(path: str) -> str:
+    """A path relative to the folder pytest runs in, when it is under it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
 
 
 def _mask_canary(text: str, result: RunResult) -> str:
@@ -258,11 +267,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         return
     terminalreporter.section("gauntlet")
     for suite, result in state.runs.items():
-        try:
-            shown = suite.relative_to(state.base)
-        except ValueError:
-            shown = suite
         terminalreporter.write_line("%s: %s (gauntlet exit %d), %d case(s); reports in %s" % (
-            shown, result.state, result.exit_code, len(result.cases), result.out_dir))
+            _shown(str(suite)), result.state, result.exit_code, len(result.cases),
+            _shown(result.out_dir or "")))
         for reason in result.summary.reasons[:3]:
             terminalreporter.write_line("  " + _cut(reason, 200))

@@ -296,7 +296,7 @@ fn cases_without_evidence_are_skipped_with_the_reason_and_pytest_exits_inconclus
     assert!(out.contains("1 passed, 2 skipped"), "{out}");
     assert!(out.contains("PASSED gauntlet_flaky.yaml::echoes"), "{out}");
     assert!(
-        out.contains("ERROR (no evidence either way, the run cannot PASS): trial 0 error: transport failure: the agent reported an error: the model API answered 503 three times"),
+        out.contains("SKIPPED [1] gauntlet_flaky.yaml:15: ERROR (no evidence either way, the run cannot PASS): trial 0 error: transport failure: the agent reported an error: the model API answered 503 three times"),
         "{out}"
     );
     assert!(
