@@ -81,7 +81,8 @@ class _Wire:
         self.out = out
 
     def send(self, msg: Dict[str, Any]) -> None:
-        self.out.write(json.dumps(msg, ensure_ascii=False) + "\n")
+        # ASCII JSON (non-ASCII as \\u escapes): valid whatever encoding stdout has.
+        self.out.write(json.dumps(msg) + "\n")
         self.out.flush()
 
     def read(self) -> Optional[Dict[str, Any]]:
@@ -310,11 +311,15 @@ class Agent:
     def serve(self, stdin: Any = None, stdout: Any = None) -> int:
         """Speaks the protocol until `end` or the end of input; returns the exit status."""
         out = stdout if stdout is not None else sys.stdout
+        inp = stdin if stdin is not None else sys.stdin
+        if stdin is None and hasattr(inp, "reconfigure"):
+            # gauntlet writes UTF-8 whatever locale the agent's environment names.
+            inp.reconfigure(encoding="utf-8", errors="replace")
         saved = sys.stdout
         # stdout carries protocol lines only: a stray print() would end the trial.
         sys.stdout = sys.stderr
         try:
-            return self._session(_Wire(stdin if stdin is not None else sys.stdin, out))
+            return self._session(_Wire(inp, out))
         finally:
             sys.stdout = saved
 

@@ -20,9 +20,9 @@ otherwise gauntlet's worst (FAIL 1, usage 2, INCONCLUSIVE 4, CONDITIONAL 3): a r
 INCONCLUSIVE never exits 0.
 
 Options: `--gauntlet-target SPEC` (gauntlet's `--target`), `--gauntlet-out DIR` (default
-`gauntlet-out`; each suite's reports go to `DIR/<suite path with / as ->`), `--gauntlet-arg
-ARG` (repeatable, passed to `gauntlet run` as is, e.g. `--gauntlet-arg=--no-store`), and
-the ini options `gauntlet_suites`, `gauntlet_target`, `gauntlet_out`, `gauntlet_args`.
+`gauntlet-out`; each suite's reports go to `DIR/<suite path from the current folder, / as
+->`), `--gauntlet-arg ARG` (repeatable, passed to `gauntlet run` as is, e.g.
+`--gauntlet-arg=--no-store`), and the ini options `gauntlet_suites`, `gauntlet_target`, `gauntlet_out`, `gauntlet_args`.
 """
 
 from __future__ import annotations
@@ -80,10 +80,12 @@ class _State:
         self.codes: List[int] = []
 
     def out_dir(self, suite: Path) -> Path:
+        """`OUT/<the suite's path from the folder pytest runs in, / as ->`: the same name
+        whatever pytest takes for its rootdir (which its arguments and ini files move)."""
         try:
-            rel = suite.relative_to(Path(str(self.config.rootpath)).resolve())
+            rel = suite.relative_to(self.base.resolve())
         except ValueError:
-            rel = Path(suite.name)
+            rel = Path(*suite.parts[1:])  # outside it: the absolute path, without its root
         name = "-".join(rel.with_suffix("").parts) or "suite"
         return self.out / name
 

@@ -139,18 +139,20 @@ fn the_decorator_speaks_the_exec_protocol_message_by_message() {
 fn pytest_runs_the_shipped_support_agent_suite_one_item_per_case() {
     let Some(venv) = sdk_venv() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let suite = root().join("examples/support-agent/suite.yaml");
-    let cmd = format!(
-        "python -m pytest '{}' --gauntlet-target fake:vulnerable --gauntlet-out reports \
-         -p no:cacheprovider -rA --junitxml=pytest.xml",
-        suite.display()
+    // The shipped example, in a project of the user's.
+    common::copy_dir(
+        &root().join("examples/support-agent"),
+        &tmp.path().join("examples/support-agent"),
     );
-    let o = in_venv(&venv, tmp.path(), &[], &cmd);
+    let cmd = "python -m pytest examples/support-agent/suite.yaml --gauntlet-target \
+               fake:vulnerable --gauntlet-out reports -p no:cacheprovider -rA \
+               --junitxml=pytest.xml";
+    let o = in_venv(&venv, tmp.path(), &[], cmd);
     let out = text(&o);
     assert_eq!(code(&o), 1, "a FAIL run fails pytest: {out}");
 
-    // The reports are where --gauntlet-out says, one folder per suite.
-    let dir = tmp.path().join("reports/suite");
+    // The reports are where --gauntlet-out says, in a folder named after the suite's path.
+    let dir = tmp.path().join("reports/examples-support-agent-suite");
     for f in [
         "report.json",
         "junit.xml",
@@ -212,6 +214,21 @@ fn pytest_runs_the_shipped_support_agent_suite_one_item_per_case() {
         junit.contains("failed check no_canary [hard]"),
         "pytest's own junit carries the message"
     );
+
+    // The run's canary is masked in the messages, as in gauntlet's own junit.xml: they land
+    // in CI logs and test pages.
+    let canary = "GNTC-PYSD-K7Q4-MASK";
+    let masked = format!("{cmd} --gauntlet-arg=--canary={canary}");
+    let o = in_venv(&venv, tmp.path(), &[], &masked);
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    assert!(
+        text(&o).contains("canary leaked (literal) in answer 1: [REDACTED:canary GNTC…(19 chars)]"),
+        "{}",
+        text(&o)
+    );
+    assert!(!text(&o).contains(canary), "{}", text(&o));
+    let raw = std::fs::read_to_string(dir.join("report.json")).unwrap();
+    assert!(raw.contains(canary), "report.json keeps the evidence whole");
 
     // Against the safe persona every case passes and pytest exits 0.
     let cmd = cmd.replace("fake:vulnerable", "fake:safe");

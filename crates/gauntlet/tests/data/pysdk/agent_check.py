@@ -24,6 +24,7 @@ def talk(agent, *messages, start=START):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stderr(err):
         code = agent.serve(stdin=inp, stdout=out)
+    assert out.getvalue().isascii(), out.getvalue()
     return code, [json.loads(l) for l in out.getvalue().splitlines()], err.getvalue()
 
 
@@ -100,6 +101,10 @@ def manual(messages, tools, session):
 
 code, sent, _ = talk(manual, USER, {"type": "later_protocol_message"}, USER, END)
 assert [m["type"] for m in sent] == ["decision", "llm_call", "answer"] * 2, sent
+
+# Non-ASCII both ways: read as sent, written as ASCII JSON whatever stdout's encoding.
+code, sent, _ = talk(g.agent(lambda m, t: m[-1]["content"].upper()), {"type": "user", "content": "rembourser 18 €, merci"}, END)
+assert sent == [{"type": "answer", "content": "REMBOURSER 18 €, MERCI"}], sent
 
 # Errors: AgentError picks the kind; a bug is a transport error with its traceback on
 # stderr; an agent that never answers stops at max_steps; another protocol is refused.
