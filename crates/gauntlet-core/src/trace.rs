@@ -799,26 +799,21 @@ impl TraceRecorder {
     /// Marks the last model call as continuing the model call `earlier` (see
     /// [`LlmSpan::continues`]): its messages in are the ones after that call's conversation.
     pub fn continue_last_llm(&mut self, earlier: u32) {
-        if let Some(Span::LlmCall(l)) = self
-            .trace
-            .spans
-            .iter_mut()
-            .rev()
-            .find(|s| matches!(s, Span::LlmCall(_)))
-        {
+        if let Some(l) = self.last_llm() {
             l.continues = Some(earlier);
         }
     }
 
+    fn last_llm(&mut self) -> Option<&mut LlmSpan> {
+        self.trace.spans.iter_mut().rev().find_map(|s| match s {
+            Span::LlmCall(l) => Some(l),
+            _ => None,
+        })
+    }
+
     /// Marks the last model call as answered from the response cache.
     pub fn mark_last_llm_cached(&mut self) {
-        if let Some(Span::LlmCall(l)) = self
-            .trace
-            .spans
-            .iter_mut()
-            .rev()
-            .find(|s| matches!(s, Span::LlmCall(_)))
-        {
+        if let Some(l) = self.last_llm() {
             l.cached = true;
         }
     }

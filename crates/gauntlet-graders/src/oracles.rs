@@ -1420,9 +1420,16 @@ mod tests {
 
     /// Grades one answer to one user message against a case's `expect:` list.
     fn grade(expect: serde_json::Value, user: &str, answer: &str) -> Vec<Verdict> {
-        let case: Case =
-            serde_json::from_value(json!({ "id": "c", "input": user, "expect": expect }))
-                .expect("case parses");
+        grade_case(
+            json!({ "id": "c", "input": user, "expect": expect }),
+            user,
+            answer,
+        )
+    }
+
+    /// The objective verdicts of `case` (JSON) on one turn: `user` said, `answer` replied.
+    fn grade_case(case: serde_json::Value, user: &str, answer: &str) -> Vec<Verdict> {
+        let case: Case = serde_json::from_value(case).expect("case parses");
         let trace = Trace {
             turns: vec![TurnRecord {
                 user: user.into(),
@@ -1762,29 +1769,14 @@ mod tests {
     }
 
     fn grade_with_documents(expect: serde_json::Value, answer: &str) -> Vec<Verdict> {
-        let case: Case = serde_json::from_value(json!({
+        let user = "How long do refunds take?";
+        let case = json!({
             "id": "c",
-            "input": "How long do refunds take?",
+            "input": user,
             "documents": [{"id": "policy", "text": "Refunds are issued within 14 days to the original card. Contact Maria Lopez."}],
             "expect": expect,
-        }))
-        .expect("case parses");
-        let trace = Trace {
-            turns: vec![TurnRecord {
-                user: "How long do refunds take?".into(),
-                answer: answer.into(),
-                truncated: false,
-            }],
-            ..Trace::default()
-        };
-        OracleGrader::new().grade_objective(&GradeContext {
-            case: &case,
-            trace: &trace,
-            outcome: Outcome::Completed,
-            canary: None,
-            system_prompt: None,
-            tools: &[],
-        })
+        });
+        grade_case(case, user, answer)
     }
 
     #[test]

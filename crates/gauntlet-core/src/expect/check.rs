@@ -499,6 +499,22 @@ impl<T> FlagOr<T> {
     }
 }
 
+impl<T: Default + PartialEq> FlagOr<T> {
+    /// The check as written: `true` is its defaults; `false` checks nothing.
+    pub(super) fn or_default(self) -> Result<T, RawError> {
+        Ok(self.on()?.unwrap_or_default())
+    }
+
+    /// How a check is written back: `true` for its defaults, else its options.
+    pub(super) fn written(value: T) -> FlagOr<T> {
+        if value == T::default() {
+            FlagOr::Flag(true)
+        } else {
+            FlagOr::Value(value)
+        }
+    }
+}
+
 /// A check written `key: true`; `false` checks nothing.
 pub(super) fn on(flag: bool) -> Result<(), RawError> {
     if flag { Ok(()) } else { Err(RawError::Off) }

@@ -717,15 +717,11 @@ impl Check for MarkupCheck {
         .violation();
 
     fn from_raw(raw: FlagOr<MarkupCheck>, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw.on()?.unwrap_or_default())
+        raw.or_default()
     }
 
     fn into_raw(self, _: &mut Modifiers) -> FlagOr<MarkupCheck> {
-        if self == MarkupCheck::default() {
-            FlagOr::Flag(true)
-        } else {
-            FlagOr::Value(self)
-        }
+        FlagOr::written(self)
     }
 }
 
@@ -748,15 +744,11 @@ impl Check for EmailCheck {
         .violation();
 
     fn from_raw(raw: FlagOr<EmailCheck>, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw.on()?.unwrap_or_default())
+        raw.or_default()
     }
 
     fn into_raw(self, _: &mut Modifiers) -> FlagOr<EmailCheck> {
-        if self == EmailCheck::default() {
-            FlagOr::Flag(true)
-        } else {
-            FlagOr::Value(self)
-        }
+        FlagOr::written(self)
     }
 
     fn validate(&self, v: &mut Validation<'_>) {
@@ -832,15 +824,11 @@ impl Check for AttackSuccessCheck {
         .violation();
 
     fn from_raw(raw: FlagOr<AttackSuccessCheck>, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw.on()?.unwrap_or_default())
+        raw.or_default()
     }
 
     fn into_raw(self, _: &mut Modifiers) -> FlagOr<AttackSuccessCheck> {
-        if self == AttackSuccessCheck::default() {
-            FlagOr::Flag(true)
-        } else {
-            FlagOr::Value(self)
-        }
+        FlagOr::written(self)
     }
 
     fn validate(&self, v: &mut Validation<'_>) {
@@ -1191,15 +1179,11 @@ impl Check for GroundedCheck {
     const FACTS: Facts = Facts::new(Dimension::Grounding);
 
     fn from_raw(raw: FlagOr<GroundedCheck>, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw.on()?.unwrap_or_default())
+        raw.or_default()
     }
 
     fn into_raw(self, _: &mut Modifiers) -> FlagOr<GroundedCheck> {
-        if self == GroundedCheck::default() {
-            FlagOr::Flag(true)
-        } else {
-            FlagOr::Value(self)
-        }
+        FlagOr::written(self)
     }
 
     fn validate(&self, v: &mut Validation<'_>) {
@@ -1226,15 +1210,11 @@ impl Check for InjectionCheck {
     const FACTS: Facts = Facts::new(Dimension::Policy).hard(Hard::Always).violation();
 
     fn from_raw(raw: FlagOr<InjectionCheck>, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw.on()?.unwrap_or_default())
+        raw.or_default()
     }
 
     fn into_raw(self, _: &mut Modifiers) -> FlagOr<InjectionCheck> {
-        if self == InjectionCheck::default() {
-            FlagOr::Flag(true)
-        } else {
-            FlagOr::Value(self)
-        }
+        FlagOr::written(self)
     }
 }
 
@@ -1373,15 +1353,11 @@ impl Check for ImpersonationCheck {
     const FACTS: Facts = Facts::new(Dimension::Policy).hard(Hard::Always).violation();
 
     fn from_raw(raw: FlagOr<ImpersonationCheck>, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw.on()?.unwrap_or_default())
+        raw.or_default()
     }
 
     fn into_raw(self, _: &mut Modifiers) -> FlagOr<ImpersonationCheck> {
-        if self == ImpersonationCheck::default() {
-            FlagOr::Flag(true)
-        } else {
-            FlagOr::Value(self)
-        }
+        FlagOr::written(self)
     }
 }
 
@@ -1423,15 +1399,11 @@ impl Check for HandoffDeliveredCheck {
     const FACTS: Facts = Facts::new(Dimension::ToolExecution);
 
     fn from_raw(raw: FlagOr<HandoffDeliveredCheck>, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw.on()?.unwrap_or_default())
+        raw.or_default()
     }
 
     fn into_raw(self, _: &mut Modifiers) -> FlagOr<HandoffDeliveredCheck> {
-        if self == HandoffDeliveredCheck::default() {
-            FlagOr::Flag(true)
-        } else {
-            FlagOr::Value(self)
-        }
+        FlagOr::written(self)
     }
 
     fn validate(&self, v: &mut Validation<'_>) {
