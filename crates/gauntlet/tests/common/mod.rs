@@ -233,8 +233,17 @@ pub const PY_REQUIREMENTS: &str = "openai==3.57.0\nanthropic==2.15.0\nxmlschema=
 /// pins makes a new one); returns its `python`. `Err` says why it could not be made (no
 /// python3, no venv module, pip could not install): the caller skips, except in CI.
 pub fn py_venv() -> Result<PathBuf, String> {
+    py_venv_with(PY_REQUIREMENTS)
+}
+
+/// The pins of the venv that runs an agent written on the OpenAI Agents SDK (kept apart
+/// from [`PY_REQUIREMENTS`]: it pulls in a tree of its own).
+pub const PY_AGENTS_REQUIREMENTS: &str = "openai==3.57.0\nopenai-agents==0.24.0\n";
+
+/// [`py_venv`] with other pins.
+pub fn py_venv_with(requirements: &str) -> Result<PathBuf, String> {
     // FNV-1a: stable across runs and toolchains, unlike std's hasher.
-    let hash = PY_REQUIREMENTS
+    let hash = requirements
         .bytes()
         .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
@@ -259,7 +268,7 @@ pub fn py_venv() -> Result<PathBuf, String> {
         ));
     }
     let req = tmp.join("requirements.txt");
-    std::fs::write(&req, PY_REQUIREMENTS).map_err(|e| e.to_string())?;
+    std::fs::write(&req, requirements).map_err(|e| e.to_string())?;
     let pip = Command::new(tmp.join("bin/python"))
         .args([
             "-m",
@@ -276,11 +285,11 @@ pub fn py_venv() -> Result<PathBuf, String> {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(format!(
             "pip could not install {}: {}",
-            PY_REQUIREMENTS.trim().replace('\n', ", "),
+            requirements.trim().replace('\n', ", "),
             String::from_utf8_lossy(&pip.stderr).trim()
         ));
     }
-    std::fs::write(tmp.join("ready"), PY_REQUIREMENTS).map_err(|e| e.to_string())?;
+    std::fs::write(tmp.join("ready"), requirements).map_err(|e| e.to_string())?;
     if std::fs::rename(&tmp, &dir).is_err() {
         // Another test made it first.
         let _ = std::fs::remove_dir_all(&tmp);
@@ -294,9 +303,14 @@ pub fn py_venv() -> Result<PathBuf, String> {
 
 /// [`py_venv`], or `None` after saying why the test is skipped; in CI (`CI` set) a venv
 /// that cannot be made fails the test instead.
-#[allow(clippy::print_stderr)]
 pub fn py_venv_or_skip() -> Option<PathBuf> {
-    match py_venv() {
+    py_venv_or_skip_with(PY_REQUIREMENTS)
+}
+
+/// [`py_venv_or_skip`] with other pins.
+#[allow(clippy::print_stderr)]
+pub fn py_venv_or_skip_with(requirements: &str) -> Option<PathBuf> {
+    match py_venv_with(requirements) {
         Ok(p) => Some(p),
         Err(why) if std::env::var_os("CI").is_some() => {
             panic!("CI must run this test, but the Python venv could not be made: {why}")
