@@ -807,8 +807,9 @@ pub enum StrategyArg {
 /// Options shared by `run` and `redteam`.
 #[derive(Debug, Args, Clone)]
 pub struct ExecOpts {
-    /// The target: fake:safe, fake:vulnerable, fake:scripted, openai:MODEL, anthropic:MODEL,
-    /// exec:COMMAND, http:URL, or a name from the config file. Overrides the suite's target.
+    /// The target: fake:safe, fake:vulnerable, fake:scripted, openai:MODEL,
+    /// openai-responses:MODEL, anthropic:MODEL, exec:COMMAND, http:URL, or a name from the
+    /// config file. Overrides the suite's target.
     #[arg(long, short = 't', value_name = "SPEC")]
     pub target: Option<String>,
     /// Base URL of an OpenAI- or Anthropic-compatible API.
