@@ -52,7 +52,8 @@ pub enum Command {
     Score(ScoreArgs),
     /// Grade existing transcripts with one oracle (JSON lines in, JSON lines out).
     Oracle(OracleArgs),
-    /// Serve the built-in personas over the OpenAI and Anthropic wire formats on 127.0.0.1.
+    /// Serve the built-in personas over the OpenAI (chat completions, Responses) and
+    /// Anthropic wire formats on 127.0.0.1.
     ServeFake(ServeFakeArgs),
     /// Stored runs: list them, or show one.
     Runs(RunsArgs),
