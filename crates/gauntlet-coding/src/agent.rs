@@ -188,7 +188,12 @@ fn coding_loop(
     let mut cfg = models.target(spec)?;
     if !matches!(
         cfg.kind,
-        Some(TargetKind::Openai | TargetKind::Anthropic | TargetKind::Fake)
+        Some(
+            TargetKind::Openai
+                | TargetKind::OpenaiResponses
+                | TargetKind::Anthropic
+                | TargetKind::Fake
+        )
     ) {
         return Err(Error::usage(
             format!("{label} `model:{spec}` is not a chat model"),

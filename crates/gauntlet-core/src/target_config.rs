@@ -18,6 +18,10 @@ pub enum TargetKind {
     /// An OpenAI-compatible chat completions endpoint (also Azure OpenAI, vLLM, Ollama,
     /// llama.cpp, LM Studio, OpenRouter).
     Openai,
+    /// The OpenAI Responses API (`POST /v1/responses`), the wire of `client.responses.create`
+    /// and the OpenAI Agents SDK. Written `openai-responses` (`openai_responses` is accepted).
+    #[serde(rename = "openai-responses", alias = "openai_responses")]
+    OpenaiResponses,
     /// The Anthropic Messages API.
     Anthropic,
     /// An application behind its own HTTP API (templated request, JSON-path extraction).
@@ -35,6 +39,7 @@ impl TargetKind {
         match self {
             TargetKind::Fake => "fake",
             TargetKind::Openai => "openai",
+            TargetKind::OpenaiResponses => "openai-responses",
             TargetKind::Anthropic => "anthropic",
             TargetKind::Http => "http",
             TargetKind::Exec => "exec",
@@ -46,7 +51,8 @@ impl TargetKind {
 /// A target, as declared in a suite file, a config file or on the command line.
 ///
 /// The short string form is `KIND:ARG`: `fake:safe`, `fake:vulnerable`, `fake:scripted`,
-/// `openai:MODEL`, `anthropic:MODEL`, `exec:COMMAND LINE`, `proxy:COMMAND LINE`, `http:URL`.
+/// `openai:MODEL`, `openai-responses:MODEL`, `anthropic:MODEL`, `exec:COMMAND LINE`,
+/// `proxy:COMMAND LINE`, `http:URL`.
 /// A bare word names a target from the config file.
 #[derive(Debug, Clone, Default, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -402,7 +408,9 @@ pub enum TargetSpecError {
     )]
     NoProxyCommand,
     /// A kind that does not exist.
-    #[error("unknown target kind `{0}`; choose one of: fake, openai, anthropic, http, exec, proxy")]
+    #[error(
+        "unknown target kind `{0}`; choose one of: fake, openai, openai-responses, anthropic, http, exec, proxy"
+    )]
     UnknownKind(String),
 }
 
@@ -435,14 +443,14 @@ impl TargetConfig {
                 t.kind = Some(TargetKind::Fake);
                 t.persona = Some(arg.to_owned());
             }
-            "openai" | "anthropic" => {
+            "openai" | "openai-responses" | "anthropic" => {
                 if arg.is_empty() {
                     return Err(TargetSpecError::NoModel(kind.to_owned()));
                 }
-                t.kind = Some(if kind == "openai" {
-                    TargetKind::Openai
-                } else {
-                    TargetKind::Anthropic
+                t.kind = Some(match kind.trim() {
+                    "openai" => TargetKind::Openai,
+                    "openai-responses" => TargetKind::OpenaiResponses,
+                    _ => TargetKind::Anthropic,
                 });
                 t.model = Some(arg.to_owned());
             }
@@ -563,5 +571,36 @@ impl TargetConfig {
 impl fmt::Display for TargetConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.label())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_responses_api_target_is_named_in_both_forms() {
+        let t = TargetConfig::parse("openai-responses:gpt-4.1-mini").unwrap();
+        assert_eq!(t.kind, Some(TargetKind::OpenaiResponses));
+        assert_eq!(t.model.as_deref(), Some("gpt-4.1-mini"));
+        assert_eq!(t.label(), "openai-responses:gpt-4.1-mini");
+        assert_eq!(
+            TargetConfig::parse("openai-responses:"),
+            Err(TargetSpecError::NoModel("openai-responses".into()))
+        );
+        // The chat-completions target is untouched.
+        let chat = TargetConfig::parse("openai:gpt-4o").unwrap();
+        assert_eq!(chat.kind, Some(TargetKind::Openai));
+        for kind in ["openai-responses", "openai_responses"] {
+            let t: TargetConfig =
+                serde_json::from_value(serde_json::json!({"kind": kind, "model": "m"})).unwrap();
+            assert_eq!(t.kind, Some(TargetKind::OpenaiResponses), "{kind}");
+            assert_eq!(
+                serde_json::to_value(t.kind).unwrap(),
+                serde_json::json!("openai-responses")
+            );
+        }
+        let e = TargetConfig::parse("responses:m").unwrap_err();
+        assert!(e.to_string().contains("openai-responses"), "{e}");
     }
 }

@@ -168,15 +168,19 @@ pub fn pin(target: &mut TargetConfig, seed: i64) -> Vec<String> {
             target.temperature = Some(0.0);
             target.seed = Some(target.seed.unwrap_or(seed));
         }
-        Some(TargetKind::Anthropic) => {
+        Some(kind @ (TargetKind::Anthropic | TargetKind::OpenaiResponses)) => {
             if target.temperature.is_some_and(|t| t != 0.0) {
                 notes.push("the target's temperature was replaced by 0".to_string());
             }
             target.temperature = Some(0.0);
-            notes.push(
-                "this target can't take a seed: the Anthropic Messages API has none; temperature 0 only"
-                    .to_string(),
-            );
+            let api = if kind == TargetKind::Anthropic {
+                "the Anthropic Messages API"
+            } else {
+                "the OpenAI Responses API"
+            };
+            notes.push(format!(
+                "this target can't take a seed: {api} has none; temperature 0 only"
+            ));
         }
         Some(TargetKind::Fake) => {
             notes.push(

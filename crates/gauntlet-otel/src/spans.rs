@@ -73,7 +73,8 @@ impl RunFacts {
     /// whatever it uses, which gauntlet does not know: no provider is claimed for them.
     pub fn provider(&self) -> Option<&'static str> {
         match self.target.kind.as_str() {
-            "openai" => Some("openai"),
+            // The Responses API is OpenAI's too: the same provider, another endpoint.
+            "openai" | "openai-responses" => Some("openai"),
             "anthropic" => Some("anthropic"),
             "fake" => Some("gauntlet.fake"),
             _ => None,
@@ -675,5 +676,29 @@ fn side_effects_str(s: SideEffectMode) -> &'static str {
         SideEffectMode::Real => "real",
         SideEffectMode::Simulated => "simulated",
         SideEffectMode::Blocked => "blocked",
+    }
+}
+
+#[cfg(test)]
+mod provider_tests {
+    use super::*;
+
+    fn provider_of(kind: &str) -> Option<&'static str> {
+        RunFacts {
+            target: TargetInfo {
+                kind: kind.into(),
+                ..TargetInfo::default()
+            },
+            ..RunFacts::default()
+        }
+        .provider()
+    }
+
+    #[test]
+    fn both_openai_wires_name_openai_and_an_agent_s_own_names_none() {
+        assert_eq!(provider_of("openai"), Some("openai"));
+        assert_eq!(provider_of("openai-responses"), Some("openai"));
+        assert_eq!(provider_of("anthropic"), Some("anthropic"));
+        assert_eq!(provider_of("proxy"), None);
     }
 }

@@ -1975,7 +1975,7 @@ pub fn check_target(t: &TargetConfig) -> Result<(), TargetCheckError> {
                 return Err(TargetCheckError::UnknownPersona(p.to_owned()));
             }
         }
-        TargetKind::Openai | TargetKind::Anthropic => {
+        TargetKind::Openai | TargetKind::OpenaiResponses | TargetKind::Anthropic => {
             if t.model.is_none() && t.azure.is_none() {
                 return Err(TargetCheckError::NoModel(kind.as_str()));
             }

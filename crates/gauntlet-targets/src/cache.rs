@@ -151,7 +151,13 @@ impl ChatModel for CachedModel {
 /// Whether a target kind's calls can be cached, or why not.
 pub fn cacheable(kind: Option<TargetKind>) -> Result<(), BuildError> {
     match kind {
-        Some(TargetKind::Openai | TargetKind::Anthropic | TargetKind::Fake) | None => Ok(()),
+        Some(
+            TargetKind::Openai
+            | TargetKind::OpenaiResponses
+            | TargetKind::Anthropic
+            | TargetKind::Fake,
+        )
+        | None => Ok(()),
         Some(k) => Err(BuildError::NotCacheable(k.as_str())),
     }
 }

@@ -386,6 +386,15 @@ pub enum WireError {
     /// An Anthropic message without a `content` array.
     #[error("the response has no `content` array")]
     NoContent,
+    /// An OpenAI Responses API response without an `output` array.
+    #[error("the response has no `output` array")]
+    NoOutput,
+    /// A Responses API response (or stream) that reports its own failure.
+    #[error("the response failed: {0}")]
+    Failed(String),
+    /// A Responses API stream that ended before its `response.completed` event.
+    #[error("the stream ended without a `response.completed` event")]
+    StreamCut,
 }
 
 #[cfg(test)]

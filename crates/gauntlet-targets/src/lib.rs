@@ -1,7 +1,8 @@
 //! Target adapters: everything that talks to the agent under test.
 //!
 //! [`build_target`] turns a [`TargetConfig`] into a [`Target`]. Chat models (the built-in
-//! personas, OpenAI-compatible and Anthropic APIs) go through [`chat::ChatTarget`], which runs
+//! personas, OpenAI-compatible chat completions, the OpenAI Responses API and Anthropic
+//! APIs) go through [`chat::ChatTarget`], which runs
 //! the conversation and the tool loop; agents that run their own loop (HTTP apps,
 //! subprocesses) implement [`Target`] directly. API keys are read from the environment
 //! variables the config names (or a `.env` file, [`keys`]), registered with the run's
@@ -29,6 +30,7 @@ pub mod persona;
 pub mod proxy;
 pub mod reading;
 mod reply;
+pub mod responses;
 pub mod serve;
 pub mod tool_view;
 
@@ -58,6 +60,9 @@ pub fn build_target(
         Some(TargetKind::Openai) => Ok(Arc::new(chat::ChatTarget::new(openai::OpenAiModel::new(
             cfg, redactor,
         )?))),
+        Some(TargetKind::OpenaiResponses) => Ok(Arc::new(chat::ChatTarget::new(
+            responses::ResponsesModel::new(cfg, redactor)?,
+        ))),
         Some(TargetKind::Anthropic) => Ok(Arc::new(chat::ChatTarget::new(
             anthropic::AnthropicModel::new(cfg, redactor)?,
         ))),
@@ -81,8 +86,8 @@ pub fn build_target(
     built.map_err(|e| e.redacted(redactor))
 }
 
-/// Builds a chat model (for model judges and simulated users): `fake`, `openai` or
-/// `anthropic`. Secrets it reads are added to `redactor`, and are redacted from the error.
+/// Builds a chat model (for model judges and simulated users): `fake`, `openai`,
+/// `openai-responses` or `anthropic`. Secrets it reads are added to `redactor`, and are redacted from the error.
 pub fn build_chat_model(
     cfg: &TargetConfig,
     redactor: &mut Redactor,
@@ -92,6 +97,9 @@ pub fn build_chat_model(
             cfg.persona.as_deref().unwrap_or("safe"),
         )?)),
         Some(TargetKind::Openai) => Ok(Arc::new(openai::OpenAiModel::new(cfg, redactor)?)),
+        Some(TargetKind::OpenaiResponses) => {
+            Ok(Arc::new(responses::ResponsesModel::new(cfg, redactor)?))
+        }
         Some(TargetKind::Anthropic) => Ok(Arc::new(anthropic::AnthropicModel::new(cfg, redactor)?)),
         Some(k) => Err(BuildError::NotAModel(k.as_str())),
         None => Err(BuildError::NoModelKind),

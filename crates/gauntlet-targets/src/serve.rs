@@ -1,8 +1,8 @@
 //! `gauntlet serve-fake`: [`FakeServer`], the built-in personas behind the OpenAI and
 //! Anthropic wire formats on 127.0.0.1.
 //!
-//! Routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages` (Anthropic),
-//! `GET /v1/models`, `GET /health`. `stream: true` is answered as the real APIs stream, so
+//! Routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/responses` (the OpenAI Responses
+//! API, in [`responses`]), `POST /v1/messages` (Anthropic), `GET /v1/models`, `GET /health`. `stream: true` is answered as the real APIs stream, so
 //! the vendors' SDKs read it: OpenAI chunks with text and tool-call deltas and, with
 //! `stream_options.include_usage`, a last chunk that carries the usage; Anthropic's events
 //! (`message_start`, a `content_block_start`/`_delta`/`_stop` run per block with `text_delta`
@@ -26,6 +26,8 @@ use axum::routing::{get, post};
 use gauntlet_core::trace::Usage;
 use serde_json::{Value, json};
 
+mod responses;
+
 use crate::fake::approx_tokens;
 use crate::persona::{self, Persona};
 use crate::{anthropic, openai};
@@ -42,6 +44,8 @@ pub struct FakeServer {
 struct ServeState {
     cfg: FakeServer,
     ids: AtomicU64,
+    /// The stored responses' conversations, for `previous_response_id`.
+    conversations: std::sync::Mutex<crate::responses::Conversations>,
 }
 
 impl FakeServer {
@@ -50,11 +54,14 @@ impl FakeServer {
         let state = Arc::new(ServeState {
             cfg: self,
             ids: AtomicU64::new(1),
+            conversations: Default::default(),
         });
         Router::new()
             .route("/v1/chat/completions", post(chat_completions))
             .route("/chat/completions", post(chat_completions))
             .route("/v1/messages", post(messages))
+            .route("/v1/responses", post(responses::responses))
+            .route("/responses", post(responses::responses))
             .route("/v1/models", get(models))
             .route("/health", get(|| async { "ok" }))
             .with_state(state)

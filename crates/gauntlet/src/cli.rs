@@ -52,7 +52,8 @@ pub enum Command {
     Score(ScoreArgs),
     /// Grade existing transcripts with one oracle (JSON lines in, JSON lines out).
     Oracle(OracleArgs),
-    /// Serve the built-in personas over the OpenAI and Anthropic wire formats on 127.0.0.1.
+    /// Serve the built-in personas over the OpenAI (chat completions, Responses) and
+    /// Anthropic wire formats on 127.0.0.1.
     ServeFake(ServeFakeArgs),
     /// Stored runs: list them, or show one.
     Runs(RunsArgs),
@@ -807,8 +808,9 @@ pub enum StrategyArg {
 /// Options shared by `run` and `redteam`.
 #[derive(Debug, Args, Clone)]
 pub struct ExecOpts {
-    /// The target: fake:safe, fake:vulnerable, fake:scripted, openai:MODEL, anthropic:MODEL,
-    /// exec:COMMAND, http:URL, or a name from the config file. Overrides the suite's target.
+    /// The target: fake:safe, fake:vulnerable, fake:scripted, openai:MODEL,
+    /// openai-responses:MODEL, anthropic:MODEL, exec:COMMAND, http:URL, or a name from the
+    /// config file. Overrides the suite's target.
     #[arg(long, short = 't', value_name = "SPEC")]
     pub target: Option<String>,
     /// Base URL of an OpenAI- or Anthropic-compatible API.

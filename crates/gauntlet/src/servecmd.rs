@@ -1,5 +1,5 @@
-//! `gauntlet serve-fake`: the built-in personas over the OpenAI and Anthropic wire formats on
-//! 127.0.0.1, until Ctrl-C.
+//! `gauntlet serve-fake`: the built-in personas over the OpenAI (chat completions, Responses)
+//! and Anthropic wire formats on 127.0.0.1, until Ctrl-C.
 
 use std::io::Write;
 

@@ -228,13 +228,14 @@ fn verdicts_by_case(r: &Value) -> std::collections::BTreeMap<String, (String, Ve
         .collect()
 }
 
-/// The same persona in-process and served over the OpenAI and the Anthropic wire formats:
+/// The same persona in-process and served over the OpenAI (chat completions and Responses
+/// API) and the Anthropic wire formats:
 /// a model behind an API sees a tool's name, description and parameters only, so the
 /// persona must not act on what only the harness knows (the lookup tool's side-effect class,
 /// the refund's approval rule). Every case gets the same status and the same verdicts, word
 /// for word.
 #[test]
-fn the_support_agent_gets_the_same_verdicts_in_process_and_over_both_wire_formats() {
+fn the_support_agent_gets_the_same_verdicts_in_process_and_over_every_wire_format() {
     let (server, url) = common::serve_fake("safe");
     for persona in ["safe", "vulnerable"] {
         let (_tmp, _, local) = run_support(&format!("fake:{persona}"));
@@ -244,7 +245,11 @@ fn the_support_agent_gets_the_same_verdicts_in_process_and_over_both_wire_format
             let red: Vec<_> = local.iter().filter(|(_, (s, _))| s != "PASS").collect();
             assert!(red.is_empty(), "{red:?}");
         }
-        for (kind, base) in [("openai", format!("{url}/v1")), ("anthropic", url.clone())] {
+        for (kind, base) in [
+            ("openai", format!("{url}/v1")),
+            ("openai-responses", format!("{url}/v1")),
+            ("anthropic", url.clone()),
+        ] {
             let tmp = tempfile::tempdir().unwrap();
             let suite = examples().join("support-agent/suite.yaml");
             let target = format!("{kind}:gauntlet-fake-{persona}");

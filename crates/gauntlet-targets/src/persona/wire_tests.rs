@@ -1,6 +1,6 @@
 //! The built-in personas over every wire: the same conversation in-process and read back
-//! off the OpenAI and Anthropic wire formats gets the same reply (the tools as a model is
-//! sent them, [`crate::tool_view::as_sent`]).
+//! off the OpenAI (chat completions and Responses) and Anthropic wire formats gets the same
+//! reply (the tools as a model is sent them, [`crate::tool_view::as_sent`]).
 
 use gauntlet_core::tools::ToolDef;
 use gauntlet_core::trace::Message;
@@ -89,5 +89,42 @@ fn the_persona_acts_alike_on_the_harness_s_tools_and_on_those_read_off_either_wi
         }
         assert_eq!(oa, local);
         assert_eq!(an, local);
+    }
+}
+
+/// The persona's reply to the conversation read off the OpenAI Responses API's wire.
+fn responses_reply(messages: &[Message], tools: &[ToolDef]) -> PersonaReply {
+    use crate::responses::wire;
+    let (instructions, input) = wire::input_to_wire(messages);
+    let body =
+        json!({"instructions": instructions, "input": input, "tools": wire::tools_to_wire(tools)});
+    reply(
+        Persona::Safe,
+        &wire::messages_from_request(&body),
+        &wire::tools_from_wire(body.get("tools")),
+    )
+}
+
+#[test]
+fn the_persona_acts_alike_over_the_responses_api() {
+    let tools = harness_tools();
+    let system = Message::system("You are ShopHelp, a support agent.");
+    for (amount, order) in [("30", "A-1002"), ("80", "A-1003")] {
+        let user = Message::user(format!("Please refund {amount} EUR for order {order}."));
+        let mut messages = vec![system.clone(), user];
+        let local = reply(Persona::Safe, &messages, &tools);
+        assert_eq!(local.tool_calls[0].0, "get_order");
+        assert_eq!(responses_reply(&messages, &tools), local);
+        let call = local.into_message(1);
+        let id = call.tool_calls[0].id.clone();
+        messages.push(call);
+        messages.push(Message::tool_result(
+            &id,
+            "get_order",
+            r#"{"status":"delivered"}"#,
+        ));
+        let local = reply(Persona::Safe, &messages, &tools);
+        assert_eq!(local.tool_calls.is_empty(), amount == "80", "{local:?}");
+        assert_eq!(responses_reply(&messages, &tools), local);
     }
 }

@@ -19,7 +19,34 @@ use super::sse::sse_response;
 use super::{AGENT_HEADER, DEFAULT_SESSION, SESSION_HEADER, SessionOptions, Shared, Wire, lock};
 use crate::client::{BodyError, clip_body, clip_head, error_chain, read_capped};
 use crate::error::WireError;
-use crate::{anthropic, openai};
+use crate::{anthropic, openai, responses};
+
+/// The conversation a request sends the model.
+fn messages_in(wire: Wire, cell: &SessionCell, req: &Value) -> Vec<gauntlet_core::trace::Message> {
+    match wire {
+        Wire::OpenAi => openai::messages_from_wire(req.get("messages").unwrap_or(&Value::Null)),
+        Wire::Anthropic => anthropic::messages_from_wire(req),
+        Wire::Responses => responses_input(cell, req),
+    }
+}
+
+/// The conversation of a Responses API request: its `instructions` and `input`, after the
+/// conversation its `previous_response_id` continues when this session saw it.
+fn responses_input(cell: &SessionCell, req: &Value) -> Vec<gauntlet_core::trace::Message> {
+    let messages = responses::wire::messages_from_request(req);
+    let Some(prev) = req.get("previous_response_id").and_then(Value::as_str) else {
+        return messages;
+    };
+    let state = lock(&cell.state);
+    if state.conversations.get(prev).is_none() {
+        // Continued from a response this session never saw: only the new input is known.
+        return messages;
+    }
+    state
+        .conversations
+        .continued(prev, messages)
+        .unwrap_or_default()
+}
 
 /// Request headers passed through to the upstream: credentials and API selectors. Nothing
 /// else is forwarded (no `Host`, no hop-by-hop headers, no gauntlet routing headers).
@@ -87,6 +114,7 @@ pub(super) fn parse_route(path: &str) -> Option<Route> {
     }
     let endpoint = match rest.trim_end_matches('/') {
         "/v1/chat/completions" | "/chat/completions" => Endpoint::Chat(Wire::OpenAi),
+        "/v1/responses" | "/responses" => Endpoint::Chat(Wire::Responses),
         "/v1/messages" | "/messages" => Endpoint::Chat(Wire::Anthropic),
         "/v1/models" | "/models" => Endpoint::Models,
         _ => return None,
@@ -110,7 +138,7 @@ fn header_str(headers: &HeaderMap, name: &str) -> Option<String> {
 /// An error the proxy itself answers, in the wire's error shape.
 fn error_response(wire: Wire, status: StatusCode, message: &str) -> Response {
     let body = match wire {
-        Wire::OpenAi => json!({
+        Wire::OpenAi | Wire::Responses => json!({
             "error": { "message": message, "type": "gauntlet_proxy_error", "code": status.as_u16() }
         }),
         Wire::Anthropic => json!({
@@ -139,7 +167,7 @@ pub(super) async fn dispatch(
         return error_response(
             Wire::OpenAi,
             StatusCode::NOT_FOUND,
-            "gauntlet proxy: no such route; use /v1/chat/completions or /v1/messages, optionally under /s/SESSION[/a/AGENT]",
+            "gauntlet proxy: no such route; use /v1/chat/completions, /v1/responses or /v1/messages, optionally under /s/SESSION[/a/AGENT]",
         );
     };
     let session = route
@@ -357,6 +385,7 @@ impl Shared {
     ) -> Response {
         let url = match wire {
             Wire::OpenAi => &self.openai_url,
+            Wire::Responses => &self.responses_url,
             Wire::Anthropic => &self.anthropic_url,
         };
         let mut req = match serde_json::from_slice::<Value>(&body) {
@@ -398,10 +427,7 @@ impl Shared {
         } else {
             body
         };
-        let messages_in = match wire {
-            Wire::OpenAi => openai::messages_from_wire(req.get("messages").unwrap_or(&Value::Null)),
-            Wire::Anthropic => anthropic::messages_from_wire(&req),
-        };
+        let messages_in = messages_in(wire, cell, &req);
         let requested_model = req.get("model").and_then(Value::as_str).map(str::to_owned);
         let started = Instant::now();
         let sent = self
@@ -432,7 +458,7 @@ impl Shared {
             );
             let kind = if code == 429 {
                 TransportKind::RateLimited
-            } else if wire == Wire::OpenAi
+            } else if wire != Wire::Anthropic
                 && serde_json::from_slice::<Value>(&up.body)
                     .is_ok_and(|v| openai::is_content_filter_error(&v))
             {
@@ -449,6 +475,7 @@ impl Shared {
                 let reply = match wire {
                     Wire::OpenAi => openai::parse_response(&v),
                     Wire::Anthropic => anthropic::parse_response(&v),
+                    Wire::Responses => responses::wire::parse_response(&v),
                 }?;
                 Ok((v, reply))
             });
@@ -466,7 +493,10 @@ impl Shared {
                 return up.into_response();
             }
         };
-        lock(&cell.state).record_reply(agent, requested_model, messages_in, reply, latency_ms);
+        let mut state = lock(&cell.state);
+        state.remember(wire, &v, &messages_in, &reply.message);
+        state.record_reply(agent, requested_model, messages_in, reply, latency_ms);
+        drop(state);
         if stream {
             return sse_response(wire, &v, include_usage);
         }

@@ -5,14 +5,16 @@
 //! This module owns the HTTP side and the recording:
 //!
 //! - the routes: the OpenAI chat-completions wire (`POST {prefix}/v1/chat/completions`, also
-//!   `{prefix}/chat/completions`) and the Anthropic Messages wire (`POST {prefix}/v1/messages`),
+//!   `{prefix}/chat/completions`), the OpenAI Responses API (`POST {prefix}/v1/responses`,
+//!   also `{prefix}/responses`) and the Anthropic Messages wire (`POST {prefix}/v1/messages`),
 //!   forwarded to one upstream base URL with the client's auth headers, the upstream's answer
 //!   passed back unchanged (status and body); `GET {prefix}/v1/models` is passed through;
 //! - sessions: `{prefix}` is `/s/{session}` (optionally followed by `/a/{agent}`), else the
 //!   `x-gauntlet-session` and `x-gauntlet-agent` headers, else the session `default`;
 //! - recording, per session, into a [`TraceRecorder`](gauntlet_core::trace::TraceRecorder): every model call is an LLM span; the
 //!   tool calls the model asked for become tool spans when the agent sends their results back
-//!   in its next request (paired by `tool_call_id` / `tool_use_id`);
+//!   in its next request (paired by `tool_call_id` / `call_id` / `tool_use_id`); a Responses
+//!   request that continues a `previous_response_id` is recorded with the whole conversation;
 //! - fault injection and poisoning in transit: a session may carry a case's `tool_faults`,
 //!   applied to the tool results on their way to the model (the agent keeps its real result)
 //!   by the same injection as the simulated tools (`gauntlet_core::tools::FaultSchedule`);
@@ -77,11 +79,13 @@ pub const DEFAULT_UPSTREAM_TIMEOUT: Duration = Duration::from_secs(600);
 /// Largest request body accepted (a long conversation with tool output can be large).
 const MAX_BODY: usize = 64 << 20;
 
-/// The two wire formats the proxy speaks.
+/// The wire formats the proxy speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wire {
     /// OpenAI chat completions.
     OpenAi,
+    /// The OpenAI Responses API.
+    Responses,
     /// Anthropic Messages.
     Anthropic,
 }
@@ -89,7 +93,8 @@ pub enum Wire {
 /// Proxy settings.
 #[derive(Debug, Clone)]
 pub struct ProxyConfig {
-    /// Base URL of the real model API: OpenAI requests go to `{upstream}/chat/completions`,
+    /// Base URL of the real model API: OpenAI requests go to `{upstream}/chat/completions`
+    /// (Responses API requests to `{upstream}/responses`),
     /// Anthropic requests to `{upstream}/v1/messages` (a trailing `/v1` is tolerated).
     pub upstream: String,
     /// Time limit of one upstream request.
@@ -135,6 +140,7 @@ struct Shared {
     http: reqwest::Client,
     upstream: String,
     openai_url: String,
+    responses_url: String,
     anthropic_url: String,
     models_url: String,
     on_demand: bool,
@@ -166,7 +172,8 @@ impl RecordingProxy {
         crate::client::install_crypto();
         let upstream = cfg.upstream.trim().trim_end_matches('/').to_owned();
         let (openai_url, anthropic_url, models_url) = upstream_urls(&upstream);
-        for u in [&openai_url, &anthropic_url] {
+        let responses_url = format!("{upstream}/responses");
+        for u in [&openai_url, &responses_url, &anthropic_url] {
             reqwest::Url::parse(u).map_err(|source| BuildError::ProxyUpstream {
                 url: redactor.redact(&upstream).into_owned(),
                 source,
@@ -185,6 +192,7 @@ impl RecordingProxy {
                 http,
                 upstream,
                 openai_url,
+                responses_url,
                 anthropic_url,
                 models_url,
                 on_demand: cfg.sessions_on_demand,

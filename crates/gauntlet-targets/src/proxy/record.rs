@@ -77,6 +77,9 @@ impl SessionState {
     /// Reads the tool results in a request: records the ones that answer pending calls, and
     /// rewrites the ones injected in transit. Returns whether the request changed.
     pub(super) fn take_tool_results(&mut self, wire: Wire, req: &mut Value) -> bool {
+        if wire == Wire::Responses {
+            return self.take_function_outputs(req);
+        }
         let Some(messages) = req.get_mut("messages").and_then(Value::as_array_mut) else {
             return false;
         };
@@ -102,6 +105,7 @@ impl SessionState {
                     }
                 }
             }
+            Wire::Responses => {}
             Wire::Anthropic => {
                 for m in messages {
                     if m.get("role").and_then(Value::as_str) != Some("user") {
@@ -136,6 +140,50 @@ impl SessionState {
             }
         }
         changed
+    }
+
+    /// The Responses API's tool results: `function_call_output` items of the `input`, paired
+    /// by `call_id`, their `output` rewritten when injected.
+    fn take_function_outputs(&mut self, req: &mut Value) -> bool {
+        let Some(items) = req.get_mut("input").and_then(Value::as_array_mut) else {
+            return false;
+        };
+        let mut changed = false;
+        for item in items {
+            if item.get("type").and_then(Value::as_str) != Some("function_call_output") {
+                continue;
+            }
+            let Some(id) = item
+                .get("call_id")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+            else {
+                continue;
+            };
+            let text = crate::responses::wire::parts_text(item.get("output"));
+            self.result_arrived(&id, &text, false);
+            if let Some(r) = self.rewritten.get(&id) {
+                item["output"] = Value::String(r.text.clone());
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    /// Remembers a Responses API call's conversation under its response's id, for a request
+    /// that continues it with `previous_response_id`; other wires carry the whole history.
+    pub(super) fn remember(
+        &mut self,
+        wire: Wire,
+        response: &Value,
+        messages_in: &[gauntlet_core::trace::Message],
+        reply: &gauntlet_core::trace::Message,
+    ) {
+        if wire == Wire::Responses
+            && let Some(id) = response.get("id").and_then(Value::as_str)
+        {
+            self.conversations.keep(id, messages_in, reply);
+        }
     }
 
     /// Records a model call, and remembers the tool calls it asked for.

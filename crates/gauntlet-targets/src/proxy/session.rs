@@ -32,6 +32,9 @@ pub(super) struct SessionState {
     pub(super) rewritten: HashMap<String, Rewrite>,
     pub(super) last_seen: Instant,
     pub(super) in_flight: u32,
+    /// The Responses API conversations seen, for requests that continue one by
+    /// `previous_response_id`.
+    pub(super) conversations: crate::responses::Conversations,
 }
 
 pub(super) struct PendingCall {
@@ -57,6 +60,7 @@ impl SessionCell {
                 rewritten: HashMap::new(),
                 last_seen: Instant::now(),
                 in_flight: 0,
+                conversations: Default::default(),
             }),
             changed: Notify::new(),
         }

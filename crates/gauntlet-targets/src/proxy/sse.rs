@@ -12,6 +12,7 @@ pub(super) fn sse_response(wire: Wire, v: &Value, include_usage: bool) -> Respon
     let body = match wire {
         Wire::OpenAi => openai_sse(v, include_usage),
         Wire::Anthropic => anthropic_sse(v),
+        Wire::Responses => crate::responses::stream::events(v, crate::responses::stream::whole),
     };
     (
         StatusCode::OK,

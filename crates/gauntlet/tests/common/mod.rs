@@ -236,6 +236,10 @@ pub fn py_venv() -> Result<PathBuf, String> {
     py_venv_with(PY_REQUIREMENTS)
 }
 
+/// The pins of the venv that runs an agent written on the OpenAI Agents SDK (kept apart
+/// from [`PY_REQUIREMENTS`]: it pulls in a tree of its own).
+pub const PY_AGENTS_REQUIREMENTS: &str = "openai==3.57.0\nopenai-agents==0.24.0\n";
+
 /// [`py_venv`] with other requirements (a test that needs more packages than the shared
 /// set), in a folder of its own named by their hash.
 pub fn py_venv_with(requirements: &str) -> Result<PathBuf, String> {
@@ -300,9 +304,14 @@ pub fn py_venv_with(requirements: &str) -> Result<PathBuf, String> {
 
 /// [`py_venv`], or `None` after saying why the test is skipped; in CI (`CI` set) a venv
 /// that cannot be made fails the test instead.
-#[allow(clippy::print_stderr)]
 pub fn py_venv_or_skip() -> Option<PathBuf> {
-    match py_venv() {
+    py_venv_or_skip_with(PY_REQUIREMENTS)
+}
+
+/// [`py_venv_or_skip`] with other pins.
+#[allow(clippy::print_stderr)]
+pub fn py_venv_or_skip_with(requirements: &str) -> Option<PathBuf> {
+    match py_venv_with(requirements) {
         Ok(p) => Some(p),
         Err(why) if std::env::var_os("CI").is_some() => {
             panic!("CI must run this test, but the Python venv could not be made: {why}")
