@@ -133,18 +133,7 @@ fn mutate(rng: &mut Rng, data: &mut Vec<u8>, others: &[Vec<u8>]) -> &'static str
             "repeated span"
         }
         6 => {
-            // Deep nesting, in flow and block style.
-            let depth = 1 + rng.below(20_000);
-            let nest: Vec<u8> = match rng.below(4) {
-                0 => "[".repeat(depth).into_bytes(),
-                1 => "{a: ".repeat(depth).into_bytes(),
-                2 => (0..depth.min(2000))
-                    .flat_map(|d| format!("\n{}- ", " ".repeat(d)).into_bytes())
-                    .collect(),
-                _ => format!("{}{}", "[".repeat(depth), "]".repeat(depth)).into_bytes(),
-            };
-            let at = rng.below(len).min(data.len());
-            data.splice(at..at, nest);
+            deep_nesting(rng, data, len);
             "deep nesting"
         }
         7 => {
@@ -182,17 +171,7 @@ fn mutate(rng: &mut Rng, data: &mut Vec<u8>, others: &[Vec<u8>]) -> &'static str
             "invalid UTF-8"
         }
         9 => {
-            // An alias bomb in front of the suite.
-            let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
-            for i in 1..1 + rng.below(12) {
-                let p = i - 1;
-                bomb.push_str(&format!(
-                    "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
-                ));
-            }
-            let mut v = bomb.into_bytes();
-            v.extend_from_slice(data);
-            *data = v;
+            alias_bomb(rng, data);
             "alias bomb"
         }
         10 => {
@@ -231,6 +210,35 @@ fn mutate(rng: &mut Rng, data: &mut Vec<u8>, others: &[Vec<u8>]) -> &'static str
             "odd characters"
         }
     }
+}
+
+/// Deep nesting, in flow and block style, spliced in at a random place.
+fn deep_nesting(rng: &mut Rng, data: &mut Vec<u8>, len: usize) {
+    let depth = 1 + rng.below(20_000);
+    let nest: Vec<u8> = match rng.below(4) {
+        0 => "[".repeat(depth).into_bytes(),
+        1 => "{a: ".repeat(depth).into_bytes(),
+        2 => (0..depth.min(2000))
+            .flat_map(|d| format!("\n{}- ", " ".repeat(d)).into_bytes())
+            .collect(),
+        _ => format!("{}{}", "[".repeat(depth), "]".repeat(depth)).into_bytes(),
+    };
+    let at = rng.below(len).min(data.len());
+    data.splice(at..at, nest);
+}
+
+/// An alias bomb in front of the suite.
+fn alias_bomb(rng: &mut Rng, data: &mut Vec<u8>) {
+    let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..1 + rng.below(12) {
+        let p = i - 1;
+        bomb.push_str(&format!(
+            "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+        ));
+    }
+    let mut v = bomb.into_bytes();
+    v.extend_from_slice(data);
+    *data = v;
 }
 
 /// The byte ranges of the lines of `data`, line endings included.

@@ -123,6 +123,39 @@ fn all_spans(got: &Got) -> Vec<Span> {
         .collect()
 }
 
+/// Every model call is a `chat` span and every tool call an `execute_tool` span, with the
+/// GenAI and OpenInference names a trace UI reads.
+fn model_and_tool_spans_carry_their_names(spans: &[Span]) {
+    let chats: Vec<&Span> = spans
+        .iter()
+        .filter(|s| str_attr(&s.attributes, "gen_ai.operation.name") == Some("chat"))
+        .collect();
+    let tools: Vec<&Span> = spans
+        .iter()
+        .filter(|s| str_attr(&s.attributes, "gen_ai.operation.name") == Some("execute_tool"))
+        .collect();
+    assert!(!chats.is_empty() && !tools.is_empty());
+    for c in &chats {
+        assert_eq!(
+            str_attr(&c.attributes, "gen_ai.provider.name"),
+            Some("gauntlet.fake")
+        );
+        assert!(str_attr(&c.attributes, "gen_ai.input.messages").is_some());
+        assert_eq!(
+            str_attr(&c.attributes, "openinference.span.kind"),
+            Some("LLM")
+        );
+    }
+    for t in &tools {
+        assert!(str_attr(&t.attributes, "gen_ai.tool.name").is_some());
+        assert!(str_attr(&t.attributes, "gen_ai.tool.call.id").is_some());
+        assert_eq!(
+            str_attr(&t.attributes, "openinference.span.kind"),
+            Some("TOOL")
+        );
+    }
+}
+
 #[test]
 fn a_run_exports_one_trace_per_trial_and_keeps_its_exit_code() {
     let dir = tempfile::tempdir().unwrap();
@@ -233,34 +266,7 @@ fn a_run_exports_one_trace_per_trial_and_keeps_its_exit_code() {
             assert_eq!(kids.len(), recorded, "{id}#{idx}");
         }
     }
-    let chats: Vec<&Span> = spans
-        .iter()
-        .filter(|s| str_attr(&s.attributes, "gen_ai.operation.name") == Some("chat"))
-        .collect();
-    let tools: Vec<&Span> = spans
-        .iter()
-        .filter(|s| str_attr(&s.attributes, "gen_ai.operation.name") == Some("execute_tool"))
-        .collect();
-    assert!(!chats.is_empty() && !tools.is_empty());
-    for c in &chats {
-        assert_eq!(
-            str_attr(&c.attributes, "gen_ai.provider.name"),
-            Some("gauntlet.fake")
-        );
-        assert!(str_attr(&c.attributes, "gen_ai.input.messages").is_some());
-        assert_eq!(
-            str_attr(&c.attributes, "openinference.span.kind"),
-            Some("LLM")
-        );
-    }
-    for t in &tools {
-        assert!(str_attr(&t.attributes, "gen_ai.tool.name").is_some());
-        assert!(str_attr(&t.attributes, "gen_ai.tool.call.id").is_some());
-        assert_eq!(
-            str_attr(&t.attributes, "openinference.span.kind"),
-            Some("TOOL")
-        );
-    }
+    model_and_tool_spans_carry_their_names(&spans);
 
     let got = got.lock().unwrap();
     assert!(got.iter().all(|(_, service, _)| service == "support-evals"));

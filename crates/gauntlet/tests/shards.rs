@@ -134,6 +134,22 @@ fn stored_trials(url: &str, run: &str) -> usize {
 }
 
 #[cfg(feature = "postgres")]
+/// Kills a shard with SIGKILL once it has stored a few trials of `run_id`.
+fn kill_once_it_stored(mut child: std::process::Child, url: &str, run_id: &str) {
+    let started = Instant::now();
+    let mut seen = 0;
+    while started.elapsed() < Duration::from_secs(60) {
+        seen = stored_trials(url, run_id);
+        if seen >= 4 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(seen >= 4, "{run_id} never got going");
+    child.kill().expect("kill -9");
+    child.wait().expect("reaped");
+}
+
 #[test]
 fn four_shards_into_postgres_one_killed_and_resumed_merge_into_the_single_process_run() {
     let Some(db) = postgres("four_shards") else {
@@ -186,21 +202,7 @@ fn four_shards_into_postgres_one_killed_and_resumed_merge_into_the_single_proces
             .expect("a shard")
     };
     let mut children: Vec<_> = (1..=4).map(shard).collect();
-    // Shard 3 is killed with SIGKILL once it has stored a few trials.
-    let started = Instant::now();
-    let mut seen = 0;
-    while started.elapsed() < Duration::from_secs(60) {
-        seen = stored_trials(url, "ci-42-shard3of4");
-        if seen >= 4 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(seen >= 4, "shard 3 never got going");
-    children[2].kill().expect("kill -9");
-    children[2].wait().expect("reaped");
-    let killed = children.remove(2);
-    drop(killed);
+    kill_once_it_stored(children.remove(2), url, "ci-42-shard3of4");
     let mut store = Store::open(StoreLocation::parse(url).expect("url")).expect("open");
     assert!(
         store.summary("ci-42-shard3of4").expect("summary").is_none(),
