@@ -327,10 +327,12 @@ pub struct Case {
     #[serde(skip)]
     #[schemars(skip)]
     pub benign_of: Option<String>,
-    /// In a planned case whose converters changed texts outside the user's turns: each such
-    /// text as the suite wrote it, by where it is (`documents[0]`, `tool_faults[1].poison`),
-    /// so that graders attribute what the agent did to what the attack asked for, not to its
-    /// disguise, and the trial records what it sent there. Not part of the file format.
+    /// In a planned case whose converters changed some of its texts: each such text as the
+    /// suite wrote it, by where it is (`documents[0]`, `tool_faults[1].poison`, `input`,
+    /// `turns[0].user`, `turns[0].rephrase[1]`), so that graders attribute what the agent did
+    /// to what the attack asked for, not to its disguise, read a reply against the request as
+    /// the user meant it, and the trial records what it sent outside the user's turns. Not
+    /// part of the file format.
     #[serde(skip)]
     #[schemars(skip)]
     pub as_written: Vec<(String, String)>,
@@ -617,6 +619,15 @@ impl Case {
             carrier,
             span: None,
         }
+    }
+
+    /// The text at `site` (`input`, `turns[0].user`, ...) as the suite wrote it, when a
+    /// converter changed it.
+    pub fn written_at(&self, site: &str) -> Option<&str> {
+        self.as_written
+            .iter()
+            .find(|(s, _)| s == site)
+            .map(|(_, t)| t.as_str())
     }
 
     /// The poison of the case's tool faults as the suite wrote it (before any converter),
