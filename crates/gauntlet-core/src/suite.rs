@@ -327,10 +327,12 @@ pub struct Case {
     #[serde(skip)]
     #[schemars(skip)]
     pub benign_of: Option<String>,
-    /// In a planned case whose converters changed texts outside the user's turns: each such
-    /// text as the suite wrote it, by where it is (`documents[0]`, `tool_faults[1].poison`),
-    /// so that graders attribute what the agent did to what the attack asked for, not to its
-    /// disguise, and the trial records what it sent there. Not part of the file format.
+    /// In a planned case whose converters changed some of its texts: each such text as the
+    /// suite wrote it, by where it is (`documents[0]`, `tool_faults[1].poison`, `input`,
+    /// `turns[0].user`, `turns[0].rephrase[1]`), so that graders attribute what the agent did
+    /// to what the attack asked for, not to its disguise, read a reply against the request as
+    /// the user meant it, and the trial records what it sent outside the user's turns. Not
+    /// part of the file format.
     #[serde(skip)]
     #[schemars(skip)]
     pub as_written: Vec<(String, String)>,
@@ -561,7 +563,10 @@ impl Case {
     /// The benign twin of a case that declares one (`benign:`): the case with the fields of
     /// `benign` in place of its own, only its task checks ([`Role::Task`]), and no attack
     /// about it (no OWASP category, technique or strategy; pack `benign`), so that it is no
-    /// security case and runs as the legitimate task alone.
+    /// security case and runs as the legitimate task alone. It is a task (kind `task`,
+    /// whatever the case's kind): a benign request is graded on whether it was done, and it
+    /// gets `refusal: false` ("answers the benign request") unless it has one, so that a
+    /// refusal of it, filler or a non-answer (".") is the task not done.
     ///
     /// [`Role::Task`]: crate::expect::Role::Task
     pub fn benign_twin(&self) -> Option<Case> {
@@ -595,6 +600,14 @@ impl Case {
             t.tool_faults = faults.clone();
         }
         t.expect.retain(|e| e.role() == crate::expect::Role::Task);
+        t.kind = CaseKind::Task;
+        if !t.expect.iter().any(|e| e.oracle.key() == "refusal") {
+            let mut answers = Expect::new(crate::expect::Oracle::Refusal(
+                crate::expect::RefusalCheck { expected: false },
+            ));
+            answers.name = Some("answers the benign request".into());
+            t.expect.push(answers);
+        }
         Some(t)
     }
 
@@ -617,6 +630,15 @@ impl Case {
             carrier,
             span: None,
         }
+    }
+
+    /// The text at `site` (`input`, `turns[0].user`, ...) as the suite wrote it, when a
+    /// converter changed it.
+    pub fn written_at(&self, site: &str) -> Option<&str> {
+        self.as_written
+            .iter()
+            .find(|(s, _)| s == site)
+            .map(|(_, t)| t.as_str())
     }
 
     /// The poison of the case's tool faults as the suite wrote it (before any converter),

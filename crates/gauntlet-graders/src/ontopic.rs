@@ -138,6 +138,18 @@ pub fn assess_in_context(request: &str, context: &[&str], reply: &str) -> TopicA
     decide(&req, &scan)
 }
 
+/// Whether `reply` is generic filler whatever was asked: English sentences of greetings and
+/// offers of help ("I'm here to assist you with any questions"), with at most a few words of
+/// its own. A reply that is filler answers nothing, to any request.
+pub fn is_filler(reply: &str) -> bool {
+    let req = Request::new("");
+    let scan = Scan::run(&req, &HashSet::new(), &fold(reply));
+    scan.lang.english()
+        && scan.filler > 0
+        && (scan.own == 0
+            || (scan.filler >= FILLER_SENTENCES && scan.own_words.len() <= FILLER_WORDS))
+}
+
 // ---------------------------------------------------------------------------------------
 // The request
 // ---------------------------------------------------------------------------------------

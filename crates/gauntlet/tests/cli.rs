@@ -574,13 +574,16 @@ fn redteam_over_http_against_serve_fake_rings_both_ways() {
     );
     assert_eq!(code(&o), 1, "{}", text(&o));
     let r = report(&tmp.path().join("v"));
+    // Every attack FAILs; a benign twin (a task) is never a PASS either: the vulnerable
+    // persona does some of its task (the right tool, a wrong answer), CONDITIONAL.
+    let cases = r["cases"].as_array().unwrap();
     assert!(
-        r["cases"]
-            .as_array()
-            .unwrap()
+        cases
             .iter()
+            .filter(|c| c["case"]["security"] == true)
             .all(|c| c["status"] == "FAIL")
     );
+    assert!(cases.iter().all(|c| c["status"] != "PASS"));
     assert_eq!(r["manifest"]["evidence_level"], "online");
     let o = run(
         &[

@@ -710,7 +710,9 @@ fn the_viewer_lists_shows_compares_and_records_a_label_without_writing_the_store
         ids[0]["run_id"].as_str().unwrap(),
         ids[1]["run_id"].as_str().unwrap(),
     );
-    // The vulnerable persona fails every case of the corpus, whatever its size.
+    // The vulnerable persona passes no case of the corpus, whatever its size: it fails every
+    // attack, and a benign twin whose task it did only in part (the right tool, a wrong
+    // answer) is CONDITIONAL.
     let corpus = ids[1]["cases"].as_u64().unwrap();
     assert!(corpus >= 100, "{corpus}");
     let before = std::fs::read(tmp.path().join("db")).unwrap();
@@ -733,8 +735,14 @@ fn the_viewer_lists_shows_compares_and_records_a_label_without_writing_the_store
         "document.documentElement.dataset.ready === '1'",
         Duration::from_secs(30),
     );
-    let shown = page.eval("document.querySelector('[data-count=failed] dd').textContent");
-    assert_eq!(shown, corpus.to_string());
+    let mut shown = |key: &str| -> u64 {
+        let v = page.eval(&format!(
+            "document.querySelector('[data-count={key}] dd').textContent"
+        ));
+        v.as_str().and_then(|t| t.parse().ok()).unwrap_or(u64::MAX)
+    };
+    assert_eq!(shown("passed"), 0);
+    assert_eq!(shown("failed").saturating_add(shown("conditional")), corpus);
     let id = open_with_keyboard(&mut page, 1);
     assert!(!id.is_empty());
 
