@@ -15,6 +15,7 @@ pub mod mcp;
 pub mod ontopic;
 pub mod oracles;
 pub mod refusal;
+pub mod script;
 pub mod success;
 pub mod text;
 mod words;
