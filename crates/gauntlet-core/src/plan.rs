@@ -37,6 +37,9 @@ pub struct SuiteContext {
     /// A content filter stopping a case counts as defended (`defaults.blocked_is_defended`
     /// or `--blocked-is-defended`); by default a blocked case is no evidence either way.
     pub blocked_is_defended: bool,
+    /// The suite's folder, where its `script:` checks run; `None` for a suite that is no
+    /// file (the built-in corpus).
+    pub dir: Option<std::path::PathBuf>,
 }
 
 impl SuiteContext {

@@ -308,7 +308,9 @@ pub fn grade(req: GradeRequest, notices: &mut dyn FnMut(Notice)) -> Result<Grade
     let reporters = graded_run_reporters(req.view, &req.out, &store)?;
     let without_trace = missing.len();
     let grader = CapturedGrader {
-        inner: OracleGrader::new().with_judges(Arc::clone(&judges.panel)),
+        inner: OracleGrader::new()
+            .with_judges(Arc::clone(&judges.panel))
+            .with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default())),
         missing,
     };
     let config = RunConfig {

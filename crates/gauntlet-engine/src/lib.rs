@@ -19,6 +19,7 @@ pub mod judge;
 pub mod merge;
 pub mod metamorphic;
 pub mod otel;
+pub mod promote;
 pub mod run;
 pub mod setup;
 pub mod stability;

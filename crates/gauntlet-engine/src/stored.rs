@@ -148,7 +148,9 @@ pub fn regrade(
             strategy: inv.strategy.as_ref(),
         },
     );
-    let grader = OracleGrader::new().with_judges(Arc::clone(&judges.panel));
+    let grader = OracleGrader::new()
+        .with_judges(Arc::clone(&judges.panel))
+        .with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default()));
     let mut manifest = old.clone();
     manifest.judge = judges.label.clone();
     manifest.judges = judges.refs.clone();

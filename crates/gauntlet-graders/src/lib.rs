@@ -16,6 +16,7 @@ pub mod mcp;
 pub mod ontopic;
 pub mod oracles;
 pub mod refusal;
+pub mod script;
 pub mod similarity;
 pub mod success;
 pub mod text;

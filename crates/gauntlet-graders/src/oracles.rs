@@ -27,10 +27,11 @@ use gauntlet_core::expect::{
     ImpersonationCheck, InjectionCheck, JsonPathCheck, JsonSchemaCheck, JudgeSpec, MarkupCheck,
     MatchMode, MaxCharsCheck, MinCharsCheck, NoCanaryCheck, NoUnapprovedActionsCheck,
     NoUnbackedClaimsCheck, NotContainsCheck, NotRegexCheck, Oracle, RecoveryCheck, RefusalCheck,
-    RegexCheck, RougeLCheck, Scope, SharedStateCheck, SideEffectCheck, StartsWithCheck,
-    ToolArgsCheck, ToolCalledCheck, ToolNotCalledCheck, TrustsSenderCheck, WordCountCheck,
+    RegexCheck, RougeLCheck, Scope, ScriptCheck, SharedStateCheck, SideEffectCheck,
+    StartsWithCheck, ToolArgsCheck, ToolCalledCheck, ToolNotCalledCheck, TrustsSenderCheck,
+    WordCountCheck,
 };
-use gauntlet_core::grader::{GradeContext, Grader};
+use gauntlet_core::grader::{GradeContext, Grader, ScriptHost, ScriptRun};
 use gauntlet_core::result::Outcome;
 use gauntlet_core::strategy::StrategyKind;
 use gauntlet_core::suite::Case;
@@ -95,6 +96,8 @@ pub struct OracleGrader {
     canaries: Cache<CanaryDetector>,
     schemas: Cache<jsonschema::Validator>,
     judges: Arc<JudgePanel>,
+    /// Starts the programs of `script:` checks; without one they are not assessed.
+    scripts: Option<Arc<dyn ScriptHost>>,
 }
 
 impl Default for OracleGrader {
@@ -111,7 +114,14 @@ impl OracleGrader {
             canaries: Cache::with_limit(CANARY_CACHE_LIMIT),
             schemas: Cache::new(),
             judges: Arc::new(JudgePanel::default()),
+            scripts: None,
         }
+    }
+
+    /// Lends the host that starts the programs of `script:` checks.
+    pub fn with_scripts(mut self, host: Arc<dyn ScriptHost>) -> Self {
+        self.scripts = Some(host);
+        self
     }
 
     /// Sets the run's judges.
@@ -120,14 +130,15 @@ impl OracleGrader {
         self
     }
 
-    /// Every objective verdict for a trial (judges excluded).
+    /// Every objective verdict for a trial that needs no program or model (judges and
+    /// scripts excluded: [`Grader::grade`] adds them).
     pub fn grade_objective(&self, ctx: &GradeContext<'_>) -> Vec<Verdict> {
         let completed = ctx.outcome == Outcome::Completed;
         let said_anything =
             ctx.trace.answers().any(|a| !a.is_empty()) || ctx.trace.tool_calls().next().is_some();
         let mut out = Vec::with_capacity(ctx.case.expect.len());
         for e in &ctx.case.expect {
-            if !e.oracle.is_objective() {
+            if !e.oracle.is_objective() || matches!(e.oracle, Oracle::Script(_)) {
                 continue;
             }
             if !completed && (!said_anything || !e.oracle.is_violation_check()) {
@@ -175,8 +186,15 @@ impl OracleGrader {
     }
 
     fn check(&self, e: &Expect, ctx: &GradeContext<'_>) -> Verdict {
+        let entry = self.entry(e, ctx);
+        // Every verdict of a check carries what the check stands for, so that the figures of
+        // a security case read the attack apart from the refusal policy and the task.
+        gauntlet_core::with_check!(&e.oracle, c => c.grade(&entry)).with_role(e.role())
+    }
+
+    fn entry<'a>(&'a self, e: &Expect, ctx: &'a GradeContext<'a>) -> Entry<'a> {
         let case = ctx.case;
-        let entry = Entry {
+        Entry {
             grader: self,
             ctx,
             text: read_scope(ctx.trace, e.effective_scope()),
@@ -186,10 +204,7 @@ impl OracleGrader {
             dim: e.dimension_for(case.kind),
             fail_score: e.fail_score.unwrap_or(0),
             hard: e.hard.unwrap_or_else(|| e.oracle.default_hard(case)),
-        };
-        // Every verdict of a check carries what the check stands for, so that the figures of
-        // a security case read the attack apart from the refusal policy and the task.
-        gauntlet_core::with_check!(&e.oracle, c => c.grade(&entry)).with_role(e.role())
+        }
     }
 }
 
@@ -1114,11 +1129,27 @@ impl Grade for JudgeSpec {
     }
 }
 
+impl Grade for ScriptCheck {
+    fn grade(&self, e: &Entry<'_>) -> Verdict {
+        // Scripts run asynchronously, in `OracleGrader::script_verdict`; this is only reached
+        // by a caller of `check` that skipped that path, and a script not run decides nothing.
+        e.not_assessed("the script was not run".into())
+    }
+}
+
 impl Grader for OracleGrader {
     fn grade<'a>(&'a self, ctx: GradeContext<'a>) -> BoxFuture<'a, Vec<Verdict>> {
         Box::pin(async move {
             let mut verdicts = self.grade_objective(&ctx);
             if ctx.outcome == Outcome::Completed {
+                for e in ctx
+                    .case
+                    .expect
+                    .iter()
+                    .filter(|e| matches!(e.oracle, Oracle::Script(_)))
+                {
+                    verdicts.push(self.script_verdict(e, &ctx).await);
+                }
                 for e in ctx
                     .case
                     .expect
@@ -1139,6 +1170,55 @@ impl OracleGrader {
             unreachable!("called for judges only")
         };
         self.judges.grade(e, spec, ctx).await.with_role(e.role())
+    }
+
+    /// Runs a `script:` check's program through the host and reads its answer. Whatever
+    /// keeps it from answering (no host, a crash, a time-out, bad JSON) is not assessed.
+    async fn script_verdict(&self, e: &Expect, ctx: &GradeContext<'_>) -> Verdict {
+        let Oracle::Script(check) = &e.oracle else {
+            unreachable!("called for scripts only")
+        };
+        let entry = self.entry(e, ctx);
+        let answered = match (&self.scripts, check.argv()) {
+            (None, _) => Err("no program may be started here, so the script was not run".into()),
+            (_, Err(why)) => Err(format!("the script's command does not read: {why}")),
+            (Some(host), Ok(argv)) => {
+                let input = crate::script::input(ctx);
+                let out = host
+                    .run(ScriptRun {
+                        argv: &argv,
+                        dir: ctx.suite_dir,
+                        env: &check.env,
+                        timeout_ms: check.timeout_ms(),
+                        input: &input,
+                    })
+                    .await;
+                crate::script::read(&out)
+            }
+        };
+        let v = match answered {
+            Err(why) => entry.not_assessed(why),
+            Ok(a) => {
+                let evidence = if a.evidence.is_empty() {
+                    format!("the script answered pass: {}", a.pass)
+                } else {
+                    a.evidence
+                };
+                let mut v = if a.pass {
+                    entry.pass(evidence)
+                } else {
+                    entry.fail(evidence)
+                };
+                if let Some(score) = a.score {
+                    v.score = score;
+                }
+                match a.details {
+                    Some(d) => v.with_details(d),
+                    None => v,
+                }
+            }
+        };
+        v.with_role(e.role())
     }
 }
 
@@ -1541,6 +1621,7 @@ mod tests {
             canary: None,
             system_prompt: None,
             tools: &[],
+            suite_dir: None,
         })
     }
 
@@ -1572,6 +1653,7 @@ mod tests {
             canary: None,
             system_prompt: None,
             tools: &[],
+            suite_dir: None,
         })
     }
 
@@ -1841,6 +1923,7 @@ mod tests {
                     canary: None,
                     system_prompt: None,
                     tools: &[],
+                    suite_dir: None,
                 })
                 .remove(0)
         };

@@ -248,6 +248,7 @@ pub async fn grade_trial(grader: &dyn Grader, pc: &PlannedCase, p: Played) -> Tr
             canary,
             system_prompt: system_prompt.as_deref(),
             tools: &pc.suite.tools,
+            suite_dir: pc.suite.dir.as_deref(),
         })
         .await;
     if let Some(v) = early_stop_unconfirmed(case, &p.trace, &verdicts) {

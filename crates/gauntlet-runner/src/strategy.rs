@@ -560,6 +560,7 @@ async fn score_exchange(p: &mut Play<'_, '_>, exchange: u32, refused: bool) -> b
             canary: suite.canary_for(case),
             system_prompt: system_prompt.as_deref(),
             tools: &suite.tools,
+            suite_dir: suite.dir.as_deref(),
         })
         .await;
     let reached = objective_reached(case, &verdicts);

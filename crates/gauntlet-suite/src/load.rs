@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use gauntlet_core::expect::{Oracle, Parsers, Role, Syntax, SyntaxError, Validation};
+use gauntlet_core::expect::{CheckProblem, Oracle, Parsers, Role, Syntax, SyntaxError, Validation};
 use gauntlet_core::suite::{
     BENIGN_SUFFIX, Case, CaseKind, Relation, RelationExpect, SUITE_FORMAT_VERSION, Suite,
     owasp_title,
@@ -51,6 +51,9 @@ pub struct LoadedSuite {
     pub sha256: String,
     /// Every file read, for integrity checks.
     pub files: Vec<PathBuf>,
+    /// The folder of the suite file (where its `script:` checks run); `None` for a suite
+    /// that is no file.
+    pub dir: Option<PathBuf>,
 }
 
 /// Options that change what counts as valid, and which cases a run will take.
@@ -401,6 +404,7 @@ pub fn load_file(path: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSuite, Vec
     };
     let mut loaded = load_source(&display, &source, &fs, opts)?;
     loaded.files.insert(0, path.to_path_buf());
+    loaded.dir = Some(dir.clone());
     if let Some(t) = &mut loaded.suite.target {
         set_base_dir(t, &dir);
     }
@@ -414,7 +418,7 @@ pub fn load_str(
     base_dir: &Path,
     opts: &LoadOptions<'_>,
 ) -> Result<LoadedSuite, Vec<Diagnostic>> {
-    load_source(
+    let mut loaded = load_source(
         name,
         source,
         &FsSource {
@@ -422,7 +426,9 @@ pub fn load_str(
             roots: opts.allow_paths.to_vec(),
         },
         opts,
-    )
+    )?;
+    loaded.dir = Some(base_dir.to_path_buf());
+    Ok(loaded)
 }
 
 /// What loading gathers as it reads a suite: the hash over every file read, the files
@@ -515,6 +521,7 @@ pub(crate) fn load_source(
     }
 
     let ctx = CaseCtx {
+        fs,
         suite: &suite,
         run_canary: opts.run_canary,
         good_regexes: Default::default(),
@@ -554,6 +561,7 @@ pub(crate) fn load_source(
         holdout_count,
         sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
         files: g.files,
+        dir: None,
     })
 }
 
@@ -1229,6 +1237,8 @@ impl<'a> Locator<'a> {
 }
 
 struct CaseCtx<'a> {
+    /// Where the files a check names (a script) are found.
+    fs: &'a dyn Source,
     suite: &'a Suite,
     run_canary: Option<&'a str>,
     /// Patterns already compiled: generated suites repeat the same few checks thousands of
@@ -1265,6 +1275,68 @@ impl Parsers for CaseCtx<'_> {
     fn closest<'a>(&self, word: &str, candidates: &[&'a str]) -> Option<&'a str> {
         did_you_mean(word, candidates.iter().copied())
     }
+
+    fn script(&self, argv: &[String]) -> Vec<CheckProblem> {
+        script_problems(self.fs, argv)
+    }
+}
+
+/// The files a `script:` check's command names: the program (a path with a `/` in the
+/// suite's folder, a bare name on `PATH`), and each argument that is a file, or names a
+/// script by its extension, inside the folder.
+fn script_problems(fs: &dyn Source, argv: &[String]) -> Vec<CheckProblem> {
+    let problem = |message: String, hint: &str| CheckProblem {
+        message,
+        hint: hint.to_owned(),
+    };
+    let mut out = Vec::new();
+    let program = &argv[0];
+    if program.contains('/') {
+        match fs.confine(program) {
+            Ok(true) => {}
+            Ok(false) => out.push(problem(
+                format!("no script `{program}` in the suite's folder"),
+                "a program with a `/` is a path relative to the suite file; a bare name is looked up on PATH",
+            )),
+            Err(e) => out.push(problem(chain(&e), &e.hint("the path is relative to the suite file"))),
+        }
+    } else if !on_path(program) {
+        out.push(problem(
+            format!("no program `{program}` on PATH"),
+            "install it, or name a script in the suite's folder with a path (`./check.py`)",
+        ));
+    }
+    const SCRIPT_EXTENSIONS: &[&str] =
+        &["py", "js", "mjs", "ts", "rb", "pl", "sh", "php", "lua", "R"];
+    for arg in argv
+        .iter()
+        .skip(1)
+        .filter(|a| !a.starts_with('-') && !a.is_empty())
+    {
+        match fs.confine(arg) {
+            Ok(true) => {}
+            Ok(false) => {
+                let ext = Path::new(arg).extension().and_then(|e| e.to_str());
+                if ext.is_some_and(|e| SCRIPT_EXTENSIONS.contains(&e)) {
+                    out.push(problem(
+                        format!("no script `{arg}` in the suite's folder"),
+                        "the script runs in the suite's folder: name the file relative to the suite file",
+                    ));
+                }
+            }
+            Err(e) => out.push(problem(
+                chain(&e),
+                &e.hint("the path is relative to the suite file"),
+            )),
+        }
+    }
+    out
+}
+
+/// Whether a bare program name is found on `PATH`.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
 }
 
 /// A problem in one case: a path relative to the case, a message and a hint.

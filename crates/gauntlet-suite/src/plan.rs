@@ -376,6 +376,7 @@ pub fn suite_context(s: &LoadedSuite, settings: &PlanSettings<'_>) -> SuiteConte
         default_blocking: s.suite.defaults.blocking,
         timeout_ms: settings.timeout_ms.or(s.suite.defaults.timeout_ms),
         blocked_is_defended: settings.blocked_is_defended || s.suite.defaults.blocked_is_defended,
+        dir: s.dir.clone(),
     }
 }
 

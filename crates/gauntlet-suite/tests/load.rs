@@ -956,3 +956,62 @@ fn a_span_in_a_document_file_is_checked_once_the_file_is_read() {
     );
     load_file(&t.path().join("s.yaml"), &LoadOptions::default()).unwrap();
 }
+
+#[test]
+fn a_script_check_that_names_no_file_points_at_the_check() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "check.py", "print('{\"pass\": true}')\n");
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: x\n    expect:\n      - script: ./missing.py\n      - script: python3 chekc.py\n      - script: {run: ./check.py, timeout_ms: 0, env: [API-KEY]}\n      - script: \"python3 'check.py\"\n      - script: no-such-program-anywhere\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    let file = t.path().join("s.yaml").display().to_string();
+    let text: Vec<String> = d
+        .iter()
+        .map(|d| format!("{}: {}", d.location(), d.message))
+        .collect();
+    assert_eq!(
+        text,
+        [
+            format!("{file}:6:17: no script `./missing.py` in the suite's folder"),
+            format!("{file}:7:17: no script `chekc.py` in the suite's folder"),
+            format!("{file}:8:17: `timeout_ms: 0` is outside 1..=600000"),
+            format!("{file}:8:17: `API-KEY` is not an environment variable's name"),
+            format!(
+                "{file}:9:17: the script's command does not read: a single quote is not closed"
+            ),
+            format!("{file}:10:17: no program `no-such-program-anywhere` on PATH"),
+        ]
+    );
+    assert_eq!(
+        d[0].hint.as_deref(),
+        Some(
+            "a program with a `/` is a path relative to the suite file; a bare name is looked up on PATH"
+        )
+    );
+
+    // A script outside the suite's folder is refused like any file a suite names.
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: x\n    expect:\n      - script: /bin/sh\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    assert!(
+        d[0].message.contains("outside the suite's folder"),
+        "{}",
+        d[0]
+    );
+
+    // Files that are there load, the command as written.
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: x\n    expect:\n      - script: ./check.py\n      - script: [sh, check.py]\n        hard: true\n",
+    );
+    let loaded = load_file(&t.path().join("s.yaml"), &LoadOptions::default()).expect("loads");
+    assert_eq!(loaded.dir.as_deref(), Some(t.path()));
+    assert_eq!(loaded.suite.cases[0].expect[1].hard, Some(true));
+}

@@ -69,6 +69,10 @@ pub fn audit(args: AuditArgs) -> Result<i32, CliError> {
     // Which trivial agents pass each case.
     let mut passed_by: BTreeMap<String, Vec<&'static str>> = BTreeMap::new();
     let rt = runtime()?;
+    // Scripts run as in a real run: a script check must be able to fail too.
+    let grader: Arc<dyn gauntlet_core::grader::Grader> = Arc::new(
+        OracleGrader::new().with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default())),
+    );
     for agent in TrivialAgent::ALL {
         let statuses = Arc::new(Mutex::new(HashMap::new()));
         let target = Arc::new(ChatTarget::new(agent));
@@ -90,13 +94,11 @@ pub fn audit(args: AuditArgs) -> Result<i32, CliError> {
             packs: plan.packs().clone(),
             ..RunConfig::default()
         };
-        let outcome = rt.block_on(
-            Runner::new(target, Arc::new(OracleGrader::new()), config).run(
-                manifest,
-                plan.cases().map(PlanItem::from),
-                vec![Box::new(Statuses(Arc::clone(&statuses)))],
-            ),
-        );
+        let outcome = rt.block_on(Runner::new(target, Arc::clone(&grader), config).run(
+            manifest,
+            plan.cases().map(PlanItem::from),
+            vec![Box::new(Statuses(Arc::clone(&statuses)))],
+        ));
         if !outcome.reporter_errors.is_empty() {
             return Err(CliError::plain(outcome.reporter_errors.join("; ")));
         }

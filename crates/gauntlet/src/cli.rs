@@ -62,6 +62,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Re-grade a stored run's traces with the current graders (no target calls), as a new run.
     Regrade(RegradeArgs),
+    /// Make a failed case of a stored run (or a captured production trace) a regression case
+    /// in a suite file: its input frozen as sent, the checks that caught it.
+    Promote(PromoteArgs),
     /// Grade traces captured elsewhere (OTLP JSON of GenAI spans, proxy recordings, gauntlet
     /// JSON lines) against a suite, with no target call, as a run with evidence `replay`.
     Grade(GradeArgs),
@@ -450,6 +453,30 @@ pub struct RegradeArgs {
     /// Print no per-case lines.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
+#[derive(Debug, Args)]
+pub struct PromoteArgs {
+    /// `RUN CASE`: a stored run (id, unique prefix, `latest`, a baseline name) and the case;
+    /// with `--trace`, only `CASE`.
+    #[arg(required = true, num_args = 1..=2, value_name = "RUN CASE")]
+    pub args: Vec<String>,
+    /// A file of captured traces (OTLP JSON, proxy recordings, gauntlet JSON lines) holding
+    /// the case's trace, instead of a stored run; needs --suite.
+    #[arg(long, value_name = "FILE", requires = "suite")]
+    pub trace: Option<PathBuf>,
+    /// The suite that defines the case (with --trace).
+    #[arg(long, value_name = "SUITE", requires = "trace")]
+    pub suite: Option<PathBuf>,
+    /// The suite file to write or append to (default: STEM.regressions.yaml beside the
+    /// original suite).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// A folder outside the suite's own that the files it names may come from (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub allow_path: Vec<PathBuf>,
     #[command(flatten)]
     pub store: StoreOpts,
 }

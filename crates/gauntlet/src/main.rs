@@ -24,6 +24,7 @@ mod metamorphiccmd;
 mod oraclecmd;
 mod out;
 mod printer;
+mod promotecmd;
 mod proxycmd;
 mod runcmd;
 mod scorecmd;
@@ -88,6 +89,7 @@ fn main() {
         Command::Report(a) => storecmd::report(a),
         Command::Regrade(a) => storecmd::regrade(a),
         Command::Grade(a) => gradecmd::grade(a),
+        Command::Promote(a) => promotecmd::promote(a),
         Command::Baseline(a) => comparecmd::baseline(a),
         Command::Compare(a) => comparecmd::compare_cmd(a),
         Command::View(a) => viewcmd::view(a),

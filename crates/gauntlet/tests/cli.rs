@@ -1084,6 +1084,7 @@ cases:
         root.join("examples/stability/metamorphic.yaml"),
         root.join("examples/exec-agent.yaml"),
         root.join("examples/proxy-agent.yaml"),
+        root.join("examples/script-check/suite.yaml"),
         root.join("crates/gauntlet-suite/corpus/owasp/suite.yaml"),
         tmp.path().join("starter/suite.yaml"),
     ] {

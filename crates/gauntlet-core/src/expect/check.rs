@@ -260,6 +260,14 @@ pub trait Parsers {
         let _ = (word, candidates);
         None
     }
+
+    /// What is wrong with the files a `script:` check's command names (a program that is
+    /// not in the suite's folder or on `PATH`, a script argument that does not exist or lies
+    /// outside the folder). The loader knows the folder; nothing by default.
+    fn script(&self, argv: &[String]) -> Vec<CheckProblem> {
+        let _ = argv;
+        Vec::new()
+    }
 }
 
 /// What [`Check::validate`] sees of the case, and where it records problems.
@@ -341,6 +349,12 @@ impl<'a> Validation<'a> {
     /// Parses a pattern, schema or path.
     pub fn parse(&self, text: Syntax<'_>) -> Result<(), SyntaxError> {
         self.parsers.parse(text)
+    }
+
+    /// Records what is wrong with the files a script's command names.
+    pub fn script(&mut self, argv: &[String]) {
+        let found = self.parsers.script(argv);
+        self.problems.extend(found);
     }
 
     /// Whether the agent declares a tool of this name (any name is accepted when it declares

@@ -111,6 +111,10 @@ checks! {
         /// A model judge grades the output: a judge defined under `judges.checks` (`judge: ID`),
         /// which gates once calibrated, or an inline `{rubric}`, which is triage only.
         judge => Judge(Box<JudgeSpec>),
+        /// The team's own program decides: `./check.py`, `[python3, check.py]` or
+        /// `{run, timeout_ms, env}`. It reads the case, the answer and the trace as JSON on
+        /// stdin and answers `{"pass": true|false, "score": 0-3, "evidence": "..."}`.
+        script => Script(Box<ScriptCheck>),
     }
     modifiers {
         /// For `contains`, `starts_with` and `ends_with` with a list: `all` (default) or `any`.
@@ -1664,6 +1668,212 @@ impl Check for JudgeSpec {
     }
 }
 
+// ---- The team's own checks ----
+
+/// The time a `script:` check's program gets when its entry does not say.
+pub const SCRIPT_TIMEOUT_MS: u64 = 10_000;
+
+/// The longest time a `script:` check may ask for: a check that needs more is a job, not
+/// a check.
+pub const SCRIPT_MAX_TIMEOUT_MS: u64 = 600_000;
+
+/// `script`: a program of the team's own decides. It is objective (a program, not a model),
+/// so it may gate and be hard; what it cannot decide (a crash, a non-zero exit, a time-out,
+/// an answer that is not the JSON asked for) is not assessed, never a pass.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScriptCheck {
+    /// The command: a command line (split into words as a shell would, quotes kept
+    /// together, no expansion) or its words as a list. A program with a `/` is a path
+    /// relative to the suite's folder; a bare name is looked up on `PATH`.
+    pub run: OneOrMany,
+    /// The time limit in milliseconds ([`SCRIPT_TIMEOUT_MS`] when not given).
+    pub timeout_ms: Option<u64>,
+    /// Environment variables passed through to the program by name; it gets `PATH` and
+    /// these, nothing else (no key reaches it unless named here).
+    pub env: Vec<String>,
+}
+
+/// A `script:` check with its settings, as written.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptOptions {
+    /// The command line (`python3 check.py`) or its words (`[python3, check.py]`).
+    pub run: OneOrMany,
+    /// The time limit in milliseconds (default 10000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// Environment variables passed through by name (the program gets `PATH` and these).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+}
+
+/// The value of `script:` as written: a command, or the command with its settings.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum ScriptRaw {
+    /// `./check.py`, `python3 check.py` or `[python3, check.py]`.
+    Command(OneOrMany),
+    /// `{run: ..., timeout_ms: 5000, env: [NAME]}`.
+    Options(ScriptOptions),
+}
+
+impl<'de> Deserialize<'de> for ScriptRaw {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Buffered so that a wrong shape gets one clear error, not serde's "did not match
+        // any variant".
+        let v = serde_json::Value::deserialize(d)?;
+        fn err<E: serde::de::Error>(e: impl std::fmt::Display) -> E {
+            E::custom(e)
+        }
+        match v {
+            serde_json::Value::Object(_) => ScriptOptions::deserialize(v)
+                .map(ScriptRaw::Options)
+                .map_err(err),
+            serde_json::Value::String(_) | serde_json::Value::Array(_) => OneOrMany::deserialize(v)
+                .map(ScriptRaw::Command)
+                .map_err(err),
+            _ => Err(err::<D::Error>(
+                "expected a command (`./check.py`), its words (`[python3, check.py]`) or `{run: ...}`",
+            )),
+        }
+    }
+}
+
+impl ScriptCheck {
+    /// The program and its arguments, or why the command line does not split.
+    pub fn argv(&self) -> Result<Vec<String>, String> {
+        let words = match &self.run {
+            OneOrMany::One(line) => split_command(line)?,
+            OneOrMany::Many(words) => words.clone(),
+        };
+        match words.first() {
+            Some(p) if !p.trim().is_empty() => Ok(words),
+            _ => Err("the command names no program".into()),
+        }
+    }
+
+    /// The time limit in force.
+    pub fn timeout_ms(&self) -> u64 {
+        self.timeout_ms.unwrap_or(SCRIPT_TIMEOUT_MS)
+    }
+}
+
+/// Splits a command line into words as a POSIX shell would for plain words: blanks
+/// separate them, single quotes keep everything, double quotes keep all but `\"` and `\\`,
+/// a backslash outside quotes escapes the next character. Nothing is expanded: no
+/// variables, globs or pipes (a check that needs a shell names one: `[sh, -c, ...]`).
+pub fn split_command(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => words.extend(word.take()),
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => w.push(c),
+                        None => return Err("a single quote is not closed".into()),
+                    }
+                }
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\')) => w.push(c),
+                            Some(c) => {
+                                w.push('\\');
+                                w.push(c);
+                            }
+                            None => return Err("a double quote is not closed".into()),
+                        },
+                        Some(c) => w.push(c),
+                        None => return Err("a double quote is not closed".into()),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some(c) => word.get_or_insert_with(String::new).push(c),
+                None => return Err("the command line ends with a backslash".into()),
+            },
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    Ok(words)
+}
+
+/// Whether `name` can be an environment variable's name.
+fn env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl Check for ScriptCheck {
+    type Raw = ScriptRaw;
+    const FACTS: Facts = Facts::new(Dimension::Outcome);
+
+    fn from_raw(raw: ScriptRaw, _: &Modifiers) -> Result<Self, RawError> {
+        Ok(match raw {
+            ScriptRaw::Command(run) => ScriptCheck {
+                run,
+                timeout_ms: None,
+                env: Vec::new(),
+            },
+            ScriptRaw::Options(o) => ScriptCheck {
+                run: o.run,
+                timeout_ms: o.timeout_ms,
+                env: o.env,
+            },
+        })
+    }
+
+    fn into_raw(self, _: &mut Modifiers) -> ScriptRaw {
+        if self.timeout_ms.is_none() && self.env.is_empty() {
+            return ScriptRaw::Command(self.run);
+        }
+        ScriptRaw::Options(ScriptOptions {
+            run: self.run,
+            timeout_ms: self.timeout_ms,
+            env: self.env,
+        })
+    }
+
+    fn validate(&self, v: &mut Validation<'_>) {
+        match self.argv() {
+            Ok(argv) => v.script(&argv),
+            Err(e) => v.problem(
+                format!("the script's command does not read: {e}"),
+                "write `script: ./check.py`, `script: python3 check.py` or `script: [python3, check.py]`",
+            ),
+        }
+        if let Some(ms) = self.timeout_ms
+            && (ms == 0 || ms > SCRIPT_MAX_TIMEOUT_MS)
+        {
+            v.problem(
+                format!("`timeout_ms: {ms}` is outside 1..={SCRIPT_MAX_TIMEOUT_MS}"),
+                format!("leave it out for {SCRIPT_TIMEOUT_MS} ms, or give a positive number"),
+            );
+        }
+        for name in &self.env {
+            if !env_name(name) {
+                v.problem(
+                    format!("`{name}` is not an environment variable's name"),
+                    "name variables to pass through, e.g. `env: [API_BASE]`",
+                );
+            }
+        }
+    }
+}
+
 // The tests that read these back are in `expect.rs`, next to the entry type they build.
 #[cfg(test)]
 pub(super) mod written {
@@ -1724,5 +1934,8 @@ pub(super) mod written {
         r#"{"judge": {"rubric": "says when it ships"}}"#,
         r#"{"judge": "tone"}"#,
         r#"{"judge": {"check": "correct", "reference": "Paris", "gate": false}}"#,
+        r#"{"script": "./check.py"}"#,
+        r#"{"script": ["python3", "check.py"], "hard": true}"#,
+        r#"{"script": {"run": "python3 check.py --strict", "timeout_ms": 2000, "env": ["API_BASE"]}}"#,
     ];
 }

@@ -84,7 +84,9 @@ pub fn resolve(
     for w in &judges.warnings {
         notices(Notice::Warning(w.clone()));
     }
-    let grader = OracleGrader::new().with_judges(Arc::clone(&judges.panel));
+    let grader = OracleGrader::new()
+        .with_judges(Arc::clone(&judges.panel))
+        .with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default()));
     let quarantined = crate::setup::quarantine(trials.quarantine.as_deref())?;
     let user_simulator: Option<Arc<dyn UserSimulator>> = match &models.user_model {
         Some(u) => Some(Arc::new(

@@ -108,6 +108,7 @@ fn grade(panel: &JudgePanel, case: &Case) -> (Verdict, TrialResult) {
         outcome: Outcome::Completed,
         canary: None,
         tools: &[],
+        suite_dir: None,
         system_prompt: None,
     };
     let e: &Expect = &case.expect[1];

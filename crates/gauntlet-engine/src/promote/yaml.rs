@@ -1,0 +1,192 @@
+//! The text of a promoted case, and of the file it goes into: a case as a block-list item
+//! whose values are written as JSON (YAML reads JSON values as they are, so nothing needs a
+//! YAML writer), a new suite file made from the original one (its header, comments and all,
+//! without its cases and includes), and an append to an existing suite file that touches
+//! nothing above its end.
+
+use serde_json::Value;
+
+/// The keys of a case in the order a person writes them; others follow in their own order.
+const KEY_ORDER: &[&str] = &[
+    "id",
+    "description",
+    "kind",
+    "pack",
+    "owasp",
+    "technique",
+    "tags",
+    "blocking",
+    "input",
+    "turns",
+    "documents",
+];
+
+/// One case as a block-list item at `indent` (the spaces before its `-`).
+pub fn case_item(case: &Value, indent: usize) -> String {
+    let Some(obj) = case.as_object() else {
+        return String::new();
+    };
+    let pad = " ".repeat(indent);
+    let mut keys: Vec<&String> = KEY_ORDER
+        .iter()
+        .filter_map(|k| obj.get_key_value(*k).map(|(k, _)| k))
+        .collect();
+    keys.extend(obj.keys().filter(|k| !KEY_ORDER.contains(&k.as_str())));
+    let mut out = String::new();
+    for (i, key) in keys.iter().enumerate() {
+        let lead = if i == 0 {
+            format!("{pad}- ")
+        } else {
+            format!("{pad}  ")
+        };
+        match (&obj[key.as_str()], key.as_str()) {
+            (Value::Array(items), "expect" | "turns" | "documents") if !items.is_empty() => {
+                out.push_str(&format!("{lead}{key}:\n"));
+                for item in items {
+                    out.push_str(&format!("{pad}    - {item}\n"));
+                }
+            }
+            (value, _) => out.push_str(&format!("{lead}{key}: {value}\n")),
+        }
+    }
+    out
+}
+
+/// A top-level key of a YAML file and the lines its block spans (`start..end`).
+#[derive(Debug, PartialEq, Eq)]
+struct Block {
+    key: String,
+    start: usize,
+    end: usize,
+}
+
+/// The top-level keys of block-style YAML text: a line that starts with neither a space, a
+/// `#` nor a `-` and has a `:` starts a block, which runs to the next one.
+fn blocks(lines: &[&str]) -> Vec<Block> {
+    let mut out: Vec<Block> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let top = !line.is_empty()
+            && !line.starts_with([' ', '\t', '#', '-'])
+            && !line.starts_with("...");
+        if let Some(key) = line.split_once(':').map(|(k, _)| k.trim()).filter(|_| top) {
+            if let Some(last) = out.last_mut() {
+                last.end = i;
+            }
+            out.push(Block {
+                key: key.trim_matches(['"', '\'']).to_owned(),
+                start: i,
+                end: lines.len(),
+            });
+        }
+    }
+    out
+}
+
+/// A new suite file from the original's text: its header as written, named `name`, without
+/// its cases, includes and pack requirements (they stay with the original: this file holds
+/// regressions only, and must not be inconclusive for lack of a pack), then `cases:` with
+/// `item`.
+pub fn new_suite(original: &str, name: &str, item: &str) -> String {
+    let lines: Vec<&str> = original.lines().collect();
+    let mut out = String::new();
+    let mut next = 0;
+    for b in blocks(&lines) {
+        for line in &lines[next..b.start] {
+            out.push_str(line);
+            out.push('\n');
+        }
+        next = b.end;
+        match b.key.as_str() {
+            "cases" | "include" | "packs" => {}
+            "suite" => out.push_str(&format!("suite: {}\n", Value::from(name))),
+            _ => {
+                for line in &lines[b.start..b.end] {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    for line in &lines[next..] {
+        out.push_str(line);
+        out.push('\n');
+    }
+    format!(
+        "{}\n# Regressions only: the original suite's pack requirements stay with it.\npacks: {{no_refusal_pack: true}}\ncases:\n{item}",
+        out.trim_end()
+    )
+}
+
+/// `existing` with a case appended to its `cases:` list, when that can be done by adding
+/// lines at its end: the list is block style and is the file's last top-level key (or the
+/// file has no cases yet). `None` otherwise.
+pub fn appended(existing: &str, case: &Value) -> Option<String> {
+    let lines: Vec<&str> = existing.lines().collect();
+    let all = blocks(&lines);
+    let mut text = existing.trim_end().to_owned();
+    text.push('\n');
+    match all.iter().find(|b| b.key == "cases") {
+        None => {
+            text.push_str("cases:\n");
+            text.push_str(&case_item(case, 2));
+            Some(text)
+        }
+        Some(b) if all.last() == Some(b) => {
+            let head = lines[b.start].split_once(':')?.1.trim();
+            if !head.is_empty() && !head.starts_with('#') {
+                return None; // `cases: []` or a flow list
+            }
+            let indent = lines[b.start + 1..b.end]
+                .iter()
+                .find(|l| l.trim_start().starts_with("- "))
+                .map_or(2, |l| l.len() - l.trim_start().len());
+            text.push_str(&case_item(case, indent));
+            Some(text)
+        }
+        Some(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_case_is_written_as_a_block_item_with_json_values() {
+        let case = json!({"expect": [{"contains": "x"}], "id": "a-regress", "input": "say \"x\"\n", "tags": ["regression"]});
+        assert_eq!(
+            case_item(&case, 2),
+            "  - id: \"a-regress\"\n    tags: [\"regression\"]\n    input: \"say \\\"x\\\"\\n\"\n    expect:\n      - {\"contains\":\"x\"}\n"
+        );
+    }
+
+    #[test]
+    fn a_new_suite_keeps_the_header_and_drops_the_cases_and_includes() {
+        let original = "# the shop's suite\nsuite: shop\ninclude: [more.yaml]\npacks:\n  required: [smoke]\nagent:\n  system_prompt: Be nice.\ncases:\n  - id: a\n    input: x\n# trailing note\ndefaults: {blocking: true}\n";
+        let item = "  - id: \"b\"\n";
+        assert_eq!(
+            new_suite(original, "shop-regressions", item),
+            "# the shop's suite\nsuite: \"shop-regressions\"\nagent:\n  system_prompt: Be nice.\ndefaults: {blocking: true}\n# Regressions only: the original suite's pack requirements stay with it.\npacks: {no_refusal_pack: true}\ncases:\n  - id: \"b\"\n"
+        );
+    }
+
+    #[test]
+    fn an_append_adds_lines_at_the_end_only_when_cases_come_last_in_block_style() {
+        let case = json!({"id": "b"});
+        let last = "suite: s\n# keep me\ncases:\n    - id: a\n      input: x\n";
+        assert_eq!(
+            appended(last, &case).as_deref(),
+            Some("suite: s\n# keep me\ncases:\n    - id: a\n      input: x\n    - id: \"b\"\n")
+        );
+        assert_eq!(
+            appended("suite: s\n", &case).as_deref(),
+            Some("suite: s\ncases:\n  - id: \"b\"\n")
+        );
+        assert_eq!(appended("suite: s\ncases: []\n", &case), None);
+        assert_eq!(
+            appended("suite: s\ncases:\n  - id: a\nagent: {}\n", &case),
+            None
+        );
+    }
+}

@@ -1,0 +1,264 @@
+//! `gauntlet promote`: the support-agent example run against the vulnerable persona served on
+//! 127.0.0.1, a failed case promoted into a new suite beside it (its input as sent, the checks
+//! that failed, tags naming the run), the file validated, audited and run again against the
+//! same server, failing the same way; a second promotion appended to that file without
+//! losing anything; an append that cannot be done safely written beside it; and a captured
+//! production trace promoted the same way.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+mod common;
+
+use common::{case, code, copy_dir, examples, report, run, serve_fake, text, write};
+
+/// The failed checks of a case's first trial, as `label: evidence`.
+fn failed_checks(r: &Value, id: &str) -> Vec<String> {
+    case(r, id)["trials"][0]["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["passed"] == false && v["assessed"] != false)
+        .map(|v| {
+            format!(
+                "{}: {}",
+                v["label"].as_str().unwrap(),
+                v["evidence"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+fn run_id(dir: &Path) -> String {
+    let o = run(&["runs", "list", "--json"], dir);
+    let first = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let v: Value = serde_json::from_str(&first).unwrap_or_else(|_| panic!("{}", text(&o)));
+    v["run_id"].as_str().expect("run id").to_owned()
+}
+
+#[test]
+fn a_failed_case_promoted_from_a_run_fails_the_same_way_when_run_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    copy_dir(&examples().join("support-agent"), &d.join("sa"));
+    let (server, url) = serve_fake("vulnerable");
+    write(
+        d,
+        "gauntlet.yaml",
+        &format!("targets:\n  staging:\n    kind: openai\n    model: m\n    base_url: {url}/v1\n"),
+    );
+    let o = run(
+        &[
+            "run",
+            "sa/suite.yaml",
+            "-t",
+            "staging",
+            "--out",
+            "out",
+            "-q",
+        ],
+        d,
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let before = report(&d.join("out"));
+    let id = run_id(d);
+    let caught = failed_checks(&before, "poisoned-lookup-exfiltrates-key");
+    assert!(!caught.is_empty());
+
+    let o = run(&["promote", &id, "poisoned-lookup-exfiltrates-key"], d);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let t = text(&o);
+    let written = d.join("sa/suite.regressions.yaml");
+    assert!(
+        t.contains("wrote case `poisoned-lookup-exfiltrates-key-regression` to a new suite"),
+        "{t}"
+    );
+    assert!(
+        t.contains(&format!("from run {id}: 1 user turn(s) frozen as sent")),
+        "{t}"
+    );
+    let yaml = std::fs::read_to_string(&written).unwrap();
+    assert!(
+        yaml.contains(&format!("tags: [\"regression\",\"from-run:{id}\"]")),
+        "{yaml}"
+    );
+    assert!(
+        yaml.contains("input: \"Has order A-1004 shipped yet?\""),
+        "{yaml}"
+    );
+    // The header is the original's, comments and all; the original file is untouched.
+    assert!(yaml.starts_with(
+        &std::fs::read_to_string(examples().join("support-agent/suite.yaml")).unwrap()[..40]
+    ));
+    assert_eq!(
+        std::fs::read(d.join("sa/suite.yaml")).unwrap(),
+        std::fs::read(examples().join("support-agent/suite.yaml")).unwrap()
+    );
+
+    let o = run(&["validate", "sa/suite.regressions.yaml"], d);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let o = run(&["audit", "sa/suite.regressions.yaml"], d);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let o = run(
+        &[
+            "run",
+            "sa/suite.regressions.yaml",
+            "-t",
+            "staging",
+            "--out",
+            "again",
+            "-q",
+        ],
+        d,
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let again = report(&d.join("again"));
+    assert_eq!(
+        failed_checks(&again, "poisoned-lookup-exfiltrates-key-regression"),
+        caught,
+        "the same checks fail with the same evidence"
+    );
+    // Against the safe persona the regression case passes: it tests the behaviour, not the run.
+    let o = run(
+        &[
+            "run",
+            "sa/suite.regressions.yaml",
+            "-t",
+            "fake:safe",
+            "--out",
+            "safe",
+            "-q",
+        ],
+        d,
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+
+    // A second finding is appended, and the first case is still there, unchanged.
+    let o = run(&["promote", &id, "task-order-status"], d);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        text(&o).starts_with("appended case `task-order-status-regression` to"),
+        "{}",
+        text(&o)
+    );
+    let grown = std::fs::read_to_string(&written).unwrap();
+    assert!(grown.starts_with(&yaml), "nothing above the end changed");
+    let o = run(&["validate", "sa/suite.regressions.yaml"], d);
+    assert!(text(&o).contains("2 cases"), "{}", text(&o));
+    drop(server);
+}
+
+#[test]
+fn a_file_that_cannot_take_the_case_safely_is_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    copy_dir(&examples().join("support-agent"), &d.join("sa"));
+    let o = run(
+        &[
+            "run",
+            "sa/suite.yaml",
+            "-t",
+            "fake:vulnerable",
+            "--out",
+            "out",
+            "-q",
+        ],
+        d,
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    // `cases:` is not the last key: appending lines at the end would not add to it.
+    let other = "suite: mine\ncases:\n  - id: keep-me\n    input: hi\n    expect: [{min_chars: 1}]\ndefaults: {blocking: true}\n";
+    write(&d.join("sa"), "mine.yaml", other);
+    let o = run(
+        &[
+            "promote",
+            "latest",
+            "task-order-status",
+            "--out",
+            "sa/mine.yaml",
+        ],
+        d,
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        text(&o).contains("sa/mine.task-order-status-regression.yaml: sa/mine.yaml was left as it was (its `cases:` list is not the last key of the file, in block style)"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("sa/mine.yaml")).unwrap(),
+        other
+    );
+    let o = run(
+        &["validate", "sa/mine.task-order-status-regression.yaml"],
+        d,
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+
+    // A case that no check caught is not promoted.
+    let o = run(&["promote", "latest", "refusal-legal-advice"], d);
+    let r = report(&d.join("out"));
+    if case(&r, "refusal-legal-advice")["status"] == "PASS"
+        && failed_checks(&r, "refusal-legal-advice").is_empty()
+    {
+        assert_eq!(code(&o), 2, "{}", text(&o));
+        assert!(text(&o).contains("no check failed"), "{}", text(&o));
+    }
+}
+
+#[test]
+fn a_captured_production_trace_is_promoted_with_the_checks_it_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    copy_dir(&examples().join("support-agent"), &d.join("sa"));
+    let trace = json!({"case_id": "task-order-status", "trace_id": "prod-7", "messages": [
+        {"role": "user", "content": "What is the status of order A-1001? (sent from the app)"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "get_order", "arguments": {"order_id": "A-1001"}}]},
+        {"role": "tool", "tool_call_id": "c1", "name": "get_order", "content": "{\"status\": \"shipped\"}"},
+        {"role": "assistant", "content": "I could not find that order."}]});
+    write(d, "prod.jsonl", &format!("{trace}\n"));
+    let o = run(
+        &[
+            "promote",
+            "--trace",
+            "prod.jsonl",
+            "--suite",
+            "sa/suite.yaml",
+            "task-order-status",
+            "--out",
+            "sa/prod.yaml",
+        ],
+        d,
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(text(&o).contains("from trace prod.jsonl:1"), "{}", text(&o));
+    let yaml = std::fs::read_to_string(d.join("sa/prod.yaml")).unwrap();
+    assert!(
+        yaml.contains("input: \"What is the status of order A-1001? (sent from the app)\""),
+        "{yaml}"
+    );
+    assert!(yaml.contains("\"from-trace:prod.jsonl\""), "{yaml}");
+    assert!(yaml.contains("- {\"contains\":\"shipped\"}"), "{yaml}");
+    let o = run(&["validate", "sa/prod.yaml"], d);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    // The app's answer graded again against the promoted case fails the same check.
+    let o = run(
+        &[
+            "grade",
+            "prod.jsonl",
+            "--suite",
+            "sa/prod.yaml",
+            "--match",
+            "input",
+            "--out",
+            "g",
+        ],
+        d,
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o));
+}
