@@ -150,6 +150,7 @@ fn kill_once_it_stored(mut child: std::process::Child, url: &str, run_id: &str) 
     child.wait().expect("reaped");
 }
 
+#[cfg(feature = "postgres")]
 #[test]
 fn four_shards_into_postgres_one_killed_and_resumed_merge_into_the_single_process_run() {
     let Some(db) = postgres("four_shards") else {
