@@ -1620,6 +1620,11 @@ mod tests {
     /// The objective verdicts of `case` (JSON) on one turn: `user` said, `answer` replied.
     fn grade_case(case: serde_json::Value, user: &str, answer: &str) -> Vec<Verdict> {
         let case: Case = serde_json::from_value(case).expect("case parses");
+        grade_parsed(&case, user, answer)
+    }
+
+    /// The objective verdicts of `case` on one turn.
+    fn grade_parsed(case: &Case, user: &str, answer: &str) -> Vec<Verdict> {
         let trace = Trace {
             turns: vec![TurnRecord {
                 user: user.into(),
@@ -1629,7 +1634,7 @@ mod tests {
             ..Trace::default()
         };
         OracleGrader::new().grade_objective(&GradeContext {
-            case: &case,
+            case,
             trace: &trace,
             outcome: Outcome::Completed,
             canary: None,
@@ -1652,23 +1657,7 @@ mod tests {
         )
         .expect("case parses");
         case.as_written = vec![("input".into(), written.into())];
-        let trace = Trace {
-            turns: vec![TurnRecord {
-                user: sent.into(),
-                answer: answer.into(),
-                truncated: false,
-            }],
-            ..Trace::default()
-        };
-        OracleGrader::new().grade_objective(&GradeContext {
-            case: &case,
-            trace: &trace,
-            outcome: Outcome::Completed,
-            canary: None,
-            system_prompt: None,
-            tools: &[],
-            suite_dir: None,
-        })
+        grade_parsed(&case, sent, answer)
     }
 
     #[test]
