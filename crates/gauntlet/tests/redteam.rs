@@ -454,3 +454,42 @@ fn results_sarif_validates_against_the_published_schema() {
         }
     }
 }
+
+/// The README's figures for the built-in red team, read from what the binary runs: the
+/// number of attacks and techniques, the planned cases with the benign twins, and the
+/// vulnerable persona's attack success rate. A corpus change that moves one fails here
+/// until the README says the new figure.
+#[test]
+fn the_readme_s_red_team_figures_are_what_the_binary_runs() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let tmp = tempfile::tempdir().unwrap();
+    let safe = redteam(tmp.path(), "fake:safe", "", "safe");
+    let cases = safe["cases"].as_array().unwrap();
+    let security: Vec<&Value> = cases
+        .iter()
+        .filter(|c| !c["case"]["owasp"].is_null())
+        .collect();
+    let techniques: std::collections::BTreeSet<&str> = security
+        .iter()
+        .filter_map(|c| c["case"]["technique"].as_str())
+        .collect();
+    let (n, t, planned) = (security.len(), techniques.len(), cases.len());
+    for said in [
+        format!("({n} cases over {t} techniques"),
+        format!("ten of them: {planned} cases)"),
+    ] {
+        assert!(readme.contains(&said), "the README does not say {said:?}");
+    }
+    let vulnerable = redteam(tmp.path(), "fake:vulnerable", "", "vulnerable");
+    let asr = &vulnerable["summary"]["security"]["attack_success"];
+    let (hit, of) = (asr["cases"].as_u64().unwrap(), asr["of"].as_u64().unwrap());
+    let said = format!(
+        "the attack success rate is {}% (in {} of the {of} cases",
+        (hit * 100 + of / 2) / of,
+        of - hit
+    );
+    assert!(readme.contains(&said), "the README does not say {said:?}");
+}
