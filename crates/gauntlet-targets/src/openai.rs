@@ -438,31 +438,41 @@ impl ApiEndpoint {
     }
 }
 
+/// Where an OpenAI model's key and base URL come from, and which hosts the implicit key may
+/// go to: `AZURE_OPENAI_API_KEY` and the config's base URL with an `azure:` section, else
+/// `OPENAI_API_KEY` and the base URL of the config, the environment or OpenAI's. The chat
+/// and the Responses API targets share it.
+pub(crate) fn key_and_base(
+    cfg: &TargetConfig,
+) -> (&'static str, String, ImplicitKeyScope<'static>) {
+    match &cfg.azure {
+        Some(_) => (
+            AZURE_KEY_ENV,
+            cfg.base_url
+                .clone()
+                .unwrap_or_else(|| OPENAI_BASE_URL.to_owned()),
+            ImplicitKeyScope {
+                vendor_base: OPENAI_BASE_URL,
+                base_env: None,
+                vendor_suffixes: &[".openai.azure.com", ".cognitiveservices.azure.com"],
+            },
+        ),
+        None => (
+            OPENAI_KEY_ENV,
+            base_url(cfg, OPENAI_BASE_URL_ENV, OPENAI_BASE_URL),
+            ImplicitKeyScope {
+                vendor_base: OPENAI_BASE_URL,
+                base_env: Some(OPENAI_BASE_URL_ENV),
+                vendor_suffixes: &[],
+            },
+        ),
+    }
+}
+
 impl OpenAiModel {
     /// Builds the model from a config, reading the API key from the environment.
     pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<OpenAiModel, BuildError> {
-        let (key_env, base, scope) = match &cfg.azure {
-            Some(_) => (
-                AZURE_KEY_ENV,
-                cfg.base_url
-                    .clone()
-                    .unwrap_or_else(|| OPENAI_BASE_URL.to_owned()),
-                ImplicitKeyScope {
-                    vendor_base: OPENAI_BASE_URL,
-                    base_env: None,
-                    vendor_suffixes: &[".openai.azure.com", ".cognitiveservices.azure.com"],
-                },
-            ),
-            None => (
-                OPENAI_KEY_ENV,
-                base_url(cfg, OPENAI_BASE_URL_ENV, OPENAI_BASE_URL),
-                ImplicitKeyScope {
-                    vendor_base: OPENAI_BASE_URL,
-                    base_env: Some(OPENAI_BASE_URL_ENV),
-                    vendor_suffixes: &[],
-                },
-            ),
-        };
+        let (key_env, base, scope) = key_and_base(cfg);
         let mut setup = ApiSetup::start("openai", cfg, redactor, key_env, &base, scope)?;
         let base = setup.base;
         let (url, model) = match &cfg.azure {

@@ -29,10 +29,7 @@ use serde_json::{Map, Value, json};
 use crate::chat::{ChatModel, ChatReply, ChatRequest};
 use crate::client::ApiResponse;
 use crate::error::{BuildError, WireError};
-use crate::openai::{
-    AZURE_KEY_ENV, ApiEndpoint, ApiSetup, ImplicitKeyScope, OPENAI_BASE_URL, OPENAI_BASE_URL_ENV,
-    OPENAI_KEY_ENV, base_url, is_content_filter_error, key_header,
-};
+use crate::openai::{ApiEndpoint, ApiSetup, is_content_filter_error, key_and_base, key_header};
 
 /// A model behind an OpenAI Responses API endpoint.
 pub struct ResponsesModel {
@@ -43,30 +40,7 @@ impl ResponsesModel {
     /// Builds the model from a config, reading the API key as the chat-completions target
     /// does (`OPENAI_API_KEY`, or `AZURE_OPENAI_API_KEY` with an `azure:` section).
     pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<ResponsesModel, BuildError> {
-        let azure = cfg.azure.is_some();
-        let (key_env, base, scope) = if azure {
-            (
-                AZURE_KEY_ENV,
-                cfg.base_url
-                    .clone()
-                    .unwrap_or_else(|| OPENAI_BASE_URL.to_owned()),
-                ImplicitKeyScope {
-                    vendor_base: OPENAI_BASE_URL,
-                    base_env: None,
-                    vendor_suffixes: &[".openai.azure.com", ".cognitiveservices.azure.com"],
-                },
-            )
-        } else {
-            (
-                OPENAI_KEY_ENV,
-                base_url(cfg, OPENAI_BASE_URL_ENV, OPENAI_BASE_URL),
-                ImplicitKeyScope {
-                    vendor_base: OPENAI_BASE_URL,
-                    base_env: Some(OPENAI_BASE_URL_ENV),
-                    vendor_suffixes: &[],
-                },
-            )
-        };
+        let (key_env, base, scope) = key_and_base(cfg);
         let mut setup = ApiSetup::start("openai-responses", cfg, redactor, key_env, &base, scope)?;
         let base = setup.base;
         let (url, model) = match &cfg.azure {
