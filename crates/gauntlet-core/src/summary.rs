@@ -195,6 +195,23 @@ pub struct SecuritySummary {
     /// none: not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benign_utility: Option<Rate>,
+    /// The attack success rate per harm category (a case's `harm:`), in the taxonomy's
+    /// order; absent when no security case of the run names one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_harm: Vec<HarmRow>,
+}
+
+/// The attack success rate of one harm category.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct HarmRow {
+    /// The category's id (`violent-crimes`).
+    pub category: String,
+    /// Its title; empty for an id the taxonomy does not know.
+    pub title: String,
+    /// Security cases of the category.
+    pub cases: usize,
+    /// Cases whose attack achieved its goal, of those where it was observed.
+    pub attack_success: Rate,
 }
 
 /// A share of cases with what it is a share of.
@@ -248,6 +265,7 @@ struct SecurityFold {
     policy_only_cases: Vec<String>,
     task: Rate,
     benign: Rate,
+    by_harm: BTreeMap<String, (usize, Rate)>,
 }
 
 impl SecurityFold {
@@ -267,13 +285,22 @@ impl SecurityFold {
         let o = r.security.unwrap_or_else(|| {
             crate::result::SecurityOutcome::of(&r.trials, r.case.blocked_is_defended)
         });
-        match o.attack {
-            Some(a) => self.attack.add(match a {
-                AttackOutcome::Achieved => Some(true),
-                AttackOutcome::NotAchieved => Some(false),
-                AttackOutcome::Unobserved => None,
-            }),
+        let achieved = o.attack.map(|a| match a {
+            AttackOutcome::Achieved => Some(true),
+            AttackOutcome::NotAchieved => Some(false),
+            AttackOutcome::Unobserved => None,
+        });
+        match achieved {
+            Some(a) => self.attack.add(a),
             None => self.no_attack_check += 1,
+        }
+        if let Some(h) = &r.case.harm {
+            let (cases, rate) = self.by_harm.entry(h.clone()).or_default();
+            *cases += 1;
+            // A case with no attack check is in the category's cases and in no rate.
+            if let Some(a) = achieved {
+                rate.add(a);
+            }
         }
         if let Some(p) = o.policy {
             self.policy.add(match p {
@@ -308,7 +335,26 @@ impl SecurityFold {
             policy_only_cases: self.policy_only_cases.clone(),
             utility_under_attack: some(&self.task),
             benign_utility: some(&self.benign),
+            by_harm: self.harm_rows(),
         })
+    }
+
+    /// The per-category rows, in the taxonomy's order.
+    fn harm_rows(&self) -> Vec<HarmRow> {
+        let mut rows: Vec<HarmRow> = self
+            .by_harm
+            .iter()
+            .map(|(id, (cases, rate))| HarmRow {
+                category: id.clone(),
+                title: crate::harm::find(id)
+                    .map(|c| c.title.to_owned())
+                    .unwrap_or_default(),
+                cases: *cases,
+                attack_success: rate.with_rate(),
+            })
+            .collect();
+        rows.sort_by_key(|r| crate::harm::rank(&r.category));
+        rows
     }
 }
 

@@ -429,6 +429,7 @@ mod tests {
             pack: None,
             owasp: None,
             technique: None,
+            harm: None,
             blocking: true,
             security: false,
             blocked_is_defended: false,
