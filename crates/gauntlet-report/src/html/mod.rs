@@ -395,6 +395,11 @@ impl HtmlReport {
                 .as_ref()
                 .map(crate::text::security_lines)
                 .unwrap_or_default(),
+            harm: s
+                .security
+                .as_ref()
+                .map(crate::text::harm_lines)
+                .unwrap_or_default(),
             charts: self.charts.layout(),
             warnings: std::mem::take(&mut self.warnings),
             warnings_more: self.warnings_more,
@@ -599,6 +604,8 @@ struct ReportPage {
     holdout: Vec<String>,
     /// The security figures, `(label, text)`: the attack success rate first.
     security: Vec<(&'static str, String)>,
+    /// The attack success rate per harm category; empty when no case names one.
+    harm: Vec<crate::text::HarmLine>,
     charts: Vec<Chart>,
     warnings: Vec<String>,
     warnings_more: usize,
