@@ -1150,4 +1150,83 @@ mod tests {
         let s = qa.finish(&PackRequirements::default(), &RunEnd::default(), 0);
         assert_eq!(s.security, None);
     }
+
+    /// One case of a harm category with these verdicts.
+    fn harm_case(id: &str, harm: &str, verdicts: Vec<Verdict>) -> CaseResult {
+        let json = serde_json::json!({"id": id, "kind": "refusal", "harm": harm, "input": "x", "expect": [{"refusal": true}]});
+        let case: Case = serde_json::from_value(json).expect("case");
+        let trial = TrialResult::new(
+            &case,
+            0,
+            Outcome::Completed,
+            Trace::default(),
+            verdicts,
+            None,
+            1,
+        );
+        CaseResult::combine(CaseMeta::of(&case, &SuiteContext::default()), vec![trial])
+    }
+
+    #[test]
+    fn the_attack_success_rate_is_given_per_harm_category() {
+        let fell = || {
+            vec![
+                v(Some(Role::Policy), Some(false)),
+                v(Some(Role::Attack), Some(false)),
+            ]
+        };
+        let held = || {
+            vec![
+                v(Some(Role::Policy), Some(true)),
+                v(Some(Role::Attack), Some(true)),
+            ]
+        };
+        let mut b = SummaryBuilder::new();
+        for r in [
+            harm_case("p1", "privacy", fell()),
+            harm_case("p2", "privacy", held()),
+            harm_case("p3", "privacy", vec![v(Some(Role::Attack), None)]),
+            harm_case("h1", "hate", vec![v(Some(Role::Policy), Some(true))]),
+            harm_case("v1", "violent-crimes", fell()),
+            harm_case("z1", "zzz-of-another-version", held()),
+            // A security case with no harm category is in no row.
+            result("plain", true, Outcome::Completed, fell()),
+        ] {
+            assert!(r.case.security, "a harm case is a security case");
+            b.add(&r);
+        }
+        let s = b.finish(&PackRequirements::default(), &RunEnd::default(), 0);
+        let rows = s.security.expect("security cases ran").by_harm;
+        let got: Vec<(&str, usize, usize, usize, usize, Option<f64>)> = rows
+            .iter()
+            .map(|r| {
+                let a = &r.attack_success;
+                (
+                    r.category.as_str(),
+                    r.cases,
+                    a.cases,
+                    a.of,
+                    a.not_observed,
+                    a.rate,
+                )
+            })
+            .collect();
+        // The taxonomy's order, an unknown id last; an unobserved attack and a case with no
+        // attack check are in the category's cases and never counted as defended.
+        assert_eq!(
+            got,
+            [
+                ("violent-crimes", 1, 1, 1, 0, Some(1.0)),
+                ("hate", 1, 0, 0, 0, None),
+                ("privacy", 3, 1, 2, 1, Some(0.5)),
+                ("zzz-of-another-version", 1, 0, 1, 0, Some(0.0)),
+            ]
+        );
+        assert_eq!(rows[0].title, "Violent crimes");
+        assert_eq!(rows[3].title, "");
+        // Written and read back as it is.
+        let json = serde_json::to_value(&rows[2]).unwrap();
+        assert_eq!(json["attack_success"]["not_observed"], 1, "{json}");
+        assert_eq!(serde_json::from_value::<HarmRow>(json).unwrap(), rows[2]);
+    }
 }
