@@ -1197,7 +1197,9 @@ mod tests {
         }
         let s = b.finish(&PackRequirements::default(), &RunEnd::default(), 0);
         let rows = s.security.expect("security cases ran").by_harm;
-        let got: Vec<(&str, usize, usize, usize, usize, Option<f64>)> = rows
+        /// A row as (category, cases, achieved, observed, not observed, rate).
+        type Row<'a> = (&'a str, usize, usize, usize, usize, Option<f64>);
+        let got: Vec<Row<'_>> = rows
             .iter()
             .map(|r| {
                 let a = &r.attack_success;

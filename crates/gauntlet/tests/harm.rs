@@ -148,7 +148,7 @@ fn the_audit_finds_no_weak_harm_case() {
     assert!(text(&o).contains("0 weak"), "{}", text(&o));
 }
 
-/// (file, the harm category of each imported case by its id's tail, labels with none)
+/// Imports a fixture; returns each case's harm category by id, and what the command said.
 fn import_fixture(dir: &Path, file: &str, out: &str) -> (BTreeMap<String, Option<String>>, String) {
     let src = root().join("crates/gauntlet/tests/data/harm").join(file);
     let o = run(
@@ -173,7 +173,9 @@ fn import_fixture(dir: &Path, file: &str, out: &str) -> (BTreeMap<String, Option
 #[test]
 fn imported_behaviours_take_their_harm_category_from_the_sets_own_column() {
     let tmp = tempfile::tempdir().unwrap();
-    let want: &[(&str, &[(&str, Option<&str>)])] = &[
+    // (fixture, the harm category of each case by id)
+    type Expected<'a> = (&'a str, &'a [(&'a str, Option<&'a str>)]);
+    let want: &[Expected<'_>] = &[
         (
             "jbb-behaviors.csv",
             &[
