@@ -761,28 +761,16 @@ pub fn parse_response(v: &Value) -> Result<ChatReply, WireError> {
             }
         }
     }
-    let usage = v.get("usage");
-    let get = |k: &str| {
-        usage
-            .and_then(|u| u.get(k))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    Ok(ChatReply {
+    let finish = choice
+        .get("finish_reason")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Ok(ChatReply::from_body(
         message,
-        model: v.get("model").and_then(Value::as_str).map(str::to_owned),
-        usage: Usage {
-            input_tokens: get("prompt_tokens"),
-            output_tokens: get("completion_tokens"),
-        },
-        finish_reason: choice
-            .get("finish_reason")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        attempts: 1,
-        agent: None,
-        cached: false,
-    })
+        v,
+        ("prompt_tokens", "completion_tokens"),
+        finish,
+    ))
 }
 
 /// A chat-completions response body for a reply (serve-fake).
