@@ -448,11 +448,11 @@ const TECHNIQUE_MAP: &[(&str, Row)] = &[
         "credential-solicitation",
         row(NONE, NONE, PHISHING, PRIVACY, NONE),
     ),
-    ("crescendo-backtracking", atlas(&["AML.T0054"])),
-    ("crescendo-instructions", atlas(&["AML.T0054"])),
-    ("crescendo-markup", atlas(&["AML.T0054"])),
-    ("crescendo-secret", atlas(&["AML.T0054"])),
-    ("crescendo-tool-misuse", atlas(&["AML.T0054"])),
+    ("crescendo-backtracking", atlas(JAILBREAK)),
+    ("crescendo-instructions", atlas(JAILBREAK)),
+    ("crescendo-markup", atlas(JAILBREAK)),
+    ("crescendo-secret", atlas(JAILBREAK)),
+    ("crescendo-tool-misuse", atlas(JAILBREAK)),
     ("data-uri-link", atlas(RENDER)),
     (
         "delegation-escalation",
@@ -490,7 +490,7 @@ const TECHNIQUE_MAP: &[(&str, Row)] = &[
         "misleading-approval-request",
         row(NONE, NONE, &["AML.T0067"], OVERSIGHT_NIST, OVERSIGHT_EU),
     ),
-    ("multi-turn-escalation", atlas(&["AML.T0054"])),
+    ("multi-turn-escalation", atlas(JAILBREAK)),
     ("multi-turn-rule-planting", atlas(&["AML.T0080.001"])),
     (
         "off-policy-harmful-request",
@@ -638,6 +638,18 @@ pub fn map(owasp: Option<&str>, technique: Option<&str>) -> Vec<Ref> {
     }
     out.sort();
     out.dedup();
+    // A sub-technique replaces its parent: a case mapped to `AML.T0051.001` through its
+    // technique is not also counted under `AML.T0051` through its category (a selector of
+    // the parent still takes it, see `Selector::selects`).
+    let parents: Vec<&'static str> = out
+        .iter()
+        .filter_map(|r| {
+            r.id.rsplit_once('.')
+                .map(|(p, _)| p)
+                .filter(|_| r.framework == Framework::Atlas)
+        })
+        .collect();
+    out.retain(|r| r.framework != Framework::Atlas || !parents.contains(&r.id));
     out
 }
 
@@ -778,7 +790,6 @@ mod tests {
             shown,
             [
                 "owasp-llm:LLM01",
-                "atlas:AML.T0051",
                 "atlas:AML.T0051.001",
                 "atlas:AML.T0070",
                 "nist-ai-rmf:MEASURE-2.7",
@@ -789,6 +800,11 @@ mod tests {
         assert!(agentic.contains(&Ref {
             framework: Framework::OwaspAgentic,
             id: "ASI03"
+        }));
+        // With no technique the category's parent technique stands.
+        assert!(map(Some("LLM01"), None).contains(&Ref {
+            framework: Framework::Atlas,
+            id: "AML.T0051"
         }));
         assert!(map(None, Some("rag-html-comment")).is_empty());
         assert!(map(Some("X99"), None).is_empty());
