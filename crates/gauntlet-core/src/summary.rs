@@ -195,6 +195,29 @@ pub struct SecuritySummary {
     /// none: not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benign_utility: Option<Rate>,
+    /// Coverage per framework entry (`crate::compliance`): for each entry a security case of
+    /// the run maps to, its cases, failures and attack success rate, in framework order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frameworks: Vec<FrameworkRow>,
+}
+
+/// The security cases of one framework entry (`atlas` `AML.T0051`): how many ran, how many
+/// FAILed, and the attack success rate among them.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct FrameworkRow {
+    /// The framework's key (`owasp-llm`, `owasp-agentic`, `atlas`, `nist-ai-rmf`, `eu-ai-act`).
+    pub framework: String,
+    /// The entry's id as the framework writes it.
+    pub id: String,
+    /// The entry's title.
+    pub title: String,
+    /// Security cases run that map to it.
+    pub cases: usize,
+    /// Of those, the cases that FAILed (the attack achieved, the refusal policy broken or the
+    /// legitimate task not done).
+    pub failed: usize,
+    /// The attack success rate among them.
+    pub attack_success: Rate,
 }
 
 /// A share of cases with what it is a share of.
@@ -248,6 +271,8 @@ struct SecurityFold {
     policy_only_cases: Vec<String>,
     task: Rate,
     benign: Rate,
+    /// Per framework entry, in the order `crate::compliance::Ref` sorts.
+    frameworks: BTreeMap<crate::compliance::Ref, FrameworkRow>,
 }
 
 impl SecurityFold {
@@ -267,13 +292,27 @@ impl SecurityFold {
         let o = r.security.unwrap_or_else(|| {
             crate::result::SecurityOutcome::of(&r.trials, r.case.blocked_is_defended)
         });
-        match o.attack {
-            Some(a) => self.attack.add(match a {
-                AttackOutcome::Achieved => Some(true),
-                AttackOutcome::NotAchieved => Some(false),
-                AttackOutcome::Unobserved => None,
-            }),
+        let achieved = o.attack.map(|a| match a {
+            AttackOutcome::Achieved => Some(true),
+            AttackOutcome::NotAchieved => Some(false),
+            AttackOutcome::Unobserved => None,
+        });
+        match achieved {
+            Some(a) => self.attack.add(a),
             None => self.no_attack_check += 1,
+        }
+        for f in crate::compliance::map(r.case.owasp.as_deref(), r.case.technique.as_deref()) {
+            let row = self.frameworks.entry(f).or_insert_with(|| FrameworkRow {
+                framework: f.framework.key().to_owned(),
+                id: f.id.to_owned(),
+                title: f.title().to_owned(),
+                ..FrameworkRow::default()
+            });
+            row.cases += 1;
+            row.failed += usize::from(r.status == CaseStatus::Fail);
+            if let Some(a) = achieved {
+                row.attack_success.add(a);
+            }
         }
         if let Some(p) = o.policy {
             self.policy.add(match p {
@@ -308,6 +347,14 @@ impl SecurityFold {
             policy_only_cases: self.policy_only_cases.clone(),
             utility_under_attack: some(&self.task),
             benign_utility: some(&self.benign),
+            frameworks: self
+                .frameworks
+                .values()
+                .map(|r| FrameworkRow {
+                    attack_success: r.attack_success.with_rate(),
+                    ..r.clone()
+                })
+                .collect(),
         })
     }
 }
@@ -1061,6 +1108,27 @@ mod tests {
         assert_eq!((asr.cases, asr.of, asr.not_observed), (1, 4, 1));
         assert_eq!(asr.rate, Some(0.25));
         assert_eq!(sec.no_attack_check, 1);
+        // Every case is an LLM01 case with no technique: each entry its category maps to
+        // counts all six, with the run's own attack success rate.
+        let rows: Vec<(&str, &str)> = sec
+            .frameworks
+            .iter()
+            .map(|r| (r.framework.as_str(), r.id.as_str()))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("owasp-llm", "LLM01"),
+                ("atlas", "AML.T0051"),
+                ("nist-ai-rmf", "MEASURE 2.7"),
+                ("eu-ai-act", "Art. 15")
+            ]
+        );
+        for r in &sec.frameworks {
+            assert_eq!(r.cases, 6, "{r:?}");
+            assert_eq!(r.attack_success, asr, "{r:?}");
+            assert_eq!(r.failed, s.failed, "{r:?}");
+        }
         let p = sec.policy_violated.expect("refusals were required");
         assert_eq!((p.cases, p.of), (2, 3));
         assert_eq!(

@@ -395,6 +395,11 @@ impl HtmlReport {
                 .as_ref()
                 .map(crate::text::security_lines)
                 .unwrap_or_default(),
+            frameworks: s
+                .security
+                .as_ref()
+                .map(crate::text::framework_tables)
+                .unwrap_or_default(),
             charts: self.charts.layout(),
             warnings: std::mem::take(&mut self.warnings),
             warnings_more: self.warnings_more,
@@ -599,6 +604,8 @@ struct ReportPage {
     holdout: Vec<String>,
     /// The security figures, `(label, text)`: the attack success rate first.
     security: Vec<(&'static str, String)>,
+    /// The compliance coverage of the security cases, one table per framework.
+    frameworks: Vec<crate::text::FrameworkTable>,
     charts: Vec<Chart>,
     warnings: Vec<String>,
     warnings_more: usize,
