@@ -133,6 +133,35 @@ def run_once(folder, concurrency, extra, server_pid, callgrind=False):
     return stats
 
 
+def sampled_memory(folder, concurrency, extra):
+    """One more run, its memory read from /proc every 20 ms: anonymous memory (the heap,
+    stacks, caches) and file-backed memory (mostly the binary's machine code, shared with
+    every process running the same file), at points through the run and at their peaks.
+    Tells memory that grows with the cases run apart from memory that reaches a level."""
+    out = os.path.join(folder, "out")
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(os.path.join(folder, ".gauntlet"), ignore_errors=True)
+    cmd = [BIN, "run", "suite.yaml", "--out", out, "-q", "-j", str(concurrency)] + extra
+    p = subprocess.Popen(cmd, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    samples = []
+    while p.poll() is None:
+        try:
+            with open(f"/proc/{p.pid}/status") as f:
+                st = dict(line.split(":", 1) for line in f if ":" in line)
+            samples.append((int(st["RssAnon"].split()[0]), int(st["RssFile"].split()[0])))
+        except (OSError, KeyError, ValueError):
+            pass
+        time.sleep(0.02)
+    if not samples:
+        return None
+    at = lambda frac: samples[min(len(samples) - 1, int(frac * (len(samples) - 1)))][0] / 1024
+    return {
+        "points": [at(f) for f in (0.1, 0.25, 0.5, 0.75, 1.0)],
+        "peak_anon": max(a for a, _ in samples) / 1024,
+        "peak_file": max(f for _, f in samples) / 1024,
+    }
+
+
 def version_startup(repeat=50):
     times = []
     for _ in range(repeat):
@@ -153,6 +182,7 @@ def main():
     ap.add_argument("--server-bin", default=None, help="the binary serving the fake (default: --bin)")
     ap.add_argument("--latency-ms", type=int, default=0, help="the fake server's added latency per request")
     ap.add_argument("--callgrind", action="store_true", help="count instructions under valgrind (one run per size)")
+    ap.add_argument("--memory", action="store_true", help="one more run per size, its anonymous and file-backed memory sampled through the run")
     ap.add_argument("--keep-callgrind", default=None, help="with --callgrind: copy callgrind's file here (for callgrind_annotate)")
     args = ap.parse_args()
     if args.bin:
@@ -184,6 +214,7 @@ def main():
         if args.callgrind:
             head = f"{'cases':>8} {'instructions':>14} {'instr/case':>11} {'report B/case':>14}"
         print(head)
+        memory = []
         for n in [int(x) for x in args.sizes.split(",")]:
             with tempfile.TemporaryDirectory() as folder:
                 write_suite(folder, n, port)
@@ -209,6 +240,16 @@ def main():
                     bound = -(-n // args.concurrency) * args.latency_ms / 1000
                     line += f" {ideal:>8.3f} {100 * (wall / ideal - 1):>+10.1f}% {bound:>14.3f} {100 * (wall / bound - 1):>+10.1f}%"
                 print(line)
+                if args.memory:
+                    m = sampled_memory(folder, args.concurrency, args.extra.split())
+                    if m:
+                        pts = " ".join(f"{x:.1f}" for x in m["points"])
+                        memory.append(f"{n:>8}   anonymous MB at 10/25/50/75/100% of the run: {pts}; "
+                                      f"peak anonymous {m['peak_anon']:.1f}, peak file-backed {m['peak_file']:.1f}")
+        if memory:
+            print()
+            print("memory, one sampled run per size (every 20 ms from /proc/PID/status):")
+            print("\n".join(memory))
         if not args.callgrind:
             print()
             print(f"gauntlet --version: median {version_startup():.2f} ms over 50 runs")

@@ -36,6 +36,7 @@ pub mod cache;
 pub mod calibration;
 pub mod capture;
 pub mod compare;
+pub mod compliance;
 pub mod config;
 pub mod context;
 pub mod cost;

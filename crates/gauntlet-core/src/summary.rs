@@ -199,6 +199,10 @@ pub struct SecuritySummary {
     /// order; absent when no security case of the run names one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_harm: Vec<HarmRow>,
+    /// Coverage per framework entry (`crate::compliance`): for each entry a security case of
+    /// the run maps to, its cases, failures and attack success rate, in framework order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frameworks: Vec<FrameworkRow>,
 }
 
 /// The attack success rate of one harm category.
@@ -211,6 +215,25 @@ pub struct HarmRow {
     /// Security cases of the category.
     pub cases: usize,
     /// Cases whose attack achieved its goal, of those where it was observed.
+    pub attack_success: Rate,
+}
+
+/// The security cases of one framework entry (`atlas` `AML.T0051`): how many ran, how many
+/// FAILed, and the attack success rate among them.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct FrameworkRow {
+    /// The framework's key (`owasp-llm`, `owasp-agentic`, `atlas`, `nist-ai-rmf`, `eu-ai-act`).
+    pub framework: String,
+    /// The entry's id as the framework writes it.
+    pub id: String,
+    /// The entry's title.
+    pub title: String,
+    /// Security cases run that map to it.
+    pub cases: usize,
+    /// Of those, the cases that FAILed (the attack achieved, the refusal policy broken or the
+    /// legitimate task not done).
+    pub failed: usize,
+    /// The attack success rate among them.
     pub attack_success: Rate,
 }
 
@@ -266,6 +289,8 @@ struct SecurityFold {
     task: Rate,
     benign: Rate,
     by_harm: BTreeMap<String, (usize, Rate)>,
+    /// Per framework entry, in the order `crate::compliance::Ref` sorts.
+    frameworks: BTreeMap<crate::compliance::Ref, FrameworkRow>,
 }
 
 impl SecurityFold {
@@ -302,6 +327,19 @@ impl SecurityFold {
                 rate.add(a);
             }
         }
+        for f in crate::compliance::map(r.case.owasp.as_deref(), r.case.technique.as_deref()) {
+            let row = self.frameworks.entry(f).or_insert_with(|| FrameworkRow {
+                framework: f.framework.key().to_owned(),
+                id: f.id.to_owned(),
+                title: f.title().to_owned(),
+                ..FrameworkRow::default()
+            });
+            row.cases += 1;
+            row.failed += usize::from(r.status == CaseStatus::Fail);
+            if let Some(a) = achieved {
+                row.attack_success.add(a);
+            }
+        }
         if let Some(p) = o.policy {
             self.policy.add(match p {
                 PolicyOutcome::Violated => Some(true),
@@ -336,6 +374,14 @@ impl SecurityFold {
             utility_under_attack: some(&self.task),
             benign_utility: some(&self.benign),
             by_harm: self.harm_rows(),
+            frameworks: self
+                .frameworks
+                .values()
+                .map(|r| FrameworkRow {
+                    attack_success: r.attack_success.with_rate(),
+                    ..r.clone()
+                })
+                .collect(),
         })
     }
 
@@ -1107,6 +1153,27 @@ mod tests {
         assert_eq!((asr.cases, asr.of, asr.not_observed), (1, 4, 1));
         assert_eq!(asr.rate, Some(0.25));
         assert_eq!(sec.no_attack_check, 1);
+        // Every case is an LLM01 case with no technique: each entry its category maps to
+        // counts all six, with the run's own attack success rate.
+        let rows: Vec<(&str, &str)> = sec
+            .frameworks
+            .iter()
+            .map(|r| (r.framework.as_str(), r.id.as_str()))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("owasp-llm", "LLM01"),
+                ("atlas", "AML.T0051"),
+                ("nist-ai-rmf", "MEASURE 2.7"),
+                ("eu-ai-act", "Art. 15")
+            ]
+        );
+        for r in &sec.frameworks {
+            assert_eq!(r.cases, 6, "{r:?}");
+            assert_eq!(r.attack_success, asr, "{r:?}");
+            assert_eq!(r.failed, s.failed, "{r:?}");
+        }
         let p = sec.policy_violated.expect("refusals were required");
         assert_eq!((p.cases, p.of), (2, 3));
         assert_eq!(

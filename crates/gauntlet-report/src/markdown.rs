@@ -202,6 +202,7 @@ pub fn render(
     push_scores(&mut o, s);
     push_security(&mut o, s);
     push_harm(&mut o, s);
+    push_frameworks(&mut o, s);
     if let Some(sp) = &s.spend {
         o.push_str(&spend_table(sp));
     }
@@ -286,6 +287,37 @@ fn push_harm(o: &mut String, s: &Summary) {
         ));
     }
     o.push('\n');
+}
+
+/// The compliance coverage of the security cases: one table per framework, each entry
+/// with its cases, failures and attack success rate.
+fn push_frameworks(o: &mut String, s: &Summary) {
+    let Some(sec) = &s.security else {
+        return;
+    };
+    let tables = crate::text::framework_tables(sec);
+    if tables.is_empty() {
+        return;
+    }
+    o.push_str("### Compliance coverage\n\n");
+    o.push_str("The security cases of the run by the framework entries they map to (`--framework NAME:ID` runs one); failed: the cases that FAILed; attack success: the attack achieved, of the cases where it was observed.\n\n");
+    for t in tables {
+        o.push_str(&format!(
+            "**{}** (`{}`)\n\n| id | title | cases | failed | attack success |\n|---|---|---:|---:|---|\n",
+            t.title, t.key
+        ));
+        for r in &t.rows {
+            o.push_str(&format!(
+                "| {} | {} | {} | {} | {} |\n",
+                md::code_cell(&r.id),
+                cell(&r.title),
+                r.cases,
+                r.failed,
+                r.asr
+            ));
+        }
+        o.push('\n');
+    }
 }
 
 /// Counts per OWASP category (or whenever there is more than one category).

@@ -13,7 +13,9 @@
 //! and, since code scanning refuses a result without a physical location, the system prompt
 //! file when the run had one (`--system-prompt`, the user's file the attack was aimed at) or
 //! else the relative path `builtin/<suite>`: never a path into gauntlet's own source. Every
-//! result has a physical location. The run's canary is masked
+//! result has a physical location. Rules and results of attacks carry the case's compliance
+//! map (`gauntlet_core::compliance`) as `properties.tags` (`external/owasp-llm/LLM01`,
+//! `external/atlas/AML.T0051.001`, `external/nist-ai-rmf/MEASURE-2.7`, ...). The run's canary is masked
 //! ([`crate::mask`]). Passing, erroring and soft-failing cases are not findings.
 //!
 //! Results stream into the file as cases finish; only the rules (one per technique or check
@@ -316,6 +318,14 @@ fn result_json(r: &CaseResult, rule_index: usize, rule_id: &str, places: &Places
             "trial": trial.map(|t| t.trial + 1),
         }
     });
+    let tags: Vec<String> =
+        gauntlet_core::compliance::map(r.case.owasp.as_deref(), r.case.technique.as_deref())
+            .iter()
+            .map(|f| f.tag())
+            .collect();
+    if !tags.is_empty() {
+        res["properties"]["tags"] = json!(tags);
+    }
     if let Some(c) = r.case.converted_in {
         // Where the chain was applied: a poisoned tool output is not the prompt above.
         res["properties"]["convertedIn"] = json!(c.as_str());
@@ -390,6 +400,15 @@ fn rule_json(rule: &Rule) -> Value {
         .collect();
     let mut tags = vec!["security".to_owned()];
     tags.extend(cats.iter().map(|c| format!("owasp-{}", c.to_lowercase())));
+    // The compliance map of the technique in each category it was seen in, as
+    // `external/<framework>/<id>` tags (the convention of CodeQL's `external/cwe/...`).
+    let mut refs: Vec<gauntlet_core::compliance::Ref> = cats
+        .iter()
+        .flat_map(|c| gauntlet_core::compliance::map(Some(c), Some(&rule.id)))
+        .collect();
+    refs.sort();
+    refs.dedup();
+    tags.extend(refs.iter().map(|r| r.tag()));
     json!({
         "id": rule.id,
         "name": name,
@@ -537,6 +556,47 @@ mod tests {
         // The canary is masked in the evidence and everywhere else.
         assert!(!text.contains(CANARY), "{text}");
         assert!(text.contains("GNTC…(19 chars)"), "{text}");
+    }
+
+    #[test]
+    fn attacks_carry_their_compliance_map_as_tags() {
+        let mut r = result("owasp-redteam", "FAIL", true, true, "PWNED");
+        r.case.owasp = Some("LLM01".into());
+        r.case.technique = Some("rag-html-comment".into());
+        let (sarif, text) = written(manifest("/tmp", CANARY, "owasp-redteam", true), vec![r]);
+        let run = &sarif["runs"][0];
+        let want = [
+            "external/owasp-llm/LLM01",
+            "external/atlas/AML.T0051.001",
+            "external/atlas/AML.T0070",
+            "external/nist-ai-rmf/MEASURE-2.7",
+            "external/eu-ai-act/Art.15",
+        ];
+        assert_eq!(
+            run["results"][0]["properties"]["tags"],
+            json!(want),
+            "{text}"
+        );
+        let rule = &run["tool"]["driver"]["rules"][0];
+        let tags: Vec<&str> = rule["properties"]["tags"]
+            .as_array()
+            .expect("tags")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(tags[..2], ["security", "owasp-llm01"], "{text}");
+        assert_eq!(tags[2..], want, "{text}");
+        // A hard policy failure outside a security case has no category and no map.
+        let (sarif, text) = written(
+            manifest("/tmp", CANARY, "s", false),
+            vec![result("s", "FAIL", false, true, "x")],
+        );
+        assert!(
+            sarif["runs"][0]["results"][0]["properties"]
+                .get("tags")
+                .is_none(),
+            "{text}"
+        );
     }
 
     #[test]

@@ -206,6 +206,67 @@ fn not_observed(r: &Rate) -> String {
     }
 }
 
+/// One framework's coverage table, for `summary.md` and `report.html` alike.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FrameworkTable {
+    /// The framework's key (`atlas`).
+    pub key: &'static str,
+    /// Its name and version.
+    pub title: &'static str,
+    /// One row per entry the run's security cases map to.
+    pub rows: Vec<FrameworkCell>,
+}
+
+/// One entry's row: the id, its title, the cases run, failed, and the attack success rate
+/// in words (`97% (28 of 29)`, or `not observed`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FrameworkCell {
+    /// The entry's id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// Security cases run that map to it.
+    pub cases: usize,
+    /// Of those, FAILed.
+    pub failed: usize,
+    /// The attack success rate among them.
+    pub asr: String,
+}
+
+/// The coverage tables of a run's security cases, one per framework with any entry, in
+/// framework order (`gauntlet_core::compliance::Framework::ALL`).
+pub fn framework_tables(s: &SecuritySummary) -> Vec<FrameworkTable> {
+    gauntlet_core::compliance::Framework::ALL
+        .iter()
+        .map(|f| FrameworkTable {
+            key: f.key(),
+            title: f.title(),
+            rows: s
+                .frameworks
+                .iter()
+                .filter(|r| r.framework == f.key())
+                .map(|r| FrameworkCell {
+                    id: r.id.clone(),
+                    title: r.title.clone(),
+                    cases: r.cases,
+                    failed: r.failed,
+                    asr: if r.attack_success.of == 0 {
+                        "not observed".to_owned()
+                    } else {
+                        format!(
+                            "{} ({} of {})",
+                            percent(&r.attack_success),
+                            r.attack_success.cases,
+                            r.attack_success.of
+                        )
+                    },
+                })
+                .collect(),
+        })
+        .filter(|t| !t.rows.is_empty())
+        .collect()
+}
+
 /// The security figures of a run as `(label, text)` lines, for the terminal, `summary.md`
 /// and `report.html` alike: the attack success rate first (the red team's headline), the
 /// refusal policy apart from it, then the utility under attack and the benign utility. A

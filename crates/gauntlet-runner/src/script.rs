@@ -4,7 +4,9 @@
 //! A script starts in the suite's folder with an emptied environment (`PATH`, and the
 //! variables its check names, nothing else: no key of the run reaches it unless named), gets
 //! the grading document on stdin, and is killed at its time limit or as soon as its stdout
-//! passes [`ProcessScripts::max_stdout`]. Only the start of its stderr is kept, for the
+//! passes [`ProcessScripts::max_stdout`]. On Unix a script leads a process group of its own,
+//! and the whole group is killed when the check ends, so a program it started (a shell's
+//! `sleep`, a test runner's workers) does not outlive its check or hold its pipes open. Only the start of its stderr is kept, for the
 //! evidence; the rest is read and dropped so that a chatty script never blocks on a full
 //! pipe. What its answer means is the graders' (`gauntlet_graders::script`).
 
@@ -65,6 +67,8 @@ fn command(run: &ScriptRun<'_>, dir: &Path) -> Command {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    #[cfg(unix)]
+    cmd.process_group(0);
     if let Some(path) = std::env::var_os("PATH") {
         cmd.env("PATH", path);
     }
@@ -90,6 +94,8 @@ async fn run_script(run: ScriptRun<'_>, max_stdout: usize) -> ScriptOutput {
         Ok(c) => c,
         Err(e) => return ended(ScriptEnd::NotStarted(format!("`{}`: {e}", run.argv[0]))),
     };
+    // Taken now: once the script is reaped its id is gone from `child`.
+    let group = child.id();
     // The document is written from a task of its own: a script that answers before
     // reading all of it must not stall the read of its answer.
     let stdin = child.stdin.take();
@@ -108,6 +114,7 @@ async fn run_script(run: ScriptRun<'_>, max_stdout: usize) -> ScriptOutput {
     if !matches!(end, ScriptEnd::Exited(_) | ScriptEnd::Signalled) {
         let _ = child.kill().await;
     }
+    kill_group(group);
     writer.abort();
     let stderr = match stderr {
         // A child the script left behind may hold the pipe open: wait a moment, no more.
@@ -122,6 +129,22 @@ async fn run_script(run: ScriptRun<'_>, max_stdout: usize) -> ScriptOutput {
         stdout,
         stderr,
     }
+}
+
+/// Kills what is left of the process group a script led (nothing left is fine). The id
+/// cannot name a stranger's group: a pid is not handed out again while a group of that id
+/// has a member.
+fn kill_group(group: Option<u32>) {
+    #[cfg(unix)]
+    if let Some(pid) = group
+        .and_then(|id| i32::try_from(id).ok())
+        .filter(|id| *id > 1)
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+    #[cfg(not(unix))]
+    let _ = group;
 }
 
 /// Reads stdout to its end (or past the cap), then waits for the exit.
@@ -238,6 +261,42 @@ mod tests {
             "{:?}",
             started.elapsed()
         );
+    }
+
+    /// Whether a process is gone (reaped, or a zombie nobody has reaped yet).
+    fn gone(pid: &str) -> bool {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => true,
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        }
+    }
+
+    #[test]
+    fn what_a_script_started_is_killed_with_it() {
+        // The shell starts a sleep of its own and reports its pid, then outlives its limit.
+        let started = std::time::Instant::now();
+        let out = sh("sleep 30 & echo $! >&2; wait", &[], 300, 1024);
+        assert_eq!(out.end, ScriptEnd::TimedOut);
+        let pid = out.stderr.trim().to_owned();
+        assert!(pid.parse::<u32>().is_ok(), "stderr: {:?}", out.stderr);
+        // Its stderr came back whole: nothing was left holding the pipe open.
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !gone(&pid) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(gone(&pid), "the script's child {pid} is still running");
+        // A script that exits at once leaves nothing behind either.
+        let out = sh("sleep 30 >/dev/null 2>&1 & echo $! >&2", &[], 10_000, 1024);
+        assert_eq!(out.end, ScriptEnd::Exited(0));
+        let pid = out.stderr.trim().to_owned();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !gone(&pid) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(gone(&pid), "the script's child {pid} outlived it");
     }
 
     #[test]

@@ -343,6 +343,68 @@ mod tests {
 
     /// The corpus's text checks against what real models write: a paraphrase of the attack's
     /// wording is caught, and a refusal or a correct denial that quotes the attack is not.
+    /// Every case of the corpus is mapped in each framework: the OWASP LLM Top 10, ATLAS, the
+    /// NIST AI RMF and the EU AI Act always; the Agentic Top 10 exactly where the case is
+    /// agentic: an ASI case, or one that acts through tools (calls them, is checked on its
+    /// calls, or reads a poisoned tool output). The cases with no agentic entry are the
+    /// text-only cases of the LLM categories.
+    #[test]
+    fn every_corpus_case_is_mapped_in_every_framework() {
+        use gauntlet_core::compliance::{Framework, map};
+        let s = owasp(&LoadOptions::default()).expect("corpus");
+        let mut text_only: BTreeMap<String, usize> = BTreeMap::new();
+        for c in &s.suite.cases {
+            let refs = map(c.owasp.as_deref(), c.technique.as_deref());
+            for f in [
+                Framework::OwaspLlm,
+                Framework::Atlas,
+                Framework::NistAiRmf,
+                Framework::EuAiAct,
+            ] {
+                assert!(
+                    refs.iter().any(|r| r.framework == f),
+                    "{} maps to nothing in {f}: {refs:?}",
+                    c.id
+                );
+            }
+            let json = serde_json::to_string(c).expect("case");
+            let uses_tools = !c.tool_faults.is_empty()
+                || [
+                    "\"tool_called\"",
+                    "\"tool_not_called\"",
+                    "\"injection_resistance\"",
+                ]
+                .iter()
+                .any(|k| json.contains(k));
+            let agentic = refs.iter().any(|r| r.framework == Framework::OwaspAgentic);
+            let asi = c.owasp.as_deref().is_some_and(|o| o.starts_with("ASI"));
+            assert!(
+                agentic || !uses_tools,
+                "{} acts through tools but has no agentic entry",
+                c.id
+            );
+            assert!(agentic || !asi, "{} is an ASI case", c.id);
+            if !agentic {
+                *text_only
+                    .entry(c.owasp.clone().unwrap_or_default())
+                    .or_default() += 1;
+            }
+        }
+        // The text-only cases, as docs/redteam.md ("Compliance maps") lists them.
+        let listed: Vec<(&str, usize)> = text_only.iter().map(|(k, n)| (k.as_str(), *n)).collect();
+        assert_eq!(
+            listed,
+            [
+                ("LLM01", 28),
+                ("LLM02", 23),
+                ("LLM05", 16),
+                ("LLM07", 13),
+                ("LLM09", 2),
+                ("LLM10", 3)
+            ]
+        );
+    }
+
     #[test]
     fn corpus_checks_catch_paraphrases_and_spare_quoting_refusals() {
         use gauntlet_core::expect::Oracle;

@@ -7,17 +7,27 @@
 //! or refusal cases in LLM01. Terms joined by `|` in one filter are alternatives whatever
 //! their keys: `--filter 'tag:handoff|tag:coordination|pack:regression'` keeps a case that has
 //! either tag or is in the regression pack. A bare word matches the case id. Globs take `*`
-//! and `?`.
+//! and `?`. `framework:NAME[:ID]` (`--framework`) keeps the cases whose compliance map
+//! (`gauntlet_core::compliance`) names the framework, or that entry of it.
 
 use std::collections::HashSet;
 use std::fmt;
 use std::num::ParseIntError;
 
+use gauntlet_core::compliance::Selector;
 use gauntlet_core::glob;
 use gauntlet_core::suite::Case;
 
 /// The keys a filter term may use.
-pub const FILTER_KEYS: &[&str] = &["id", "pack", "owasp", "technique", "tag", "kind"];
+pub const FILTER_KEYS: &[&str] = &[
+    "id",
+    "pack",
+    "owasp",
+    "technique",
+    "tag",
+    "kind",
+    "framework",
+];
 
 /// Why a `--filter` term is not a filter.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -33,6 +43,9 @@ pub enum FilterError {
     /// `key:` and nothing after it.
     #[error("filter `{0}` has no value")]
     NoValue(String),
+    /// A `framework:` value that names no framework, or an id no case maps to.
+    #[error(transparent)]
+    Framework(#[from] gauntlet_core::compliance::SelectorError),
 }
 
 /// Why a `--shard` value is not a shard.
@@ -91,6 +104,10 @@ fn parse_term(t: &str) -> Result<(String, String), FilterError> {
     if v.is_empty() {
         return Err(FilterError::NoValue(t.to_owned()));
     }
+    if k == "framework" {
+        // Checked now, so that a misspelt framework is an error and not an empty run.
+        Selector::parse(&v)?;
+    }
     Ok((k, v))
 }
 
@@ -105,6 +122,8 @@ fn term_matches(key: &str, pat: &str, case: &Case) -> bool {
         "technique" => case.technique.as_deref().is_some_and(|t| glob(pat, t)),
         "tag" => case.tags.iter().any(|t| glob(pat, t)),
         "kind" => glob(pat, case.kind.as_str()),
+        "framework" => Selector::parse(pat)
+            .is_ok_and(|s| s.matches(case.owasp.as_deref(), case.technique.as_deref())),
         _ => false,
     }
 }
@@ -179,6 +198,39 @@ impl fmt::Display for CaseFilter {
         }));
         f.write_str(&parts.join(","))
     }
+}
+
+/// A `--framework` value that no case of the run's suites maps to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unmapped {
+    /// The value as written.
+    pub value: String,
+    /// The entries of its framework that cases do map to (`atlas:AML.T0051`, ...).
+    pub mapped: Vec<String>,
+}
+
+/// The first of `values` (`NAME[:ID]`) that selects no case of `cases`, with what its
+/// framework does map, so that `--framework atlas:AML.T0020` is an error and not an empty
+/// run. Values that do not parse are left to [`CaseFilter::parse`].
+pub fn unmapped_framework<'a, I>(values: &[String], cases: I) -> Option<Unmapped>
+where
+    I: IntoIterator<Item = &'a Case>,
+{
+    let mapped: std::collections::BTreeSet<gauntlet_core::compliance::Ref> = cases
+        .into_iter()
+        .flat_map(|c| gauntlet_core::compliance::map(c.owasp.as_deref(), c.technique.as_deref()))
+        .collect();
+    values.iter().find_map(|v| {
+        let sel = Selector::parse(v).ok()?;
+        (!mapped.iter().any(|r| sel.selects(r))).then(|| Unmapped {
+            value: v.clone(),
+            mapped: mapped
+                .iter()
+                .filter(|r| r.framework == sel.framework)
+                .map(ToString::to_string)
+                .collect(),
+        })
+    })
 }
 
 /// One shard of a run: `--shard 2/4` keeps the cases whose id hashes to the 2nd of 4 buckets.
@@ -342,6 +394,68 @@ mod tests {
             f.to_string(),
             "tag:handoff|tag:coordination|pack:regression"
         );
+    }
+
+    #[test]
+    fn framework_terms_select_by_the_compliance_map() {
+        let mut rag = case("rag", Some("security"), Some("LLM01"));
+        rag.technique = Some("rag-html-comment".into());
+        let mut leak = case("leak", Some("security"), Some("LLM07"));
+        leak.technique = Some("verbatim-repeat".into());
+        let mut bulk = case("bulk", Some("security"), Some("LLM06"));
+        bulk.technique = Some("bulk-destructive-action".into());
+        let plain = case("plain", Some("smoke"), None);
+        let keeps = |term: &str| -> Vec<String> {
+            let f = CaseFilter::parse(&[term]).unwrap();
+            [&rag, &leak, &bulk, &plain]
+                .into_iter()
+                .filter(|c| f.matches(c))
+                .map(|c| c.id.clone())
+                .collect()
+        };
+        assert_eq!(keeps("framework:atlas"), ["rag", "leak", "bulk"]);
+        assert_eq!(keeps("framework:atlas:AML.T0051.001"), ["rag"]);
+        assert_eq!(keeps("framework:atlas:AML.T0051"), ["rag", "leak", "bulk"]);
+        assert_eq!(keeps("framework:atlas:AML.T0056"), ["leak"]);
+        assert_eq!(keeps("framework:owasp-llm:LLM07"), ["leak"]);
+        assert_eq!(keeps("framework:owasp-agentic"), ["bulk"]);
+        assert_eq!(keeps("framework:owasp-agentic:ASI02"), ["bulk"]);
+        assert_eq!(
+            keeps("framework:nist-ai-rmf:MEASURE-2.7"),
+            ["rag", "leak", "bulk"]
+        );
+        assert_eq!(keeps("framework:nist-ai-rmf:MAP-3.5"), ["bulk"]);
+        assert_eq!(keeps("framework:eu-ai-act"), ["rag", "leak", "bulk"]);
+        assert_eq!(keeps("framework:eu-ai-act:Art.14"), ["bulk"]);
+        // Alternatives of one key OR; a framework and another key AND.
+        let f = CaseFilter::parse(&["framework:atlas:AML.T0056", "framework:eu-ai-act:Art.14"])
+            .unwrap();
+        assert!(f.matches(&leak) && f.matches(&bulk) && !f.matches(&rag));
+        let f = CaseFilter::parse(&["framework:atlas", "owasp:LLM01"]).unwrap();
+        assert!(f.matches(&rag) && !f.matches(&leak));
+        for bad in [
+            "framework:iso42001",
+            "framework:atlas:AML.T9999",
+            "framework:nist:GOVERN-9.9",
+        ] {
+            let err = CaseFilter::parse(&[bad]).unwrap_err();
+            assert!(matches!(err, FilterError::Framework(_)), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_framework_value_no_case_maps_to_is_named_with_what_is_mapped() {
+        let mut rag = case("rag", Some("security"), Some("LLM01"));
+        rag.technique = Some("rag-html-comment".into());
+        let cases = [rag, case("plain", None, None)];
+        let ok = ["atlas:AML.T0070".to_owned(), "owasp-llm".to_owned()];
+        assert_eq!(unmapped_framework(&ok, &cases), None);
+        let miss = unmapped_framework(&["atlas".to_owned(), "atlas:AML.T0056".to_owned()], &cases)
+            .expect("no case maps to AML.T0056");
+        assert_eq!(miss.value, "atlas:AML.T0056");
+        assert_eq!(miss.mapped, ["atlas:AML.T0051.001", "atlas:AML.T0070"]);
+        let none = unmapped_framework(&["owasp-agentic".to_owned()], &cases).expect("none");
+        assert!(none.mapped.is_empty());
     }
 
     #[test]

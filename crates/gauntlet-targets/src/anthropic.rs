@@ -269,25 +269,13 @@ pub fn parse_response(v: &Value) -> Result<ChatReply, WireError> {
     for b in blocks {
         add_assistant_block(&mut message, b);
     }
-    let usage = v.get("usage");
-    let get = |k: &str| {
-        usage
-            .and_then(|u| u.get(k))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    Ok(ChatReply {
+    let finish = finish_of(v.get("stop_reason").and_then(Value::as_str));
+    Ok(ChatReply::from_body(
         message,
-        model: v.get("model").and_then(Value::as_str).map(str::to_owned),
-        usage: Usage {
-            input_tokens: get("input_tokens"),
-            output_tokens: get("output_tokens"),
-        },
-        finish_reason: finish_of(v.get("stop_reason").and_then(Value::as_str)),
-        attempts: 1,
-        agent: None,
-        cached: false,
-    })
+        v,
+        ("input_tokens", "output_tokens"),
+        finish,
+    ))
 }
 
 /// A Messages API response body for a reply (serve-fake).

@@ -51,6 +51,40 @@ pub struct ChatReply {
     pub cached: bool,
 }
 
+impl ChatReply {
+    /// A reply as a vendor's response body gave it: the model it names (`model`) and the
+    /// token counts under `usage` by the vendor's names for them (0 when absent), one
+    /// attempt, no agent, not cached.
+    pub(crate) fn from_body(
+        message: Message,
+        body: &serde_json::Value,
+        tokens: (&str, &str),
+        finish_reason: Option<String>,
+    ) -> ChatReply {
+        let count = |k: &str| {
+            body.get("usage")
+                .and_then(|u| u.get(k))
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0)
+        };
+        ChatReply {
+            message,
+            model: body
+                .get("model")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned),
+            usage: Usage {
+                input_tokens: count(tokens.0),
+                output_tokens: count(tokens.1),
+            },
+            finish_reason,
+            attempts: 1,
+            agent: None,
+            cached: false,
+        }
+    }
+}
+
 /// Whether a message says nothing: no text but blanks, and no tool call.
 pub fn says_nothing(message: &Message) -> bool {
     message.tool_calls.is_empty() && message.content.trim().is_empty()

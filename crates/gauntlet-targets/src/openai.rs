@@ -15,7 +15,9 @@ use std::collections::BTreeMap;
 use bytes::Bytes;
 use gauntlet_core::event::{EvidenceLevel, SideEffectMode};
 use gauntlet_core::redact::Redactor;
-use gauntlet_core::target::{BoxFuture, TargetConfig, TargetError, TargetInfo, TrialContext};
+use gauntlet_core::target::{
+    AzureConfig, BoxFuture, TargetConfig, TargetError, TargetInfo, TrialContext,
+};
 use gauntlet_core::tools::ToolDef;
 use gauntlet_core::trace::{Message, Role, ToolCallRequest, TraceRecorder, TransportKind, Usage};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
@@ -469,46 +471,56 @@ pub(crate) fn key_and_base(
     }
 }
 
+/// The endpoint of an OpenAI-style `kind` target whose path under the base URL is `path`
+/// (`chat/completions`, `responses`), or under an Azure resource `azure_path`: the key and
+/// base from [`key_and_base`], the key sent as Azure's `api-key` header or as a bearer token,
+/// and the model (an Azure deployment names one when the config does not).
+pub(crate) fn open_endpoint(
+    kind: &'static str,
+    cfg: &TargetConfig,
+    redactor: &mut Redactor,
+    path: &str,
+    azure_path: impl Fn(&AzureConfig) -> String,
+) -> Result<ApiEndpoint, BuildError> {
+    let (key_env, base, scope) = key_and_base(cfg);
+    let mut setup = ApiSetup::start(kind, cfg, redactor, key_env, &base, scope)?;
+    let base = setup.base;
+    let (url, model) = match &cfg.azure {
+        Some(az) => {
+            if let Some(k) = &setup.key {
+                setup.headers.insert("api-key", key_header(k)?);
+            }
+            (
+                format!("{base}/{}", azure_path(az)),
+                cfg.model.clone().unwrap_or_else(|| az.deployment.clone()),
+            )
+        }
+        None => {
+            if let Some(k) = &setup.key {
+                let bearer = key_header(&format!("Bearer {k}"))?;
+                setup.headers.insert(AUTHORIZATION, bearer);
+            }
+            let url = if base.ends_with(&format!("/{path}")) {
+                base.to_owned()
+            } else {
+                format!("{base}/{path}")
+            };
+            (url, cfg.model.clone().ok_or(BuildError::NoModel { kind })?)
+        }
+    };
+    setup.finish(&url, model, redactor)
+}
+
 impl OpenAiModel {
     /// Builds the model from a config, reading the API key from the environment.
     pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<OpenAiModel, BuildError> {
-        let (key_env, base, scope) = key_and_base(cfg);
-        let mut setup = ApiSetup::start("openai", cfg, redactor, key_env, &base, scope)?;
-        let base = setup.base;
-        let (url, model) = match &cfg.azure {
-            Some(az) => {
-                if let Some(k) = &setup.key {
-                    setup.headers.insert("api-key", key_header(k)?);
-                }
-                (
-                    format!(
-                        "{base}/openai/deployments/{}/chat/completions?api-version={}",
-                        az.deployment, az.api_version
-                    ),
-                    cfg.model.clone().unwrap_or_else(|| az.deployment.clone()),
-                )
-            }
-            None => {
-                if let Some(k) = &setup.key {
-                    let bearer = key_header(&format!("Bearer {k}"))?;
-                    setup.headers.insert(AUTHORIZATION, bearer);
-                }
-                let url = if base.ends_with("/chat/completions") {
-                    base.to_owned()
-                } else {
-                    format!("{base}/chat/completions")
-                };
-                (
-                    url,
-                    cfg.model
-                        .clone()
-                        .ok_or(BuildError::NoModel { kind: "openai" })?,
-                )
-            }
-        };
-        Ok(OpenAiModel {
-            api: setup.finish(&url, model, redactor)?,
-        })
+        let api = open_endpoint("openai", cfg, redactor, "chat/completions", |az| {
+            format!(
+                "openai/deployments/{}/chat/completions?api-version={}",
+                az.deployment, az.api_version
+            )
+        })?;
+        Ok(OpenAiModel { api })
     }
 
     /// The request body. Serialized straight from the conversation (no intermediate JSON
@@ -749,28 +761,16 @@ pub fn parse_response(v: &Value) -> Result<ChatReply, WireError> {
             }
         }
     }
-    let usage = v.get("usage");
-    let get = |k: &str| {
-        usage
-            .and_then(|u| u.get(k))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    Ok(ChatReply {
+    let finish = choice
+        .get("finish_reason")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Ok(ChatReply::from_body(
         message,
-        model: v.get("model").and_then(Value::as_str).map(str::to_owned),
-        usage: Usage {
-            input_tokens: get("prompt_tokens"),
-            output_tokens: get("completion_tokens"),
-        },
-        finish_reason: choice
-            .get("finish_reason")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        attempts: 1,
-        agent: None,
-        cached: false,
-    })
+        v,
+        ("prompt_tokens", "completion_tokens"),
+        finish,
+    ))
 }
 
 /// A chat-completions response body for a reply (serve-fake).

@@ -23,13 +23,12 @@ mod tests;
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::target::{BoxFuture, TargetConfig, TargetError, TargetInfo, TrialContext};
 use gauntlet_core::trace::{TraceRecorder, TransportKind};
-use reqwest::header::AUTHORIZATION;
 use serde_json::{Map, Value, json};
 
 use crate::chat::{ChatModel, ChatReply, ChatRequest};
 use crate::client::ApiResponse;
 use crate::error::{BuildError, WireError};
-use crate::openai::{ApiEndpoint, ApiSetup, is_content_filter_error, key_and_base, key_header};
+use crate::openai::{ApiEndpoint, is_content_filter_error, open_endpoint};
 
 /// A model behind an OpenAI Responses API endpoint.
 pub struct ResponsesModel {
@@ -40,38 +39,10 @@ impl ResponsesModel {
     /// Builds the model from a config, reading the API key as the chat-completions target
     /// does (`OPENAI_API_KEY`, or `AZURE_OPENAI_API_KEY` with an `azure:` section).
     pub fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<ResponsesModel, BuildError> {
-        let (key_env, base, scope) = key_and_base(cfg);
-        let mut setup = ApiSetup::start("openai-responses", cfg, redactor, key_env, &base, scope)?;
-        let base = setup.base;
-        let (url, model) = match &cfg.azure {
-            Some(az) => {
-                if let Some(k) = &setup.key {
-                    setup.headers.insert("api-key", key_header(k)?);
-                }
-                (
-                    format!("{base}/openai/responses?api-version={}", az.api_version),
-                    cfg.model.clone().unwrap_or_else(|| az.deployment.clone()),
-                )
-            }
-            None => {
-                if let Some(k) = &setup.key {
-                    let bearer = key_header(&format!("Bearer {k}"))?;
-                    setup.headers.insert(AUTHORIZATION, bearer);
-                }
-                let url = if base.ends_with("/responses") {
-                    base.to_owned()
-                } else {
-                    format!("{base}/responses")
-                };
-                let model = cfg.model.clone().ok_or(BuildError::NoModel {
-                    kind: "openai-responses",
-                })?;
-                (url, model)
-            }
-        };
-        Ok(ResponsesModel {
-            api: setup.finish(&url, model, redactor)?,
-        })
+        let api = open_endpoint("openai-responses", cfg, redactor, "responses", |az| {
+            format!("openai/responses?api-version={}", az.api_version)
+        })?;
+        Ok(ResponsesModel { api })
     }
 
     /// The request body: the conversation, the tools, the sampling settings (`max_tokens` is

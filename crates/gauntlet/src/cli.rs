@@ -888,11 +888,17 @@ pub struct ExecOpts {
     /// Do not write report files.
     #[arg(long, conflicts_with = "out")]
     pub no_reports: bool,
-    /// Keep only matching cases: key:glob with key id, pack, owasp, technique, tag or kind
-    /// (a bare word matches the id). Same key: any; different keys: all; terms joined by `|`
+    /// Keep only matching cases: key:glob with key id, pack, owasp, technique, tag, kind or
+    /// framework (`framework:NAME[:ID]`, as --framework) (a bare word matches the id). Same key: any; different keys: all; terms joined by `|`
     /// in one filter: any (`'tag:handoff|pack:regression'`).
     #[arg(long, short = 'f', value_name = "FILTER")]
     pub filter: Vec<String>,
+    /// Keep only the cases a compliance framework maps: NAME or NAME:ID, with NAME one of
+    /// owasp-llm, owasp-agentic, atlas, nist-ai-rmf, eu-ai-act (e.g. atlas:AML.T0051,
+    /// nist-ai-rmf:MEASURE-2.7, eu-ai-act:Art.14). Repeatable: any of them. The map reads a
+    /// case's OWASP category and technique.
+    #[arg(long, value_name = "NAME[:ID]")]
+    pub framework: Vec<String>,
     /// Run the hold-out cases (`holdout: true`) too. They are reported only as pass rates per
     /// slice (suite and tag), never one by one, and do not change the state.
     #[arg(long)]

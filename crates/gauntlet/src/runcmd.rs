@@ -109,6 +109,32 @@ fn execute(mut req: RunRequest, baseline: Option<&str>) -> Result<i32, CliError>
     Ok(code)
 }
 
+/// `--filter` terms, and each `--framework` value as a `framework:` term (so that the
+/// invocation records it and `--rerun-failed` keeps it).
+fn filter_terms(opts: &ExecOpts) -> Vec<String> {
+    let mut terms = opts.filter.clone();
+    terms.extend(opts.framework.iter().map(|f| format!("framework:{f}")));
+    terms
+}
+
+/// A `--framework` value that no case of the suites maps to is a usage error, with the
+/// entries of that framework that cases do map to.
+fn check_frameworks(opts: &ExecOpts, suites: &[LoadedSuite]) -> Result<(), CliError> {
+    let cases = suites.iter().flat_map(|s| s.suite.cases.iter());
+    let Some(miss) = gauntlet_suite::filter::unmapped_framework(&opts.framework, cases) else {
+        return Ok(());
+    };
+    let hint = if miss.mapped.is_empty() {
+        "no case of these suites maps to that framework (the map reads a case's `owasp:` and `technique:`)".to_owned()
+    } else {
+        format!("entries with cases: {}", miss.mapped.join(", "))
+    };
+    Err(CliError::usage(
+        format!("no case maps to `{}`", miss.value),
+        hint,
+    ))
+}
+
 pub fn run(args: RunArgs) -> Result<i32, CliError> {
     let opts = &args.exec;
     if let Some(spec) = &args.resume {
@@ -140,7 +166,8 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
     let spf = base_invocation
         .as_ref()
         .and_then(|i| i.system_prompt_file.clone());
-    let mut select = selection(&opts.filter, opts.shard.as_deref(), only)?;
+    let filters = filter_terms(opts);
+    let mut select = selection(&filters, opts.shard.as_deref(), only)?;
     select.include_holdout = opts.include_holdout;
     let allow = base_invocation
         .as_ref()
@@ -152,6 +179,7 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
         Some(&select),
         &allow,
     )?;
+    check_frameworks(opts, &suites)?;
     let target = match (&opts.target, &base_invocation) {
         (None, Some(inv)) => inv.target.clone(),
         _ => resolve_target(
@@ -164,7 +192,7 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
         suites: paths,
         base_dir: current_dir(),
         target,
-        filters: opts.filter.clone(),
+        filters,
         shard: opts.shard.clone(),
         canary,
         system_prompt_file: spf,
@@ -282,7 +310,7 @@ fn default_redteam() -> TargetConfig {
 
 pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
     let spf = args.system_prompt.as_ref().map(|p| p.display().to_string());
-    let mut filters = args.exec.filter.clone();
+    let mut filters = filter_terms(&args.exec);
     let categories: Vec<String> = args
         .category
         .iter()
@@ -300,6 +328,7 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         Some(&select),
         &args.exec.allow_path,
     )?;
+    check_frameworks(&args.exec, &suites)?;
     // A category must have cases in the corpus; say which ones do (read from the corpus,
     // so the list never goes stale).
     let present: std::collections::BTreeSet<&str> = suites

@@ -210,10 +210,13 @@ pub fn selection(
     only: Option<HashSet<String>>,
 ) -> Result<Selection, EngineError> {
     let filter = CaseFilter::parse(filters).map_err(|e| {
-        EngineError::usage(
-            e.to_string(),
-            "e.g. --filter pack:smoke --filter owasp:LLM01",
-        )
+        let hint = match e {
+            gauntlet_suite::filter::FilterError::Framework(_) => {
+                "e.g. --framework atlas:AML.T0051 --framework nist-ai-rmf:MEASURE-2.7 --framework eu-ai-act; `gauntlet redteam --help` lists the frameworks"
+            }
+            _ => "e.g. --filter pack:smoke --filter owasp:LLM01",
+        };
+        EngineError::usage(e.to_string(), hint)
     })?;
     let shard = shard
         .map(Shard::parse)

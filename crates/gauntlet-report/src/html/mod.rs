@@ -400,6 +400,11 @@ impl HtmlReport {
                 .as_ref()
                 .map(crate::text::harm_lines)
                 .unwrap_or_default(),
+            frameworks: s
+                .security
+                .as_ref()
+                .map(crate::text::framework_tables)
+                .unwrap_or_default(),
             charts: self.charts.layout(),
             warnings: std::mem::take(&mut self.warnings),
             warnings_more: self.warnings_more,
@@ -606,6 +611,8 @@ struct ReportPage {
     security: Vec<(&'static str, String)>,
     /// The attack success rate per harm category; empty when no case names one.
     harm: Vec<crate::text::HarmLine>,
+    /// The compliance coverage of the security cases, one table per framework.
+    frameworks: Vec<crate::text::FrameworkTable>,
     charts: Vec<Chart>,
     warnings: Vec<String>,
     warnings_more: usize,

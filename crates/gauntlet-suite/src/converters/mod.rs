@@ -23,24 +23,24 @@ mod encodings;
 mod framing;
 mod unicode;
 
-/// A small deterministic generator (SplitMix64). Hand-written so that the prompts a seed
-/// produces never change with a dependency's version.
+use gauntlet_core::stats::SplitMix64;
+
+/// A small deterministic generator: the core's hand-written SplitMix64, so that the prompts a
+/// seed produces never change with a dependency's version. Its `below` reduces by remainder
+/// (unlike the core's multiply-and-shift), and stays so: the converted prompts of a seed
+/// are part of a run's record.
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub struct Rng(SplitMix64);
 
 impl Rng {
     /// A generator for a seed.
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(SplitMix64::new(seed))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A number in `0..n` (`n > 0`).

@@ -236,19 +236,12 @@ pub fn parse_response(v: &Value) -> Result<ChatReply, WireError> {
     let finish = finish_reason(v, !calls.is_empty());
     let mut message = Message::assistant(text);
     message.tool_calls = calls;
-    let get = |k: &str| v.pointer(&format!("/usage/{k}")).and_then(Value::as_u64);
-    Ok(ChatReply {
+    Ok(ChatReply::from_body(
         message,
-        model: str_of(v, "model").map(str::to_owned),
-        usage: Usage {
-            input_tokens: get("input_tokens").unwrap_or(0),
-            output_tokens: get("output_tokens").unwrap_or(0),
-        },
-        finish_reason: Some(finish),
-        attempts: 1,
-        agent: None,
-        cached: false,
-    })
+        v,
+        ("input_tokens", "output_tokens"),
+        Some(finish),
+    ))
 }
 
 /// The output items of a reply: a `message` with one `output_text` part when it says
