@@ -11,7 +11,8 @@
 //! The modules are layered, bottom up; a file uses only files of its own layer (never in a
 //! circle) or of lower ones, which `tests/layers.rs` checks:
 //!
-//! 0. leaf utilities: [`text`], `de`, [`stats`], [`redact`], [`cache`], [`technique`], and
+//! 0. leaf utilities: [`text`], `de`, [`stats`], [`redact`], [`cache`], [`technique`], [`harm`]
+//!    (the harm taxonomy and the public sets' categories mapped onto it), and
 //!    [`rubric`] (the [`rubric::Dimension`] a check feeds, the [`rubric::CaseKind`] that
 //!    picks the rubric);
 //! 1. the suite model: [`tools`], [`mcp`], [`judges`], [`calibration`],
@@ -45,6 +46,7 @@ pub mod event;
 pub mod expect;
 pub mod flake;
 pub mod grader;
+pub mod harm;
 pub mod judges;
 pub mod mcp;
 pub mod merge;

@@ -424,6 +424,9 @@ pub struct CaseMeta {
     /// Technique.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub technique: Option<String>,
+    /// Harm category (`gauntlet_core::harm`), for a harmful request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harm: Option<String>,
     /// Whether it gates the suite.
     pub blocking: bool,
     /// Whether it is a security case (absent: false).
@@ -467,6 +470,7 @@ impl Serialize for CaseMeta {
             + usize::from(self.pack.is_some())
             + usize::from(self.owasp.is_some())
             + usize::from(self.technique.is_some())
+            + usize::from(self.harm.is_some())
             + usize::from(self.security)
             + usize::from(self.blocked_is_defended)
             + usize::from(name)
@@ -488,6 +492,9 @@ impl Serialize for CaseMeta {
         }
         if let Some(v) = &self.technique {
             st.serialize_field("technique", v)?;
+        }
+        if let Some(v) = &self.harm {
+            st.serialize_field("harm", v)?;
         }
         st.serialize_field("blocking", &self.blocking)?;
         if self.security {
@@ -533,6 +540,8 @@ struct CaseMetaWire {
     owasp: Option<String>,
     #[serde(default)]
     technique: Option<String>,
+    #[serde(default)]
+    harm: Option<String>,
     blocking: bool,
     #[serde(default)]
     security: bool,
@@ -565,6 +574,7 @@ impl<'de> Deserialize<'de> for CaseMeta {
             pack: w.pack,
             owasp: w.owasp,
             technique: w.technique,
+            harm: w.harm,
             blocking: w.blocking,
             security: w.security,
             blocked_is_defended: w.blocked_is_defended,
@@ -588,6 +598,7 @@ impl CaseMeta {
             pack: case.pack.clone(),
             owasp: case.owasp.clone(),
             technique: case.technique.clone(),
+            harm: case.harm.clone(),
             blocking: case.blocking.unwrap_or(ctx.default_blocking),
             security: case.is_security(),
             blocked_is_defended: ctx.blocked_is_defended,

@@ -215,6 +215,12 @@ pub struct Case {
     /// The attack or test technique, such as `direct-override`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub technique: Option<String>,
+    /// The harm category of a harmful request, from gauntlet's harm taxonomy (the MLCommons
+    /// AILuminate v1.0 hazards, such as `violent-crimes` or `privacy`, and `cybercrime`,
+    /// `misinformation`): reports give the attack success rate per category. A case with one
+    /// is a security case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harm: Option<String>,
     /// Free-form tags for filtering.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
@@ -557,7 +563,9 @@ impl CaseView for Case {
 impl Case {
     /// Whether the case counts as a security case (an OWASP category or a security pack).
     pub fn is_security(&self) -> bool {
-        self.owasp.is_some() || matches!(self.pack.as_deref(), Some("security"))
+        self.owasp.is_some()
+            || self.harm.is_some()
+            || matches!(self.pack.as_deref(), Some("security"))
     }
 
     /// The benign twin of a case that declares one (`benign:`): the case with the fields of
@@ -580,6 +588,7 @@ impl Case {
             self.id
         ));
         t.owasp = None;
+        t.harm = None;
         t.technique = None;
         t.pack = Some(BENIGN_PACK.to_owned());
         t.strategy = None;

@@ -122,6 +122,7 @@ fn meta(name: &str) -> CaseMeta {
         pack: None,
         owasp: None,
         technique: None,
+        harm: None,
         blocking: true,
         security: false,
         blocked_is_defended: false,

@@ -19,6 +19,9 @@ use crate::error::{EngineError, store_err};
 /// The origin recorded for the built-in red-team corpus.
 pub const BUILTIN_OWASP: &str = "builtin:owasp";
 
+/// The origin recorded for the built-in harm pack.
+pub const BUILTIN_HARM: &str = "builtin:harm";
+
 /// The async runtime for commands that call targets (built only when needed, so that
 /// `--version` and `validate` stay instant).
 pub fn runtime() -> Result<tokio::runtime::Runtime, EngineError> {
@@ -32,7 +35,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, EngineError> {
         .map_err(|e| EngineError::plain(format!("failed to start the async runtime: {e}")))
 }
 
-/// Loads suites (`builtin:owasp` is the corpus), printing nothing; diagnostics become a
+/// Loads suites (`builtin:owasp` is the corpus, `builtin:harm` the harm pack), printing nothing; diagnostics become a
 /// usage error. `select` is the run's selection, counted while the suites are validated.
 pub fn load_all(
     paths: &[String],
@@ -51,6 +54,10 @@ pub fn load_all(
     for p in paths {
         if p == BUILTIN_OWASP {
             suites.push(corpus(system_prompt_file.map(Path::new), canary, &opts)?);
+            continue;
+        }
+        if p == BUILTIN_HARM {
+            suites.push(gauntlet_suite::builtin::harm(&opts).map_err(EngineError::Diagnostics)?);
             continue;
         }
         match gauntlet_suite::load_file(Path::new(p), &opts) {
@@ -116,7 +123,7 @@ pub fn resolve_suite_paths(
     inv.suites
         .iter()
         .map(|given| {
-            if given == BUILTIN_OWASP || Path::new(given).is_absolute() {
+            if given == BUILTIN_OWASP || given == BUILTIN_HARM || Path::new(given).is_absolute() {
                 return Ok(given.clone());
             }
             let candidates: Vec<PathBuf> = [

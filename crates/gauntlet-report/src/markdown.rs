@@ -201,6 +201,7 @@ pub fn render(
     }
     push_scores(&mut o, s);
     push_security(&mut o, s);
+    push_harm(&mut o, s);
     push_frameworks(&mut o, s);
     if let Some(sp) = &s.spend {
         o.push_str(&spend_table(sp));
@@ -259,6 +260,31 @@ fn push_security(o: &mut String, s: &Summary) {
     o.push_str("### Security\n\n");
     for (label, text) in security_lines(sec) {
         o.push_str(&format!("- **{label}**: {}\n", md::text(&text)));
+    }
+    o.push('\n');
+}
+
+/// The attack success rate per harm category, when the run has harm-categorised cases.
+fn push_harm(o: &mut String, s: &Summary) {
+    let lines = s
+        .security
+        .as_ref()
+        .map(crate::text::harm_lines)
+        .unwrap_or_default();
+    if lines.is_empty() {
+        return;
+    }
+    o.push_str("### Attack success by harm category\n\n| harm category | cases | attack achieved | observed | attack success rate |\n|---|---:|---:|---:|---:|\n");
+    for h in &lines {
+        o.push_str(&format!(
+            "| {} ({}) | {} | {} | {} | {} |\n",
+            cell(&h.title),
+            cell(&h.id),
+            h.cases,
+            h.achieved,
+            h.observed,
+            h.rate
+        ));
     }
     o.push('\n');
 }
@@ -461,6 +487,7 @@ mod tests {
             pack: None,
             owasp: None,
             technique: None,
+            harm: None,
             blocking: true,
             security: false,
             blocked_is_defended: false,

@@ -1,5 +1,6 @@
 //! Small helpers shared by the writers and the terminal: atomic files, score and reason
-//! formatting, and the security figures in words ([`security_lines`], [`case_security_line`]).
+//! formatting, and the security figures in words ([`security_lines`], [`case_security_line`],
+//! and the attack success rate per harm category, [`harm_lines`]).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -359,6 +360,66 @@ pub fn security_lines(s: &SecuritySummary) -> Vec<(&'static str, String)> {
         },
     ));
     out
+}
+
+/// The attack success rate of one harm category, as the terminal, `summary.md` and
+/// `report.html` show it (see [`harm_lines`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct HarmLine {
+    /// The category's id (`violent-crimes`).
+    pub id: String,
+    /// Its title, or the id for a category the taxonomy does not know.
+    pub title: String,
+    /// Security cases of the category.
+    pub cases: usize,
+    /// Cases whose attack achieved its goal.
+    pub achieved: usize,
+    /// Cases where the attack was observed (the rate's denominator).
+    pub observed: usize,
+    /// The rate, `100%`, or `-` when nothing was observed.
+    pub rate: String,
+    /// The figure in words: `100% (3 of 3 where the attack was observed)`.
+    pub text: String,
+}
+
+/// The attack success rate per harm category, in the taxonomy's order; empty when no case
+/// of the run names a harm category, so that other runs' reports are unchanged.
+pub fn harm_lines(s: &SecuritySummary) -> Vec<HarmLine> {
+    s.by_harm
+        .iter()
+        .map(|h| {
+            let a = &h.attack_success;
+            let text = if a.of == 0 {
+                format!(
+                    "not measured: no attack observed in its {} case{}{}",
+                    h.cases,
+                    if h.cases == 1 { "" } else { "s" },
+                    not_observed(a)
+                )
+            } else {
+                format!(
+                    "{} ({} of {} where the attack was observed{})",
+                    percent(a),
+                    a.cases,
+                    a.of,
+                    not_observed(a)
+                )
+            };
+            HarmLine {
+                id: h.category.clone(),
+                title: if h.title.is_empty() {
+                    h.category.clone()
+                } else {
+                    h.title.clone()
+                },
+                cases: h.cases,
+                achieved: a.cases,
+                observed: a.of,
+                rate: percent(a),
+                text,
+            }
+        })
+        .collect()
 }
 
 /// A security case's verdicts by role in one line: `attack achieved · policy violated (did

@@ -1,5 +1,6 @@
-//! Suites embedded in the binary: the OWASP red-team corpus ([`OWASP_FILES`]) and the
-//! starter harness written by `gauntlet init` ([`STARTER_FILES`]), and the backlog benchmark's
+//! Suites embedded in the binary: the OWASP red-team corpus ([`OWASP_FILES`]), the harm
+//! pack ([`HARM_FILES`]: harmful requests over the harm taxonomy of
+//! `gauntlet_core::harm`), and the starter harness written by `gauntlet init` ([`STARTER_FILES`]), and the backlog benchmark's
 //! template ([`BACKLOG_FILES`]).
 //!
 //! The files live next to this crate as ordinary YAML (reviewed, diffed and validated like
@@ -77,6 +78,11 @@ pub const OWASP_FILES: &[(&str, &str)] = &[
     ),
 ];
 
+/// The harm pack (`builtin:harm`): harmful requests, a few per category of the harm
+/// taxonomy, each graded by the refusal policy and `attack_success`.
+pub const HARM_FILES: &[(&str, &str)] =
+    &[("suite.yaml", include_str!("../corpus/harm/suite.yaml"))];
+
 /// The starter harness written by `gauntlet init`: (file name, contents).
 pub const STARTER_FILES: &[(&str, &str)] = &[
     ("suite.yaml", include_str!("../starter/suite.yaml")),
@@ -111,6 +117,7 @@ pub const BACKLOG_FILES: &[(&str, &str)] = &[
 pub fn repo_dir(name: &str) -> &'static str {
     match name {
         "owasp" => "crates/gauntlet-suite/corpus/owasp",
+        "harm" => "crates/gauntlet-suite/corpus/harm",
         "starter" => "crates/gauntlet-suite/starter",
         _ => "builtin",
     }
@@ -187,6 +194,11 @@ pub fn load_embedded(
 /// Loads the OWASP corpus.
 pub fn owasp(opts: &LoadOptions<'_>) -> Result<LoadedSuite, Vec<Diagnostic>> {
     load_embedded("owasp", OWASP_FILES, opts)
+}
+
+/// Loads the harm pack.
+pub fn harm(opts: &LoadOptions<'_>) -> Result<LoadedSuite, Vec<Diagnostic>> {
+    load_embedded("harm", HARM_FILES, opts)
 }
 
 #[cfg(test)]
@@ -285,6 +297,48 @@ mod tests {
                 .count()
                 >= 8
         );
+    }
+
+    /// The harm pack covers every category of the taxonomy with a few requests, each a
+    /// security case graded by the refusal policy and by `attack_success` on an explicit goal.
+    #[test]
+    fn the_harm_pack_covers_the_taxonomy() {
+        use gauntlet_core::expect::Oracle;
+        let s = harm(&LoadOptions::default())
+            .unwrap_or_else(|d| panic!("{}", d.iter().map(|x| x.to_string()).collect::<String>()));
+        let mut by_cat: BTreeMap<&str, usize> = BTreeMap::new();
+        for c in &s.suite.cases {
+            let h = c
+                .harm
+                .as_deref()
+                .expect("every harm case names its category");
+            assert!(gauntlet_core::harm::find(h).is_some(), "{}: {h}", c.id);
+            *by_cat.entry(h).or_default() += 1;
+            assert!(c.is_security(), "{}", c.id);
+            assert_eq!(c.pack.as_deref(), Some("harm"), "{}", c.id);
+            let keys: Vec<&str> = c.expect.iter().map(|e| e.oracle.key()).collect();
+            assert_eq!(keys, ["refusal", "attack_success"], "{}", c.id);
+            let goal = c.expect.iter().find_map(|e| match &e.oracle {
+                Oracle::AttackSuccess(a) => a.goal.clone(),
+                _ => None,
+            });
+            assert!(
+                goal.is_some_and(|g| g.len() > 20),
+                "{}: an explicit goal",
+                c.id
+            );
+            let src = c.source.as_ref().expect("a source line");
+            assert!(
+                src.file.starts_with("crates/gauntlet-suite/corpus/harm/"),
+                "{src:?}"
+            );
+        }
+        assert_eq!(
+            by_cat.len(),
+            gauntlet_core::harm::HARM_CATEGORIES.len(),
+            "every category has cases: {by_cat:?}"
+        );
+        assert!(by_cat.values().all(|n| *n >= 3), "{by_cat:?}");
     }
 
     /// The corpus's text checks against what real models write: a paraphrase of the attack's

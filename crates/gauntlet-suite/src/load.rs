@@ -1637,6 +1637,22 @@ fn shape_problems(case: &Case, out: &mut Vec<Problem>) {
             "use the LLM Top 10 (2025) ids LLM01 to LLM10 or the Agentic Top 10 (2026) ids ASI01 to ASI10, e.g. `owasp: LLM01`",
         ));
     }
+    if let Some(h) = &case.harm
+        && gauntlet_core::harm::find(h).is_none()
+    {
+        let ids: Vec<&str> = gauntlet_core::harm::HARM_CATEGORIES
+            .iter()
+            .map(|c| c.id)
+            .collect();
+        out.push(Problem::new(
+            "harm",
+            format!("unknown harm category `{h}`"),
+            format!(
+                "use one of {} (docs/redteam.md, \"The harm pack\")",
+                ids.join(", ")
+            ),
+        ));
+    }
     strategy_problems(case, out);
     if let Err(e) = crate::converters::check_chain(&case.converters) {
         out.push(Problem::new(

@@ -61,5 +61,8 @@ pub fn import(args: ImportArgs) -> Result<i32, CliError> {
     for (why, n) in &imported.skipped {
         let _ = writeln!(out, "  left out {n}: {why}");
     }
+    for (label, n) in &imported.unmapped {
+        let _ = writeln!(out, "  no harm category for {n}: category `{label}`");
+    }
     Ok(0)
 }

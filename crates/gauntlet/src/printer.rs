@@ -15,8 +15,8 @@ use gauntlet_core::score::Status;
 use gauntlet_core::summary::Summary;
 use gauntlet_core::verdict::Verdict;
 use gauntlet_report::text::{
-    ScoreStyle, case_security_line, clip, failed_checks, failure_reason, score_parts, score_text,
-    security_lines,
+    ScoreStyle, case_security_line, clip, failed_checks, failure_reason, harm_lines, score_parts,
+    score_text, security_lines,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -203,6 +203,7 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
         // and the utilities follow it, and the counts of cases come after.
         if let Some(sec) = &s.security {
             print_security(o, sec)?;
+            print_harm(o, sec)?;
         }
         writeln!(
             o,
@@ -335,6 +336,23 @@ fn print_security(
             "{BOLD}{:>12}{BOLD:#} {label}: {}",
             if i == 0 { "Security" } else { "" },
             shown(&text)
+        )?;
+    }
+    Ok(())
+}
+
+/// The attack success rate per harm category, when the run has harm-categorised cases.
+fn print_harm(
+    o: &mut crate::out::Printer,
+    s: &gauntlet_core::summary::SecuritySummary,
+) -> std::io::Result<()> {
+    for (i, h) in harm_lines(s).into_iter().enumerate() {
+        writeln!(
+            o,
+            "{BOLD}{:>12}{BOLD:#} {}: {}",
+            if i == 0 { "Harm" } else { "" },
+            shown(&h.id),
+            shown(&h.text)
         )?;
     }
     Ok(())

@@ -395,6 +395,11 @@ impl HtmlReport {
                 .as_ref()
                 .map(crate::text::security_lines)
                 .unwrap_or_default(),
+            harm: s
+                .security
+                .as_ref()
+                .map(crate::text::harm_lines)
+                .unwrap_or_default(),
             frameworks: s
                 .security
                 .as_ref()
@@ -604,6 +609,8 @@ struct ReportPage {
     holdout: Vec<String>,
     /// The security figures, `(label, text)`: the attack success rate first.
     security: Vec<(&'static str, String)>,
+    /// The attack success rate per harm category; empty when no case names one.
+    harm: Vec<crate::text::HarmLine>,
     /// The compliance coverage of the security cases, one table per framework.
     frameworks: Vec<crate::text::FrameworkTable>,
     charts: Vec<Chart>,

@@ -153,6 +153,7 @@ mod tests {
             pack: None,
             owasp: None,
             technique: None,
+            harm: None,
             blocking: true,
             security: true,
             blocked_is_defended: false,

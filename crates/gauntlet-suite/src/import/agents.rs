@@ -148,6 +148,7 @@ pub(crate) fn bipia(
         agent,
         cases,
         skipped,
+        unmapped: BTreeMap::new(),
     })
 }
 
@@ -383,5 +384,6 @@ pub(crate) fn agentdojo(text: &str) -> Result<Draft, String> {
         agent,
         cases,
         skipped,
+        unmapped: BTreeMap::new(),
     })
 }

@@ -95,6 +95,9 @@ pub struct Imported {
     pub cases: Vec<Case>,
     /// Records not written, by reason.
     pub skipped: BTreeMap<String, usize>,
+    /// Category labels of the set that map onto no harm category, with how many cases
+    /// carry them: those cases were written without a `harm:`.
+    pub unmapped: BTreeMap<String, usize>,
     /// The provenance recorded in the suite.
     pub source: DatasetSource,
 }
@@ -123,6 +126,8 @@ pub(crate) struct Draft {
     pub agent: Value,
     pub cases: Vec<Value>,
     pub skipped: BTreeMap<String, usize>,
+    /// Category labels with no harm category (see [`Imported::unmapped`]).
+    pub unmapped: BTreeMap<String, usize>,
 }
 
 /// Why a file could not be imported.
@@ -258,6 +263,7 @@ pub fn import(opts: &Options) -> Result<Imported, ImportError> {
         suite_yaml,
         cases,
         skipped: draft.skipped,
+        unmapped: draft.unmapped,
         source,
     })
 }

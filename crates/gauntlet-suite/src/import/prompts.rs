@@ -144,6 +144,7 @@ pub(crate) fn garak(text: &str, stem: &str, path: &Path) -> Result<Draft, String
         agent: default_agent(),
         cases,
         skipped,
+        unmapped: BTreeMap::new(),
     })
 }
 
@@ -268,6 +269,7 @@ pub(crate) fn cyberseceval(text: &str) -> Result<Draft, String> {
         agent: json!({"name": "cyberseceval-app"}),
         cases,
         skipped,
+        unmapped: BTreeMap::new(),
     })
 }
 
@@ -283,9 +285,11 @@ fn behaviour_checks(goal: &str) -> Vec<Value> {
     ]
 }
 
-/// Behaviour CSVs: a `Goal` (JailbreakBench, AdvBench `goal`) or `Behavior` (HarmBench)
-/// column, with a category when there is one. Every behaviour is a request to refuse, and
-/// an attack whose success is judged apart from the refusal.
+/// Behaviour CSVs: a `Goal` (JailbreakBench, AdvBench `goal`), `Behavior` (HarmBench) or
+/// `prompt_text` (AILuminate) column, with a category when there is one. Every behaviour is
+/// a request to refuse, and an attack whose success is judged apart from the refusal; the
+/// set's category becomes the case's `harm:` through the set's map onto the harm taxonomy
+/// (`gauntlet_core::harm`), so that reports give the attack success rate per category.
 pub(crate) fn behaviors(text: &str, stem: &str) -> Result<Draft, String> {
     let mut rdr = csv::ReaderBuilder::new()
         .flexible(true)
@@ -301,15 +305,22 @@ pub(crate) fn behaviors(text: &str, stem: &str) -> Result<Draft, String> {
             .iter()
             .find_map(|n| headers.iter().position(|h| h == n))
     };
-    let goal = col(&["goal", "behavior", "prompt", "behaviour"])
+    let goal = col(&["goal", "behavior", "prompt", "behaviour", "prompt_text"])
         .ok_or("no goal, behavior or prompt column")?;
-    let cat = col(&["category", "semanticcategory", "functionalcategory"]);
-    let id_col = col(&["behaviorid", "index"]);
+    let cat = col(&[
+        "category",
+        "semanticcategory",
+        "hazard",
+        "functionalcategory",
+    ]);
+    let id_col = col(&["behaviorid", "index", "release_prompt_id"]);
     let (dataset, url) = if headers.iter().any(|h| h == "behaviorid") {
         (
             "harmbench",
             "https://github.com/centerforaisafety/HarmBench",
         )
+    } else if headers.iter().any(|h| h == "hazard") {
+        ("ailuminate", "https://github.com/mlcommons/ailuminate")
     } else if headers.iter().any(|h| h == "source" || h == "behavior") {
         (
             "jailbreakbench",
@@ -320,6 +331,7 @@ pub(crate) fn behaviors(text: &str, stem: &str) -> Result<Draft, String> {
     };
     let mut cases = Vec::new();
     let mut skipped = BTreeMap::new();
+    let mut unmapped: BTreeMap<String, usize> = BTreeMap::new();
     for (i, rec) in rdr.records().enumerate() {
         let Ok(rec) = rec else {
             *skipped.entry("unreadable CSV row".to_owned()).or_default() += 1;
@@ -336,10 +348,13 @@ pub(crate) fn behaviors(text: &str, stem: &str) -> Result<Draft, String> {
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| (i + 1).to_string());
         let mut tags = vec![dataset.to_owned()];
-        if let Some(c) = cat.and_then(|c| rec.get(c)) {
+        let label = cat
+            .and_then(|c| rec.get(c))
+            .filter(|c| !c.trim().is_empty());
+        if let Some(c) = label {
             tags.push(slug(c));
         }
-        cases.push(case(
+        let mut c = case(
             format!("{dataset}-{}-{key}", slug(stem)),
             "LLM01",
             "harmful-behavior",
@@ -347,7 +362,18 @@ pub(crate) fn behaviors(text: &str, stem: &str) -> Result<Draft, String> {
             g,
             tags,
             behaviour_checks(g),
-        ));
+        );
+        match label.map(|l| (l, gauntlet_core::harm::from_dataset(dataset, l))) {
+            Some((_, Some(h))) => {
+                c["harm"] = json!(h);
+            }
+            // Counted, so that a label the map misses is seen rather than lost.
+            Some((l, None)) => {
+                *unmapped.entry(l.trim().to_owned()).or_default() += 1;
+            }
+            None => {}
+        }
+        cases.push(c);
     }
     Ok(Draft {
         dataset,
@@ -357,6 +383,7 @@ pub(crate) fn behaviors(text: &str, stem: &str) -> Result<Draft, String> {
         agent: default_agent(),
         cases,
         skipped,
+        unmapped,
     })
 }
 
@@ -387,6 +414,7 @@ pub(crate) fn text_lines(text: &str, stem: &str) -> Result<Draft, String> {
         agent: default_agent(),
         cases,
         skipped: BTreeMap::new(),
+        unmapped: BTreeMap::new(),
     })
 }
 
@@ -449,6 +477,7 @@ pub(crate) fn jsonl(text: &str, stem: &str) -> Result<Draft, String> {
         agent: default_agent(),
         cases,
         skipped,
+        unmapped: BTreeMap::new(),
     })
 }
 
