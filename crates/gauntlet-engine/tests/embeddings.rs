@@ -108,11 +108,15 @@ fn not_assessed_class(s: &Similarity) -> String {
     let Finding::NotAssessed(why) = &s.finding else {
         panic!("not assessed expected: {s:?}")
     };
-    assert!(why.starts_with("no similarity: "), "{why}");
-    s.details.as_ref().unwrap()["error_class"]
+    let class = s.details.as_ref().unwrap()["error_class"]
         .as_str()
         .unwrap()
-        .to_owned()
+        .to_owned();
+    assert!(
+        why.starts_with(&format!("no similarity ({class}): ")),
+        "{why}"
+    );
+    class
 }
 
 #[tokio::test]

@@ -142,7 +142,7 @@ pub async fn assess(to: &[String], min: f64, answer: &str, emb: &Embeddings) -> 
         Err(e) => {
             return Similarity {
                 finding: Finding::NotAssessed(format!(
-                    "no similarity: {e} (class {}; by {})",
+                    "no similarity ({}): {e} (by {})",
                     e.class(),
                     emb.identity()
                 )),
@@ -156,7 +156,7 @@ pub async fn assess(to: &[String], min: f64, answer: &str, emb: &Embeddings) -> 
         let Some(c) = cosine(answer_vec, r) else {
             return Similarity {
                 finding: Finding::NotAssessed(format!(
-                    "no similarity: the embeddings endpoint gave a zero vector or vectors of different lengths (class protocol; by {})",
+                    "no similarity (protocol): the embeddings endpoint gave a zero vector or vectors of different lengths (by {})",
                     emb.identity()
                 )),
                 details: Some(json!({ "embeddings": emb.identity(), "error_class": "protocol" })),
@@ -311,7 +311,7 @@ mod tests {
         let Finding::NotAssessed(why) = &s.finding else {
             panic!("{s:?}")
         };
-        assert!(why.contains("class transport"), "{why}");
+        assert!(why.starts_with("no similarity (transport): "), "{why}");
         assert_eq!(s.details.unwrap()["error_class"], "transport");
         // Nothing was cached from the failure.
         let (_, good) = emb(false);
