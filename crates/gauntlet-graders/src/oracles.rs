@@ -1036,24 +1036,10 @@ impl Grade for NoUnbackedClaimsCheck {
 impl Grade for GroundedCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
         let ctx = e.ctx;
+        let (documents, other) = grounded::retrieved(ctx.case, ctx.trace);
         let context = grounded::Context {
-            documents: ctx
-                .case
-                .documents
-                .iter()
-                .enumerate()
-                .filter_map(|(i, d)| {
-                    d.text.as_deref().map(|text| grounded::Source {
-                        id: gauntlet_core::context::document_id(d, i),
-                        text,
-                    })
-                })
-                .collect(),
-            other: ctx
-                .trace
-                .tool_calls()
-                .filter_map(|t| t.output.as_deref())
-                .collect(),
+            documents,
+            other,
             given: ctx
                 .trace
                 .turns
