@@ -1,6 +1,7 @@
 //! The response cache seam: [`ResponseCache`], one store of model answers shared by every
 //! caller that asks a model something: judges (their answers, on by default), attacker
-//! models (on by default) and the agent under test (`--cache`, opt-in). Callers derive the
+//! models (on by default), embeddings endpoints (`similar:` checks, on by default) and the
+//! agent under test (`--cache`, opt-in). Callers derive the
 //! [`CacheKey`] from everything that changes an answer; the store only keeps values by key.
 //!
 //! The implementations: [`MemoryCache`] here (one process), the SQLite file next to the run
@@ -29,11 +30,18 @@ pub enum CacheScope {
     Judge,
     /// An attacker model that writes the attacks.
     Attacker,
+    /// An embeddings endpoint (`similar:` checks): one vector per text.
+    Embedding,
 }
 
 impl CacheScope {
     /// Every scope, in order.
-    pub const ALL: [CacheScope; 3] = [CacheScope::Agent, CacheScope::Judge, CacheScope::Attacker];
+    pub const ALL: [CacheScope; 4] = [
+        CacheScope::Agent,
+        CacheScope::Judge,
+        CacheScope::Attacker,
+        CacheScope::Embedding,
+    ];
 
     /// `agent`, `judge`, `attacker`.
     pub fn as_str(self) -> &'static str {
@@ -41,6 +49,7 @@ impl CacheScope {
             CacheScope::Agent => "agent",
             CacheScope::Judge => "judge",
             CacheScope::Attacker => "attacker",
+            CacheScope::Embedding => "embedding",
         }
     }
 

@@ -2,7 +2,8 @@
 //!
 //! Graders are functions of (case, trace): a stored trace can be re-graded without calling
 //! the target again. A `script:` check's program is started through [`ScriptHost`], the
-//! seam a grader is lent by whoever may start processes.
+//! seam a grader is lent by whoever may start processes; a `similar:` check's embeddings come
+//! through [`Embedder`], the seam a grader is lent by whoever may call a model.
 
 use crate::result::Outcome;
 use crate::suite::Case;
@@ -88,4 +89,52 @@ pub struct ScriptOutput {
 pub trait ScriptHost: Send + Sync {
     /// Runs one script to its end, its time limit or its output cap.
     fn run<'a>(&'a self, run: ScriptRun<'a>) -> BoxFuture<'a, ScriptOutput>;
+}
+
+/// Turns texts into embedding vectors for `similar:` checks: an OpenAI-compatible embeddings
+/// endpoint behind this seam, lent to the grader by whoever may call a model, so that the
+/// grading crate stays free of HTTP and a grader without one reports `similar:` as not
+/// assessed.
+pub trait Embedder: Send + Sync {
+    /// Where the vectors come from and which model makes them (`openai
+    /// http://127.0.0.1:8080/v1 text-embedding-3-small`): what a cached vector is bound to.
+    /// Never a secret.
+    fn identity(&self) -> String;
+
+    /// One vector per text, in order. Infrastructure failures are retried inside; an `Err`
+    /// is what is left after the retries.
+    fn embed<'a>(&'a self, texts: &'a [String])
+    -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>>;
+}
+
+/// Why an embeddings endpoint gave no vectors: a `similar:` check is then not assessed,
+/// never a pass.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EmbedError {
+    /// No answer arrived: the connection failed, or the endpoint failed after the retries.
+    #[error("the embeddings endpoint could not be reached: {0}")]
+    Transport(String),
+    /// No answer within the time limit.
+    #[error("the embeddings endpoint did not answer in time: {0}")]
+    Timeout(String),
+    /// The endpoint answered with an error status.
+    #[error("the embeddings endpoint refused the request: {0}")]
+    Refused(String),
+    /// The endpoint answered, but not with embeddings (bad JSON, missing vectors, a vector
+    /// count or length that does not fit).
+    #[error("the embeddings endpoint's answer is not embeddings: {0}")]
+    Protocol(String),
+}
+
+impl EmbedError {
+    /// The class of the failure, as verdicts and reports name it: `transport`, `timeout`,
+    /// `refused`, `protocol`.
+    pub fn class(&self) -> &'static str {
+        match self {
+            EmbedError::Transport(_) => "transport",
+            EmbedError::Timeout(_) => "timeout",
+            EmbedError::Refused(_) => "refused",
+            EmbedError::Protocol(_) => "protocol",
+        }
+    }
 }

@@ -63,7 +63,8 @@ impl JudgeSettings {
 #[serde(deny_unknown_fields)]
 pub struct JudgeDef {
     /// A built-in prompt template: `pointwise` (the default), `reference`, `pairwise`,
-    /// `trace`, `attack-success`, `semantic-leak` or `leak`.
+    /// `trace`, `attack-success`, `semantic-leak`, `leak`, or the RAG judges `faithfulness`,
+    /// `answer-relevance` and `context-relevance`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
     /// A file holding your own user-prompt template (minijinja), relative to the suite file.
@@ -283,6 +284,10 @@ pub struct JudgeSubject {
     /// secret.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<String>,
+    /// What was retrieved (the case's documents and the tool outputs), for the judges that
+    /// read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
 }
 
 /// What validation knows of a built-in template.
@@ -301,6 +306,9 @@ pub struct BuiltinTemplate {
     /// Whether the suite must write the criterion (`rubric:`); the specialised templates
     /// carry their own.
     pub needs_rubric: bool,
+    /// Whether it reads the retrieved context (the case's documents and the tool outputs):
+    /// with none, there is nothing to judge and the verdict is not assessed.
+    pub needs_context: bool,
 }
 
 /// The built-in templates. Their prompts are in `gauntlet_graders::judge::template`.
@@ -312,6 +320,7 @@ pub const BUILTIN_TEMPLATES: &[BuiltinTemplate] = &[
         dimension: Dimension::Outcome,
         property: None,
         needs_rubric: true,
+        needs_context: false,
     },
     BuiltinTemplate {
         name: "reference",
@@ -320,6 +329,7 @@ pub const BUILTIN_TEMPLATES: &[BuiltinTemplate] = &[
         dimension: Dimension::Outcome,
         property: None,
         needs_rubric: true,
+        needs_context: false,
     },
     BuiltinTemplate {
         name: "pairwise",
@@ -328,6 +338,7 @@ pub const BUILTIN_TEMPLATES: &[BuiltinTemplate] = &[
         dimension: Dimension::Outcome,
         property: None,
         needs_rubric: true,
+        needs_context: false,
     },
     BuiltinTemplate {
         name: "trace",
@@ -336,6 +347,7 @@ pub const BUILTIN_TEMPLATES: &[BuiltinTemplate] = &[
         dimension: Dimension::ToolExecution,
         property: None,
         needs_rubric: true,
+        needs_context: false,
     },
     BuiltinTemplate {
         name: "attack-success",
@@ -344,6 +356,7 @@ pub const BUILTIN_TEMPLATES: &[BuiltinTemplate] = &[
         dimension: Dimension::Policy,
         property: None,
         needs_rubric: false,
+        needs_context: false,
     },
     BuiltinTemplate {
         name: "leak",
@@ -352,6 +365,7 @@ pub const BUILTIN_TEMPLATES: &[BuiltinTemplate] = &[
         dimension: Dimension::Policy,
         property: Some(Property::Leak),
         needs_rubric: false,
+        needs_context: false,
     },
     BuiltinTemplate {
         name: "semantic-leak",
@@ -360,6 +374,34 @@ pub const BUILTIN_TEMPLATES: &[BuiltinTemplate] = &[
         dimension: Dimension::Policy,
         property: Some(Property::Leak),
         needs_rubric: false,
+        needs_context: false,
+    },
+    BuiltinTemplate {
+        name: "faithfulness",
+        form: JudgeForm::Pointwise,
+        scale: JudgeScale::Binary,
+        dimension: Dimension::Grounding,
+        property: None,
+        needs_rubric: false,
+        needs_context: true,
+    },
+    BuiltinTemplate {
+        name: "answer-relevance",
+        form: JudgeForm::Pointwise,
+        scale: JudgeScale::Binary,
+        dimension: Dimension::Outcome,
+        property: None,
+        needs_rubric: false,
+        needs_context: false,
+    },
+    BuiltinTemplate {
+        name: "context-relevance",
+        form: JudgeForm::Pointwise,
+        scale: JudgeScale::Binary,
+        dimension: Dimension::Grounding,
+        property: None,
+        needs_rubric: false,
+        needs_context: true,
     },
 ];
 

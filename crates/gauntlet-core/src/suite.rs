@@ -59,6 +59,11 @@ pub struct Suite {
         skip_serializing_if = "crate::judges::JudgeSettings::is_empty"
     )]
     pub judges: crate::judges::JudgeSettings,
+    /// The embeddings model of `similar:` checks, as a target spec: `openai:MODEL` or a
+    /// named target from `gauntlet.yaml` (an OpenAI-compatible endpoint: base URL, model,
+    /// key variable); `--embeddings` on the command line overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embeddings: Option<String>,
     /// Default metamorphic relations (`gauntlet stability --metamorphic`) for every YAML
     /// case that declares no `metamorphic:` of its own; a case's own list replaces them and
     /// `metamorphic: []` opts a case out. A default that cannot change a case's text is

@@ -200,6 +200,8 @@ pub struct GradeRequest {
     pub judge: Option<String>,
     /// `--judge-cache FILE`.
     pub judge_cache: Option<PathBuf>,
+    /// `--embeddings SPEC`: the embeddings model of `similar:` checks.
+    pub embeddings: Option<String>,
     /// The config file with named targets.
     pub config: Option<PathBuf>,
     /// The run store the run is written to.
@@ -259,6 +261,13 @@ pub fn grade(req: GradeRequest, notices: &mut dyn FnMut(Notice)) -> Result<Grade
         None,
         &mut redactor,
     )?;
+    let embeddings = crate::embeddings::embeddings(
+        &suites,
+        req.embeddings.as_deref(),
+        req.config.as_deref(),
+        Some(crate::cache::open_response_cache(Some(&req.store))?),
+        &mut redactor,
+    )?;
     for w in &judges.warnings {
         notices(Notice::Warning(w.clone()));
     }
@@ -307,12 +316,13 @@ pub fn grade(req: GradeRequest, notices: &mut dyn FnMut(Notice)) -> Result<Grade
     let (warnings, notes) = run_messages(&pass, req.traces.len(), matched, missing.len());
     let reporters = graded_run_reporters(req.view, &req.out, &store)?;
     let without_trace = missing.len();
-    let grader = CapturedGrader {
-        inner: OracleGrader::new()
-            .with_judges(Arc::clone(&judges.panel))
-            .with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default())),
-        missing,
-    };
+    let mut inner = OracleGrader::new()
+        .with_judges(Arc::clone(&judges.panel))
+        .with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default()));
+    if let Some(e) = embeddings {
+        inner = inner.with_embeddings(e);
+    }
+    let grader = CapturedGrader { inner, missing };
     let config = RunConfig {
         concurrency: req.concurrency.unwrap_or(8).max(1),
         redactor,

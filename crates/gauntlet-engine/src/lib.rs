@@ -4,6 +4,7 @@
 //! the terminal view is a `Reporter` the caller passes in). Around it: the set-up every
 //! command shares ([`setup`]: suites, targets, the store, prices, quarantine, run ids, the
 //! integrity check, MCP servers), judges and helper models built from targets ([`judge`]),
+//! the embeddings endpoint of `similar:` checks ([`embeddings`]),
 //! the response cache's place ([`cache`]), the OpenTelemetry export ([`otel`]), and the
 //! repeat checks built on the run: server stability ([`stability`]) and metamorphic
 //! stability ([`metamorphic`]). Errors
@@ -13,6 +14,7 @@
 
 pub mod baseline;
 pub mod cache;
+pub mod embeddings;
 pub mod error;
 pub mod grade;
 pub mod judge;

@@ -71,6 +71,8 @@ pub struct RegradeRequest {
     pub judge: Option<String>,
     /// `--judge-cache FILE`.
     pub judge_cache: Option<PathBuf>,
+    /// `--embeddings SPEC`: the embeddings model of `similar:` checks.
+    pub embeddings: Option<String>,
     /// The config file with named targets and prices.
     pub config: Option<PathBuf>,
     /// The report folder.
@@ -121,15 +123,20 @@ pub fn regrade(
         }
     }
     let mut redactor = gauntlet_core::redact::Redactor::new();
+    let response_cache: Arc<dyn gauntlet_core::cache::ResponseCache> =
+        crate::cache::open_response_cache(Some(store.location()))?;
+    let embeddings = crate::embeddings::embeddings(
+        &suites,
+        req.embeddings.as_deref(),
+        req.config.as_deref(),
+        Some(Arc::clone(&response_cache)),
+        &mut redactor,
+    )?;
     let judges = crate::judge::judge_panel(
         &suites,
         req.judge.as_deref(),
         req.config.as_deref(),
-        crate::judge::open_cache(
-            req.judge_cache.as_deref(),
-            false,
-            Some(crate::cache::open_response_cache(Some(store.location()))?),
-        )?,
+        crate::judge::open_cache(req.judge_cache.as_deref(), false, Some(response_cache))?,
         Some(&old.target),
         &mut redactor,
     )?;
@@ -148,9 +155,12 @@ pub fn regrade(
             strategy: inv.strategy.as_ref(),
         },
     );
-    let grader = OracleGrader::new()
+    let mut grader = OracleGrader::new()
         .with_judges(Arc::clone(&judges.panel))
         .with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default()));
+    if let Some(e) = embeddings {
+        grader = grader.with_embeddings(e);
+    }
     let mut manifest = old.clone();
     manifest.judge = judges.label.clone();
     manifest.judges = judges.refs.clone();

@@ -9,11 +9,16 @@
 //! identifier such as `A-1001`), and single-digit numbers and list markers are not claims
 //! (too common to be facts). Every scan is linear: the quotes are matched against the
 //! context by one Aho-Corasick pass, the numbers and names by hash sets of its words.
+//!
+//! What was retrieved is read from a case and its trace by [`retrieved`], here for the check
+//! and for the judges that read the context ([`context_text`], the RAG judge templates).
 
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
+use gauntlet_core::suite::Case;
+use gauntlet_core::trace::Trace;
 use regex::Regex;
 
 /// A retrieved document: the id it can be cited by, and its text.
@@ -40,6 +45,43 @@ impl Context<'_> {
     pub fn is_empty(&self) -> bool {
         self.documents.is_empty() && self.other.is_empty()
     }
+}
+
+/// What a trial retrieved: the case's documents (with the ids they are cited by) and the
+/// outputs of its tool calls.
+pub fn retrieved<'a>(case: &'a Case, trace: &'a Trace) -> (Vec<Source<'a>>, Vec<&'a str>) {
+    let documents = case
+        .documents
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| {
+            d.text.as_deref().map(|text| Source {
+                id: gauntlet_core::context::document_id(d, i),
+                text,
+            })
+        })
+        .collect();
+    let other = trace
+        .tool_calls()
+        .filter_map(|t| t.output.as_deref())
+        .collect();
+    (documents, other)
+}
+
+/// What a trial retrieved as one text for a judge: each document under `[ID]`, each tool
+/// output under `[tool NAME]`, in order; `None` when nothing was retrieved.
+pub fn context_text(case: &Case, trace: &Trace) -> Option<String> {
+    let (documents, _) = retrieved(case, trace);
+    let mut parts: Vec<String> = documents
+        .iter()
+        .map(|d| format!("[{}]\n{}", d.id, d.text))
+        .collect();
+    parts.extend(trace.tool_calls().filter_map(|t| {
+        t.output
+            .as_deref()
+            .map(|o| format!("[tool {}]\n{o}", t.name))
+    }));
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
 /// Which rules apply.

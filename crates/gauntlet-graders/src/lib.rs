@@ -9,6 +9,7 @@ pub mod attack;
 pub mod canary;
 pub mod claims;
 pub mod emails;
+pub mod embedding;
 pub mod grounded;
 pub mod judge;
 pub mod markup;

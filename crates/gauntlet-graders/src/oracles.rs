@@ -13,7 +13,9 @@
 //!
 //! Every check's options type implements `Grade` here; [`gauntlet_core::with_check!`]
 //! dispatches to it, so a new check needs its declaration in gauntlet-core and one `impl
-//! Grade` below.
+//! Grade` below. The checks that wait on something outside the grader (a `script:`'s
+//! program, a `similar:` check's embeddings, a judge) are graded apart, in
+//! [`Grader::grade`], and only on completed trials.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -27,7 +29,7 @@ use gauntlet_core::expect::{
     ImpersonationCheck, InjectionCheck, JsonPathCheck, JsonSchemaCheck, JudgeSpec, MarkupCheck,
     MatchMode, MaxCharsCheck, MinCharsCheck, NoCanaryCheck, NoUnapprovedActionsCheck,
     NoUnbackedClaimsCheck, NotContainsCheck, NotRegexCheck, Oracle, RecoveryCheck, RefusalCheck,
-    RegexCheck, RougeLCheck, Scope, ScriptCheck, SharedStateCheck, SideEffectCheck,
+    RegexCheck, RougeLCheck, Scope, ScriptCheck, SharedStateCheck, SideEffectCheck, SimilarCheck,
     StartsWithCheck, ToolArgsCheck, ToolCalledCheck, ToolNotCalledCheck, TrustsSenderCheck,
     WordCountCheck,
 };
@@ -44,6 +46,7 @@ use serde_json::{Value, json};
 
 use crate::agent::{self, Finding};
 use crate::canary::CanaryDetector;
+use crate::embedding::Embeddings;
 use crate::grounded;
 use crate::judge::JudgePanel;
 use crate::markup::{MarkupOptions, scan as scan_markup};
@@ -98,6 +101,8 @@ pub struct OracleGrader {
     judges: Arc<JudgePanel>,
     /// Starts the programs of `script:` checks; without one they are not assessed.
     scripts: Option<Arc<dyn ScriptHost>>,
+    /// The embeddings of `similar:` checks; without them they are not assessed.
+    embeddings: Option<Arc<Embeddings>>,
 }
 
 impl Default for OracleGrader {
@@ -115,7 +120,14 @@ impl OracleGrader {
             schemas: Cache::new(),
             judges: Arc::new(JudgePanel::default()),
             scripts: None,
+            embeddings: None,
         }
+    }
+
+    /// Lends the embeddings endpoint of `similar:` checks.
+    pub fn with_embeddings(mut self, embeddings: Arc<Embeddings>) -> Self {
+        self.embeddings = Some(embeddings);
+        self
     }
 
     /// Lends the host that starts the programs of `script:` checks.
@@ -130,15 +142,17 @@ impl OracleGrader {
         self
     }
 
-    /// Every objective verdict for a trial that needs no program or model (judges and
-    /// scripts excluded: [`Grader::grade`] adds them).
+    /// Every objective verdict for a trial that needs no program or model (judges, scripts
+    /// and `similar:` excluded: [`Grader::grade`] adds them).
     pub fn grade_objective(&self, ctx: &GradeContext<'_>) -> Vec<Verdict> {
         let completed = ctx.outcome == Outcome::Completed;
         let said_anything =
             ctx.trace.answers().any(|a| !a.is_empty()) || ctx.trace.tool_calls().next().is_some();
         let mut out = Vec::with_capacity(ctx.case.expect.len());
         for e in &ctx.case.expect {
-            if !e.oracle.is_objective() || matches!(e.oracle, Oracle::Script(_)) {
+            if !e.oracle.is_objective()
+                || matches!(e.oracle, Oracle::Script(_) | Oracle::Similar(_))
+            {
                 continue;
             }
             if !completed && (!said_anything || !e.oracle.is_violation_check()) {
@@ -1022,24 +1036,10 @@ impl Grade for NoUnbackedClaimsCheck {
 impl Grade for GroundedCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
         let ctx = e.ctx;
+        let (documents, other) = grounded::retrieved(ctx.case, ctx.trace);
         let context = grounded::Context {
-            documents: ctx
-                .case
-                .documents
-                .iter()
-                .enumerate()
-                .filter_map(|(i, d)| {
-                    d.text.as_deref().map(|text| grounded::Source {
-                        id: gauntlet_core::context::document_id(d, i),
-                        text,
-                    })
-                })
-                .collect(),
-            other: ctx
-                .trace
-                .tool_calls()
-                .filter_map(|t| t.output.as_deref())
-                .collect(),
+            documents,
+            other,
             given: ctx
                 .trace
                 .turns
@@ -1131,6 +1131,14 @@ impl Grade for JudgeSpec {
     }
 }
 
+impl Grade for SimilarCheck {
+    fn grade(&self, e: &Entry<'_>) -> Verdict {
+        // Embeddings are asked for asynchronously, in `OracleGrader::similar_verdict`; a
+        // similarity not computed decides nothing.
+        e.not_assessed("the similarity was not computed".into())
+    }
+}
+
 impl Grade for ScriptCheck {
     fn grade(&self, e: &Entry<'_>) -> Verdict {
         // Scripts run asynchronously, in `OracleGrader::script_verdict`; this is only reached
@@ -1156,6 +1164,14 @@ impl Grader for OracleGrader {
                     .case
                     .expect
                     .iter()
+                    .filter(|e| matches!(e.oracle, Oracle::Similar(_)))
+                {
+                    verdicts.push(self.similar_verdict(e, &ctx).await);
+                }
+                for e in ctx
+                    .case
+                    .expect
+                    .iter()
                     .filter(|e| matches!(e.oracle, Oracle::Judge(_)))
                 {
                     verdicts.push(self.judge_verdict(e, &ctx).await);
@@ -1172,6 +1188,29 @@ impl OracleGrader {
             unreachable!("called for judges only")
         };
         role_of(self.judges.grade(e, spec, ctx).await, e, ctx)
+    }
+
+    /// Embeds the answer and the references and compares them. Without an embeddings
+    /// endpoint, or when it gives no usable vectors, the check is not assessed.
+    async fn similar_verdict(&self, e: &Expect, ctx: &GradeContext<'_>) -> Verdict {
+        let Oracle::Similar(check) = &e.oracle else {
+            unreachable!("called for `similar` only")
+        };
+        let entry = self.entry(e, ctx);
+        let v = match &self.embeddings {
+            None => entry.not_assessed(
+                "no embeddings endpoint: give one with `embeddings:` in the suite or `--embeddings`".into(),
+            ),
+            Some(emb) => {
+                let found = crate::embedding::assess(&check.to, check.min, &entry.text, emb).await;
+                let v = entry.finding(found.finding);
+                match found.details {
+                    Some(d) => v.with_details(d),
+                    None => v,
+                }
+            }
+        };
+        role_of(v, e, ctx)
     }
 
     /// Runs a `script:` check's program through the host and reads its answer. Whatever

@@ -1817,6 +1817,13 @@ fn check_problems(case: &Case, ctx: &CaseCtx<'_>, out: &mut Vec<Problem>) {
                 "remove `hard: true`; check the property with its objective oracle (no_canary, no_side_effect, no_unbacked_claims, ...)",
             ));
         }
+        if matches!(e.oracle, Oracle::Similar(_)) && e.hard == Some(true) {
+            out.push(Problem::new(
+                p("hard"),
+                "`similar` is a quality band, never a hard policy failure",
+                "remove `hard: true`; check a property that must hold with an exact oracle (contains, equals, json_schema, no_canary, ...)",
+            ));
+        }
         let mut v = Validation::new(case, tools, canary_known, ctx)
             .with_judges(&ctx.suite.judges)
             .with_message_bus(ctx.suite.agent.message_bus);

@@ -181,6 +181,32 @@ fn similarity_checks_that_every_answer_passes_or_that_compare_with_nothing_are_e
 }
 
 #[test]
+fn similar_without_a_reference_with_a_minimum_out_of_range_or_hard_is_an_error() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    input: x\n    expect:\n      - similar: {to: '', min: 0.8}\n      - similar: {to: ref, min: 0}\n      - similar: {to: ref, min: 0.8}\n        hard: true\n      - similar: {to: ref, min: 0.8}\n",
+    );
+    let d = errors(t.path(), "s.yaml");
+    let file = t.path().join("s.yaml").display().to_string();
+    let text: Vec<String> = d
+        .iter()
+        .map(|d| format!("{}: {}", d.location(), d.message))
+        .collect();
+    assert_eq!(
+        text,
+        [
+            format!("{file}:6:18: `similar` has no reference answer to compare with"),
+            format!(
+                "{file}:7:18: `similar` wants a minimum of 0: it must be above 0 (a cosine of 0 or less says the texts share nothing) and at most 1"
+            ),
+            format!("{file}:9:15: `similar` is a quality band, never a hard policy failure"),
+        ]
+    );
+}
+
+#[test]
 fn starts_with_ends_with_and_word_count_errors_point_at_the_check() {
     let t = tempfile::tempdir().unwrap();
     write(

@@ -75,6 +75,11 @@ pub enum BuildError {
     /// A judge or simulated user given a target that is not a chat model.
     #[error("a `{0}` target cannot serve as a model; use fake, openai or anthropic")]
     NotAModel(&'static str),
+    /// An embeddings model given a target that is not an OpenAI-compatible endpoint.
+    #[error(
+        "a `{0}` target has no embeddings endpoint; use an OpenAI-compatible one (openai:MODEL, or a named target with kind: openai)"
+    )]
+    NoEmbeddings(&'static str),
     /// `--cache` asked for a target whose calls cannot be cached.
     #[error(
         "a `{0}` target cannot be cached: it runs its own loop, and what it did cannot be replayed from a model's answers"

@@ -16,6 +16,7 @@ mod careful;
 pub mod chat;
 pub mod client;
 pub mod codeloop;
+pub mod embeddings;
 pub mod error;
 pub mod exec;
 pub mod fake;

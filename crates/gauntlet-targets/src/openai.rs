@@ -388,8 +388,21 @@ impl ApiEndpoint {
         rec: &mut TraceRecorder,
         is_filter: Option<fn(&Value) -> bool>,
     ) -> Result<ApiResponse, TargetError> {
-        let resp = self
-            .client
+        let resp = self.send(body, rec).await?;
+        if resp.status != 200 {
+            return Err(self.refused(&resp, rec, is_filter));
+        }
+        Ok(resp)
+    }
+
+    /// Posts a request body and returns the response whatever its status (the transport's
+    /// retries done).
+    pub(crate) async fn send(
+        &self,
+        body: Vec<u8>,
+        rec: &mut TraceRecorder,
+    ) -> Result<ApiResponse, TargetError> {
+        self.client
             .send(
                 reqwest::Method::POST,
                 &self.url,
@@ -397,12 +410,19 @@ impl ApiEndpoint {
                 Some(Bytes::from(body)),
                 rec,
             )
-            .await?;
-        if resp.status != 200 {
-            let err = self.client.reject_status(&resp, rec, is_filter);
-            return Err(self.key_source.explain(resp.status, err));
-        }
-        Ok(resp)
+            .await
+    }
+
+    /// The error of a response whose status is not 200, with where the key came from after a
+    /// 401 or 403.
+    pub(crate) fn refused(
+        &self,
+        resp: &ApiResponse,
+        rec: &mut TraceRecorder,
+        is_filter: Option<fn(&Value) -> bool>,
+    ) -> TargetError {
+        let err = self.client.reject_status(resp, rec, is_filter);
+        self.key_source.explain(resp.status, err)
     }
 
     /// The reply as the chat loop takes it: its attempts, the configured model when the

@@ -2,7 +2,9 @@
 //! Anthropic wire formats on 127.0.0.1.
 //!
 //! Routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/responses` (the OpenAI Responses
-//! API, in [`responses`]), `POST /v1/messages` (Anthropic), `GET /v1/models`, `GET /health`. `stream: true` is answered as the real APIs stream, so
+//! API, in [`responses`]), `POST /v1/messages` (Anthropic), `POST /v1/embeddings` (the
+//! deterministic test vectors of [`crate::embeddings::fake_embedding`], not a model's),
+//! `GET /v1/models`, `GET /health`. `stream: true` is answered as the real APIs stream, so
 //! the vendors' SDKs read it: OpenAI chunks with text and tool-call deltas and, with
 //! `stream_options.include_usage`, a last chunk that carries the usage; Anthropic's events
 //! (`message_start`, a `content_block_start`/`_delta`/`_stop` run per block with `text_delta`
@@ -62,6 +64,8 @@ impl FakeServer {
             .route("/v1/messages", post(messages))
             .route("/v1/responses", post(responses::responses))
             .route("/responses", post(responses::responses))
+            .route("/v1/embeddings", post(embeddings))
+            .route("/embeddings", post(embeddings))
             .route("/v1/models", get(models))
             .route("/health", get(|| async { "ok" }))
             .with_state(state)
@@ -350,6 +354,52 @@ fn anthropic_message(state: &ServeState, req: &Value) -> Response {
         return event_stream(anthropic_stream(&full));
     }
     json_response(StatusCode::OK, &full)
+}
+
+/// `POST /v1/embeddings`: `{"model", "input": text or [texts]}` answered in the OpenAI
+/// shape, one [`crate::embeddings::fake_embedding`] per text.
+async fn embeddings(State(state): State<Arc<ServeState>>, body: Bytes) -> Response {
+    let arrived = tokio::time::Instant::now();
+    let Ok(req) = serde_json::from_slice::<Value>(&body) else {
+        return bad_request("the request body is not valid JSON");
+    };
+    let texts: Vec<&str> = match req.get("input") {
+        Some(Value::String(s)) => vec![s.as_str()],
+        Some(Value::Array(items)) if !items.is_empty() => {
+            match items.iter().map(Value::as_str).collect::<Option<Vec<_>>>() {
+                Some(t) => t,
+                None => return bad_request("`input` must be a text or a list of texts"),
+            }
+        }
+        _ => return bad_request("`input` must be a text or a non-empty list of texts"),
+    };
+    let data: Vec<Value> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            json!({
+                "object": "embedding",
+                "index": i,
+                "embedding": crate::embeddings::fake_embedding(t),
+            })
+        })
+        .collect();
+    let tokens: u64 = texts.iter().map(|t| approx_tokens(t)).sum();
+    let model = req
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("gauntlet-fake-embedding");
+    let answer = json_response(
+        StatusCode::OK,
+        &json!({
+            "object": "list",
+            "data": data,
+            "model": model,
+            "usage": { "prompt_tokens": tokens, "total_tokens": tokens },
+        }),
+    );
+    pause_until(&state, arrived).await;
+    answer
 }
 
 async fn models(State(state): State<Arc<ServeState>>) -> Response {

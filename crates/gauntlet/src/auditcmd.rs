@@ -47,6 +47,13 @@ pub fn audit(args: AuditArgs) -> Result<i32, CliError> {
         .map(|p| p.display().to_string())
         .collect();
     let suites = load_all(&paths, args.canary.as_deref(), None, None, &args.allow_path)?;
+    let embeddings = gauntlet_engine::embeddings::embeddings(
+        &suites,
+        args.embeddings.as_deref(),
+        args.config.as_deref(),
+        Some(Arc::new(gauntlet_core::cache::MemoryCache::new())),
+        &mut gauntlet_core::redact::Redactor::new(),
+    )?;
     let plan = Plan::new(
         suites,
         Selection::default(),
@@ -69,10 +76,14 @@ pub fn audit(args: AuditArgs) -> Result<i32, CliError> {
     // Which trivial agents pass each case.
     let mut passed_by: BTreeMap<String, Vec<&'static str>> = BTreeMap::new();
     let rt = runtime()?;
-    // Scripts run as in a real run: a script check must be able to fail too.
-    let grader: Arc<dyn gauntlet_core::grader::Grader> = Arc::new(
-        OracleGrader::new().with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default())),
-    );
+    // Scripts run as in a real run, and `similar:` checks ask the embeddings model: every
+    // check must be able to fail too.
+    let mut oracles =
+        OracleGrader::new().with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default()));
+    if let Some(e) = embeddings {
+        oracles = oracles.with_embeddings(e);
+    }
+    let grader: Arc<dyn gauntlet_core::grader::Grader> = Arc::new(oracles);
     for agent in TrivialAgent::ALL {
         let statuses = Arc::new(Mutex::new(HashMap::new()));
         let target = Arc::new(ChatTarget::new(agent));

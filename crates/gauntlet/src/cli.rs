@@ -447,6 +447,9 @@ pub struct RegradeArgs {
     /// Keep judge answers in this file and reuse them: re-grading then calls no judge twice.
     #[arg(long, value_name = "FILE")]
     pub judge_cache: Option<PathBuf>,
+    /// The embeddings model of `similar:` checks (overrides the suites' `embeddings:`).
+    #[arg(long, value_name = "SPEC")]
+    pub embeddings: Option<String>,
     /// Config file with named targets (for judges given by name).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -521,6 +524,9 @@ pub struct GradeArgs {
     /// Keep judge answers in this file and reuse them.
     #[arg(long, value_name = "FILE")]
     pub judge_cache: Option<PathBuf>,
+    /// The embeddings model of `similar:` checks (overrides the suites' `embeddings:`).
+    #[arg(long, value_name = "SPEC")]
+    pub embeddings: Option<String>,
     /// Config file with named targets (for judges given by name) and the store.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -879,6 +885,10 @@ pub struct ExecOpts {
     /// Keep judge answers in this file and reuse them across runs.
     #[arg(long, value_name = "FILE")]
     pub judge_cache: Option<PathBuf>,
+    /// The embeddings model of `similar:` checks (overrides the suites' `embeddings:`): an
+    /// OpenAI-compatible endpoint, openai:MODEL or a name from the config file.
+    #[arg(long, value_name = "SPEC")]
+    pub embeddings: Option<String>,
     /// A model that plays the user in cases with `simulated_user` (e.g. fake:user, openai:MODEL).
     #[arg(long, value_name = "SPEC")]
     pub user_model: Option<String>,
@@ -1090,6 +1100,13 @@ pub struct AuditArgs {
     /// suite's folder.
     #[arg(long, value_name = "DIR")]
     pub allow_path: Vec<PathBuf>,
+    /// The embeddings model of `similar:` checks (overrides the suites' `embeddings:`): the
+    /// trivial agents' answers are embedded and compared as in a run.
+    #[arg(long, value_name = "SPEC")]
+    pub embeddings: Option<String>,
+    /// Config file with named targets (for an embeddings model given by name).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -43,6 +43,7 @@ pub fn grade(args: GradeArgs) -> Result<i32, CliError> {
         rules,
         judge: args.judge.clone(),
         judge_cache: args.judge_cache.clone(),
+        embeddings: args.embeddings.clone(),
         config: args.config.clone(),
         store: store_location(args.store.store.as_deref(), args.config.as_deref())?,
         run_id: args.run_id.clone(),

@@ -79,6 +79,7 @@ fn request(
     req.models.no_cache = opts.no_cache;
     req.models.config = opts.config.clone();
     req.models.user_model = user_model;
+    req.models.embeddings = opts.embeddings.clone();
     req.outputs.reports = (!opts.no_reports).then(|| opts.out.clone());
     req.outputs.store = store;
     req.outputs.run_id = opts.run_id.clone();

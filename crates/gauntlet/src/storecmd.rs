@@ -221,6 +221,7 @@ pub fn regrade(args: RegradeArgs) -> Result<i32, CliError> {
         run: args.run.clone(),
         judge: args.judge.clone(),
         judge_cache: args.judge_cache.clone(),
+        embeddings: args.embeddings.clone(),
         config: args.config.clone(),
         out: args.out.clone(),
         view: Some(terminal_view(args.quiet)),

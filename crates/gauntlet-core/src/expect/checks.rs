@@ -67,6 +67,11 @@ checks! {
         bleu => Bleu(Box<BleuCheck>),
         /// The output, trimmed, is at most `max` character edits from `to`: `{to: "...", max: 3}`.
         edit_distance => EditDistance(Box<EditDistanceCheck>),
+        /// The cosine similarity between the output's embedding and a reference's (the best
+        /// of several) is at least `min`: `{to: "...", min: 0.8}`. The embeddings come from
+        /// the run's OpenAI-compatible embeddings endpoint (`embeddings:` in the suite,
+        /// `--embeddings`). A quality band, never a hard policy failure.
+        similar => Similar(Box<SimilarCheck>),
         /// These tools were called.
         tool_called => ToolCalled(ToolCalledCheck),
         /// These tools were not called (`[]`: no tool at all).
@@ -470,8 +475,8 @@ impl Check for WordCountCheck {
 
 // ---- Similarity to a reference ----
 
-/// How `rouge_l` and `bleu` are written: the reference answer(s) and the lowest score that
-/// passes.
+/// How `rouge_l`, `bleu` and `similar` are written: the reference answer(s) and the lowest
+/// score that passes.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct OverlapRaw {
@@ -499,7 +504,17 @@ pub struct BleuCheck {
     pub min: f64,
 }
 
-/// The two overlap checks differ only in their key and their scale.
+/// `similar`: the cosine similarity of the output's embedding to the closest reference's
+/// is at least `min`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimilarCheck {
+    /// The reference answers.
+    pub to: Vec<String>,
+    /// The lowest cosine similarity that passes, above 0 and at most 1.
+    pub min: f64,
+}
+
+/// The reference checks written as `{to, min}` differ only in their key and their scale.
 macro_rules! overlap_check {
     ($ty:ident, $key:literal, $top:literal, $example:literal) => {
         impl Check for $ty {
@@ -534,6 +549,12 @@ overlap_check!(
     "rouge_l: {to: \"The refund is on its way.\", min: 0.4}"
 );
 overlap_check!(
+    SimilarCheck,
+    "similar",
+    1.0,
+    "similar: {to: \"The refund is on its way.\", min: 0.8}"
+);
+overlap_check!(
     BleuCheck,
     "bleu",
     100.0,
@@ -555,8 +576,13 @@ fn validate_overlap(
         );
     }
     if !(min > 0.0 && min <= top) {
+        let why = if key == "similar" {
+            "(a cosine of 0 or less says the texts share nothing)"
+        } else {
+            "(every answer scores 0 or more)"
+        };
         v.problem(
-            format!("`{key}` wants a minimum of {min}: it must be above 0 (every answer scores 0 or more) and at most {top}"),
+            format!("`{key}` wants a minimum of {min}: it must be above 0 {why} and at most {top}"),
             format!("e.g. `{example}`"),
         );
     }
@@ -1908,6 +1934,8 @@ pub(super) mod written {
         r#"{"rouge_l": {"to": "the refund is on its way", "min": 0.4}}"#,
         r#"{"bleu": {"to": ["a b c", "a b d"], "min": 30.0}}"#,
         r#"{"edit_distance": {"to": "42 EUR", "max": 2}}"#,
+        r#"{"similar": {"to": "the refund is on its way", "min": 0.8}}"#,
+        r#"{"similar": {"to": ["a b c", "a b d"], "min": 0.5}}"#,
         r#"{"grounded": true}"#,
         r#"{"grounded": {"citations": true, "quotes": false, "facts": false}}"#,
         r#"{"tool_called": "lookup"}"#,

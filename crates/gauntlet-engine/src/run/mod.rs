@@ -162,6 +162,8 @@ pub struct Models {
     pub config: Option<PathBuf>,
     /// `--user-model SPEC`: the simulated user.
     pub user_model: Option<TargetConfig>,
+    /// `--embeddings SPEC`: the embeddings model of `similar:` checks (over the suites').
+    pub embeddings: Option<String>,
 }
 
 /// Where a run's results go.

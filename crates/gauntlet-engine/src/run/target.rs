@@ -1,8 +1,8 @@
 //! Step "resolve the target" of a run: [`resolve`] builds what the run calls into a
 //! [`Resolved`]: the target (with a shard's share of its rate limit, behind the response
-//! cache with `--cache`), the judge panel and the grader, the simulated user, the helper
-//! models ([`helpers`]), the prices and the budget's check, the quarantine, the redactor
-//! that holds every secret read on the way.
+//! cache with `--cache`), the judge panel and the grader (with the embeddings of `similar:`
+//! checks), the simulated user, the helper models ([`helpers`]), the prices and the
+//! budget's check, the quarantine, the redactor that holds every secret read on the way.
 
 use std::sync::Arc;
 
@@ -84,9 +84,18 @@ pub fn resolve(
     for w in &judges.warnings {
         notices(Notice::Warning(w.clone()));
     }
-    let grader = OracleGrader::new()
+    let mut grader = OracleGrader::new()
         .with_judges(Arc::clone(&judges.panel))
         .with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default()));
+    if let Some(e) = crate::embeddings::embeddings(
+        suites,
+        models.embeddings.as_deref(),
+        models.config.as_deref(),
+        response_cache.clone(),
+        &mut redactor,
+    )? {
+        grader = grader.with_embeddings(e);
+    }
     let quarantined = crate::setup::quarantine(trials.quarantine.as_deref())?;
     let user_simulator: Option<Arc<dyn UserSimulator>> = match &models.user_model {
         Some(u) => Some(Arc::new(

@@ -88,6 +88,12 @@ fn subject(item: &LabelItem) -> Subject {
         input: item.input.clone(),
         output: item.output.clone(),
         reference: item.reference.clone(),
+        // The retrieved context of a RAG judge's item is a column of its own.
+        context: item
+            .fields
+            .get("context")
+            .filter(|c| !c.is_empty())
+            .cloned(),
         fields: item.fields.clone(),
     }
 }

@@ -123,6 +123,8 @@ pub struct Subject {
     pub output: String,
     /// The reference, if any.
     pub reference: Option<String>,
+    /// What was retrieved (documents and tool outputs), if anything.
+    pub context: Option<String>,
     /// Fields of the item for fake judges (case vars, label-file columns).
     pub fields: BTreeMap<String, String>,
 }
@@ -134,6 +136,7 @@ impl Subject {
             input: self.input.clone(),
             output: self.output.clone(),
             reference: self.reference.clone(),
+            context: self.context.clone(),
         }
     }
 }
@@ -212,7 +215,7 @@ impl JudgeSetupError {
     pub fn hint(&self) -> &'static str {
         match self {
             JudgeSetupError::UnknownTemplate { .. } => {
-                "name a built-in template (pointwise, reference, pairwise, trace, attack-success, semantic-leak, leak) or a template_file; see docs/judges.md"
+                "name a built-in template (pointwise, reference, pairwise, trace, attack-success, semantic-leak, leak, faithfulness, answer-relevance, context-relevance) or a template_file; see docs/judges.md"
             }
             JudgeSetupError::Render { .. } => {
                 "use only the variables docs/judges.md lists for templates"
@@ -250,6 +253,7 @@ impl Judge {
                 input: "",
                 output: "",
                 reference: Some(""),
+                context: Some(""),
                 answers: Some(("", "")),
             })
             .map_err(|message| JudgeSetupError::Render {
@@ -323,6 +327,15 @@ impl Judge {
         self.gate.as_ref().err().and_then(|t| t.notice(&self.check))
     }
 
+    /// Whether the judge's built-in template reads the retrieved context.
+    fn reads_context(&self) -> bool {
+        self.def.template_file.is_none()
+            && gauntlet_core::judges::builtin_template(
+                self.def.template.as_deref().unwrap_or("pointwise"),
+            )
+            .is_some_and(|b| b.needs_context)
+    }
+
     /// Whether a model is there to ask.
     pub fn has_model(&self) -> bool {
         self.model.is_some()
@@ -374,6 +387,22 @@ impl Judge {
                 swap_stable: None,
             };
         };
+        // A judge of the retrieved context with nothing retrieved has nothing to judge.
+        if self.reads_context()
+            && subject
+                .context
+                .as_deref()
+                .is_none_or(|c| c.trim().is_empty())
+        {
+            return Assessment {
+                outcome: Err(
+                    "nothing was retrieved (no documents, no tool output): there is no context to judge"
+                        .into(),
+                ),
+                calls: Vec::new(),
+                swap_stable: None,
+            };
+        }
         let who = model.identity();
         if self.def.form() != JudgeForm::Pairwise {
             let (span, parsed) = self.ask_once(&**model, &who, subject, sample, false).await;
@@ -432,6 +461,7 @@ impl Judge {
             input: &subject.input,
             output: &subject.output,
             reference,
+            context: subject.context.as_deref(),
             answers: Some(if swapped {
                 (shown, subject.output.as_str())
             } else {
@@ -723,6 +753,7 @@ fn subject_of(ctx: &GradeContext<'_>, judge: &Judge, spec: &JudgeSpec) -> Subjec
         input,
         output,
         reference,
+        context: crate::grounded::context_text(ctx.case, ctx.trace),
         fields: fake::fields_of(&ctx.case.vars),
     }
 }
@@ -775,5 +806,7 @@ pub fn render_trace(trace: &Trace) -> String {
     s
 }
 
+#[cfg(test)]
+mod rag_tests;
 #[cfg(test)]
 mod tests;

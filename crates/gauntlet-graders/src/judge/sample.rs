@@ -157,6 +157,7 @@ mod tests {
                 input: format!("q{i}"),
                 output: format!("a{i}"),
                 reference: None,
+                context: None,
             },
         }
     }

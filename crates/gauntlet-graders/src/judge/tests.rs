@@ -294,6 +294,7 @@ fn answers_are_cached_by_question_and_repeats_are_asked_again() {
         input: "q".into(),
         output: "a".into(),
         reference: None,
+        context: None,
         fields: [("v".to_owned(), "pass".to_owned())].into_iter().collect(),
     };
     let a = block_on(j.assess(&s, 0));
@@ -312,6 +313,7 @@ fn pairwise_judges_ask_both_orders() {
         input: "q".into(),
         output: "mine".into(),
         reference: Some("theirs".into()),
+        context: None,
         fields: [("v".to_owned(), pref.to_owned())].into_iter().collect(),
     };
     let j = judge("fake:judge-column:v", d.clone());
@@ -436,6 +438,7 @@ fn subject(v: &str) -> super::Subject {
         input: "q".into(),
         output: "a".into(),
         reference: None,
+        context: None,
         fields: [("v".to_owned(), v.to_owned())].into_iter().collect(),
     }
 }
