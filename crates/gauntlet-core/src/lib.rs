@@ -46,6 +46,7 @@ pub mod expect;
 pub mod flake;
 pub mod grader;
 pub mod judges;
+pub mod matrix;
 pub mod mcp;
 pub mod merge;
 pub mod metamorphic;

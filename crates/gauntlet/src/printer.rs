@@ -278,6 +278,11 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
                 )?;
             }
         }
+        // A matrix run: a row per column, each with the state its own fold decided.
+        for (i, line) in gauntlet_report::text::column_table(s).iter().enumerate() {
+            let head = if i == 0 { "Columns" } else { "" };
+            writeln!(o, "{BOLD}{head:>12}{BOLD:#} {}", shown(line))?;
+        }
         let st = status_style(s.status);
         writeln!(
             o,
