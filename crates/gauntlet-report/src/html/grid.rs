@@ -54,11 +54,15 @@ pub struct GridSection {
     pub more: usize,
 }
 
+/// A case's state and answer in one column, as gathered.
+type Gathered = Option<(&'static str, String)>;
+
 /// The answers of a matrix run gathered while it streams: at most [`MAX_ROWS`] cases.
 #[derive(Debug)]
 pub struct Grid {
     columns: Columns,
-    rows: Vec<(String, Vec<Option<(&'static str, String)>>)>,
+    /// A case's own id and its answer in each column.
+    rows: Vec<(String, Vec<Gathered>)>,
     index: HashMap<String, usize>,
     more: usize,
 }
