@@ -253,6 +253,10 @@ fn push_scores(o: &mut String, s: &Summary) {
 /// The security figures: the attack success rate, the refusal policy apart from it, the
 /// utility under attack and the benign utility.
 fn push_security(o: &mut String, s: &Summary) {
+    if !s.columns.is_empty() {
+        push_columns(o, s);
+        return;
+    }
     let Some(sec) = &s.security else {
         return;
     };
@@ -292,6 +296,23 @@ fn push_frameworks(o: &mut String, s: &Summary) {
         }
         o.push('\n');
     }
+}
+
+/// A matrix run's columns, a row each with its own state and figures (the run's pooled
+/// security figures would describe no one target, so they are not written).
+fn push_columns(o: &mut String, s: &Summary) {
+    o.push_str("### Columns\n\n");
+    let header = crate::text::COLUMN_HEADER;
+    o.push_str(&format!(
+        "| {} |\n|{}\n",
+        header.join(" | "),
+        "---|".repeat(header.len())
+    ));
+    for c in &s.columns {
+        let row: Vec<String> = crate::text::column_row(c).iter().map(|v| cell(v)).collect();
+        o.push_str(&format!("| {} |\n", row.join(" | ")));
+    }
+    o.push('\n');
 }
 
 /// Counts per OWASP category (or whenever there is more than one category).

@@ -153,6 +153,12 @@ fn check_files(out: &Path) {
     }
     // A case's name in its class is its own, without the column.
     assert!(junit.contains("name=\"LLM07/verbatim-repeat/llm07-verbatim-repeat\""));
+    // summary.md has the columns' table instead of security figures pooled over targets.
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("### Columns"), "{md}");
+    assert!(md.contains("| fake:vulnerable | FAIL |"), "{md}");
+    assert!(md.contains("| served | PASS |"), "{md}");
+    assert!(!md.contains("### Security"), "{md}");
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     for label in ["fake:safe", "fake:vulnerable", "served"] {
         assert!(
@@ -210,9 +216,40 @@ fn check_store(dir: &Path, per_column: usize) {
     );
     assert_eq!(code(&o), 2);
     assert!(text(&o).contains("no column `nope`"), "{}", text(&o));
-    // Graded again from the stored traces, the columns come out as they were.
+    // Re-running the failures runs each failed case again in every column.
     let o = run(
-        &["regrade", "latest", "--store", "runs.db", "-o", "again"],
+        &[
+            "run",
+            "--rerun-failed",
+            "latest",
+            "--store",
+            "runs.db",
+            "-q",
+            "-o",
+            "rerun",
+        ],
+        dir,
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let rerun = report(&dir.join("rerun"));
+    let failed = report(&dir.join("out"))["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] != "PASS")
+        .count();
+    assert_eq!(column_states(&rerun["summary"]).len(), 3);
+    assert_eq!(
+        rerun["summary"]["columns"][2]["summary"]["cases"], failed as u64,
+        "every failure was in one column, and runs again in all three"
+    );
+    // Graded again from the stored traces, the columns come out as they were.
+    let first = report(&dir.join("out"))["manifest"]["run_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let o = run(
+        &["regrade", &first, "--store", "runs.db", "-o", "again"],
         dir,
     );
     assert_eq!(code(&o), 1, "{}", text(&o));
@@ -224,6 +261,10 @@ fn check_store(dir: &Path, per_column: usize) {
             ("fake:vulnerable".to_owned(), "FAIL".to_owned()),
             ("served".to_owned(), "PASS".to_owned()),
         ]
+    );
+    assert_eq!(
+        r["summary"]["columns"][0]["summary"]["cases"],
+        per_column as u64
     );
 }
 
