@@ -186,4 +186,55 @@ mod tests {
             EvidenceLevel::Offline
         );
     }
+
+    fn fake(spec: &str) -> Arc<dyn Target> {
+        let cfg = gauntlet_core::target::TargetConfig::parse(spec).expect("spec");
+        gauntlet_targets::build_target(&cfg, &mut gauntlet_core::redact::Redactor::new())
+            .expect("target")
+    }
+
+    #[test]
+    fn a_column_keeps_to_its_own_concurrency_and_the_others_are_not_held_up() {
+        let cols = Columns::new(vec!["one".into(), "two".into()]).expect("columns");
+        let m = MatrixTarget::new(
+            cols,
+            vec![(fake("fake:safe"), 1), (fake("fake:vulnerable"), 1)],
+        );
+        let case = |id: &str| -> gauntlet_core::suite::Case {
+            serde_json::from_value(
+                serde_json::json!({"id": id, "input": "x", "expect": [{"contains": "x"}]}),
+            )
+            .expect("case")
+        };
+        let (a, b, c) = (case("a @ one"), case("b @ one"), case("a @ two"));
+        let ctx = |case| TrialContext {
+            case,
+            system_prompt: None,
+            tools: &[],
+            trial: 0,
+            seed: 0,
+            session_id: "s".into(),
+        };
+        let (ca, cb, cc) = (ctx(&a), ctx(&b), ctx(&c));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            let wait = std::time::Duration::from_millis(50);
+            let first = m.open(&ca).await.expect("open");
+            // Column `one` has one slot, and it is taken: its next trial waits.
+            assert!(tokio::time::timeout(wait, m.open(&cb)).await.is_err());
+            // Column `two` has its own.
+            let other = tokio::time::timeout(wait, m.open(&cc)).await;
+            assert!(other.is_ok_and(|s| s.is_ok()));
+            drop(first);
+            let second = tokio::time::timeout(wait, m.open(&cb)).await;
+            assert!(second.is_ok_and(|s| s.is_ok()), "the slot came back");
+        });
+        let unknown = case("a @ three");
+        let cu = ctx(&unknown);
+        let r = rt.block_on(m.open(&cu));
+        assert!(matches!(r, Err(TargetError::Harness(_))));
+    }
 }
