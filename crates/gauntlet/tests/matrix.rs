@@ -159,7 +159,10 @@ fn check_files(out: &Path) {
     assert!(md.contains("| fake:vulnerable | FAIL |"), "{md}");
     assert!(md.contains("| served | PASS |"), "{md}");
     assert!(!md.contains("### Security"), "{md}");
+    assert!(!md.contains("### Compliance coverage"), "{md}");
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(!html.contains("id=\"gx-security\""));
+    assert!(!html.contains("id=\"gx-compliance\""));
     for label in ["fake:safe", "fake:vulnerable", "served"] {
         assert!(
             html.contains(&format!("<tr data-column=\"{label}\">")),

@@ -397,14 +397,12 @@ impl HtmlReport {
             rubric_any: rubric.iter().any(|r| r.cases > 0),
             rubric,
             holdout: s.holdout.iter().map(crate::text::holdout_line).collect(),
-            security: s
-                .security
-                .as_ref()
+            // A matrix run's security figures are its columns' (the Columns section): pooled
+            // over different targets they would describe none of them.
+            security: pooled_security(s)
                 .map(crate::text::security_lines)
                 .unwrap_or_default(),
-            frameworks: s
-                .security
-                .as_ref()
+            frameworks: pooled_security(s)
                 .map(crate::text::framework_tables)
                 .unwrap_or_default(),
             charts: self.charts.layout(),
@@ -630,6 +628,11 @@ struct ReportPage {
     run: RunFacts,
     target: TargetFacts,
     meta: Meta,
+}
+
+/// The run's security figures, unless it is a matrix run (its columns have their own).
+fn pooled_security(s: &Summary) -> Option<&gauntlet_core::summary::SecuritySummary> {
+    s.security.as_ref().filter(|_| s.columns.is_empty())
 }
 
 /// A matrix run's section of the page.
