@@ -268,6 +268,10 @@ pub struct Invocation {
     /// Spending limits (`--max-cost`, `--max-total-tokens`); `--resume` may raise them.
     #[serde(default, skip_serializing_if = "is_unset")]
     pub budget: crate::cost::Budget,
+    /// A matrix run (`-t A -t B ...`): every case runs against each of these columns, in
+    /// this order; `target` is then the first column's. Empty for a run of one target.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub matrix: Vec<crate::target::MatrixColumn>,
 }
 
 fn is_unset(b: &crate::cost::Budget) -> bool {

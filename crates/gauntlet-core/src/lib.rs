@@ -48,6 +48,7 @@ pub mod flake;
 pub mod grader;
 pub mod harm;
 pub mod judges;
+pub mod matrix;
 pub mod mcp;
 pub mod merge;
 pub mod metamorphic;

@@ -156,6 +156,24 @@ pub struct Summary {
     /// the benign utility.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub security: Option<SecuritySummary>,
+    /// A matrix run (several targets in one run): each column's own summary, folded by the
+    /// same fold as a run's, in the order the columns were given. Absent for a run of one
+    /// target. The fields above then count every column together, and the state is the
+    /// worst column's (`crate::matrix`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<ColumnSummary>,
+}
+
+/// One column of a matrix run: its label and the summary of its cases alone.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ColumnSummary {
+    /// The column's label: the target as it was given (`fake:safe`, a named target).
+    pub label: String,
+    /// Mean wall time of the column's trials in milliseconds, when any ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<f64>,
+    /// The column's summary, with its own state.
+    pub summary: Summary,
 }
 
 /// How many security policy breaches without a successful attack are named one by one; the
@@ -911,6 +929,7 @@ impl SummaryBuilder {
                 .collect(),
             spend: (!self.spend.is_empty()).then(|| self.spend.clone()),
             security: self.security.finish(),
+            columns: Vec::new(),
         }
     }
 }

@@ -574,6 +574,16 @@ impl fmt::Display for TargetConfig {
     }
 }
 
+/// One column of a matrix run: the target as the user named it (its label in every table,
+/// report and comparison) and its settings as resolved.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct MatrixColumn {
+    /// The label: the `-t` value as given (`fake:safe`, a named target).
+    pub label: String,
+    /// The target, resolved (names of key variables only; never the keys).
+    pub target: TargetConfig,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

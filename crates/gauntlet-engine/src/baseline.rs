@@ -19,6 +19,10 @@ pub fn compare_error(e: CompareError) -> EngineError {
             format!("no baseline named `{name}`"),
             "set one with `gauntlet baseline set RUN --name NAME`",
         ),
+        e @ CompareError::NoColumn { .. } => EngineError::usage(
+            e.to_string(),
+            "name a column as `gauntlet runs show RUN` lists it",
+        ),
     }
 }
 

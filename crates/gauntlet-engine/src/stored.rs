@@ -179,10 +179,17 @@ pub fn regrade(
         .into_iter()
         .collect();
     let read_errors = Arc::new(Mutex::new(Vec::new()));
+    // A matrix run is graded again column by column, each column folded apart.
+    let columns = gauntlet_core::matrix::Columns::of_manifest(&old);
+    let cols = columns.clone();
+    let cases = plan.all_cases().flat_map(move |pc| match &cols {
+        Some(c) => crate::run::matrix::expand(pc, c),
+        None => vec![pc],
+    });
     let items = stored_items(
         store.reopen().map_err(store_err)?,
         &from,
-        plan.all_cases(),
+        cases,
         Arc::clone(&read_errors),
     )?;
     let config = RunConfig {
@@ -202,6 +209,7 @@ pub fn regrade(
         warnings,
         notes: vec![format!("regraded from run {from} (no target calls)")],
         prices: Arc::new(crate::setup::prices(req.config.as_deref())?),
+        columns,
         ..RunConfig::default()
     };
     let rt = runtime()?;

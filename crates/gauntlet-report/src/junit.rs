@@ -27,6 +27,7 @@ use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent};
+use gauntlet_core::matrix::{Columns, SEPARATOR};
 use gauntlet_core::result::{CaseResult, CaseStatus};
 use quick_xml::escape::escape;
 
@@ -83,6 +84,8 @@ pub struct JunitReport {
     mask: CanaryMask,
     /// When the run started, as Ant's schema wants it: `YYYY-MM-DDTHH:MM:SS`, no zone (UTC).
     timestamp: String,
+    /// A matrix run's columns.
+    columns: Option<Columns>,
 }
 
 impl JunitReport {
@@ -95,6 +98,7 @@ impl JunitReport {
             run_id: String::new(),
             mask: CanaryMask::default(),
             timestamp: "1970-01-01T00:00:00".into(),
+            columns: None,
         })
     }
 
@@ -389,10 +393,24 @@ impl Reporter for JunitReport {
                 self.run_id = manifest.run_id.clone();
                 self.timestamp = ant_timestamp(&manifest.started_at);
                 self.mask = CanaryMask::of(manifest);
+                self.columns = Columns::of_manifest(manifest);
             }
             EventKind::CaseFinished { result } => {
-                let result = self.mask.result(result);
-                let s = self.suite(&result.case.suite)?;
+                let mut result = self.mask.result(result);
+                // A matrix run: a class per column (`gauntlet.SUITE[COLUMN]`), each case
+                // under its own name in it.
+                let suite = match self.columns.as_ref().and_then(|c| c.of(&result.case.id)) {
+                    Some((i, _)) => {
+                        let label = &self.columns.as_ref().expect("columns").labels()[i];
+                        let own = result.case.name.strip_suffix(label.as_str());
+                        if let Some(n) = own.and_then(|n| n.strip_suffix(SEPARATOR)) {
+                            result.to_mut().case.name = n.to_owned();
+                        }
+                        format!("{}[{label}]", result.case.suite)
+                    }
+                    None => result.case.suite.clone(),
+                };
+                let s = self.suite(&suite)?;
                 write_case(s, &result)?;
             }
             EventKind::RunFinished { summary, .. } => {

@@ -254,6 +254,10 @@ fn push_scores(o: &mut String, s: &Summary) {
 /// The security figures: the attack success rate, the refusal policy apart from it, the
 /// utility under attack and the benign utility.
 fn push_security(o: &mut String, s: &Summary) {
+    if !s.columns.is_empty() {
+        push_columns(o, s);
+        return;
+    }
     let Some(sec) = &s.security else {
         return;
     };
@@ -265,10 +269,12 @@ fn push_security(o: &mut String, s: &Summary) {
 }
 
 /// The attack success rate per harm category, when the run has harm-categorised cases.
+/// Not for a matrix run: pooled over the columns' targets they would describe none of them.
 fn push_harm(o: &mut String, s: &Summary) {
     let lines = s
         .security
         .as_ref()
+        .filter(|_| s.columns.is_empty())
         .map(crate::text::harm_lines)
         .unwrap_or_default();
     if lines.is_empty() {
@@ -292,7 +298,8 @@ fn push_harm(o: &mut String, s: &Summary) {
 /// The compliance coverage of the security cases: one table per framework, each entry
 /// with its cases, failures and attack success rate.
 fn push_frameworks(o: &mut String, s: &Summary) {
-    let Some(sec) = &s.security else {
+    // Pooled over a matrix run's targets, the coverage would describe none of them.
+    let Some(sec) = s.security.as_ref().filter(|_| s.columns.is_empty()) else {
         return;
     };
     let tables = crate::text::framework_tables(sec);
@@ -318,6 +325,23 @@ fn push_frameworks(o: &mut String, s: &Summary) {
         }
         o.push('\n');
     }
+}
+
+/// A matrix run's columns, a row each with its own state and figures (the run's pooled
+/// security figures would describe no one target, so they are not written).
+fn push_columns(o: &mut String, s: &Summary) {
+    o.push_str("### Columns\n\n");
+    let header = crate::text::COLUMN_HEADER;
+    o.push_str(&format!(
+        "| {} |\n|{}\n",
+        header.join(" | "),
+        "---|".repeat(header.len())
+    ));
+    for c in &s.columns {
+        let row: Vec<String> = crate::text::column_row(c).iter().map(|v| cell(v)).collect();
+        o.push_str(&format!("| {} |\n", row.join(" | ")));
+    }
+    o.push('\n');
 }
 
 /// Counts per OWASP category (or whenever there is more than one category).

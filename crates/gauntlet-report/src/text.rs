@@ -123,6 +123,89 @@ pub fn score_parts(s: &Summary, style: ScoreStyle) -> Vec<String> {
     parts
 }
 
+/// The header of a matrix run's table of columns ([`column_row`]).
+pub const COLUMN_HEADER: [&str; 8] = [
+    "column",
+    "state",
+    "passed",
+    "scores",
+    "attack success",
+    "latency",
+    "tokens",
+    "cost",
+];
+
+/// One column of a matrix run in words, a cell per [`COLUMN_HEADER`] entry: its state, the
+/// cases that passed (with the rate), the score averages, the attack success rate over the
+/// attacks observed, the mean trial latency, the agent's tokens and the run's cost.
+pub fn column_row(c: &gauntlet_core::summary::ColumnSummary) -> [String; 8] {
+    let s = &c.summary;
+    let rate = if s.cases == 0 {
+        "-".to_owned()
+    } else {
+        format!("{:.1}%", 100.0 * s.passed as f64 / s.cases as f64)
+    };
+    let mut scores: Vec<String> = Vec::new();
+    if let Some(a) = s.tasks.avg {
+        scores.push(format!("task {}/18", trim_num(a)));
+    }
+    if let Some(a) = s.refusals.avg {
+        scores.push(format!("refusal {}/3", trim_num(a)));
+    }
+    let asr = s.security.as_ref().map_or("-".to_owned(), |sec| {
+        let r = &sec.attack_success;
+        match r.rate {
+            Some(v) => format!("{}/{} ({:.1}%)", r.cases, r.of, 100.0 * v),
+            None => format!("{}/{}", r.cases, r.of),
+        }
+    });
+    let (tokens, cost) = s
+        .spend
+        .as_ref()
+        .map_or(("0".to_owned(), "-".to_owned()), |sp| {
+            (sp.agent.tokens().to_string(), sp.total.cost_label())
+        });
+    [
+        c.label.clone(),
+        s.status.to_string(),
+        format!("{}/{} {rate}", s.passed, s.cases),
+        if scores.is_empty() {
+            "-".to_owned()
+        } else {
+            scores.join(", ")
+        },
+        asr,
+        c.latency_ms
+            .map_or("-".to_owned(), |l| format!("{} ms", l.round() as u64)),
+        tokens,
+        cost,
+    ]
+}
+
+/// A matrix run's columns as an aligned plain-text table (header first), for the terminal
+/// and `runs show`; empty for a run of one target.
+pub fn column_table(s: &Summary) -> Vec<String> {
+    if s.columns.is_empty() {
+        return Vec::new();
+    }
+    let rows: Vec<[String; 8]> = std::iter::once(COLUMN_HEADER.map(str::to_owned))
+        .chain(s.columns.iter().map(column_row))
+        .collect();
+    let widths: Vec<usize> = (0..8)
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    rows.iter()
+        .map(|r| {
+            let cells: Vec<String> = r
+                .iter()
+                .zip(&widths)
+                .map(|(c, w)| format!("{c:<w$}"))
+                .collect();
+            cells.join("  ").trim_end().to_owned()
+        })
+        .collect()
+}
+
 /// The most useful one-line reason a case did not pass.
 pub fn failure_reason(r: &CaseResult) -> String {
     if let Some(h) = r.hard_fails.first() {

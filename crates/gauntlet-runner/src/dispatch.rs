@@ -19,6 +19,7 @@ use std::time::Instant;
 use gauntlet_core::cost::{Budget, PriceTable, Spend};
 use gauntlet_core::event::{EventKind, Reporter, RunEvent, RunManifest};
 use gauntlet_core::grader::Grader;
+use gauntlet_core::matrix::{ColumnFolds, Columns};
 use gauntlet_core::plan::PlannedCase;
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::result::{CaseMeta, CaseResult, CaseStatus, Outcome, TrialResult};
@@ -72,6 +73,10 @@ pub struct RunConfig {
     /// Spending limits: when one is reached no new trial starts (`--max-cost`,
     /// `--max-tokens`), counted over every trial of the run, resumed ones included.
     pub budget: Budget,
+    /// A matrix run's columns: each case id names its column
+    /// (`gauntlet_core::matrix::SEPARATOR`), each column is folded apart, and the run's
+    /// state is the worst column's. `None` for a run of one target.
+    pub columns: Option<Columns>,
 }
 
 impl Default for RunConfig {
@@ -95,6 +100,7 @@ impl Default for RunConfig {
             notes: Vec::new(),
             prices: Arc::new(PriceTable::builtin()),
             budget: Budget::default(),
+            columns: None,
         }
     }
 }
@@ -178,6 +184,8 @@ struct Dispatch<'a> {
     out: Delivery,
     started: Instant,
     fold: SummaryBuilder,
+    /// A matrix run's fold per column.
+    column_folds: Option<ColumnFolds>,
     failed_cases: usize,
     crashed: usize,
     kept: usize,
@@ -241,6 +249,7 @@ impl<'a> Dispatch<'a> {
             out: Delivery::start(reporters),
             started: Instant::now(),
             fold: SummaryBuilder::new(),
+            column_folds: cfg.columns.clone().map(ColumnFolds::new),
             failed_cases: 0,
             crashed: 0,
             kept: 0,
@@ -305,9 +314,11 @@ impl<'a> Dispatch<'a> {
             kept: self.kept,
             notes: cfg.notes.clone(),
         };
-        let summary = self
-            .fold
-            .finish(&cfg.packs, &end, self.started.elapsed().as_millis() as u64);
+        let elapsed = self.started.elapsed().as_millis() as u64;
+        let mut summary = self.fold.finish(&cfg.packs, &end, elapsed);
+        if let Some(c) = &self.column_folds {
+            c.finish(&cfg.packs, &end, elapsed, &mut summary);
+        }
         self.emit(EventKind::RunFinished {
             summary: Box::new(summary.clone()),
             finished_at: jiff::Timestamp::now().to_string(),
@@ -334,9 +345,21 @@ impl<'a> Dispatch<'a> {
     fn complete(&mut self, p: Pending) {
         let trials = p.trials.into_iter().flatten().collect();
         let mut result = CaseResult::combine(p.meta, trials);
-        result.quarantined = self.cfg.quarantined.contains(&result.case.id);
+        // A case is quarantined by its own id, in every column of a matrix run (a re-grade
+        // carries the stored run's quarantined ids, column and all).
+        let own_id = match &self.cfg.columns {
+            Some(c) => c
+                .of(&result.case.id)
+                .map_or(result.case.id.as_str(), |(_, id)| id),
+            None => result.case.id.as_str(),
+        };
+        result.quarantined =
+            self.cfg.quarantined.contains(own_id) || self.cfg.quarantined.contains(&result.case.id);
         if p.holdout {
             self.fold.add_holdout(&result);
+            if let Some(c) = &mut self.column_folds {
+                c.add_holdout(&result);
+            }
             return;
         }
         self.finish_case(result);
@@ -353,6 +376,9 @@ impl<'a> Dispatch<'a> {
             self.failed_cases += 1;
         }
         self.fold.add(&result);
+        if let Some(c) = &mut self.column_folds {
+            c.add(&result);
+        }
         self.emit(EventKind::CaseFinished {
             result: Box::new(result),
         });

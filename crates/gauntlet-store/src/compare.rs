@@ -29,6 +29,16 @@ pub enum CompareError {
     /// A `--baseline NAME` names neither a baseline nor a run.
     #[error("no baseline named `{0}`")]
     NoBaseline(String),
+    /// `RUN@COLUMN` names a column the run does not have.
+    #[error("run {run} has no column `{column}` (its columns: {columns})")]
+    NoColumn {
+        /// The run.
+        run: String,
+        /// The column asked for.
+        column: String,
+        /// The run's columns, or "none: it ran one target".
+        columns: String,
+    },
 }
 
 /// One side of a comparison as read from the store.
@@ -97,6 +107,100 @@ pub fn compare_runs(
             summary: sb,
             cases: db,
         },
+    })
+}
+
+/// One side of a comparison: a stored run, or one column of a matrix run (`RUN@COLUMN`).
+#[derive(Debug, Clone, Copy)]
+pub struct Side<'a> {
+    /// The run's id, resolved.
+    pub run: &'a str,
+    /// The column of a matrix run, if one.
+    pub column: Option<&'a str>,
+}
+
+/// Reads one side: a run's cases and summary, or a column's cases under their own ids
+/// (so that the same case pairs across columns) and the column's own summary.
+fn read_side(store: &mut Store, side: Side<'_>, reason: Reason) -> Result<RunRead, CompareError> {
+    let (cases, summary) = digests(store, side.run, reason)?;
+    let manifest = store.manifest(side.run)?;
+    let Some(column) = side.column else {
+        return Ok(RunRead {
+            run_id: side.run.to_owned(),
+            manifest,
+            summary,
+            cases,
+        });
+    };
+    let columns = gauntlet_core::matrix::Columns::of_manifest(&manifest);
+    let no_column = || CompareError::NoColumn {
+        run: side.run.to_owned(),
+        column: column.to_owned(),
+        columns: columns
+            .as_ref()
+            .map_or("none: it ran one target".to_owned(), |c| {
+                c.labels().join(", ")
+            }),
+    };
+    let index = columns
+        .as_ref()
+        .and_then(|c| c.index(column))
+        .ok_or_else(no_column)?;
+    let cols = columns.as_ref().expect("a column was found");
+    let own = |text: &str| {
+        text.strip_suffix(column)
+            .and_then(|t| t.strip_suffix(gauntlet_core::matrix::SEPARATOR))
+            .map(str::to_owned)
+    };
+    let cases = cases
+        .into_iter()
+        .filter_map(|mut d| {
+            let (i, base) = cols.of(&d.id)?;
+            if i != index {
+                return None;
+            }
+            let base = base.to_owned();
+            d.name = own(&d.name).unwrap_or_else(|| d.name.clone());
+            d.id = base;
+            Some(d)
+        })
+        .collect();
+    let summary = summary.and_then(|s| s.columns.into_iter().find(|c| c.label == column));
+    Ok(RunRead {
+        run_id: format!("{}@{column}", side.run),
+        manifest,
+        summary: summary.map(|c| c.summary),
+        cases,
+    })
+}
+
+/// Compares two sides, each a stored run or a column of one (two columns of one matrix
+/// run are paired case by case, as two runs are).
+pub fn compare_sides(
+    store: &mut Store,
+    a: Side<'_>,
+    b: Side<'_>,
+    reason: Reason,
+) -> Result<ComparedRuns, CompareError> {
+    let a = read_side(store, a, reason)?;
+    let b = read_side(store, b, reason)?;
+    let mut c = compare(
+        &a.run_id,
+        &a.cases,
+        a.summary.as_ref(),
+        &b.run_id,
+        &b.cases,
+        b.summary.as_ref(),
+    );
+    note_judge_changes(
+        &mut c,
+        (&a.manifest, a.summary.as_ref()),
+        (&b.manifest, b.summary.as_ref()),
+    );
+    Ok(ComparedRuns {
+        comparison: c,
+        a,
+        b,
     })
 }
 

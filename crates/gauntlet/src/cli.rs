@@ -843,9 +843,14 @@ pub enum StrategyArg {
 pub struct ExecOpts {
     /// The target: fake:safe, fake:vulnerable, fake:scripted, openai:MODEL,
     /// openai-responses:MODEL, anthropic:MODEL, exec:COMMAND, http:URL, or a name from the
-    /// config file. Overrides the suite's target.
+    /// config file. Overrides the suite's target. Given more than once (`-t A -t B`): a
+    /// matrix run, every case against every target, a column each.
     #[arg(long, short = 't', value_name = "SPEC")]
-    pub target: Option<String>,
+    pub target: Vec<String>,
+    /// In a matrix run, the column whose state is the exit code (the one that ships);
+    /// default: the worst column's.
+    #[arg(long, value_name = "COLUMN")]
+    pub gate: Option<String>,
     /// Base URL of an OpenAI- or Anthropic-compatible API.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,

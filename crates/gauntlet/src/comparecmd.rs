@@ -43,12 +43,23 @@ pub fn baseline(args: BaselineArgs) -> Result<i32, CliError> {
 
 pub fn compare_cmd(args: CompareArgs) -> Result<i32, CliError> {
     let mut store = open_existing_store(args.store.store.as_deref())?;
-    let a = store.resolve(&args.run_a).map_err(store_err)?;
-    let b = store.resolve(&args.run_b).map_err(store_err)?;
+    // `RUN@COLUMN` is a column of a matrix run (a run id never holds `@`).
+    let (run_a, col_a) = split_column(&args.run_a);
+    let (run_b, col_b) = split_column(&args.run_b);
+    let a = store.resolve(run_a).map_err(store_err)?;
+    let b = store.resolve(run_b).map_err(store_err)?;
     if args.drift {
+        if col_a.is_some() || col_b.is_some() {
+            return Err(CliError::usage(
+                "--drift compares two runs, not columns",
+                "compare columns without --drift: gauntlet compare RUN@A RUN@B",
+            ));
+        }
         return compare_drift(&mut store, &a, &b, &args);
     }
-    let runs = compare::compare_runs(&mut store, &a, &b, failure_reason).map_err(store_err)?;
+    let side = |run, column| compare::Side { run, column };
+    let runs = compare::compare_sides(&mut store, side(&a, col_a), side(&b, col_b), failure_reason)
+        .map_err(gauntlet_engine::baseline::compare_error)?;
     if let Some(path) = &args.html {
         let page = render_page(&runs, CaseLinks::default())?;
         write_file(path, &page).map_err(|e| {
@@ -66,6 +77,14 @@ pub fn compare_cmd(args: CompareArgs) -> Result<i32, CliError> {
         write!(out, "{}", render_comparison(c))?;
     }
     Ok(0)
+}
+
+/// A run reference and the column after its `@`, if any.
+fn split_column(spec: &str) -> (&str, Option<&str>) {
+    match spec.split_once('@') {
+        Some((run, column)) => (run, Some(column)),
+        None => (spec, None),
+    }
 }
 
 /// `compare A B --drift`: the per-check drift of two resolved runs, as a terminal table,

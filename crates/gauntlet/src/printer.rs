@@ -201,7 +201,9 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
         writeln!(o, "{DIM}{}{DIM:#}", "─".repeat(80))?;
         // With security cases, the headline is the attack success rate; the refusal policy
         // and the utilities follow it, and the counts of cases come after.
-        if let Some(sec) = &s.security {
+        // A matrix run's security figures are its columns' (in the table below): pooled
+        // over different targets they would describe none of them.
+        if let Some(sec) = s.security.as_ref().filter(|_| s.columns.is_empty()) {
             print_security(o, sec)?;
             print_harm(o, sec)?;
         }
@@ -219,6 +221,9 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
             s.blocked,
             {
                 let mut more = String::new();
+                if !s.columns.is_empty() {
+                    more.push_str(&format!(" ({} columns together)", s.columns.len()));
+                }
                 if s.not_assessed > 0 {
                     more.push_str(&format!(", {} not assessed", s.not_assessed));
                 }
@@ -278,6 +283,11 @@ pub fn print_summary(s: &Summary, reports_dir: Option<&str>) -> std::io::Result<
                     "", sp.replayed_trials
                 )?;
             }
+        }
+        // A matrix run: a row per column, each with the state its own fold decided.
+        for (i, line) in gauntlet_report::text::column_table(s).iter().enumerate() {
+            let head = if i == 0 { "Columns" } else { "" };
+            writeln!(o, "{BOLD}{head:>12}{BOLD:#} {}", shown(line))?;
         }
         let st = status_style(s.status);
         writeln!(

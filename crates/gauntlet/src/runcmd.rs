@@ -17,7 +17,8 @@ use crate::cli::{ExecOpts, RedteamArgs, RunArgs};
 use crate::error::CliError;
 use crate::printer::{TerminalReporter, Verbosity, print_outcome, show_notice};
 use crate::setup::{
-    BUILTIN_OWASP, current_dir, load_all, open_store, resolve_spec, resolve_target, store_location,
+    BUILTIN_OWASP, current_dir, load_all, open_store, resolve_matrix, resolve_spec, resolve_target,
+    store_location,
 };
 
 fn verbosity(opts: &ExecOpts) -> Verbosity {
@@ -91,8 +92,11 @@ fn request(
     Ok(req)
 }
 
-/// Runs the request, prints the outcome and, with `--baseline`, the comparison with it.
-fn execute(mut req: RunRequest, baseline: Option<&str>) -> Result<i32, CliError> {
+/// Runs the request, prints the outcome and, with `--baseline`, the comparison with it; the
+/// exit code is the state's, or with `--gate COLUMN` that column's.
+fn execute(mut req: RunRequest, opts: &ExecOpts) -> Result<i32, CliError> {
+    let baseline = opts.baseline.as_deref();
+    let gate = gate_column(&req.invocation, opts.gate.as_deref())?;
     if let Some(name) = baseline {
         let name = name.to_owned();
         req.outputs.baseline_page = Some(Box::new(move |st: &mut gauntlet_store::Store| {
@@ -100,7 +104,19 @@ fn execute(mut req: RunRequest, baseline: Option<&str>) -> Result<i32, CliError>
         }));
     }
     let mut outcome = gauntlet_engine::run(req, &mut show_notice)?;
-    let code = print_outcome(&outcome, true)?;
+    let mut code = print_outcome(&outcome, true)?;
+    if let Some(label) = gate
+        && outcome.reporter_errors.is_empty()
+        && let Some(c) = outcome.summary.columns.iter().find(|c| c.label == label)
+    {
+        code = c.summary.status.exit_code();
+        writeln!(
+            crate::out::Printer::stdout(),
+            "{:>12} column {label}: {} (exit {code})",
+            "Gate",
+            c.summary.status
+        )?;
+    }
     if outcome.reporter_errors.is_empty()
         && let (Some(name), Some(st)) = (baseline, outcome.store.as_mut())
     {
@@ -181,13 +197,16 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
         &allow,
     )?;
     check_frameworks(opts, &suites)?;
-    let target = match (&opts.target, &base_invocation) {
-        (None, Some(inv)) => inv.target.clone(),
-        _ => resolve_target(
-            &suites,
-            opts,
-            (origin.command == "redteam").then(default_redteam),
-        )?,
+    let (target, matrix) = match (opts.target.is_empty(), &base_invocation) {
+        (true, Some(inv)) => (inv.target.clone(), inv.matrix.clone()),
+        _ => (
+            resolve_target(
+                &suites,
+                opts,
+                (origin.command == "redteam").then(default_redteam),
+            )?,
+            resolve_matrix(&suites, opts)?,
+        ),
     };
     let invocation = Invocation {
         suites: paths,
@@ -208,11 +227,12 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
         include_holdout: select.include_holdout,
         cache: opts.cache,
         budget: budget(opts)?,
+        matrix,
         ..Invocation::default()
     };
     let invocation = with_helpers(invocation, opts, base_invocation.as_ref())?;
     let req = request(opts, origin, suites, select, invocation)?;
-    execute(req, opts.baseline.as_deref())
+    execute(req, opts)
 }
 
 /// The run's strategy, attacker and rewriter (`--strategy`, `--attacker`, `--rewriter`),
@@ -305,6 +325,27 @@ fn budget(opts: &ExecOpts) -> Result<Budget, CliError> {
     })
 }
 
+/// The column `--gate` names, checked against the run's columns before anything runs.
+fn gate_column<'a>(inv: &Invocation, gate: Option<&'a str>) -> Result<Option<&'a str>, CliError> {
+    let Some(label) = gate else {
+        return Ok(None);
+    };
+    if inv.matrix.is_empty() {
+        return Err(CliError::usage(
+            "--gate picks a column of a matrix run, and this run has one target",
+            "give several targets (-t A -t B) and --gate with one of them, or drop --gate",
+        ));
+    }
+    if !inv.matrix.iter().any(|c| c.label == label) {
+        let labels: Vec<&str> = inv.matrix.iter().map(|c| c.label.as_str()).collect();
+        return Err(CliError::usage(
+            format!("--gate `{label}` is no column of this run"),
+            format!("the columns: {}", labels.join(", ")),
+        ));
+    }
+    Ok(Some(label))
+}
+
 fn default_redteam() -> TargetConfig {
     TargetConfig::parse("fake:safe").expect("valid")
 }
@@ -354,6 +395,7 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         .clone()
         .or_else(|| suites[0].suite.agent.canary.clone());
     let target = resolve_target(&suites, &args.exec, Some(default_redteam()))?;
+    let matrix = resolve_matrix(&suites, &args.exec)?;
     let invocation = Invocation {
         suites: vec![BUILTIN_OWASP.to_owned()],
         base_dir: current_dir(),
@@ -378,6 +420,7 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         include_holdout: select.include_holdout,
         cache: args.exec.cache,
         budget: budget(&args.exec)?,
+        matrix,
         ..Invocation::default()
     };
     let invocation = with_helpers(invocation, &args.exec, None)?;
@@ -388,7 +431,7 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         select,
         invocation,
     )?;
-    execute(req, args.exec.baseline.as_deref())
+    execute(req, &args.exec)
 }
 
 /// Continues an interrupted run with the same id, settings and suites.
@@ -420,5 +463,5 @@ fn resume(spec: &str, opts: &ExecOpts) -> Result<i32, CliError> {
     // A shard keeps the id it shares with the other shards.
     req.outputs.run_id = point.manifest.shard.as_ref().and_then(|sh| sh.run.clone());
     req.suites = point.suites;
-    execute(req, opts.baseline.as_deref())
+    execute(req, opts)
 }

@@ -67,7 +67,7 @@ pub fn resolve_target(
     default: Option<gauntlet_core::target::TargetConfig>,
 ) -> Result<gauntlet_core::target::TargetConfig, CliError> {
     let overrides = TargetOverrides {
-        target: opts.target.clone(),
+        target: opts.target.first().cloned(),
         config: opts.config.clone(),
         base_url: opts.base_url.clone(),
         api_key_env: opts.api_key_env.clone(),
@@ -78,6 +78,39 @@ pub fn resolve_target(
     Ok(gauntlet_engine::setup::resolve_target(
         suites, &overrides, default,
     )?)
+}
+
+/// The columns of a matrix run (`-t` given more than once), each target resolved as a run's
+/// one target is (`--base-url` and the sampling flags apply to every column); empty for a
+/// run of one target. A target given twice is refused: its columns could not be told apart.
+pub fn resolve_matrix(
+    suites: &[gauntlet_suite::load::LoadedSuite],
+    opts: &ExecOpts,
+) -> Result<Vec<gauntlet_core::target::MatrixColumn>, CliError> {
+    if opts.target.len() < 2 {
+        return Ok(Vec::new());
+    }
+    let mut columns: Vec<gauntlet_core::target::MatrixColumn> = Vec::new();
+    for spec in &opts.target {
+        let label = spec.trim();
+        if label.is_empty() || columns.iter().any(|c| c.label == label) {
+            return Err(CliError::usage(
+                format!(
+                    "-t `{spec}` is given twice (or empty): its columns could not be told apart"
+                ),
+                "give each target once: -t fake:safe -t fake:vulnerable",
+            ));
+        }
+        let one = ExecOpts {
+            target: vec![label.to_owned()],
+            ..opts.clone()
+        };
+        columns.push(gauntlet_core::target::MatrixColumn {
+            label: label.to_owned(),
+            target: resolve_target(suites, &one, None)?,
+        });
+    }
+    Ok(columns)
 }
 
 /// The repeats of `gauntlet stability` (plain or `--metamorphic`), with the run's ending

@@ -151,6 +151,11 @@ fn show(store: &mut Store, run: &str, json: bool, out: &mut Printer) -> Result<(
             for r in &s.reasons {
                 writeln!(out, "           - {}", shown(r))?;
             }
+            // A matrix run: its columns, each comparable with `compare RUN@A RUN@B`.
+            for (i, line) in gauntlet_report::text::column_table(s).iter().enumerate() {
+                let head = if i == 0 { "columns" } else { "" };
+                writeln!(out, "{head:<10} {}", shown(line))?;
+            }
         }
         None => {
             writeln!(

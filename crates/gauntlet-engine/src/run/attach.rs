@@ -161,6 +161,10 @@ fn manifest(
         invocation: Some(inv.clone()),
         shard_run: outputs.run_id.clone().filter(|_| shard.is_some()),
     });
+    if let Some(c) = &resolved.columns {
+        // Each case runs once per column.
+        manifest.planned_cases *= c.labels().len();
+    }
     manifest.judges = resolved.judges.refs.clone();
     manifest.prices = Some(resolved.prices.source());
     Ok(manifest)

@@ -63,6 +63,7 @@ pub fn dispatch(
     let cancel = Arc::clone(&config.cancel);
     let rt = runtime()?;
     let plan = planned.plan;
+    let columns = config.columns.clone();
     let outcome = rt.block_on(async {
         let c = Arc::clone(&cancel);
         tokio::spawn(async move {
@@ -73,9 +74,22 @@ pub fn dispatch(
                 gauntlet_targets::exec::interrupt_agents();
             }
         });
-        Runner::new(target, Arc::new(grader), config)
-            .run(manifest, plan.cases().map(PlanItem::from), reporters)
-            .await
+        let runner = Runner::new(target, Arc::new(grader), config);
+        match &columns {
+            // A matrix run: each case once per column, its columns next to each other.
+            Some(cols) => {
+                let cases = plan
+                    .cases()
+                    .flat_map(|pc| super::matrix::expand(pc, cols))
+                    .map(PlanItem::from);
+                runner.run(manifest, cases, reporters).await
+            }
+            None => {
+                runner
+                    .run(manifest, plan.cases().map(PlanItem::from), reporters)
+                    .await
+            }
+        }
     });
     Ok(Ran {
         run_id,
@@ -102,7 +116,9 @@ fn config(
     let concurrency = if inv.concurrency > 0 {
         inv.concurrency
     } else {
-        inv.target.concurrency.unwrap_or(8)
+        resolved
+            .matrix_concurrency
+            .unwrap_or_else(|| inv.target.concurrency.unwrap_or(8))
     };
     let config = RunConfig {
         concurrency,
@@ -131,6 +147,7 @@ fn config(
         notes: Vec::new(),
         prices: resolved.prices,
         budget: inv.budget,
+        columns: resolved.columns,
     };
     (config, resolved.target, resolved.grader)
 }

@@ -14,6 +14,7 @@
 
 pub mod attach;
 pub mod dispatch;
+pub mod matrix;
 pub mod plan;
 pub mod resume;
 pub mod target;

@@ -158,11 +158,18 @@ pub struct Rerun {
 pub fn failed_cases(store: &mut Store, spec: &str) -> Result<Rerun, EngineError> {
     let run = store.resolve(spec).map_err(store_err)?;
     let manifest = store.manifest(&run).map_err(store_err)?;
+    // A matrix run's case is selected by its own id: it runs again in every column.
+    let columns = gauntlet_core::matrix::Columns::of_manifest(&manifest);
     let mut failed = HashSet::new();
     store
         .for_each_case(&run, |c| {
             if c.status != CaseStatus::Pass {
-                failed.insert(c.case.id.clone());
+                let id = c.case.id.as_str();
+                let own = columns
+                    .as_ref()
+                    .and_then(|cols| cols.of(id))
+                    .map_or(id, |(_, b)| b);
+                failed.insert(own.to_owned());
             }
             Ok(())
         })

@@ -10,6 +10,7 @@ use gauntlet_core::cache::ResponseCache;
 use gauntlet_core::calibration::JudgeRef;
 use gauntlet_core::cost::{Budget, PriceTable};
 use gauntlet_core::event::Invocation;
+use gauntlet_core::matrix::Columns;
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::strategy::HelperModel;
 use gauntlet_core::target::{Target, TargetConfig, TargetInfo, UserSimulator};
@@ -18,6 +19,7 @@ use gauntlet_store::StoreLocation;
 use gauntlet_suite::filter::Selection;
 use gauntlet_suite::load::LoadedSuite;
 
+use super::matrix::MatrixTarget;
 use super::{Models, Outputs, Trials};
 use crate::error::{EngineError, Notice};
 use crate::judge::PanelSetup;
@@ -32,6 +34,10 @@ pub struct Resolved {
     pub rate_note: Option<String>,
     pub prices: Arc<PriceTable>,
     pub target: Arc<dyn Target>,
+    /// A matrix run's columns (`target` is then a `MatrixTarget`).
+    pub columns: Option<Columns>,
+    /// A matrix run's trials in flight when `-j` does not say: the sum of the columns'.
+    pub matrix_concurrency: Option<usize>,
     pub judges: PanelSetup,
     pub grader: OracleGrader,
     pub quarantined: std::collections::HashSet<String>,
@@ -58,16 +64,17 @@ pub fn resolve(
         Some(flags) => crate::otel::prepare(flags, &mut redactor, notices)?,
         None => None,
     };
-    let (target_cfg, rate_note) = rate_share(&inv.target, select, trials.whole_rate_limit);
     let prices = Arc::new(crate::setup::prices(models.config.as_deref())?);
     let response_cache = response_cache(models, outputs.store.as_ref())?;
-    let target = build_target(
+    let built = targets(
         inv,
-        &target_cfg,
+        select,
+        trials,
         response_cache.as_ref(),
         &mut redactor,
         notices,
     )?;
+    let target = built.target;
     let judges = crate::judge::judge_panel(
         suites,
         models.judge.as_deref(),
@@ -80,7 +87,9 @@ pub fn resolve(
         Some(&target.info()),
         &mut redactor,
     )?;
-    check_budget(&inv.budget, &prices, &target.info(), &judges.refs, notices)?;
+    for info in &built.infos {
+        check_budget(&inv.budget, &prices, info, &judges.refs, notices)?;
+    }
     for w in &judges.warnings {
         notices(Notice::Warning(w.clone()));
     }
@@ -117,14 +126,70 @@ pub fn resolve(
     Ok(Resolved {
         redactor,
         otel,
-        rate_note,
+        rate_note: built.rate_note,
         prices,
         target,
+        columns: built.columns,
+        matrix_concurrency: built.concurrency,
         judges,
         grader,
         quarantined,
         user_simulator,
         helpers,
+    })
+}
+
+/// The run's target (a [`MatrixTarget`] over its columns' for a matrix run), with what the
+/// rest of the set-up needs to know of it.
+struct Built {
+    target: Arc<dyn Target>,
+    /// The description of each target called (each column's, for a matrix run).
+    infos: Vec<TargetInfo>,
+    columns: Option<Columns>,
+    concurrency: Option<usize>,
+    rate_note: Option<String>,
+}
+
+/// Builds the target, or each column's for a matrix run: every column with its own
+/// settings, so its rate limit (a shard's share of it), retries and concurrency are its own.
+fn targets(
+    inv: &Invocation,
+    select: &Selection,
+    trials: &Trials,
+    cache: Option<&Arc<dyn ResponseCache>>,
+    redactor: &mut Redactor,
+    notices: &mut dyn FnMut(Notice),
+) -> Result<Built, EngineError> {
+    let columns = Columns::new(inv.matrix.iter().map(|c| c.label.clone()).collect());
+    let Some(columns) = columns else {
+        let (cfg, rate_note) = rate_share(&inv.target, select, trials.whole_rate_limit);
+        let target = build_target(inv, &cfg, cache, redactor, notices)?;
+        return Ok(Built {
+            infos: vec![target.info()],
+            target,
+            columns: None,
+            concurrency: None,
+            rate_note,
+        });
+    };
+    let mut built = Vec::new();
+    let mut notes = Vec::new();
+    for column in &inv.matrix {
+        let (cfg, note) = rate_share(&column.target, select, trials.whole_rate_limit);
+        notes.extend(note.map(|n| format!("{}: {n}", column.label)));
+        let n = cfg
+            .concurrency
+            .unwrap_or(super::matrix::DEFAULT_COLUMN_CONCURRENCY);
+        built.push((build_target(inv, &cfg, cache, redactor, notices)?, n));
+    }
+    let concurrency = built.iter().map(|(_, n)| *n).sum();
+    let matrix = MatrixTarget::new(columns.clone(), built);
+    Ok(Built {
+        infos: matrix.column_infos().into_iter().map(|(_, i)| i).collect(),
+        target: Arc::new(matrix),
+        columns: Some(columns),
+        concurrency: Some(concurrency),
+        rate_note: (!notes.is_empty()).then(|| notes.join("; ")),
     })
 }
 

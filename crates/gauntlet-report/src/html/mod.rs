@@ -18,6 +18,7 @@
 pub mod charts;
 pub mod compare;
 pub mod data;
+pub mod grid;
 pub mod page;
 pub mod view;
 pub mod why;
@@ -150,6 +151,8 @@ pub struct HtmlReport {
     facets: Facets,
     cases: usize,
     baseline: Option<Baseline>,
+    /// A matrix run's answers side by side.
+    grid: Option<grid::Grid>,
     nav: Option<Nav>,
     page: Option<Vec<u8>>,
 }
@@ -178,6 +181,7 @@ impl HtmlReport {
             facets: Facets::default(),
             cases: 0,
             baseline: None,
+            grid: None,
             nav: None,
             page: None,
         }
@@ -213,6 +217,9 @@ impl HtmlReport {
 
     fn add_case(&mut self, r: &CaseResult, json: &str) -> Result<(), ReportError> {
         self.cases += 1;
+        if let Some(g) = self.grid.as_mut() {
+            g.add(r);
+        }
         self.charts.add(r);
         self.facets.add(r);
         let mut base_json = serde_json::Value::Null;
@@ -390,19 +397,15 @@ impl HtmlReport {
             rubric_any: rubric.iter().any(|r| r.cases > 0),
             rubric,
             holdout: s.holdout.iter().map(crate::text::holdout_line).collect(),
-            security: s
-                .security
-                .as_ref()
+            // A matrix run's security figures are its columns' (the Columns section): pooled
+            // over different targets they would describe none of them.
+            security: pooled_security(s)
                 .map(crate::text::security_lines)
                 .unwrap_or_default(),
-            harm: s
-                .security
-                .as_ref()
+            harm: pooled_security(s)
                 .map(crate::text::harm_lines)
                 .unwrap_or_default(),
-            frameworks: s
-                .security
-                .as_ref()
+            frameworks: pooled_security(s)
                 .map(crate::text::framework_tables)
                 .unwrap_or_default(),
             charts: self.charts.layout(),
@@ -412,6 +415,11 @@ impl HtmlReport {
             columns,
             cases: self.cases,
             baseline,
+            matrix: self.grid.as_ref().map(|g| MatrixSection {
+                header: crate::text::COLUMN_HEADER,
+                columns: s.columns.iter().map(crate::text::column_row).collect(),
+                grid: g.section(),
+            }),
             run: RunFacts {
                 id: m.as_ref().map(|m| m.run_id.clone()).unwrap_or_default(),
                 command: m.as_ref().map(|m| m.command.clone()).unwrap_or_default(),
@@ -620,9 +628,24 @@ struct ReportPage {
     columns: Vec<(&'static str, &'static str)>,
     cases: usize,
     baseline: Option<BaselineSection>,
+    /// A matrix run: its columns' figures and the answers side by side.
+    matrix: Option<MatrixSection>,
     run: RunFacts,
     target: TargetFacts,
     meta: Meta,
+}
+
+/// The run's security figures, unless it is a matrix run (its columns have their own).
+fn pooled_security(s: &Summary) -> Option<&gauntlet_core::summary::SecuritySummary> {
+    s.security.as_ref().filter(|_| s.columns.is_empty())
+}
+
+/// A matrix run's section of the page.
+#[derive(Serialize)]
+struct MatrixSection {
+    header: [&'static str; 8],
+    columns: Vec<[String; 8]>,
+    grid: grid::GridSection,
 }
 
 fn snake(v: impl Serialize) -> String {
@@ -750,7 +773,11 @@ impl Reporter for HtmlReport {
             return Ok(());
         }
         match &ev.kind {
-            EventKind::RunStarted { manifest } => self.manifest = Some((**manifest).clone()),
+            EventKind::RunStarted { manifest } => {
+                self.grid =
+                    gauntlet_core::matrix::Columns::of_manifest(manifest).map(grid::Grid::new);
+                self.manifest = Some((**manifest).clone());
+            }
             EventKind::CaseFinished { result } => {
                 if let Some(json) = ev.case_json() {
                     self.add_case(result, json?)?;
