@@ -12,6 +12,7 @@
 //! by [`stored`]; captured traces are graded by [`grade`], the shards of
 //! a sharded run merged by [`merge`].
 
+pub mod audit;
 pub mod baseline;
 pub mod cache;
 pub mod embeddings;
