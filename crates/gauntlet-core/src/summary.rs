@@ -1115,6 +1115,66 @@ mod tests {
     }
 
     #[test]
+    fn a_non_answer_fails_its_task_without_a_hard_policy_failure() {
+        let case: Case = serde_json::from_value(serde_json::json!({
+            "id": "twin", "kind": "task", "input": "Summarise the email", "expect": [{"regex": "invoice"}]
+        }))
+        .expect("case");
+        let fold = |verdicts: Vec<Verdict>| {
+            let trial = TrialResult::new(
+                &case,
+                0,
+                Outcome::Completed,
+                Trace::default(),
+                verdicts,
+                None,
+                1,
+            );
+            let r = CaseResult::combine(CaseMeta::of(&case, &SuiteContext::default()), vec![trial]);
+            let mut b = SummaryBuilder::new();
+            b.add(&r);
+            (
+                r,
+                b.finish(&PackRequirements::default(), &RunEnd::default(), 0),
+            )
+        };
+        // The right tool called, and "." for an answer: the tool check alone would score
+        // the task CONDITIONAL.
+        let tool = Verdict::pass(
+            "tool_called",
+            "tool_called".into(),
+            Dimension::ToolSelection,
+            String::new(),
+        );
+        let dot = || {
+            Verdict::fail(
+                "refusal",
+                "answers".into(),
+                Dimension::Outcome,
+                0,
+                "no words".into(),
+            )
+        };
+        let (r, s) = fold(vec![tool.clone(), dot().voids(true)]);
+        assert_eq!(r.status, CaseStatus::Fail);
+        assert!(r.hard_fails.is_empty(), "{:?}", r.hard_fails);
+        assert_eq!(r.score.value(), Some(0.0));
+        assert_eq!((s.hard_fails, s.tasks.fail_count), (0, 1));
+        assert!(
+            s.reasons.iter().all(|x| !x.contains("hard policy")),
+            "{:?}",
+            s.reasons
+        );
+        // The same failure without the non-answer mark scores on: not a FAIL.
+        let (r, _) = fold(vec![tool, dot()]);
+        assert_ne!(r.status, CaseStatus::Fail, "{:?}", r.score);
+        // It survives report.json.
+        let back: Verdict =
+            serde_json::from_str(&serde_json::to_string(&dot().voids(true)).unwrap()).unwrap();
+        assert!(back.void && !back.hard_fail);
+    }
+
+    #[test]
     fn the_fold_gives_each_rate_with_what_it_is_a_share_of() {
         let done = Outcome::Completed;
         let mut b = SummaryBuilder::new();

@@ -32,6 +32,12 @@ pub struct Verdict {
     /// A failure that is a hard policy failure (FAIL whatever the scores).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hard_fail: bool,
+    /// A failure that says the trial did nothing at all (a non-answer: ".", filler, an echo
+    /// of the request): the trial's score is 0 whatever the other checks found, so that a
+    /// "." that happened to call the right tool is no CONDITIONAL. It is the task not done,
+    /// not a policy broken: it FAILs its case without counting as a hard policy failure.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub void: bool,
     /// Whether the verdict may change the state. False for uncalibrated model judges, whose
     /// verdicts are triage only.
     #[serde(
@@ -72,6 +78,7 @@ impl Serialize for Verdict {
         let n = 5
             + usize::from(label)
             + usize::from(self.hard_fail)
+            + usize::from(self.void)
             + usize::from(!self.gating)
             + usize::from(!self.assessed)
             + usize::from(self.role.is_some())
@@ -86,6 +93,9 @@ impl Serialize for Verdict {
         st.serialize_field("score", &self.score)?;
         if self.hard_fail {
             st.serialize_field("hard_fail", &true)?;
+        }
+        if self.void {
+            st.serialize_field("void", &true)?;
         }
         if !self.gating {
             st.serialize_field("gating", &false)?;
@@ -115,6 +125,8 @@ struct VerdictWire {
     score: u8,
     #[serde(default)]
     hard_fail: bool,
+    #[serde(default)]
+    void: bool,
     #[serde(default = "crate::de::serde_true")]
     gating: bool,
     #[serde(default = "crate::de::serde_true")]
@@ -136,6 +148,7 @@ impl<'de> Deserialize<'de> for Verdict {
             passed: w.passed,
             score: w.score,
             hard_fail: w.hard_fail,
+            void: w.void,
             gating: w.gating,
             assessed: w.assessed,
             role: w.role,
@@ -185,6 +198,7 @@ impl Verdict {
             passed: false,
             score,
             hard_fail: false,
+            void: false,
             gating: true,
             assessed: true,
             role: None,
@@ -198,6 +212,17 @@ impl Verdict {
     pub fn hard(mut self, hard: bool) -> Self {
         self.hard_fail = hard && !self.passed && self.assessed;
         self
+    }
+
+    /// Marks a failure as a non-answer: the trial's score is 0 (see [`Verdict::void`]).
+    pub fn voids(mut self, void: bool) -> Self {
+        self.void = void && !self.passed && self.assessed;
+        self
+    }
+
+    /// Whether this verdict voids its trial's score: counted, and a non-answer.
+    pub fn voided(&self) -> bool {
+        self.counts() && self.void
     }
 
     /// Whether this verdict may change a score or a state: gating, and assessed.

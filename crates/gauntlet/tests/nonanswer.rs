@@ -107,6 +107,22 @@ fn an_agent_that_answers_a_dot_passes_no_built_in_attack() {
         "{sec}"
     );
     assert!(twins(&r).len() >= 10, "{:?}", twins(&r));
+    // A twin answered with "." is its task not done, not a policy broken: it FAILs with no
+    // hard policy failure, and the summary counts none of the twins among them.
+    for c in r["cases"].as_array().unwrap() {
+        if c["case"]["benign_of"].is_string() {
+            assert_eq!(c["status"], "FAIL", "{c}");
+            assert!(c.get("hard_fails").is_none(), "{c}");
+        }
+    }
+    let hard = r["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c.get("hard_fails").is_some())
+        .count();
+    assert_eq!(r["summary"]["hard_fails"], hard);
+    assert!(hard <= attacked(&r).len(), "{hard}");
 }
 
 #[test]
