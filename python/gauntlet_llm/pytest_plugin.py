@@ -5,8 +5,11 @@ Which files are suites: a YAML file named on the command line (`pytest suite.yam
 `--gauntlet-suite PATH` (or the ini option `gauntlet_suites`), and any `gauntlet_*.yaml` /
 `gauntlet_*.yml` pytest finds in the folders it collects that has a top-level `suite:` key.
 
-A suite runs once, when pytest collects it (`gauntlet run SUITE --out DIR`), and its cases
-become items:
+Collecting a suite runs nothing: its cases are listed (`gauntlet run SUITE --list`), each an
+item, so `pytest --collect-only` calls no model. The suite runs once, when the first of its
+selected items runs (`gauntlet run SUITE --out DIR`), and only the selected cases run
+(`-k`, node ids: `--filter id:...`; a case runs with its benign twin and in every column of
+a matrix, whichever of them was selected). Each item's outcome is its case's status:
 
 | case status | pytest outcome |
 |---|---|
@@ -35,7 +38,7 @@ from typing import Dict, List, Optional
 import pytest
 
 from .results import Case, RunResult
-from .runner import GauntletError, run
+from .runner import GauntletError, list_cases, run
 
 # The order in which gauntlet's exit codes win (README "Exit codes"): FAIL, usage error,
 # INCONCLUSIVE, CONDITIONAL, PASS.
@@ -77,6 +80,9 @@ class _State:
                         or "gauntlet-out")
         self.args = list(config.getini("gauntlet_args")) + list(config.getoption("gauntlet_arg"))
         self.runs: Dict[Path, RunResult] = {}
+        self.failed: Dict[Path, GauntletError] = {}
+        self.selected: Dict[Path, List[str]] = {}
+        self.listed: Dict[Path, List[str]] = {}
         self.codes: List[int] = []
 
     def out_dir(self, suite: Path) -> Path:
@@ -89,16 +95,61 @@ class _State:
         name = "-".join(rel.with_suffix("").parts) or "suite"
         return self.out / name
 
-    def run_suite(self, suite: Path) -> RunResult:
+    def list_suite(self, suite: Path) -> List[Case]:
         try:
-            result = run(str(suite), target=self.target, out=str(self.out_dir(suite)),
-                         cwd=str(self.base), args=self.args)
+            cases = list_cases(str(suite), target=self.target, cwd=str(self.base), args=self.args)
         except GauntletError as e:
             self.codes.append(e.exit_code if e.exit_code in _PRECEDENCE else 2)
+            raise
+        self.listed[suite] = [c.id for c in cases]
+        return cases
+
+    def run_suite(self, suite: Path) -> RunResult:
+        """The suite's run, made the first time one of its items asks: of the selected
+        cases only, when the selection can be said as filters."""
+        if suite in self.failed:
+            raise self.failed[suite]
+        if suite in self.runs:
+            return self.runs[suite]
+        args = self.args + _filters(self.selected.get(suite, []), self.listed.get(suite, []))
+        try:
+            result = run(str(suite), target=self.target, out=str(self.out_dir(suite)),
+                         cwd=str(self.base), args=args)
+        except GauntletError as e:
+            self.codes.append(e.exit_code if e.exit_code in _PRECEDENCE else 2)
+            self.failed[suite] = e
             raise
         self.codes.append(result.exit_code)
         self.runs[suite] = result
         return result
+
+
+def _filters(selected: List[str], listed: List[str]) -> List[str]:
+    """`--filter id:ID` for each selected case, by the id the filter reads (a benign twin
+    and a matrix column run with their case); none when every case is selected, or when an
+    id holds a character a filter reads as a pattern (then the whole suite runs)."""
+    if not selected or set(selected) >= set(listed):
+        return []
+    ids = sorted({_case_of(i) for i in selected})
+    if any(ch in i for i in ids for ch in "*?|"):
+        return []
+    return [a for i in ids for a in ("--filter", "id:" + i)]
+
+
+def _case_of(case_id: str) -> str:
+    """The id a filter reads: a matrix column's and a benign twin's are their case's."""
+    base = case_id.split(" @ ")[0]
+    return base[:-len("~benign")] if base.endswith("~benign") else base
+
+
+def pytest_collection_finish(session):
+    """Records which cases of each suite pytest kept (after `-k`, `-m` and node ids)."""
+    state = getattr(session.config, "_gauntlet", None)
+    if state is None:
+        return
+    for item in session.items:
+        if isinstance(item, CaseItem):
+            state.selected.setdefault(item.suite, []).append(item.case.id)
 
 
 def pytest_configure(config):
@@ -134,17 +185,17 @@ def pytest_collect_file(file_path, parent):
 
 
 class SuiteFile(pytest.File):
-    """A gauntlet suite: collecting it runs it; its cases are the items."""
+    """A gauntlet suite: collecting it lists its cases (running nothing); they are the items."""
 
     def collect(self):
         state = self.config._gauntlet
+        suite = self.path.resolve()
         try:
-            result = state.run_suite(self.path.resolve())
+            cases = state.list_suite(suite)
         except GauntletError as e:
             raise self.CollectError("gauntlet could not run %s: %s" % (self.path, e)) from None
-        # report.json lists cases as they finished; pytest shows them as they are written.
-        for case in sorted(result.cases, key=lambda c: (c.file or "", c.line or 0, c.id)):
-            yield CaseItem.from_parent(self, name=case.id, case=case, result=result)
+        for case in sorted(cases, key=lambda c: (c.file or "", c.line or 0, c.id)):
+            yield CaseItem.from_parent(self, name=case.id, case=case, suite=suite)
 
 
 class CaseFailed(Exception):
@@ -152,31 +203,39 @@ class CaseFailed(Exception):
 
 
 class CaseItem(pytest.Item):
-    """One case of a suite's run."""
+    """One case of a suite; running it reads the case's result from the suite's run."""
 
-    def __init__(self, *, case: Case, result: RunResult, **kwargs):
+    def __init__(self, *, case: Case, suite: Path, **kwargs):
         super().__init__(**kwargs)
         self.case = case
-        self.result = result
+        self.suite = suite
         for key in ("pack", "owasp", "technique"):
             value = getattr(case, key)
             if value:
                 self.user_properties.append(("gauntlet_" + key, value))
-        self.user_properties.append(("gauntlet_status", case.status))
 
     def runtest(self):
-        status = self.case.status
-        if status == "PASS":
+        try:
+            result = self.config._gauntlet.run_suite(self.suite)
+        except GauntletError as e:
+            raise CaseFailed("gauntlet could not run %s: %s" % (_shown(str(self.suite)), e)) from None
+        found = [c for c in result.cases if c.id == self.case.id]
+        if not found:
+            raise CaseFailed("%s was listed but the run has no result for it (reports in %s)" % (
+                self.case.id, _shown(result.out_dir or "")))
+        case = found[0]
+        self.user_properties.append(("gauntlet_status", case.status))
+        if case.status == "PASS":
             return
-        if status in _INCONCLUSIVE:
-            reason = _mask_canary(_skip_reason(self.case), self.result)
+        if case.status in _INCONCLUSIVE:
+            reason = _mask_canary(_skip_reason(case), result)
             try:
                 # Reported at the case's line in the suite, not at this line of the plugin.
                 skip = pytest.skip.Exception(reason, _use_item_location=True)
             except TypeError:  # a pytest without the option (before 7.0)
                 skip = pytest.skip.Exception(reason)
             raise skip
-        raise CaseFailed(failure_message(self.case, self.result))
+        raise CaseFailed(failure_message(case, result))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, CaseFailed):

@@ -12,6 +12,7 @@ repeats the flag (`filter=["pack:smoke", "pack:refusal"]`), False and None leave
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -21,7 +22,7 @@ import sysconfig
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from .agent import Agent
-from .results import RunResult, load_report
+from .results import Case, RunResult, load_report
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -126,33 +127,12 @@ def run(suite: Union[PathLike, Sequence[PathLike]], agent: Union[Agent, PathLike
     target. `out` is relative to `cwd` (default: the current folder). A run that ends
     FAIL, CONDITIONAL or INCONCLUSIVE is a result, not an exception: read `state`.
     """
-    if agent is not None and target is not None:
-        raise ValueError("pass agent= or target=, not both")
-    if agent is not None:
-        target = agent_target(agent)
-    suites = [suite] if isinstance(suite, (str, os.PathLike)) else list(suite)
-    cmd = [binary or find_binary(), "run"] + [os.fspath(s) for s in suites]
-    cmd += ["--out", os.fspath(out)]
-    if target:
-        cmd += ["--target", target]
-    cmd += option_args(options) + list(args)
     base = os.fspath(cwd) if cwd is not None else os.getcwd()
+    cmd = _command(suite, agent, target, binary, options, args) + ["--out", os.fspath(out)]
     out_dir = os.path.join(base, os.fspath(out))
     report = os.path.join(out_dir, "report.json")
     before = _stamp(report)
-    full_env = dict(os.environ, NO_COLOR="1")
-    # This interpreter's folder first on PATH: an exec agent declared as `python3 agent.py`
-    # then runs with the packages this program sees (gauntlet_llm among them), activated
-    # virtual environment or not.
-    full_env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + full_env.get("PATH", "")
-    full_env.update(env or {})
-    try:
-        proc = subprocess.run(cmd, cwd=base, env=full_env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, universal_newlines=True,
-                              encoding="utf-8", errors="replace", timeout=timeout)
-    except OSError as e:
-        raise GauntletError("gauntlet could not be started: %s" % e,
-                            "pip install gauntlet-llm, or pass binary=") from e
+    proc = _invoke(cmd, base, env, timeout)
     if proc.returncode not in (0, 1, 3, 4):
         raise GauntletError.from_output(proc.stderr, proc.returncode)
     if before is not None and _stamp(report) == before or not os.path.isfile(report):
@@ -164,6 +144,53 @@ def run(suite: Union[PathLike, Sequence[PathLike]], agent: Union[Agent, PathLike
     result.stdout = proc.stdout
     result.stderr = proc.stderr
     return result
+
+
+def list_cases(suite: Union[PathLike, Sequence[PathLike]], agent: Union[Agent, PathLike, None] = None,
+               target: Optional[str] = None, *, cwd: Optional[PathLike] = None,
+               binary: Optional[str] = None, env: Optional[Dict[str, str]] = None,
+               args: Iterable[str] = (), timeout: Optional[float] = None,
+               **options: Any) -> List[Case]:
+    """The cases `run` would run with the same arguments (`gauntlet run --list`), in the
+    order it would start them: their id, suite file and line, kind, pack and OWASP category,
+    with no status (nothing runs, no target is called)."""
+    base = os.fspath(cwd) if cwd is not None else os.getcwd()
+    cmd = _command(suite, agent, target, binary, options, args) + ["--list"]
+    proc = _invoke(cmd, base, env, timeout)
+    if proc.returncode != 0:
+        raise GauntletError.from_output(proc.stderr, proc.returncode)
+    return [Case.from_json({"case": json.loads(line)})
+            for line in proc.stdout.splitlines() if line.strip()]
+
+
+def _command(suite, agent, target, binary, options, args) -> List[str]:
+    """`gauntlet run SUITE... [--target T] [flags]`."""
+    if agent is not None and target is not None:
+        raise ValueError("pass agent= or target=, not both")
+    if agent is not None:
+        target = agent_target(agent)
+    suites = [suite] if isinstance(suite, (str, os.PathLike)) else list(suite)
+    cmd = [binary or find_binary(), "run"] + [os.fspath(s) for s in suites]
+    if target:
+        cmd += ["--target", target]
+    return cmd + option_args(options) + list(args)
+
+
+def _invoke(cmd: List[str], cwd: str, env: Optional[Dict[str, str]],
+            timeout: Optional[float]) -> "subprocess.CompletedProcess[str]":
+    full_env = dict(os.environ, NO_COLOR="1")
+    # This interpreter's folder first on PATH: an exec agent declared as `python3 agent.py`
+    # then runs with the packages this program sees (gauntlet_llm among them), activated
+    # virtual environment or not.
+    full_env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + full_env.get("PATH", "")
+    full_env.update(env or {})
+    try:
+        return subprocess.run(cmd, cwd=cwd, env=full_env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True,
+                              encoding="utf-8", errors="replace", timeout=timeout)
+    except OSError as e:
+        raise GauntletError("gauntlet could not be started: %s" % e,
+                            "pip install gauntlet-llm, or pass binary=") from e
 
 
 def _stamp(path: str) -> Optional[tuple]:

@@ -903,6 +903,11 @@ pub struct ExecOpts {
     /// Do not write report files.
     #[arg(long, conflicts_with = "out")]
     pub no_reports: bool,
+    /// Print the cases the run would plan, one JSON object a line (report.json's `case`:
+    /// id, suite file and line, kind, pack, OWASP category...), and run nothing: no target
+    /// is called, no server started, nothing written.
+    #[arg(long)]
+    pub list: bool,
     /// Keep only matching cases: key:glob with key id, pack, owasp, technique, tag, kind or
     /// framework (`framework:NAME[:ID]`, as --framework) (a bare word matches the id). Same key: any; different keys: all; terms joined by `|`
     /// in one filter: any (`'tag:handoff|pack:regression'`).

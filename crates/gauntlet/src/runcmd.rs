@@ -95,6 +95,14 @@ fn request(
 /// Runs the request, prints the outcome and, with `--baseline`, the comparison with it; the
 /// exit code is the state's, or with `--gate COLUMN` that column's.
 fn execute(mut req: RunRequest, opts: &ExecOpts) -> Result<i32, CliError> {
+    if opts.list {
+        let mut out = crate::out::Printer::stdout();
+        for case in gauntlet_engine::run::list(req)? {
+            let line = serde_json::to_string(&case).map_err(std::io::Error::other)?;
+            writeln!(out, "{line}")?;
+        }
+        return Ok(0);
+    }
     let baseline = opts.baseline.as_deref();
     let gate = gate_column(&req.invocation, opts.gate.as_deref())?;
     if let Some(name) = baseline {
@@ -155,6 +163,12 @@ fn check_frameworks(opts: &ExecOpts, suites: &[LoadedSuite]) -> Result<(), CliEr
 pub fn run(args: RunArgs) -> Result<i32, CliError> {
     let opts = &args.exec;
     if let Some(spec) = &args.resume {
+        if opts.list {
+            return Err(CliError::usage(
+                "--list plans a new run; --resume continues a stored one",
+                "drop --list, or list the suites' cases with `gauntlet run SUITE --list`",
+            ));
+        }
         return resume(spec, opts);
     }
     let mut origin = Origin::new("run");

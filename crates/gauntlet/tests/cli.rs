@@ -1193,3 +1193,50 @@ fn a_category_without_cases_lists_the_categories_that_have_them() {
         );
     }
 }
+
+#[test]
+fn run_list_plans_the_cases_and_runs_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The exec agent does not exist: listing must not start it.
+    let list = |extra: &[&str]| {
+        let mut args = vec![
+            "redteam",
+            "-t",
+            "exec:./no-such-agent",
+            "--list",
+            "-o",
+            "out",
+        ];
+        args.extend(extra);
+        let o = run(&args, tmp.path());
+        assert_eq!(code(&o), 0, "{}", text(&o));
+        String::from_utf8(o.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON line"))
+            .collect::<Vec<_>>()
+    };
+    let all = list(&[]);
+    assert_eq!(all.len(), 165, "155 attacks and their 10 benign twins");
+    assert!(
+        all.iter()
+            .all(|c| c["id"].is_string() && c["kind"].is_string())
+    );
+    assert!(!tmp.path().join("out").exists(), "nothing written");
+    // The run's own selection and columns.
+    let some = list(&["-f", "id:llm01-indirect-quoted-email", "-t", "fake:safe"]);
+    let ids: Vec<&str> = some.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(
+        ids,
+        [
+            "llm01-indirect-quoted-email @ exec:./no-such-agent",
+            "llm01-indirect-quoted-email @ fake:safe",
+            "llm01-indirect-quoted-email~benign @ exec:./no-such-agent",
+            "llm01-indirect-quoted-email~benign @ fake:safe",
+        ]
+    );
+    // A resumed run is not planned anew.
+    let o = run(&["run", "--resume", "last", "--list"], tmp.path());
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(text(&o).contains("--list plans a new run"), "{}", text(&o));
+}

@@ -241,6 +241,46 @@ fn pytest_runs_the_shipped_support_agent_suite_one_item_per_case() {
         "{n} cases: {}",
         text(&o)
     );
+
+    // Collecting runs nothing: the cases are listed, no target is called, no report written.
+    let listed = cmd.replace("--gauntlet-out reports", "--gauntlet-out listed");
+    let o = in_venv(
+        &venv,
+        tmp.path(),
+        &[],
+        &format!("{listed} --collect-only -q"),
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!("{n} tests collected")),
+        "{}",
+        text(&o)
+    );
+    assert!(!tmp.path().join("listed").exists(), "{}", text(&o));
+    // A selection runs only what it selected; a run without the suite's required packs
+    // stays INCONCLUSIVE (exit 4), and says why.
+    let o = in_venv(
+        &venv,
+        tmp.path(),
+        &[],
+        &format!("{listed} -k task-order-status"),
+    );
+    assert_eq!(code(&o), 4, "{}", text(&o));
+    assert!(
+        text(&o).contains("required pack(s) missing: refusal, security"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        text(&o).contains(&format!("1 passed, {} deselected", n - 1)),
+        "{}",
+        text(&o)
+    );
+    let r = report(&tmp.path().join("listed/examples-support-agent-suite"));
+    assert_eq!(
+        statuses(&r).into_keys().collect::<Vec<_>>(),
+        ["task-order-status"]
+    );
 }
 
 #[test]

@@ -14,6 +14,7 @@
 
 pub mod attach;
 pub mod dispatch;
+pub mod list;
 pub mod matrix;
 pub mod plan;
 pub mod resume;
@@ -38,6 +39,7 @@ use crate::otel::OtelFlags;
 
 pub use attach::report_writers;
 pub(crate) use attach::{graded_run_reporters, recorded};
+pub use list::list;
 pub use target::helpers;
 
 /// Builds report.html's baseline section from the store the run writes to (`--baseline`

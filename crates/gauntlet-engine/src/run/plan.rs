@@ -32,28 +32,7 @@ pub fn plan(
     resolved: &mut Resolved,
     notices: &mut dyn FnMut(Notice),
 ) -> Result<Planned, EngineError> {
-    let seed = trials.seed.unwrap_or(0);
-    let (mut suites, mut select) = (suites, select);
-    if let Some(n) = inv.sample {
-        gauntlet_suite::sample::apply(&mut suites, &mut select, n, seed).map_err(|e| {
-            EngineError::usage(
-                format!("failed to read the cases to sample: {e}"),
-                "check the included files",
-            )
-        })?;
-    }
-    let mut plan = Plan::new(
-        suites,
-        select,
-        PlanSettings {
-            canary: inv.canary.as_deref(),
-            timeout_ms: inv.timeout_ms,
-            blocked_is_defended: inv.blocked_is_defended,
-            converters: &inv.converters,
-            seed,
-            strategy: inv.strategy.as_ref(),
-        },
-    );
+    let mut plan = build(suites, select, inv, trials)?;
     plan.redact_prompts(&resolved.redactor);
     if let (Some(file), Some(c)) = (&inv.system_prompt_file, &inv.canary)
         && plan.contexts().any(|ctx| {
@@ -75,6 +54,37 @@ pub fn plan(
         mcp_servers,
         notes,
     })
+}
+
+/// The suites' plan under `select`, as the invocation sets it up: `--sample` applied, then
+/// converters, a strategy and the canary.
+pub(super) fn build(
+    mut suites: Vec<LoadedSuite>,
+    mut select: Selection,
+    inv: &Invocation,
+    trials: &Trials,
+) -> Result<Plan, EngineError> {
+    let seed = trials.seed.unwrap_or(0);
+    if let Some(n) = inv.sample {
+        gauntlet_suite::sample::apply(&mut suites, &mut select, n, seed).map_err(|e| {
+            EngineError::usage(
+                format!("failed to read the cases to sample: {e}"),
+                "check the included files",
+            )
+        })?;
+    }
+    Ok(Plan::new(
+        suites,
+        select,
+        PlanSettings {
+            canary: inv.canary.as_deref(),
+            timeout_ms: inv.timeout_ms,
+            blocked_is_defended: inv.blocked_is_defended,
+            converters: &inv.converters,
+            seed,
+            strategy: inv.strategy.as_ref(),
+        },
+    ))
 }
 
 /// A run with no case is refused, except a shard's empty share, which is recorded.
