@@ -2,7 +2,7 @@
 //! Anthropic wire formats on 127.0.0.1.
 //!
 //! Routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/responses` (the OpenAI Responses
-//! API, in [`responses`]), `POST /v1/messages` (Anthropic), `POST /v1/embeddings` (the
+//! API, in [`responses`]; `GET` and `DELETE /v1/responses/{id}` for a stored response), `POST /v1/messages` (Anthropic), `POST /v1/embeddings` (the
 //! deterministic test vectors of [`crate::embeddings::fake_embedding`], not a model's),
 //! `GET /v1/models`, `GET /health`. `stream: true` is answered as the real APIs stream, so
 //! the vendors' SDKs read it: OpenAI chunks with text and tool-call deltas and, with
@@ -64,6 +64,14 @@ impl FakeServer {
             .route("/v1/messages", post(messages))
             .route("/v1/responses", post(responses::responses))
             .route("/responses", post(responses::responses))
+            .route(
+                "/v1/responses/{id}",
+                get(responses::retrieve).delete(responses::delete),
+            )
+            .route(
+                "/responses/{id}",
+                get(responses::retrieve).delete(responses::delete),
+            )
             .route("/v1/embeddings", post(embeddings))
             .route("/embeddings", post(embeddings))
             .route("/v1/models", get(models))

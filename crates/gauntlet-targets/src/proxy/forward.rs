@@ -83,6 +83,23 @@ fn passes_back(name: &str) -> bool {
 pub(super) enum Endpoint {
     Chat(Wire),
     Models,
+    /// A stored response of the Responses API: `/{id}`, `/{id}/input_items` or
+    /// `/{id}/cancel` after `/responses`, passed through (no model is called).
+    StoredResponse(String),
+}
+
+/// The path after `/responses` when it names a stored response: an id of letters, digits,
+/// `_` and `-`, then nothing, `/input_items` or `/cancel`. Anything else (a `..`, an
+/// encoded slash) is no route, so that no other upstream path is reached through it.
+fn stored_response(rest: &str) -> Option<String> {
+    let rest = rest.strip_prefix('/')?;
+    let (id, tail) = rest.split_once('/').unwrap_or((rest, ""));
+    let id_ok = !id.is_empty()
+        && id.len() <= 256
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    (id_ok && matches!(tail, "" | "input_items" | "cancel")).then(|| format!("/{rest}"))
 }
 
 #[derive(Debug, PartialEq)]
@@ -117,7 +134,12 @@ pub(super) fn parse_route(path: &str) -> Option<Route> {
         "/v1/responses" | "/responses" => Endpoint::Chat(Wire::Responses),
         "/v1/messages" | "/messages" => Endpoint::Chat(Wire::Anthropic),
         "/v1/models" | "/models" => Endpoint::Models,
-        _ => return None,
+        other => {
+            let rest = other
+                .strip_prefix("/v1/responses")
+                .or_else(|| other.strip_prefix("/responses"))?;
+            Endpoint::StoredResponse(stored_response(rest)?)
+        }
     };
     Some(Route {
         session,
@@ -182,6 +204,23 @@ pub(super) async fn dispatch(
                 .await
         }
         (Endpoint::Models, Method::GET) => shared.models(&headers).await,
+        (Endpoint::StoredResponse(rest), m) => {
+            // Retrieve and list (GET), delete (DELETE), cancel (POST .../cancel).
+            let allowed = match rest.ends_with("/cancel") {
+                true => m == Method::POST,
+                false => m == Method::GET || m == Method::DELETE,
+            };
+            if !allowed {
+                return error_response(
+                    Wire::Responses,
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "gauntlet proxy: a stored response is read with GET, deleted with DELETE and cancelled with POST .../cancel",
+                );
+            }
+            shared
+                .stored_response(m, &rest, &headers, uri.query(), body)
+                .await
+        }
         (Endpoint::Chat(wire), _) => error_response(
             wire,
             StatusCode::METHOD_NOT_ALLOWED,
@@ -348,6 +387,30 @@ impl Shared {
         {
             Ok(up) => up.into_response(),
             Err(u) => error_response(Wire::OpenAi, u.status, &u.detail),
+        }
+    }
+
+    /// A stored response's route, passed through to the upstream: not a model call, so
+    /// nothing is recorded.
+    async fn stored_response(
+        &self,
+        method: Method,
+        rest: &str,
+        headers: &HeaderMap,
+        query: Option<&str>,
+        body: Bytes,
+    ) -> Response {
+        self.learn_secrets(headers);
+        let method = match method {
+            Method::GET => reqwest::Method::GET,
+            Method::DELETE => reqwest::Method::DELETE,
+            _ => reqwest::Method::POST,
+        };
+        let body = (!body.is_empty()).then_some(body);
+        let url = format!("{}{rest}", self.responses_url);
+        match self.send(method, &url, query, headers, body).await {
+            Ok(up) => up.into_response(),
+            Err(u) => error_response(Wire::Responses, u.status, &u.detail),
         }
     }
 

@@ -8,7 +8,9 @@
 //!   `{prefix}/chat/completions`), the OpenAI Responses API (`POST {prefix}/v1/responses`,
 //!   also `{prefix}/responses`) and the Anthropic Messages wire (`POST {prefix}/v1/messages`),
 //!   forwarded to one upstream base URL with the client's auth headers, the upstream's answer
-//!   passed back unchanged (status and body); `GET {prefix}/v1/models` is passed through;
+//!   passed back unchanged (status and body); `GET {prefix}/v1/models` and a stored
+//!   response's routes (`GET`/`DELETE {prefix}/v1/responses/{id}`, `GET .../input_items`,
+//!   `POST .../cancel`) are passed through unrecorded;
 //! - sessions: `{prefix}` is `/s/{session}` (optionally followed by `/a/{agent}`), else the
 //!   `x-gauntlet-session` and `x-gauntlet-agent` headers, else the session `default`;
 //! - recording, per session, into a [`TraceRecorder`](gauntlet_core::trace::TraceRecorder): every model call is an LLM span; the

@@ -43,6 +43,35 @@ fn routes_carry_session_and_agent() {
 }
 
 #[test]
+fn a_stored_response_s_routes_reach_no_other_upstream_path() {
+    let stored = |p: &str| parse_route(p).map(|r| r.endpoint);
+    for (path, rest) in [
+        ("/v1/responses/resp_1", "/resp_1"),
+        (
+            "/s/abc/v1/responses/resp_1/input_items",
+            "/resp_1/input_items",
+        ),
+        ("/responses/resp-9/cancel", "/resp-9/cancel"),
+    ] {
+        assert_eq!(
+            stored(path),
+            Some(Endpoint::StoredResponse(rest.into())),
+            "{path}"
+        );
+    }
+    for path in [
+        "/v1/responses/../models",
+        "/v1/responses/resp_1/../../admin",
+        "/v1/responses/resp_1/other",
+        "/v1/responses/resp%2F1",
+        "/v1/responses//input_items",
+        "/v1/responsesX/resp_1",
+    ] {
+        assert_eq!(stored(path), None, "{path}");
+    }
+}
+
+#[test]
 fn upstream_urls_tolerate_a_trailing_v1() {
     let (o, a, m) = upstream_urls("http://127.0.0.1:9/v1/");
     assert_eq!(o, "http://127.0.0.1:9/v1/chat/completions");

@@ -2,13 +2,15 @@
 //! streamed (`stream: true`, the API's events with text in a few deltas), with function
 //! calls, and multi-turn both ways: the full conversation as `input`, or the new items with
 //! the `previous_response_id` of a stored response ([`Conversations`], a bounded memory of
-//! the last responses, as the API keeps the ones stored).
+//! the last responses, as the API keeps the ones stored); a stored response is retrieved
+//! (`GET /v1/responses/{id}`) and deleted (`DELETE`) as on the API. Listing its input items
+//! and cancelling (a background response's) are not served.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use gauntlet_core::trace::{Message, Role, Usage};
@@ -73,10 +75,44 @@ fn response(state: &ServeState, req: &Value) -> Response {
     let full = wire::response_to_wire(echo, &reply, usage, id);
     if req.get("store").and_then(Value::as_bool) != Some(false) {
         let rid = full["id"].as_str().unwrap_or_default();
-        lock(&state.conversations).keep(rid, &messages, &reply);
+        let mut memory = lock(&state.conversations);
+        memory.keep(rid, &messages, &reply);
+        memory.keep_object(rid, full.clone());
     }
     if req.get("stream").and_then(Value::as_bool) == Some(true) {
         return event_stream(stream::events(&full, pieces));
     }
     json_response(StatusCode::OK, &full)
+}
+
+/// `GET /v1/responses/{id}`: a stored response, as it was answered.
+pub(super) async fn retrieve(
+    State(state): State<Arc<ServeState>>,
+    Path(id): Path<String>,
+) -> Response {
+    match lock(&state.conversations).object(&id) {
+        Some(object) => json_response(StatusCode::OK, &object),
+        None => not_found(&id),
+    }
+}
+
+/// `DELETE /v1/responses/{id}`: forgets a stored response; it can no longer be retrieved or
+/// continued.
+pub(super) async fn delete(
+    State(state): State<Arc<ServeState>>,
+    Path(id): Path<String>,
+) -> Response {
+    if !lock(&state.conversations).forget(&id) {
+        return not_found(&id);
+    }
+    let body = serde_json::json!({ "id": id, "object": "response", "deleted": true });
+    json_response(StatusCode::OK, &body)
+}
+
+fn not_found(id: &str) -> Response {
+    let body = serde_json::json!({ "error": {
+        "message": format!("Response with id '{id}' not found."),
+        "type": "invalid_request_error", "param": null, "code": null,
+    }});
+    json_response(StatusCode::NOT_FOUND, &body)
 }

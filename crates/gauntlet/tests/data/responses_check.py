@@ -1,7 +1,8 @@
 """Drives the OpenAI Responses API of `gauntlet serve-fake` with the official OpenAI Python
 SDK: `client.responses.create` plain and with `stream=True`, the SDK's stream helper, function
 tools with the tool's result sent back (as full input and with `previous_response_id`), two
-turns of a conversation, and the async client.
+turns of a conversation, a stored response retrieved and deleted (`responses.retrieve`,
+`responses.delete`; not model calls), and the async client.
 
 Usage: responses_check.py BASE_URL [--proxy]. BASE_URL is the server root, without /v1 (with
 --proxy, a `gauntlet proxy` session in front of serve-fake: `http://HOST:PORT/s/ID`; the proxy
@@ -106,6 +107,30 @@ def two_turns(c):
     check(again.output_text == second.output_text, "responses second turn (full input) answers alike")
 
 
+def stored(c):
+    r = counted(c.responses.create(model=SAFE, input=ASK))
+    got = c.responses.retrieve(r.id)
+    check(got.id == r.id and got.output_text == r.output_text, "responses retrieve a stored response")
+    gone = c.responses.delete(r.id)
+    check(gone is None or getattr(gone, "deleted", True), "responses delete")
+    try:
+        c.responses.retrieve(r.id)
+        check(False, "a deleted response is not retrieved")
+    except openai.NotFoundError:
+        pass
+    try:
+        counted(c.responses.create(model=SAFE, previous_response_id=r.id, input="And then?"))
+        check(False, "a deleted response is not continued")
+    except openai.BadRequestError:
+        pass
+    kept = counted(c.responses.create(model=SAFE, input=ASK, store=False))
+    try:
+        c.responses.retrieve(kept.id)
+        check(False, "a response made with store=False is not retrieved")
+    except openai.NotFoundError:
+        pass
+
+
 async def async_client():
     c = openai.AsyncOpenAI(base_url=f"{BASE}/v1", api_key="sk-fake", max_retries=0)
     r = counted(await c.responses.create(model=SAFE, input=ASK))
@@ -120,6 +145,7 @@ c = openai.OpenAI(base_url=f"{BASE}/v1", api_key="sk-fake", max_retries=0)
 plain_and_streamed(c)
 tool_round_trips(c)
 two_turns(c)
+stored(c)
 asyncio.run(async_client())
 print(f"model calls: {CALLS}")
 print(f"tool results: {RESULTS}")
