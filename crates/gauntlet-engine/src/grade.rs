@@ -265,7 +265,7 @@ pub fn grade(req: GradeRequest, notices: &mut dyn FnMut(Notice)) -> Result<Grade
         &suites,
         req.embeddings.as_deref(),
         req.config.as_deref(),
-        Some(crate::cache::open_response_cache(Some(&req.store))?),
+        Some(crate::cache::lazy_response_cache(Some(&req.store))),
         &mut redactor,
     )?;
     for w in &judges.warnings {

@@ -214,8 +214,7 @@ pub fn judge_panel(
     let inline = judge_override
         .map(|spec| model_for(spec, redactor))
         .transpose()?;
-    let legacy = cache.legacy();
-    let mut panel = JudgePanel::new(cache).with_inline_model(inline.clone());
+    let mut panel = JudgePanel::new(Arc::clone(&cache)).with_inline_model(inline.clone());
     let mut refs: Vec<JudgeRef> = Vec::new();
     let mut warnings = Vec::new();
     let mut records = Vec::new();
@@ -296,7 +295,13 @@ pub fn judge_panel(
             m.identity().configured_model
         ));
     }
-    if legacy > 0 && (!refs.is_empty() || inline.is_some()) {
+    // Asked only of a panel with judges: the question opens a lazily opened cache file.
+    let legacy = if !refs.is_empty() || inline.is_some() {
+        cache.legacy()
+    } else {
+        0
+    };
+    if legacy > 0 {
         warnings.push(format!(
             "{legacy} judge answer(s) cached before judges were bound to what answers them were found in the judge cache; they are never used (their questions are asked again)"
         ));

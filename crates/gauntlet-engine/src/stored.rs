@@ -124,7 +124,7 @@ pub fn regrade(
     }
     let mut redactor = gauntlet_core::redact::Redactor::new();
     let response_cache: Arc<dyn gauntlet_core::cache::ResponseCache> =
-        crate::cache::open_response_cache(Some(store.location()))?;
+        crate::cache::lazy_response_cache(Some(store.location()));
     let embeddings = crate::embeddings::embeddings(
         &suites,
         req.embeddings.as_deref(),

@@ -23,6 +23,17 @@ fn a_cached_agent_replays_marks_its_trials_and_misses_when_the_request_changes()
     let tmp = tempfile::tempdir().unwrap();
     let (_server, url) = serve_fake("safe");
     let base = format!("{url}/v1");
+    // A run that asks no cache (no judge, no helper model, no --cache) never makes the file:
+    // opening it costs a new store tens of milliseconds.
+    let o = common::bin()
+        .args(["redteam", "--target", "fake:safe", "--category", "LLM01"])
+        .args(["--out", "plain"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(matches!(code(&o), 0 | 4), "{}", text(&o));
+    assert!(tmp.path().join(".gauntlet/runs.db").exists());
+    assert!(!tmp.path().join(".gauntlet/cache.db").exists());
     let secret = "sk-test-cache-secret-0123456789";
     let go = |extra: &[&str], out: &str| {
         let mut args = vec![

@@ -264,6 +264,7 @@ pub fn run(req: RunRequest, notices: &mut dyn FnMut(Notice)) -> Result<RunOutcom
         &outputs,
         notices,
     )?;
+    let file_cache = resolved.file_cache.clone();
     let planned = plan::plan(suites, select, &invocation, &trials, &mut resolved, notices)?;
     let attached = attach::attach(
         &invocation,
@@ -276,7 +277,13 @@ pub fn run(req: RunRequest, notices: &mut dyn FnMut(Notice)) -> Result<RunOutcom
     )?;
     let mut ran = dispatch::dispatch(resolved, attached, &invocation, &origin, &trials, &outputs)?;
     ran.mcp_servers.shutdown();
-    Ok(finish(ran, outputs))
+    let mut outcome = finish(ran, outputs);
+    if let Some(e) = file_cache.as_ref().and_then(|c| c.open_error()) {
+        outcome.after.push(Notice::Warning(format!(
+            "the response cache could not be opened, so every model call of this run was made afresh: {e}"
+        )));
+    }
+    Ok(outcome)
 }
 
 /// The outcome, with what is said after the run.

@@ -43,6 +43,9 @@ pub struct Resolved {
     pub quarantined: std::collections::HashSet<String>,
     pub user_simulator: Option<Arc<dyn UserSimulator>>,
     pub helpers: Arc<gauntlet_runner::Helpers>,
+    /// The response cache's file, opened when first asked (none with `--no-store` or
+    /// `--no-cache`): after the run, it says whether it could not be opened.
+    pub file_cache: Option<Arc<crate::cache::LazyCache>>,
 }
 
 /// Builds the target, judges, helpers and the rest of what the run calls; warnings go to
@@ -65,7 +68,7 @@ pub fn resolve(
         None => None,
     };
     let prices = Arc::new(crate::setup::prices(models.config.as_deref())?);
-    let response_cache = response_cache(models, outputs.store.as_ref())?;
+    let (response_cache, file_cache) = response_cache(models, outputs.store.as_ref());
     let built = targets(
         inv,
         select,
@@ -136,6 +139,7 @@ pub fn resolve(
         quarantined,
         user_simulator,
         helpers,
+        file_cache,
     })
 }
 
@@ -228,18 +232,29 @@ fn rate_share(
 
 /// One response cache for the run: judges use it unless `--no-cache`, the agent only with
 /// `--cache`. Flake triage asks everything afresh. Without a run store (`--no-store`)
-/// nothing is kept on disk: the cache lasts the run.
+/// nothing is kept on disk: the cache lasts the run. The file, when there is one, is also
+/// returned as itself, to be asked after the run whether it could be opened.
 fn response_cache(
     models: &Models,
     store: Option<&StoreLocation>,
-) -> Result<Option<Arc<dyn ResponseCache>>, EngineError> {
-    Ok(if models.no_cache || models.fresh_judges {
-        None
+) -> (
+    Option<Arc<dyn ResponseCache>>,
+    Option<Arc<crate::cache::LazyCache>>,
+) {
+    if models.no_cache || models.fresh_judges {
+        (None, None)
     } else if store.is_none() {
-        Some(Arc::new(gauntlet_core::cache::MemoryCache::new()))
+        (
+            Some(Arc::new(gauntlet_core::cache::MemoryCache::new())),
+            None,
+        )
     } else {
-        Some(crate::cache::open_response_cache(store)?)
-    })
+        let file = crate::cache::lazy_response_cache(store);
+        (
+            Some(Arc::clone(&file) as Arc<dyn ResponseCache>),
+            Some(file),
+        )
+    }
 }
 
 /// The agent under test, behind the response cache with `--cache`.
