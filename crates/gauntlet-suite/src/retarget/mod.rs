@@ -567,13 +567,19 @@ pub fn retarget(req: &RetargetRequest<'_>) -> Result<Retargeted, RetargetError> 
     suite.include.clear();
     suite.cases.clear();
     let (mut retargeted, mut kept, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
+    // The poison cases now share the user's one legitimate task, so their benign twins would
+    // be the same case: the first keeps its twin, as the corpus's cases with one task do.
+    let mut twins = std::collections::HashSet::new();
     for case in &req.corpus.suite.cases {
         match fate(case, &ctx) {
             Fate::Kept(c) => {
                 kept.push(c.id.clone());
                 suite.cases.push(c);
             }
-            Fate::Moved(c, m) => {
+            Fate::Moved(mut c, m) => {
+                if c.benign.is_some() && !twins.insert(c.input.clone()) {
+                    c.benign = None;
+                }
                 retargeted.push(m);
                 suite.cases.push(c);
             }
