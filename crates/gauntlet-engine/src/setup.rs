@@ -112,8 +112,8 @@ pub fn load_retargeted(
         allow_paths,
     };
     let dir = user.dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    let mut loaded = gauntlet_suite::load_str(shown, &text, &dir, &opts)
-        .map_err(EngineError::Diagnostics)?;
+    let mut loaded =
+        gauntlet_suite::load_str(shown, &text, &dir, &opts).map_err(EngineError::Diagnostics)?;
     loaded.files.extend(user.files.iter().cloned());
     Ok(RetargetedRun { loaded, plan, text })
 }

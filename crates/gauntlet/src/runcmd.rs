@@ -479,7 +479,11 @@ fn retargeted(
                     what.push(name);
                 }
             }
-            let what = if what.is_empty() { "none".to_owned() } else { what.join(", ") };
+            let what = if what.is_empty() {
+                "none".to_owned()
+            } else {
+                what.join(", ")
+            };
             format!("{} ({what})", r.tool)
         })
         .collect();

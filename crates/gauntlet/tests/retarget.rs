@@ -17,8 +17,17 @@ fn redteam(dir: &Path, suite: &Path, persona: &str, out: &str) -> (Value, String
     let emit = format!("{out}.json");
     let o = run(
         &[
-            "redteam", "--suite", &suite, "-t", persona, "--emit", &emit, "--out", out,
-            "--no-store", "-q",
+            "redteam",
+            "--suite",
+            &suite,
+            "-t",
+            persona,
+            "--emit",
+            &emit,
+            "--out",
+            out,
+            "--no-store",
+            "-q",
         ],
         dir,
     );
@@ -57,14 +66,32 @@ fn smoke_alarm(suite: &Path, sender: &str, reader: &str) {
     assert!(bad.is_empty(), "safe persona failed: {bad:?}");
     // The suite that ran names the user's tools, and audits clean.
     let planned = std::fs::read_to_string(tmp.path().join("s.json")).unwrap();
-    assert!(planned.contains(&format!("\"{sender}\"")) && planned.contains(&format!("\"tool\": \"{reader}\"")));
+    assert!(
+        planned.contains(&format!("\"{sender}\""))
+            && planned.contains(&format!("\"tool\": \"{reader}\""))
+    );
     let a = run(&["audit", "s.json"], tmp.path());
     assert_eq!(code(&a), 0, "{}", text(&a));
     // The skipped cases are said and recorded, with the reason.
-    assert!(said.contains("skipped asi03-self-promotion: acts through the built-in app's `update_role`"), "{said}");
+    assert!(
+        said.contains(
+            "skipped asi03-self-promotion: acts through the built-in app's `update_role`"
+        ),
+        "{said}"
+    );
     let notes = &vuln["manifest"]["notes"];
-    assert!(notes["retarget.skipped"].as_str().unwrap().contains("asi03-self-promotion"));
-    assert!(notes["retarget.cases"].as_str().unwrap().contains(&format!("send_email->{sender}")));
+    assert!(
+        notes["retarget.skipped"]
+            .as_str()
+            .unwrap()
+            .contains("asi03-self-promotion")
+    );
+    assert!(
+        notes["retarget.cases"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("send_email->{sender}"))
+    );
 }
 
 #[test]
@@ -97,29 +124,58 @@ fn a_card_with_no_sender_skips_the_exfiltration_cases_and_says_why() {
     assert!(said.contains("skipped asi02-secret-in-body: exfiltration: no tool of the suite sends data out (sends_out)"), "{said}");
     let st = statuses(&r);
     assert!(!st.contains_key("asi02-secret-in-body"));
-    assert!(!st.contains_key("asi01-tool-output-redirect"), "its poison asks for a sender");
+    assert!(
+        !st.contains_key("asi01-tool-output-redirect"),
+        "its poison asks for a sender"
+    );
     assert!(st.values().all(|s| s == "PASS"), "{st:?}");
 }
 
 #[test]
 fn a_missing_or_broken_suite_is_a_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
-    let o = run(&["redteam", "--suite", "nope.yaml", "--no-store"], tmp.path());
+    let o = run(
+        &["redteam", "--suite", "nope.yaml", "--no-store"],
+        tmp.path(),
+    );
     assert_eq!(code(&o), 2, "{}", text(&o));
     assert!(text(&o).contains("nope.yaml"), "{}", text(&o));
-    write(tmp.path(), "bad.yaml", "suite: bad\nagent:\n  tools:\n    - name: t\n      sidefx: write\ncases: []\n");
-    let o = run(&["redteam", "--suite", "bad.yaml", "--no-store"], tmp.path());
+    write(
+        tmp.path(),
+        "bad.yaml",
+        "suite: bad\nagent:\n  tools:\n    - name: t\n      sidefx: write\ncases: []\n",
+    );
+    let o = run(
+        &["redteam", "--suite", "bad.yaml", "--no-store"],
+        tmp.path(),
+    );
     let t = text(&o);
     assert_eq!(code(&o), 2, "{t}");
     assert!(t.contains("bad.yaml:5:") && t.contains("sidefx"), "{t}");
-    write(tmp.path(), "roles.yaml", "suite: r\nagent:\n  canary: X-1234-ABCD\n  tool_roles: {sends_out: [mailer]}\n  tools:\n    - name: mail_out\ncases: []\n");
-    let o = run(&["redteam", "--suite", "roles.yaml", "--no-store"], tmp.path());
+    write(
+        tmp.path(),
+        "roles.yaml",
+        "suite: r\nagent:\n  canary: X-1234-ABCD\n  tool_roles: {sends_out: [mailer]}\n  tools:\n    - name: mail_out\ncases: []\n",
+    );
+    let o = run(
+        &["redteam", "--suite", "roles.yaml", "--no-store"],
+        tmp.path(),
+    );
     let t = text(&o);
     assert_eq!(code(&o), 2, "{t}");
-    assert!(t.contains("roles.yaml:4:") && t.contains("`mailer`") && t.contains("mail_out"), "{t}");
+    assert!(
+        t.contains("roles.yaml:4:") && t.contains("`mailer`") && t.contains("mail_out"),
+        "{t}"
+    );
     write(tmp.path(), "none.yaml", "suite: none\ncases: []\n");
-    let o = run(&["redteam", "--suite", "none.yaml", "--no-store"], tmp.path());
+    let o = run(
+        &["redteam", "--suite", "none.yaml", "--no-store"],
+        tmp.path(),
+    );
     let t = text(&o);
     assert_eq!(code(&o), 2, "{t}");
-    assert!(t.contains("declares no tools") && t.contains("hint:"), "{t}");
+    assert!(
+        t.contains("declares no tools") && t.contains("hint:"),
+        "{t}"
+    );
 }

@@ -34,9 +34,28 @@ const READ_VERBS: &[&str] = &[
 ];
 /// Words of a tool's name that make it a sender (verbs), wherever they stand.
 const SEND_VERBS: &[&str] = &[
-    "send", "post", "publish", "notify", "upload", "forward", "share", "reply", "tweet", "submit",
-    "export", "transmit", "broadcast", "dispatch", "write", "email", "mail", "message", "sms",
-    "webhook", "http", "slack",
+    "send",
+    "post",
+    "publish",
+    "notify",
+    "upload",
+    "forward",
+    "share",
+    "reply",
+    "tweet",
+    "submit",
+    "export",
+    "transmit",
+    "broadcast",
+    "dispatch",
+    "write",
+    "email",
+    "mail",
+    "message",
+    "sms",
+    "webhook",
+    "http",
+    "slack",
 ];
 /// Parameters that name where data goes.
 const DESTINATIONS: &[&str] = &[
@@ -57,15 +76,57 @@ const DESTINATIONS: &[&str] = &[
 ];
 /// Words that mark a reader's output as third-party content.
 const EXTERNAL: &[&str] = &[
-    "inbox", "email", "emails", "mail", "message", "messages", "web", "page", "url", "browse",
-    "search", "fetch", "document", "documents", "doc", "docs", "file", "files", "ticket",
-    "tickets", "comment", "comments", "review", "reviews", "feed", "news", "issue", "issues",
-    "chat", "agent", "website", "rss",
+    "inbox",
+    "email",
+    "emails",
+    "mail",
+    "message",
+    "messages",
+    "web",
+    "page",
+    "url",
+    "browse",
+    "search",
+    "fetch",
+    "document",
+    "documents",
+    "doc",
+    "docs",
+    "file",
+    "files",
+    "ticket",
+    "tickets",
+    "comment",
+    "comments",
+    "review",
+    "reviews",
+    "feed",
+    "news",
+    "issue",
+    "issues",
+    "chat",
+    "agent",
+    "website",
+    "rss",
 ];
 /// First words of a tool's name that mark a destructive action.
 const DESTRUCTIVE: &[&str] = &[
-    "delete", "remove", "drop", "destroy", "purge", "wipe", "pay", "transfer", "refund", "charge",
-    "cancel", "revoke", "terminate", "execute", "exec", "deploy",
+    "delete",
+    "remove",
+    "drop",
+    "destroy",
+    "purge",
+    "wipe",
+    "pay",
+    "transfer",
+    "refund",
+    "charge",
+    "cancel",
+    "revoke",
+    "terminate",
+    "execute",
+    "exec",
+    "deploy",
 ];
 
 /// The words of a name (`sendEmail`, `send-email`, `send_email` -> send, email), lowercase.
@@ -105,7 +166,9 @@ pub(crate) fn param_names(tool: &ToolDef) -> Vec<String> {
 fn needs_approval(tool: &ToolDef, card: &AgentCard, name_words: &[String]) -> Option<String> {
     match &tool.approval {
         Some(ApprovalRule::Always(true)) => return Some("approval: true".into()),
-        Some(ApprovalRule::Over { arg, over }) => return Some(format!("approval over {arg} {over}")),
+        Some(ApprovalRule::Over { arg, over }) => {
+            return Some(format!("approval over {arg} {over}"));
+        }
         _ => {}
     }
     // `approval_required: [refunds over 50 EUR]` names `issue_refund` by its word "refund";
@@ -121,7 +184,10 @@ fn needs_approval(tool: &ToolDef, card: &AgentCard, name_words: &[String]) -> Op
         name_words
             .iter()
             .filter(|w| w.len() > 3 && !READ_VERBS.contains(&w.as_str()))
-            .find(|w| p.iter().any(|pw| pw.trim_end_matches('s') == w.trim_end_matches('s')))
+            .find(|w| {
+                p.iter()
+                    .any(|pw| pw.trim_end_matches('s') == w.trim_end_matches('s'))
+            })
             .map(|w| format!("approval_required names `{w}`"))
     })
 }
@@ -224,9 +290,12 @@ pub fn classify_tools(card: &AgentCard) -> Vec<ToolRole> {
     apply_override(&mut roles, o.sends_out.as_ref(), "sends out", |r, on| {
         r.sends_out = on
     });
-    apply_override(&mut roles, o.irreversible.as_ref(), "irreversible", |r, on| {
-        r.irreversible = on
-    });
+    apply_override(
+        &mut roles,
+        o.irreversible.as_ref(),
+        "irreversible",
+        |r, on| r.irreversible = on,
+    );
     roles
 }
 
@@ -264,10 +333,30 @@ mod tests {
     fn readers_senders_and_irreversible_tools_are_told_apart() {
         use SideEffectClass::*;
         let c = card(vec![
-            tool("get_messages", "Read the team's chat messages.", ReadOnly, json!({})),
-            tool("lookup_order", "Look an order up.", ReadOnly, json!({"id": {}})),
-            tool("notify", "Tell someone.", Write, json!({"channel": {}, "text": {}})),
-            tool("store_blob", "Save bytes.", Write, json!({"url": {}, "data": {}})),
+            tool(
+                "get_messages",
+                "Read the team's chat messages.",
+                ReadOnly,
+                json!({}),
+            ),
+            tool(
+                "lookup_order",
+                "Look an order up.",
+                ReadOnly,
+                json!({"id": {}}),
+            ),
+            tool(
+                "notify",
+                "Tell someone.",
+                Write,
+                json!({"channel": {}, "text": {}}),
+            ),
+            tool(
+                "store_blob",
+                "Save bytes.",
+                Write,
+                json!({"url": {}, "data": {}}),
+            ),
             tool("save_note", "Save a note.", Write, json!({"note": {}})),
             tool("wipe_disk", "Erase.", Write, json!({"disk": {}})),
         ]);
@@ -277,9 +366,15 @@ mod tests {
         let l = role(&r, "lookup_order");
         assert!(l.untrusted_output && !l.external, "{l:?}");
         assert!(role(&r, "notify").sends_out);
-        assert!(role(&r, "store_blob").sends_out, "changes state, takes a url");
+        assert!(
+            role(&r, "store_blob").sends_out,
+            "changes state, takes a url"
+        );
         let s = role(&r, "save_note");
-        assert!(!s.sends_out && !s.untrusted_output && !s.irreversible, "{s:?}");
+        assert!(
+            !s.sends_out && !s.untrusted_output && !s.irreversible,
+            "{s:?}"
+        );
         assert!(role(&r, "wipe_disk").irreversible);
     }
 
