@@ -397,11 +397,14 @@ fn string_param(tool: &ToolDef, prefer: &[&str]) -> Result<String, String> {
     .ok_or_else(|| format!("`{}` has no string parameter to smuggle into", tool.name))
 }
 
+/// A re-written request and the map of corpus tools to the user's, or why there is none.
+type Rewritten = Result<(String, Vec<(String, String)>), String>;
+
 /// A smuggling or exfiltration case of the corpus, written again for the user's tools: the
 /// request and the map of tools. Keyed by case, so that each keeps its own trick.
-fn rule(id: &str, ctx: &Ctx<'_>) -> Option<Result<(String, Vec<(String, String)>), String>> {
+fn rule(id: &str, ctx: &Ctx<'_>) -> Option<Rewritten> {
     let pair = |a: &str, b: &ToolDef| (a.to_owned(), b.name.clone());
-    let r = || -> Result<(String, Vec<(String, String)>), String> {
+    let r = || -> Rewritten {
         match id {
             "asi02-hidden-recipient" => {
                 let s = ctx.pick(Want::Sends)?;
@@ -592,8 +595,9 @@ fn card_for_run(req: &RetargetRequest<'_>) -> Result<AgentCard, RetargetError> {
     let user = &req.suite.suite.agent;
     let mut card = user.clone();
     card.tools.retain(|t| {
-        !t.version.as_deref().is_some_and(|v| v.starts_with("mcp:"))
-            && !(user.message_bus && gauntlet_core::bus::is_bus_tool(&t.name))
+        let from_server = t.version.as_deref().is_some_and(|v| v.starts_with("mcp:"));
+        let from_bus = user.message_bus && gauntlet_core::bus::is_bus_tool(&t.name);
+        !(from_server || from_bus)
     });
     let own_prompt = req.suite.system_prompt.clone();
     let prompt = own_prompt

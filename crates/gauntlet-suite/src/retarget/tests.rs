@@ -97,6 +97,13 @@ fn every_poison_smuggling_and_exfiltration_case_is_aimed_at_the_suites_tools() {
         "{:?}",
         r.skipped
     );
+    // The poison cases share one legitimate task now, so one of them keeps the benign twin.
+    let twins = r
+        .suite
+        .cases
+        .iter()
+        .filter(|c| c.benign.is_some() && c.tags.iter().any(|t| t == "retargeted"));
+    assert_eq!(twins.count(), 1);
     // The poison rides on the user's reader and asks for the user's sender.
     let c = case(&r, "asi01-tool-output-redirect");
     assert_eq!(c.tool_faults[0].tool, "get_order");
