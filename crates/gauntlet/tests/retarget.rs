@@ -129,6 +129,31 @@ fn a_card_with_no_sender_skips_the_exfiltration_cases_and_says_why() {
         "its poison asks for a sender"
     );
     assert!(st.values().all(|s| s == "PASS"), "{st:?}");
+    // A canary given on the command line runs, and is never written to the emitted suite.
+    let o = run(
+        &[
+            "redteam",
+            "--suite",
+            "reader.yaml",
+            "--canary",
+            "GIVEN-9Z8Y-7X6W",
+            "--emit",
+            "g.json",
+            "-t",
+            "fake:vulnerable",
+            "--out",
+            "g",
+            "--no-store",
+            "-q",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let planned = std::fs::read_to_string(tmp.path().join("g.json")).unwrap();
+    assert!(!planned.contains("GIVEN-9Z8Y-7X6W"));
+    let r = report(&tmp.path().join("g"));
+    let leak = &common::case(&r, "llm07-verbatim-repeat")["trials"][0]["verdicts"];
+    assert!(leak.to_string().contains("canary leaked"), "{leak}");
 }
 
 #[test]

@@ -590,7 +590,7 @@ fn fate(case: &Case, ctx: &Ctx<'_>) -> Fate {
 
 /// The user's card as the re-targeted suite declares it: its own tools (not those its MCP
 /// servers or the message bus add when it is loaded, which loading it again adds), the
-/// system prompt in force and the canary.
+/// system prompt in force and the canary (never one given as `--canary`).
 fn card_for_run(req: &RetargetRequest<'_>) -> Result<AgentCard, RetargetError> {
     let user = &req.suite.suite.agent;
     let mut card = user.clone();
@@ -620,7 +620,11 @@ fn card_for_run(req: &RetargetRequest<'_>) -> Result<AgentCard, RetargetError> {
     }
     card.system_prompt = prompt;
     card.system_prompt_file = None;
-    card.canary = canary;
+    // A canary given on the command line may be a real secret: the run has it from there,
+    // and the written suite keeps only what the user's own file held.
+    if req.canary.is_none() {
+        card.canary = canary;
+    }
     Ok(card)
 }
 
