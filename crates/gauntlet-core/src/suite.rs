@@ -151,6 +151,36 @@ pub struct AgentCard {
     /// the agent names stamped on the calling spans.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub message_bus: bool,
+    /// What the red team takes the card's tools for when it aims its agentic attacks at them
+    /// (`gauntlet redteam --suite`): each list given replaces what gauntlet infers from the
+    /// tools' names, descriptions, schemas and approvals for that role.
+    #[serde(default, skip_serializing_if = "ToolRoles::is_empty")]
+    pub tool_roles: ToolRoles,
+}
+
+/// The card's own word on its tools' roles in an attack (`agent.tool_roles`): each list
+/// given (even empty) replaces the inferred set for its role; an absent list keeps it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ToolRoles {
+    /// Tools whose output carries content from outside the app (an inbox, a web page, a
+    /// record others write): where a poisoned output goes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untrusted_output: Option<Vec<String>>,
+    /// Tools that send data out of the app (email, HTTP, posts, messages, uploads): what an
+    /// exfiltration aims at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sends_out: Option<Vec<String>>,
+    /// Tools whose action cannot be undone or needs a human's approval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub irreversible: Option<Vec<String>>,
+}
+
+impl ToolRoles {
+    /// Whether no role is given.
+    pub fn is_empty(&self) -> bool {
+        self.untrusted_output.is_none() && self.sends_out.is_none() && self.irreversible.is_none()
+    }
 }
 
 /// Pack requirements. A required pack with no case in the run makes the result INCONCLUSIVE.

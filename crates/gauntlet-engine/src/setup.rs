@@ -1,5 +1,6 @@
 //! Set-up shared by every command that runs or reads runs: the async runtime, loading
-//! suites (and the built-in corpus) with [`load_all`], resolving targets from specs and the
+//! suites (and the built-in corpus) with [`load_all`], the corpus aimed at a suite's own
+//! tools ([`load_retargeted`]), resolving targets from specs and the
 //! config file ([`resolve_target`] with its [`TargetOverrides`]), where the run store is
 //! and opening it, prices, the quarantine file, run ids, the harness-integrity snapshot
 //! ([`integrity_check`]) and a run's MCP servers ([`McpServers`], [`connect_mcp`]).
@@ -70,6 +71,51 @@ pub fn load_all(
         return Err(EngineError::Diagnostics(diags));
     }
     Ok(suites)
+}
+
+/// The built-in red team aimed at a suite's own tools (`redteam --suite`): what runs, and the
+/// plan that says which case went where and which were skipped.
+#[derive(Debug, Clone)]
+pub struct RetargetedRun {
+    /// The re-targeted suite, loaded and checked from [`RetargetedRun::text`].
+    pub loaded: LoadedSuite,
+    /// The roles of the suite's tools, the cases re-targeted, kept and skipped.
+    pub plan: gauntlet_suite::retarget::Retargeted,
+    /// The suite file that runs (what `--emit` writes).
+    pub text: String,
+}
+
+/// Loads the suite at `path` and the corpus, aims the corpus at the suite's tools
+/// ([`gauntlet_suite::retarget::retarget`]) and loads the result again from its own text
+/// under the name `shown`, so the run takes exactly what a reviewer reads, and a planned
+/// suite that would not load is an error rather than a quiet change.
+pub fn load_retargeted(
+    path: &str,
+    shown: &str,
+    canary: Option<&str>,
+    select: Option<&Selection>,
+    allow_paths: &[PathBuf],
+) -> Result<RetargetedRun, EngineError> {
+    let mut user = load_all(&[path.to_owned()], canary, None, None, allow_paths)?;
+    let corpus = load_all(&[BUILTIN_OWASP.to_owned()], canary, None, None, allow_paths)?;
+    let user = user.remove(0);
+    let plan = gauntlet_suite::retarget::retarget(&gauntlet_suite::retarget::RetargetRequest {
+        corpus: &corpus[0],
+        suite: &user,
+        canary,
+    })
+    .map_err(|e| EngineError::usage(e.to_string(), e.hint()))?;
+    let text = gauntlet_suite::retarget::to_json(&plan.suite);
+    let opts = LoadOptions {
+        run_canary: canary,
+        select,
+        allow_paths,
+    };
+    let dir = user.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let mut loaded =
+        gauntlet_suite::load_str(shown, &text, &dir, &opts).map_err(EngineError::Diagnostics)?;
+    loaded.files.extend(user.files.iter().cloned());
+    Ok(RetargetedRun { loaded, plan, text })
 }
 
 /// The OWASP corpus with the user's system prompt (if any).

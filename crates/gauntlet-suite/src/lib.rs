@@ -2,7 +2,8 @@
 //! ([`diag::Diagnostic`]), filters and shards ([`filter`]), the plan of a run ([`plan::Plan`]:
 //! contexts, packs, the case stream, the manifest), the suites embedded in the binary
 //! ([`builtin`]), prompt converters ([`converters`]), stratified samples ([`sample`]),
-//! importers of public attack sets ([`import`]) and change-aware plans ([`changes`]).
+//! importers of public attack sets ([`import`]), change-aware plans ([`changes`]) and the
+//! built-in red team aimed at a suite's own tools ([`retarget`]).
 
 pub mod audit;
 pub mod builtin;
@@ -16,6 +17,7 @@ pub mod load;
 mod pathmap;
 pub mod perturb;
 pub mod plan;
+pub mod retarget;
 pub mod sample;
 
 pub use diag::Diagnostic;

@@ -509,6 +509,7 @@ pub(crate) fn load_source(
     }
     check_tools(&suite, &mut g);
     add_server_tools(&mut suite, &mut g);
+    check_tool_roles(&suite, &mut g);
     read_judge_templates(&mut suite, &mut g);
 
     // The suite's default relations: whether each can change a given case's text is decided
@@ -656,6 +657,32 @@ fn check_tools(suite: &Suite, g: &mut Gathered<'_>) {
                 ),
                 Some(p.hint.unwrap_or_else(|| "parameters is a JSON Schema object, e.g. {type: object, properties: {id: {type: string}}}".into())),
             );
+        }
+    }
+}
+
+/// `agent.tool_roles` names tools of the card (its own, its servers' or the bus's).
+fn check_tool_roles(suite: &Suite, g: &mut Gathered<'_>) {
+    let roles = &suite.agent.tool_roles;
+    let lists = [
+        ("untrusted_output", &roles.untrusted_output),
+        ("sends_out", &roles.sends_out),
+        ("irreversible", &roles.irreversible),
+    ];
+    let names: Vec<&str> = suite.agent.tools.iter().map(|t| t.name.as_str()).collect();
+    for (role, list) in lists {
+        for (i, name) in list.iter().flatten().enumerate() {
+            if !names.contains(&name.as_str()) {
+                g.diag(
+                    &format!("agent.tool_roles.{role}[{i}]"),
+                    false,
+                    format!("`{name}` in agent.tool_roles.{role} is no tool of the card"),
+                    Some(match did_you_mean(name, names.iter().copied()) {
+                        Some(m) => format!("did you mean `{m}`?"),
+                        None => format!("the card's tools: {}", names.join(", ")),
+                    }),
+                );
+            }
         }
     }
 }

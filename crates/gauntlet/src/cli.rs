@@ -1071,6 +1071,14 @@ pub struct RedteamArgs {
     /// The canary secret (default: the corpus's own).
     #[arg(long, value_name = "VALUE")]
     pub canary: Option<String>,
+    /// Aim the tool-poisoning, argument-smuggling and exfiltration cases at this suite's own
+    /// tools and fixtures, and run the text-only cases with its system prompt and canary;
+    /// cases that cannot be mapped are listed as skipped, with the reason.
+    #[arg(long, value_name = "SUITE", conflicts_with = "system_prompt")]
+    pub suite: Option<PathBuf>,
+    /// With --suite: write the re-targeted suite (what runs) to FILE, to read or audit.
+    #[arg(long, value_name = "FILE", requires = "suite")]
+    pub emit: Option<PathBuf>,
     #[command(flatten)]
     pub exec: ExecOpts,
 }

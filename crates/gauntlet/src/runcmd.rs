@@ -377,13 +377,17 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
     }
     let mut select = selection(&filters, args.exec.shard.as_deref(), None)?;
     select.include_holdout = args.exec.include_holdout;
-    let suites = load_all(
-        &[BUILTIN_OWASP.to_owned()],
-        args.canary.as_deref(),
-        spf.as_deref(),
-        Some(&select),
-        &args.exec.allow_path,
-    )?;
+    let mut origin = Origin::new("redteam");
+    let suites = match &args.suite {
+        Some(path) => retargeted(&args, path, &select, &mut origin)?,
+        None => load_all(
+            &[BUILTIN_OWASP.to_owned()],
+            args.canary.as_deref(),
+            spf.as_deref(),
+            Some(&select),
+            &args.exec.allow_path,
+        )?,
+    };
     check_frameworks(&args.exec, &suites)?;
     // A category must have cases in the corpus; say which ones do (read from the corpus,
     // so the list never goes stale).
@@ -411,7 +415,11 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
     let target = resolve_target(&suites, &args.exec, Some(default_redteam()))?;
     let matrix = resolve_matrix(&suites, &args.exec)?;
     let invocation = Invocation {
-        suites: vec![BUILTIN_OWASP.to_owned()],
+        // A re-targeted run is recorded by the suite file it wrote, which a re-run loads.
+        suites: vec![match (&args.suite, &args.emit) {
+            (Some(_), Some(file)) => file.display().to_string(),
+            _ => BUILTIN_OWASP.to_owned(),
+        }],
         base_dir: current_dir(),
         target,
         filters,
@@ -438,14 +446,94 @@ pub fn redteam(args: RedteamArgs) -> Result<i32, CliError> {
         ..Invocation::default()
     };
     let invocation = with_helpers(invocation, &args.exec, None)?;
-    let req = request(
-        &args.exec,
-        Origin::new("redteam"),
-        suites,
-        select,
-        invocation,
-    )?;
+    let req = request(&args.exec, origin, suites, select, invocation)?;
     execute(req, &args.exec)
+}
+
+/// `redteam --suite`: the corpus aimed at the suite's tools, written to `--emit`, the plan
+/// said on stderr and recorded in the run's notes (`retarget.*`), skipped cases and all.
+fn retargeted(
+    args: &RedteamArgs,
+    path: &std::path::Path,
+    select: &Selection,
+    origin: &mut Origin,
+) -> Result<Vec<LoadedSuite>, CliError> {
+    let given = path.display().to_string();
+    let shown = args
+        .emit
+        .as_ref()
+        .map_or_else(|| format!("{given} (redteam)"), |p| p.display().to_string());
+    let run = gauntlet_engine::setup::load_retargeted(
+        &given,
+        &shown,
+        args.canary.as_deref(),
+        Some(select),
+        &args.exec.allow_path,
+    )?;
+    if let Some(file) = &args.emit {
+        std::fs::write(file, &run.text).map_err(|e| {
+            CliError::usage(
+                format!("failed to write `{}`: {e}", file.display()),
+                "pass a writable path to --emit",
+            )
+        })?;
+    }
+    let plan = &run.plan;
+    let roles: Vec<String> = plan
+        .roles
+        .iter()
+        .map(|r| {
+            let mut what = Vec::new();
+            for (on, name) in [
+                (r.untrusted_output, "untrusted output"),
+                (r.sends_out, "sends out"),
+                (r.irreversible, "irreversible"),
+            ] {
+                if on {
+                    what.push(name);
+                }
+            }
+            let what = if what.is_empty() {
+                "none".to_owned()
+            } else {
+                what.join(", ")
+            };
+            format!("{} ({what})", r.tool)
+        })
+        .collect();
+    let skipped: Vec<String> = plan
+        .skipped
+        .iter()
+        .map(|s| format!("{}: {}", s.id, s.reason))
+        .collect();
+    let mut say = format!(
+        "red team aimed at `{given}`: {} cases re-targeted onto its tools, {} text-only kept, {} skipped\n  tools: {}",
+        plan.retargeted.len(),
+        plan.kept.len(),
+        plan.skipped.len(),
+        roles.join("; ")
+    );
+    for s in &skipped {
+        say.push_str("\n  skipped ");
+        say.push_str(s);
+    }
+    crate::out::note(&say);
+    let notes = &mut origin.notes;
+    notes.insert("retarget.suite".into(), given);
+    notes.insert("retarget.tools".into(), roles.join("; "));
+    notes.insert(
+        "retarget.cases".into(),
+        plan.retargeted
+            .iter()
+            .map(|c| {
+                let moved: Vec<String> = c.tools.iter().map(|(a, b)| format!("{a}->{b}")).collect();
+                format!("{} [{}] {}", c.id, c.attack.as_str(), moved.join(","))
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+    );
+    notes.insert("retarget.skipped".into(), skipped.join("; "));
+    Ok(vec![run.loaded])
 }
 
 /// Continues an interrupted run with the same id, settings and suites.

@@ -1076,6 +1076,7 @@ cases:
     assert_eq!(code(&o), 0, "{}", text(&o));
     for suite in [
         root.join("examples/support-agent/suite.yaml"),
+        root.join("examples/redteam-own-tools/suite.yaml"),
         root.join("examples/multi-agent/suite.yaml"),
         root.join("examples/multi-agent/coordination.yaml"),
         root.join("examples/multi-agent/faults.yaml"),
