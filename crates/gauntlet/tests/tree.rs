@@ -1,8 +1,8 @@
 //! The tree of attacks (`strategy: {kind: tree}`) end to end: it finds the breach on the
 //! vulnerable persona and names the winning path, holds on the safe one within its budget,
 //! records a budget that ran out, repeats the same tree with one seed, prunes off-topic
-//! prompts unsent, runs over `serve-fake` (and regrades the same), and draws the tree in
-//! report.html as text.
+//! prompts unsent, runs over `serve-fake` (and regrades the same), draws the tree in
+//! report.html as text, and is played by `gauntlet audit`.
 
 use std::path::Path;
 
@@ -338,4 +338,21 @@ fn report_html_draws_the_tree_as_text() {
         .collect();
     assert_eq!(nodes.len(), events(&c, "tree_node").len());
     assert!(nodes.iter().any(|n| n["parent"].is_u64()));
+}
+
+#[test]
+fn audit_plays_a_tree_case_against_the_trivial_agents() {
+    let tmp = tempfile::tempdir().unwrap();
+    suite(tmp.path(), GOAL, ", depth: 2");
+    let o = run(&["audit", "suite.yaml"], tmp.path());
+    let out = text(&o);
+    // The trees were played with the scripted attacker: without one every trial would be an
+    // error, no trivial agent would pass, and this weak case would look clean.
+    let line = out
+        .lines()
+        .find(|l| l.contains("WEAK tree"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("refuse everything"), "{line}");
+    // Saying nothing to every prompt of the tree is no defence.
+    assert!(!line.contains("empty answer"), "{line}");
 }
