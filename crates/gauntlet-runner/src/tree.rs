@@ -228,8 +228,9 @@ impl Search {
             self.record(p.rec, node, String::new());
             return Ok(self.stop_spent(p.rec, why));
         }
+        let spans_before = p.rec.trace().spans.len();
         let (turn, reply) = self.send(p, &node.prompt, id).await?;
-        let (score, verdict, achieved) = self.score(p, turn).await;
+        let (score, verdict, achieved) = self.score(p, turn, spans_before).await;
         node.turn = Some(turn);
         node.reply_excerpt = Some(clip(&reply, EXCERPT));
         node.score = Some(score);
@@ -324,13 +325,20 @@ impl Search {
         Ok((p.rec.trace().turns.len() as u32 - 1, answer.content))
     }
 
-    /// Scores exchange `turn` on its own: (score, what it says, the objective reached).
-    async fn score(&self, p: &mut TreePlay<'_>, turn: u32) -> (u8, String, bool) {
+    /// Scores exchange `turn` on its own (its turn and the model and tool calls it made,
+    /// from span `spans_before` on): (score, what it says, the objective reached).
+    async fn score(
+        &self,
+        p: &mut TreePlay<'_>,
+        turn: u32,
+        spans_before: usize,
+    ) -> (u8, String, bool) {
         let case = &*p.pc.case;
         let suite = &*p.pc.suite;
         let whole = p.rec.trace();
         let alone = Trace {
             turns: vec![whole.turns[turn as usize].clone()],
+            spans: whole.spans.get(spans_before..).unwrap_or_default().to_vec(),
             ..Trace::default()
         };
         let system_prompt = suite.prompt_for(case);
