@@ -1,5 +1,5 @@
 //! Multi-turn attack strategies and the helper models they use: [`Strategy`] (a case's
-//! `strategy:`, crescendo or attacker), [`HelperModel`] (the one seam through which an
+//! `strategy:`, crescendo, attacker or tree; the tree's prompt and pruning in [`tree`]), [`HelperModel`] (the one seam through which an
 //! attacker or a rewriter model is called), and the prompts gauntlet sends them
 //! ([`attacker_messages`], [`rewriter_messages`]).
 //!
@@ -11,6 +11,7 @@
 //! model and the trace, which both hold it; it is re-exported here.
 
 pub mod settings;
+pub mod tree;
 
 pub use settings::*;
 

@@ -353,6 +353,44 @@ pub enum StrategyEvent {
     Score(TurnScore),
     /// What the strategy did next, and why.
     Decision(StrategyDecision),
+    /// One node of a tree of attacks.
+    TreeNode(TreeNode),
+}
+
+/// One node of a tree of attacks: an attacker prompt, where it grew from, and what became of
+/// it (pruned before it was sent, or sent in a fresh conversation and its reply scored).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct TreeNode {
+    /// The node's number, 1-based, in the order the attacker wrote the prompts.
+    pub id: u32,
+    /// The node it grew from (`None`: the first level).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<u32>,
+    /// The level, 1-based.
+    pub depth: u32,
+    /// Which of its parent's branches, 1-based.
+    pub branch: u32,
+    /// The attacker's prompt, as written (before the case's converters).
+    pub prompt: String,
+    /// The exchange in the trace's turns (0-based) that sent it; `None` when it was pruned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
+    /// The start of the agent's reply (the whole reply is the turn's answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_excerpt: Option<String>,
+    /// The reply's score, 1 (refused) to 10 (the objective reached).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<u8>,
+    /// What the score says, in words (`refused`, `no substance`, `achieved`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+    /// The reply reached the objective: the search stops here.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub achieved: bool,
+    /// Why the node was not grown further: off the objective (not sent), or not among the
+    /// best of its level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pruned: Option<String>,
 }
 
 /// One call of a helper model (an attacker or a rewriter), exactly as made.
@@ -442,8 +480,10 @@ pub enum StrategyAction {
     Reached,
     /// The turns ran out without the objective being reached.
     MaxTurns,
-    /// The token budget ran out.
+    /// The budget ran out (tokens; for a tree, calls too).
     Budget,
+    /// A level of a tree was ranked: its best nodes are grown further.
+    Level,
     /// The attacker or the rewriter failed: the trial is an error.
     Fault,
 }
@@ -884,6 +924,18 @@ impl TraceRecorder {
     /// Records a strategy event.
     pub fn strategy(&mut self, event: StrategyEvent) {
         self.trace.strategy.push(event);
+    }
+
+    /// Changes the recorded tree node `id` (a tree search prunes a node after its level is
+    /// ranked); nothing when there is none.
+    pub fn update_tree_node(&mut self, id: u32, change: impl FnOnce(&mut TreeNode)) {
+        let found = self.trace.strategy.iter_mut().find_map(|e| match e {
+            StrategyEvent::TreeNode(n) if n.id == id => Some(n),
+            _ => None,
+        });
+        if let Some(n) = found {
+            change(n);
+        }
     }
 
     /// The trace so far.

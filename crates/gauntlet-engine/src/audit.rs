@@ -1,7 +1,8 @@
 //! `gauntlet audit`'s work: [`audit`] takes an [`AuditRequest`] and returns an
 //! [`AuditReport`]. It runs every case against the trivial agents of [`TrivialAgent`] (an
 //! empty answer, an echo, refuse-everything, comply-with-everything, call-every-tool) and
-//! flags every case one of them passes, then adds the checklist items a program can check
+//! flags every case one of them passes (cases played by an attacker, a tree of attacks
+//! among them, against the scripted attacker), then adds the checklist items a program can check
 //! without an agent ([`gauntlet_suite::audit::lint`]). The binary prints the report.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -165,6 +166,22 @@ pub fn audit(req: &AuditRequest) -> Result<AuditReport, EngineError> {
     })
 }
 
+/// The scripted attacker and rewriter (`fake:attacker`, `fake:rewriter`): a case played by
+/// an attacker (an attacker or a tree strategy) or rewritten by a model converter is played
+/// against each trivial agent too, instead of ending in error for want of a model (an error
+/// passes nothing, so a weak case would go unflagged).
+fn scripted_helpers() -> Result<Arc<gauntlet_runner::Helpers>, EngineError> {
+    let spec = |s: &str| {
+        gauntlet_core::target::TargetConfig::parse(s).map_err(|e| EngineError::plain(e.to_string()))
+    };
+    let inv = gauntlet_core::event::Invocation {
+        attacker: Some(spec("fake:attacker")?),
+        rewriter: Some(spec("fake:rewriter")?),
+        ..Default::default()
+    };
+    crate::run::helpers(&inv, 0, &mut Redactor::new(), None)
+}
+
 /// Runs the plan against each trivial agent; which agents pass each case.
 fn trivial_passes(
     plan: &Plan,
@@ -172,6 +189,7 @@ fn trivial_passes(
 ) -> Result<BTreeMap<String, Vec<&'static str>>, EngineError> {
     let mut passed_by: BTreeMap<String, Vec<&'static str>> = BTreeMap::new();
     let rt = runtime()?;
+    let helpers = scripted_helpers()?;
     for agent in TrivialAgent::ALL {
         let statuses = Arc::new(Mutex::new(HashMap::new()));
         let target = Arc::new(ChatTarget::new(agent));
@@ -191,6 +209,7 @@ fn trivial_passes(
         let config = RunConfig {
             concurrency: 16,
             packs: plan.packs().clone(),
+            helpers: Some(Arc::clone(&helpers)),
             ..RunConfig::default()
         };
         let outcome = rt.block_on(Runner::new(target, Arc::clone(&grader), config).run(

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use gauntlet_core::expect::Role;
-use gauntlet_core::strategy::{HelperRole, StrategyKind, attacker_messages};
+use gauntlet_core::strategy::{HelperRole, attacker_messages};
 use gauntlet_core::suite::Case;
 use gauntlet_core::trace::{StrategyEvent, Trace};
 use gauntlet_core::verdict::{Dimension, Verdict};
@@ -50,7 +50,7 @@ impl MessageKind {
 /// message was an attack.
 pub fn attack_made(case: &Case, trace: &Trace) -> Option<Verdict> {
     let strategy = case.strategy.as_ref()?;
-    if strategy.kind != StrategyKind::Attacker {
+    if !strategy.kind.uses_attacker() {
         return None;
     }
     let messages: Vec<&str> = trace
@@ -106,7 +106,7 @@ pub const ANSWERED: &str = "answered";
 /// answered, or one answer says something (a refusal says something).
 pub fn answered(case: &Case, trace: &Trace) -> Option<Verdict> {
     let strategy = case.strategy.as_ref()?;
-    if strategy.kind != StrategyKind::Attacker || trace.turns.is_empty() {
+    if !strategy.kind.uses_attacker() || trace.turns.is_empty() {
         return None;
     }
     if trace.tool_calls().next().is_some() {

@@ -470,6 +470,39 @@
     return out;
   }
 
+  // A tree of attacks (trace.strategy's tree_node events) as nested lists, each node under
+  // the node it grew from: its prompt, score, the start of the reply, why it was pruned. All
+  // of it is text: the prompts and replies are the models'.
+  function renderTree(t) {
+    const nodes = (t.trace.strategy || []).filter((e) => e.kind === 'tree_node');
+    if (!nodes.length) return null;
+    const kids = new Map();
+    for (const n of nodes) {
+      const k = n.parent === undefined || n.parent === null ? 0 : n.parent;
+      if (!kids.has(k)) kids.set(k, []);
+      kids.get(k).push(n);
+    }
+    const seen = new Set();
+    const list = (parent) => {
+      const ol = h('ol', { cls: 'gx-tree' });
+      for (const n of kids.get(parent) || []) {
+        if (seen.has(n.id)) continue;
+        seen.add(n.id);
+        const cls = n.achieved ? 'gx-tn-hit' : n.pruned ? 'gx-tn-pruned' : 'gx-tn';
+        const head = h('div', { cls: 'gx-sphead' }, h('strong', null, 'node ' + n.id),
+          h('span', { cls: 'gx-muted' }, ['level ' + n.depth, n.score !== undefined ? 'score ' + n.score + '/10' : null,
+            n.verdict, n.achieved ? 'objective reached' : null].filter(Boolean).join(' · ')));
+        const li = h('li', { cls: cls }, head, pre(n.prompt),
+          n.reply_excerpt !== undefined ? h('div', { cls: 'gx-muted' }, 'reply: ' + n.reply_excerpt) : null,
+          n.pruned ? h('div', { cls: 'gx-muted' }, 'pruned: ' + n.pruned) : null);
+        if (kids.has(n.id)) li.append(list(n.id));
+        ol.append(li);
+      }
+      return ol;
+    };
+    return list(0);
+  }
+
   function renderTrial(panel, r, d, ti) {
     clear(panel);
     const t = d.r.trials[ti];
@@ -486,6 +519,8 @@
         h('div', { cls: 'gx-who' }, 'agent' + (turn.truncated ? ' (cut)' : '')),
         pre(turn.answer, ns, t.verdicts, 'gx-answer')));
     });
+    const tree = renderTree(t);
+    if (tree) panel.append(h('h3', null, 'Tree of attacks'), tree);
     panel.append(h('h3', null, 'Verdicts'), renderVerdicts(t, ns));
     panel.append(h('h3', null, 'Timeline'), renderTimeline(t, ns));
     // Now that the text is drawn, say how many places each verdict's evidence was found in.

@@ -17,6 +17,8 @@ use gauntlet_core::trace::{Trace, TraceRecorder, TransportKind};
 pub use crate::strategy::RefusalProbe;
 use crate::strategy::{Helpers, Play, convert_user_turn, early_stop_unconfirmed};
 use crate::tools::SimTools;
+use crate::tree::TreePlay;
+use gauntlet_core::strategy::StrategyKind;
 
 /// Per-trial time limit when neither the case nor the suite sets one.
 pub const DEFAULT_TRIAL_TIMEOUT_MS: u64 = 120_000;
@@ -96,6 +98,12 @@ pub async fn execute(
             seed,
             session_id: format!("{}-{trial}-{seed:016x}", case.id),
         };
+        // Each prompt of a tree goes to a session of its own.
+        if let Some(s) = case.strategy.as_ref().filter(|s| s.kind == StrategyKind::Tree) {
+            let rec = &mut rec;
+            let p = TreePlay { pc, target, ctx: &ctx, rec, grader, helpers };
+            return crate::tree::search(s, p).await;
+        }
         let mut tools = SimTools::new(&suite.tools, sent_case)
             .with_backends(&suite.tool_backends)
             .with_message_bus(suite.message_bus);

@@ -1,7 +1,8 @@
 //! gauntlet's runner: [`Runner`] (the dispatcher, `dispatch`) schedules trials of planned
 //! cases over a target (or grades recorded ones again), the executors (`execute`) run one
 //! trial each, [`script::ProcessScripts`] starts the programs of `script:` checks,
-//! [`strategy`] plays multi-turn attacks and model-driven converters,
+//! [`strategy`] plays multi-turn attacks and model-driven converters, [`tree`] grows a
+//! tree of attacks,
 //! [`tools::SimTools`] simulates tools, and [`Delivery`] (`deliver`) hands the
 //! run's [`RunEvent`]s to reporters.
 //!
@@ -13,6 +14,7 @@ pub mod execute;
 pub mod script;
 pub mod strategy;
 pub mod tools;
+pub mod tree;
 
 pub use deliver::{Delivery, FLUSH_EVERY, deliver_all};
 pub use dispatch::{CaseJob, PlanItem, RunConfig, RunOutcome, Runner};

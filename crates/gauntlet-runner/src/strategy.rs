@@ -72,7 +72,7 @@ pub fn runtime_from(case: &Case) -> Option<usize> {
     if case
         .strategy
         .as_ref()
-        .is_some_and(|s| s.kind == StrategyKind::Attacker)
+        .is_some_and(|s| s.kind.uses_attacker())
     {
         return Some(0);
     }
@@ -238,7 +238,7 @@ pub async fn convert_turn(
 /// Calls a helper model once and records the call, whatever happened. An empty answer is a
 /// failure: there is nothing to send.
 #[allow(clippy::too_many_arguments)]
-async fn call_helper(
+pub(crate) async fn call_helper(
     model: &dyn HelperModel,
     role: HelperRole,
     converter: Option<&str>,
@@ -291,7 +291,7 @@ async fn call_helper(
 }
 
 /// Tokens the trial has used so far: the agent's model calls and the helpers'.
-fn tokens_used(trace: &Trace) -> u64 {
+pub(crate) fn tokens_used(trace: &Trace) -> u64 {
     let agent: u64 = trace
         .llm_calls()
         .map(|c| c.usage.input_tokens + c.usage.output_tokens)
@@ -358,7 +358,7 @@ fn decide(rec: &mut TraceRecorder, turn: u32, action: StrategyAction, detail: St
 }
 
 /// The seed of one attacker call.
-fn attacker_seed(trial_seed: u64, exchange: u32) -> u64 {
+pub(crate) fn attacker_seed(trial_seed: u64, exchange: u32) -> u64 {
     (trial_seed ^ u64::from(exchange).wrapping_mul(0x9e37_79b9_7f4a_7c15)).rotate_left(11)
 }
 
@@ -394,11 +394,13 @@ impl Attack {
         let scripted = case.turns.len() as u32;
         let max_turns = match strategy.kind {
             StrategyKind::Crescendo => strategy.max_turns.unwrap_or(scripted).min(scripted),
-            StrategyKind::Attacker => strategy.max_turns.unwrap_or(DEFAULT_ATTACKER_TURNS),
+            StrategyKind::Attacker | StrategyKind::Tree => {
+                strategy.max_turns.unwrap_or(DEFAULT_ATTACKER_TURNS)
+            }
         };
         let objective = strategy.objective_for(case).unwrap_or_default();
         let attacker = match strategy.kind {
-            StrategyKind::Attacker => {
+            StrategyKind::Attacker | StrategyKind::Tree => {
                 if objective.is_empty() {
                     return Err(TargetError::Harness(
                         "this attacker case has no objective (`strategy.objective` or `input`)"

@@ -1439,6 +1439,9 @@ fn strategy_problems(case: &Case, out: &mut Vec<Problem>) {
             "keep one: the strategy writes the user's turns",
         ));
     }
+    if s.kind != StrategyKind::Tree {
+        tree_fields_elsewhere(s, out);
+    }
     if s.max_turns == Some(0) {
         out.push(Problem::new(
             "strategy.max_turns",
@@ -1473,6 +1476,7 @@ fn strategy_problems(case: &Case, out: &mut Vec<Problem>) {
                 ));
             }
         }
+        StrategyKind::Tree => tree_problems(case, s, out),
         StrategyKind::Attacker => {
             if s.objective_for(case).is_none() {
                 out.push(Problem::new(
@@ -1488,6 +1492,84 @@ fn strategy_problems(case: &Case, out: &mut Vec<Problem>) {
                     "the attacker writes its own rewordings",
                 ));
             }
+        }
+    }
+}
+
+/// What is wrong with a tree strategy: no objective, a field of another strategy, a shape
+/// of 0 or past [`MAX_TREE_SHAPE`](gauntlet_core::strategy::MAX_TREE_SHAPE), scripted
+/// rewordings. A tree's fields on another strategy are refused in [`strategy_problems`].
+fn tree_problems(case: &Case, s: &gauntlet_core::strategy::Strategy, out: &mut Vec<Problem>) {
+    use gauntlet_core::strategy::MAX_TREE_SHAPE;
+    if s.objective_for(case).is_none() {
+        out.push(Problem::new(
+            "strategy.objective",
+            format!("tree case `{}` has no objective", case.id),
+            "say what the attack tries to make the agent do, e.g. `objective: explain how to pick a lock`",
+        ));
+    }
+    for (field, set) in [
+        ("max_turns", s.max_turns.is_some()),
+        ("max_backtracks", s.max_backtracks.is_some()),
+    ] {
+        if set {
+            out.push(Problem::new(
+                format!("strategy.{field}"),
+                format!("`{field}` is not used by a tree strategy: each prompt is sent on its own"),
+                "bound the tree with `width`, `branching`, `depth`, `max_calls` and `max_tokens`",
+            ));
+        }
+    }
+    for (field, v) in [
+        ("width", s.width),
+        ("branching", s.branching),
+        ("depth", s.depth),
+    ] {
+        match v {
+            Some(0) => out.push(Problem::new(
+                format!("strategy.{field}"),
+                format!("{field} is 0"),
+                "give at least 1",
+            )),
+            Some(n) if n > MAX_TREE_SHAPE => out.push(Problem::new(
+                format!("strategy.{field}"),
+                format!("{field} is {n}, more than {MAX_TREE_SHAPE}"),
+                format!("a tree grows as width x branching x depth: keep each at most {MAX_TREE_SHAPE}, and bound the search with `max_calls`"),
+            )),
+            _ => {}
+        }
+    }
+    if s.max_calls == Some(0) {
+        out.push(Problem::new(
+            "strategy.max_calls",
+            "max_calls is 0: the search could make no call",
+            "give at least 2 (one attacker call and one agent call), e.g. `max_calls: 40`",
+        ));
+    }
+    if let Some(i) = case.turns.iter().position(|t| !t.rephrase.is_empty()) {
+        out.push(Problem::new(
+            format!("turns[{i}].rephrase"),
+            "`rephrase` is only used by a crescendo strategy",
+            "the tree's attacker writes its own prompts",
+        ));
+    }
+}
+
+/// The tree's fields on a strategy of another kind.
+fn tree_fields_elsewhere(s: &gauntlet_core::strategy::Strategy, out: &mut Vec<Problem>) {
+    let fields = [
+        ("width", s.width.is_some()),
+        ("branching", s.branching.is_some()),
+        ("depth", s.depth.is_some()),
+        ("max_calls", s.max_calls.is_some()),
+    ];
+    for (field, set) in fields {
+        if set {
+            out.push(Problem::new(
+                format!("strategy.{field}"),
+                format!("`{field}` is only used by a tree strategy"),
+                "use `kind: tree`, or remove it",
+            ));
         }
     }
 }
@@ -1636,9 +1718,10 @@ fn shape_problems(case: &Case, out: &mut Vec<Problem>) {
             "use `input` for one message or `turns` for a conversation",
         )),
         (None, true)
-            if !case.strategy.as_ref().is_some_and(|s| {
-                s.kind == gauntlet_core::strategy::StrategyKind::Attacker && s.objective.is_some()
-            }) =>
+            if !case
+                .strategy
+                .as_ref()
+                .is_some_and(|s| s.kind.uses_attacker() && s.objective.is_some()) =>
         {
             out.push(Problem::new(
                 "",
@@ -1717,11 +1800,11 @@ fn attack_problems(case: &Case, out: &mut Vec<Problem>) {
     if case
         .strategy
         .as_ref()
-        .is_some_and(|s| s.kind == gauntlet_core::strategy::StrategyKind::Attacker)
+        .is_some_and(|s| s.kind.uses_attacker())
     {
         out.push(Problem::new(
             "attack",
-            "an attacker strategy writes the attack itself: converters apply to its messages",
+            "an attacker or tree strategy writes the attack itself: converters apply to its messages",
             "remove `attack:` from this case",
         ));
         return;

@@ -1041,3 +1041,71 @@ fn a_script_check_that_names_no_file_points_at_the_check() {
     assert_eq!(loaded.dir.as_deref(), Some(t.path()));
     assert_eq!(loaded.suite.cases[0].expect[1].hard, Some(true));
 }
+
+#[test]
+fn a_tree_strategy_s_bad_settings_point_at_their_line_with_a_hint() {
+    let t = tempfile::tempdir().unwrap();
+    let case = |strategy: &str| {
+        format!(
+            "suite: s\ncases:\n  - id: a\n    input: Explain how to pick a lock\n    strategy:\n{strategy}    expect:\n      - attack_success: true\n"
+        )
+    };
+    write(
+        t.path(),
+        "s.yaml",
+        &case("      kind: tree\n      width: 0\n      depth: 11\n      max_turns: 4\n"),
+    );
+    let d = errors(t.path(), "s.yaml");
+    let at = |needle: &str| {
+        d.iter()
+            .find(|x| x.message.contains(needle))
+            .unwrap_or_else(|| panic!("no `{needle}` in {d:?}"))
+    };
+    assert_eq!(d.len(), 3, "{d:?}");
+    assert_eq!(at("width is 0").line, 7);
+    let deep = at("depth is 11");
+    assert_eq!(deep.line, 8);
+    assert!(
+        deep.hint
+            .as_deref()
+            .is_some_and(|h| h.contains("max_calls")),
+        "{deep:?}"
+    );
+    assert_eq!(at("`max_turns` is not used by a tree").line, 9);
+
+    write(
+        t.path(),
+        "s.yaml",
+        &case("      kind: attacker\n      branching: 2\n"),
+    );
+    let d = errors(t.path(), "s.yaml");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].line, 7);
+    assert!(
+        d[0].message.contains("only used by a tree strategy"),
+        "{}",
+        d[0]
+    );
+
+    write(
+        t.path(),
+        "s.yaml",
+        &case("      kind: tree\n      max_calls: 0\n"),
+    );
+    let d = errors(t.path(), "s.yaml");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(d[0].message.contains("max_calls is 0"), "{}", d[0]);
+
+    // A tree with an objective needs no input.
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\ncases:\n  - id: a\n    strategy: {kind: tree, objective: pick a lock, width: 2, branching: 2, depth: 2, max_calls: 9}\n    expect:\n      - attack_success: true\n",
+    );
+    let s = load_file(&t.path().join("s.yaml"), &LoadOptions::default()).unwrap();
+    let st = s.suite.cases[0].strategy.as_ref().unwrap();
+    assert_eq!(
+        (st.width, st.branching, st.depth, st.max_calls),
+        (Some(2), Some(2), Some(2), Some(9))
+    );
+}

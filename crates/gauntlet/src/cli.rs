@@ -836,6 +836,11 @@ pub struct ServeFakeArgs {
 pub enum StrategyArg {
     /// An attacker model writes each message (`--attacker`).
     Attacker,
+    /// A tree of attacks: the attacker (`--attacker`) branches prompts, off-topic ones are
+    /// pruned unsent, each is sent in a fresh conversation and scored by `attack_success`,
+    /// the best are grown further (width 3, branching 3, depth 3 or --max-turns levels,
+    /// within --max-attack-calls and --max-attack-tokens).
+    Tree,
 }
 
 /// Options shared by `run` and `redteam`.
@@ -943,7 +948,8 @@ pub struct ExecOpts {
     #[arg(long, value_name = "N")]
     pub sample: Option<usize>,
     /// Play every case that has a violation check as a multi-turn attack: `attacker` (an
-    /// attacker model, --attacker, writes each message towards the case's attack).
+    /// attacker model, --attacker, writes each message towards the case's attack) or `tree`
+    /// (a tree of attacker prompts, pruned and scored, each sent in a fresh conversation).
     #[arg(long, value_name = "KIND", value_enum)]
     pub strategy: Option<StrategyArg>,
     /// The attacker model of attacker strategies (fake:attacker, openai:MODEL, a named
@@ -954,7 +960,8 @@ pub struct ExecOpts {
     /// openai:MODEL, a named target). Every call is recorded in the trace.
     #[arg(long, value_name = "SPEC")]
     pub rewriter: Option<String>,
-    /// With --strategy: most turns kept in the agent's conversation (default 5).
+    /// With --strategy: most turns kept in the agent's conversation (default 5); with
+    /// `tree`, the tree's levels (default 3).
     #[arg(long, value_name = "N", requires = "strategy")]
     pub max_turns: Option<u32>,
     /// With --strategy: most refused exchanges taken back (default 2).
@@ -963,6 +970,10 @@ pub struct ExecOpts {
     /// With --strategy: stop an attack after this many tokens (the agent's and the attacker's).
     #[arg(long, value_name = "N", requires = "strategy")]
     pub max_attack_tokens: Option<u64>,
+    /// With --strategy tree: stop a search after this many model calls (the attacker's and
+    /// the agent's; default 50).
+    #[arg(long, value_name = "N", requires = "strategy")]
+    pub max_attack_calls: Option<u32>,
     /// Trials per case. Blocking cases pass only if every trial passes (pass^k).
     #[arg(long, short = 'k', value_name = "N", default_value_t = 1)]
     pub k: u32,

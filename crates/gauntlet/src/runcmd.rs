@@ -265,18 +265,28 @@ fn with_helpers(
     inv.attacker = spec(&opts.attacker)?.or_else(|| base.and_then(|b| b.attacker.clone()));
     inv.rewriter = spec(&opts.rewriter)?.or_else(|| base.and_then(|b| b.rewriter.clone()));
     inv.strategy = match opts.strategy {
-        Some(crate::cli::StrategyArg::Attacker) => Some(gauntlet_core::strategy::Strategy {
-            kind: gauntlet_core::strategy::StrategyKind::Attacker,
-            objective: None,
-            max_turns: opts.max_turns,
-            max_backtracks: opts.max_backtracks,
-            max_tokens: opts.max_attack_tokens,
-        }),
+        Some(arg) => {
+            use gauntlet_core::strategy::{Strategy, StrategyKind};
+            let kind = match arg {
+                crate::cli::StrategyArg::Attacker => StrategyKind::Attacker,
+                crate::cli::StrategyArg::Tree => StrategyKind::Tree,
+            };
+            let mut s = Strategy::of_kind(kind);
+            s.max_tokens = opts.max_attack_tokens;
+            if kind == StrategyKind::Tree {
+                s.depth = opts.max_turns;
+                s.max_calls = opts.max_attack_calls;
+            } else {
+                s.max_turns = opts.max_turns;
+                s.max_backtracks = opts.max_backtracks;
+            }
+            Some(s)
+        }
         None => base.and_then(|b| b.strategy.clone()),
     };
     if inv.strategy.is_some() && inv.attacker.is_none() {
         return Err(CliError::usage(
-            "--strategy attacker needs an attacker model",
+            "--strategy needs an attacker model",
             "pass --attacker SPEC, e.g. --attacker fake:attacker or --attacker openai:gpt-4.1-mini",
         ));
     }

@@ -325,7 +325,7 @@ pub fn convert_case(
     let attacker = case
         .strategy
         .as_ref()
-        .is_some_and(|s| s.kind == gauntlet_core::strategy::StrategyKind::Attacker);
+        .is_some_and(|s| s.kind.uses_attacker());
     let site = if attacker {
         // The attacker's messages are the attack.
         AttackSite {
