@@ -778,7 +778,14 @@ fn the_viewer_lists_shows_compares_and_records_a_label_without_writing_the_store
     assert_eq!(rec["check_id"], "refusal");
     assert_eq!(rec["label"], "fail");
     assert_eq!(rec["output"], output);
-    assert_eq!(rec["reference"], "{\"refusal\":true}");
+    // The queue's order is the run's own shuffle: the first output may be a benign twin's,
+    // whose refusal check wants an answer.
+    let reference = rec["reference"].as_str().unwrap();
+    if case_id.as_str().unwrap().ends_with("~benign") {
+        assert!(reference.contains("\"refusal\":false"), "{reference}");
+    } else {
+        assert_eq!(reference, "{\"refusal\":true}");
+    }
     assert_eq!(rec["run_id"], vulnerable);
     assert!(!rec["input"].as_str().unwrap().is_empty());
     // The next output is another one.
