@@ -2,7 +2,8 @@
 //! ([`diag::Diagnostic`]), filters and shards ([`filter`]), the plan of a run ([`plan::Plan`]:
 //! contexts, packs, the case stream, the manifest), the suites embedded in the binary
 //! ([`builtin`]), prompt converters ([`converters`]), stratified samples ([`sample`]),
-//! importers of public attack sets ([`import`]) and change-aware plans ([`changes`]).
+//! importers of public attack sets ([`import`]), attacks written from an agent card
+//! ([`generate`]) and change-aware plans ([`changes`]).
 
 pub mod audit;
 pub mod builtin;
@@ -11,6 +12,7 @@ pub mod changes;
 pub mod converters;
 pub mod diag;
 pub mod filter;
+pub mod generate;
 pub mod import;
 pub mod load;
 mod pathmap;
