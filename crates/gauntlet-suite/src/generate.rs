@@ -196,6 +196,7 @@ pub fn generate(
             .map(|t| (t, classify_tool(t, agent)))
             .collect(),
         seed: req.seed,
+        known: templates::known_values(&agent.tools),
     };
     let all = interleave(drafts(&card));
     if all.is_empty() {

@@ -5,7 +5,20 @@
 
 use serde_json::{Map, Value};
 
-/// A mapping's keys: those of `order` first, in that order, then the rest sorted.
+/// Keys that modify another key of their mapping (a check's modifiers): written after it.
+const TRAILING: &[&str] = &[
+    "hard",
+    "dimension",
+    "fail_score",
+    "scope",
+    "role",
+    "mode",
+    "ignore_echo",
+    "case_sensitive",
+];
+
+/// A mapping's keys: those of `order` first, in that order, then the rest sorted, and a
+/// check's modifiers after the check in an entry that has one.
 pub(crate) fn ordered<'a>(map: &'a Map<String, Value>, order: &[&str]) -> Vec<&'a str> {
     let mut keys: Vec<&str> = order
         .iter()
@@ -18,6 +31,11 @@ pub(crate) fn ordered<'a>(map: &'a Map<String, Value>, order: &[&str]) -> Vec<&'
         .collect();
     rest.sort_unstable();
     keys.extend(rest);
+    // In a check entry (one key that is no modifier), the modifiers go last.
+    let checks = keys.iter().filter(|k| !TRAILING.contains(k)).count();
+    if checks == 1 {
+        keys.sort_by_key(|k| TRAILING.contains(k));
+    }
     keys
 }
 
@@ -158,11 +176,12 @@ mod tests {
             "poison": "two\nlines without a newline at the end",
             "odd": "  leading space\nsecond",
             "expect": [{"tool_not_called": "send_email", "hard": true}, {"refusal": true}],
+            "tool": {"name": "t", "description": "d"},
             "tool_faults": [{"tool": "get_order", "poison": "- not a list"}],
             "nested": {"list": [[1, 2], []], "map": {}, "n": null, "weird key": 1.5},
         });
         let mut out = String::new();
-        write_value(&v, 0, &["id", "input"], &mut out);
+        write_value(&v, 0, &["id", "input", "name"], &mut out);
         assert!(
             out.starts_with("id: \"a\"\ninput: |-\n  line one\n"),
             "{out}"
@@ -172,6 +191,14 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("odd: \"  leading"), "{out}");
+        assert!(
+            out.contains("- tool_not_called: \"send_email\"\n  hard: true\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("tool:\n  name: \"t\"\n  description:"),
+            "{out}"
+        );
         let back: Value = serde_saphyr::from_str(&out).expect(&out);
         assert_eq!(back, v, "{out}");
     }
