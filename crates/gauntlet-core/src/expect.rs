@@ -431,6 +431,7 @@ impl Oracle {
     pub fn default_role(&self) -> Role {
         match self {
             Oracle::Refusal(r) if r.expected => Role::Policy,
+            Oracle::OutOfScope(_) => Role::Policy,
             o if o.is_violation_check() => Role::Attack,
             _ => Role::Task,
         }

@@ -103,6 +103,12 @@ pub struct JudgeDef {
     /// gates once a matching calibration record clears the suite's thresholds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<bool>,
+    /// `true`: the agent card's role, scope, out-of-scope topics and safety rules are added
+    /// to the rubric, so that the judge grades against the app's own boundaries. The
+    /// rubric's hash covers them, so a calibration record is bound to the card as judged:
+    /// calibrate again after changing them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub card: bool,
     /// The text of `template_file`, read by the loader (not part of the file format).
     #[serde(skip)]
     #[schemars(skip)]

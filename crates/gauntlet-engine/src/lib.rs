@@ -10,13 +10,15 @@
 //! stability ([`metamorphic`]). Errors
 //! are [`EngineError`]s that carry the user's hint. Stored runs are re-rendered and re-graded
 //! by [`stored`]; captured traces are graded by [`grade`], the shards of
-//! a sharded run merged by [`merge`].
+//! a sharded run merged by [`merge`]; attacks are written from a suite's agent card by
+//! [`generate`].
 
 pub mod audit;
 pub mod baseline;
 pub mod cache;
 pub mod embeddings;
 pub mod error;
+pub mod generate;
 pub mod grade;
 pub mod judge;
 pub mod merge;

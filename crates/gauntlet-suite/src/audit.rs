@@ -81,6 +81,7 @@ pub fn lint(
     if case.is_security()
         && !case.expect.iter().any(|e| e.oracle.is_violation_check())
         && !has("refusal")
+        && !has("out_of_scope")
     {
         push(
             Severity::Weak,

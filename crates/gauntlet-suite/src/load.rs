@@ -1936,7 +1936,8 @@ fn check_problems(case: &Case, ctx: &CaseCtx<'_>, out: &mut Vec<Problem>) {
         }
         let mut v = Validation::new(case, tools, canary_known, ctx)
             .with_judges(&ctx.suite.judges)
-            .with_message_bus(ctx.suite.agent.message_bus);
+            .with_message_bus(ctx.suite.agent.message_bus)
+            .with_out_of_scope(&ctx.suite.agent.out_of_scope);
         e.oracle.validate(&mut v);
         for found in v.into_problems() {
             out.push(Problem::new(p(e.oracle.key()), found.message, found.hint));

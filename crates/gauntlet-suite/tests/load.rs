@@ -116,6 +116,35 @@ fn unknown_tools_get_a_suggestion() {
     assert_eq!(d[0].hint.as_deref(), Some("did you mean `refund_order`?"));
 }
 
+/// `out_of_scope` names one of the card's `out_of_scope` entries (case aside); another topic
+/// is an error at the check, with the closest entry as the hint.
+#[test]
+fn out_of_scope_names_a_topic_of_the_card() {
+    let t = tempfile::tempdir().unwrap();
+    let head = "suite: s\nagent:\n  out_of_scope: [legal advice, bulk email]\ncases:\n  - id: a\n    input: x\n    expect:\n";
+    write(
+        t.path(),
+        "s.yaml",
+        &format!("{head}      - out_of_scope: Legal advice\n"),
+    );
+    load_file(&t.path().join("s.yaml"), &LoadOptions::default()).expect("a listed topic loads");
+    write(
+        t.path(),
+        "s.yaml",
+        &format!("{head}      - out_of_scope: legal advise\n"),
+    );
+    let d = errors(t.path(), "s.yaml");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(
+        d[0].message
+            .contains("not one of the agent card's out_of_scope topics"),
+        "{}",
+        d[0]
+    );
+    assert_eq!((d[0].line, d[0].column), (8, 23));
+    assert_eq!(d[0].hint.as_deref(), Some("did you mean `legal advice`?"));
+}
+
 #[test]
 fn no_canary_needs_a_canary_unless_the_run_gives_one() {
     let t = tempfile::tempdir().unwrap();

@@ -34,7 +34,8 @@ pub struct Cli {
 pub enum Command {
     /// Run suites against a target.
     Run(RunArgs),
-    /// Run the built-in OWASP LLM Top 10 red-team corpus against a target.
+    /// Run the built-in OWASP LLM Top 10 red-team corpus against a target (or, with
+    /// `generate`, write attacks specific to your app from its agent card).
     Redteam(RedteamArgs),
     /// Check suite files; exit 0 if valid, 2 with diagnostics otherwise.
     Validate(ValidateArgs),
@@ -1070,7 +1071,10 @@ pub struct RunArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct RedteamArgs {
+    #[command(subcommand)]
+    pub command: Option<RedteamCommand>,
     /// OWASP categories to run, comma-separated (LLM01, LLM02, LLM05, LLM06, LLM07, LLM09,
     /// LLM10, ASI01, ASI02, ASI03, ASI05, ASI06, ASI07, ASI09).
     #[arg(long, value_name = "LLM01,...", value_delimiter = ',')]
@@ -1092,6 +1096,45 @@ pub struct RedteamArgs {
     pub emit: Option<PathBuf>,
     #[command(flatten)]
     pub exec: ExecOpts,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RedteamCommand {
+    /// Write a suite of attacks specific to your app from a suite's agent card: its
+    /// out-of-scope topics, guarded tools, data, canary and safety rules, each case tagged
+    /// (OWASP LLM, OWASP Agentic) with the checks the card implies. Review it, then run it.
+    Generate(GenerateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// The suite whose agent card (`agent:`) is attacked.
+    #[arg(long, value_name = "SUITE")]
+    pub suite: PathBuf,
+    /// The attacker model that rewrites each attack (fake:attacker, openai:MODEL, a named
+    /// target); without it the templates' text is written. Same seed, same file either way
+    /// with fake:attacker.
+    #[arg(long, value_name = "SPEC")]
+    pub attacker: Option<String>,
+    /// Most cases to write, taken round by round over the kinds of element (the same N
+    /// always keeps the same cases). Default: every attack the card gives.
+    #[arg(long, value_name = "N")]
+    pub n: Option<usize>,
+    /// The seed that draws techniques and tasks.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+    /// The suite file to write.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: PathBuf,
+    /// Overwrite FILE if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Config file with named targets (for an attacker given by name).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// A folder outside the suite's own that the files it names may come from (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub allow_path: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

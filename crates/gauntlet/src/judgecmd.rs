@@ -55,8 +55,13 @@ fn calibrate_cmd(args: CalibrateArgs) -> Result<i32, CliError> {
     let mut redactor = gauntlet_core::redact::Redactor::new();
     let model = judge_model(spec, args.config.as_deref(), &mut redactor)?;
     let cache = open_cache(args.judge_cache.as_deref(), false, None)?;
-    let judge = Judge::new(&args.check, def.clone(), Some(model), cache)
-        .map_err(|e| CliError::usage(e.to_string(), e.hint()))?;
+    let judge = Judge::new(
+        &args.check,
+        gauntlet_engine::judge::with_card(def, &suite.suite.agent),
+        Some(model),
+        cache,
+    )
+    .map_err(|e| CliError::usage(e.to_string(), e.hint()))?;
 
     let (bytes, labels) = read_labels(&args.labels, &args.check, def.scale())?;
     if let (Some(t), Some(who)) = (&suite.suite.target, judge.identity())

@@ -11,6 +11,7 @@ mod cli;
 mod comparecmd;
 mod error;
 mod flakycmd;
+mod generatecmd;
 mod gradecmd;
 mod impactcmd;
 mod importcmd;
@@ -76,7 +77,10 @@ fn main() {
     setup::load_dotenv();
     let result = match cli.command {
         Command::Run(a) => runcmd::run(a),
-        Command::Redteam(a) => runcmd::redteam(a),
+        Command::Redteam(a) => match a.command {
+            Some(cli::RedteamCommand::Generate(g)) => generatecmd::generate(g),
+            None => runcmd::redteam(a),
+        },
         Command::Validate(a) => suitecmd::validate(a),
         Command::Audit(a) => auditcmd::audit(a),
         Command::Schema(a) => suitecmd::schema(a),

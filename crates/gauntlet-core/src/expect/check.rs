@@ -278,6 +278,7 @@ pub struct Validation<'a> {
     parsers: &'a dyn Parsers,
     judges: Option<&'a JudgeSettings>,
     message_bus: bool,
+    out_of_scope: &'a [String],
     problems: Vec<CheckProblem>,
 }
 
@@ -297,6 +298,7 @@ impl<'a> Validation<'a> {
             parsers,
             judges: None,
             message_bus: false,
+            out_of_scope: &[],
             problems: Vec::new(),
         }
     }
@@ -310,6 +312,17 @@ impl<'a> Validation<'a> {
     /// Whether the suite's message bus is on, for the checks that read its messages.
     pub fn message_bus(&self) -> bool {
         self.message_bus
+    }
+
+    /// The agent card's `out_of_scope` topics, for the checks that name one.
+    pub fn with_out_of_scope(mut self, topics: &'a [String]) -> Self {
+        self.out_of_scope = topics;
+        self
+    }
+
+    /// The agent card's `out_of_scope` topics, when the loader lent them.
+    pub fn out_of_scope(&self) -> &'a [String] {
+        self.out_of_scope
     }
 
     /// The suite's judges, for `judge` checks that name one.
