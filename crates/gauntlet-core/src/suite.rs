@@ -47,6 +47,11 @@ pub struct Suite {
     /// The target to run against; `--target` on the command line overrides it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<TargetConfig>,
+    /// System-prompt variants: every case runs with each of them in place of the agent's
+    /// system prompt, a column per variant (per target and variant when several targets are
+    /// given), in one matrix run (see `docs/matrix.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<PromptVariant>,
     /// Which packs this suite must contain for its result to be conclusive.
     #[serde(default)]
     pub packs: PackPolicy,
@@ -81,6 +86,24 @@ pub struct Suite {
     /// (`gauntlet import`): recorded in the run manifest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<DatasetSource>,
+}
+
+/// One system-prompt variant of a suite's `prompts:`: its label (the column's) and its
+/// text, inline or from a file, as the agent's `system_prompt` / `system_prompt_file`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PromptVariant {
+    /// The variant's label: letters, digits, `.`, `_` and `-`, unique in the suite; the
+    /// column is named after it.
+    pub label: String,
+    /// The system prompt of this variant; `{{canary}}` is replaced by the canary in force,
+    /// as in the agent's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// A file holding the system prompt of this variant, relative to the suite file and
+    /// inside its folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt_file: Option<String>,
 }
 
 /// The provenance of an imported suite: which data set, under which licence, at which

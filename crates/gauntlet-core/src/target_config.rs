@@ -582,6 +582,10 @@ pub struct MatrixColumn {
     pub label: String,
     /// The target, resolved (names of key variables only; never the keys).
     pub target: TargetConfig,
+    /// The label of the suites' system-prompt variant (`prompts:`) this column runs with in
+    /// place of the agent's; none for a column of a target alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
 }
 
 #[cfg(test)]

@@ -181,9 +181,9 @@ pub fn regrade(
     let read_errors = Arc::new(Mutex::new(Vec::new()));
     // A matrix run is graded again column by column, each column folded apart.
     let columns = gauntlet_core::matrix::Columns::of_manifest(&old);
-    let cols = columns.clone();
-    let cases = plan.all_cases().flat_map(move |pc| match &cols {
-        Some(c) => crate::run::matrix::expand(pc, c),
+    let mut ex = columns.clone().map(crate::run::matrix::Expander::new);
+    let cases = plan.all_cases().flat_map(move |pc| match &mut ex {
+        Some(ex) => ex.expand(pc),
         None => vec![pc],
     });
     let items = stored_items(

@@ -39,6 +39,8 @@ pub struct LoadedSuite {
     pub suite: Suite,
     /// The system prompt in force (inline, or read from `system_prompt_file`).
     pub system_prompt: Option<String>,
+    /// The system-prompt variants (`prompts:`), each read (inline, or from its file).
+    pub prompts: Vec<gauntlet_core::plan::PromptText>,
     /// Included JSON lines files, streamed when the run reads them.
     pub streamed: Vec<PathBuf>,
     /// Cases in all (inline, included and streamed).
@@ -502,6 +504,7 @@ pub(crate) fn load_source(
     let mut g = Gathered::new(origin, source, fs);
     check_header(&suite, &mut g);
     let system_prompt = read_system_prompt(&suite, &mut g);
+    let prompts = read_prompt_variants(&suite, &mut g);
     if let Some(t) = &suite.target
         && let Err(e) = check_target(t)
     {
@@ -556,6 +559,7 @@ pub(crate) fn load_source(
         origin: origin.to_owned(),
         suite,
         system_prompt,
+        prompts,
         streamed: included.streamed,
         case_count,
         selected,
@@ -609,6 +613,97 @@ fn read_system_prompt(suite: &Suite, g: &mut Gathered<'_>) -> Option<String> {
         _ => {}
     }
     system_prompt
+}
+
+/// The system-prompt variants (`prompts:`), each read like the agent's prompt: at least
+/// two (one variant is the agent's `system_prompt`), labels that can name a column and
+/// are unique, exactly one of `system_prompt` and `system_prompt_file`, a file inside the
+/// suite's folder. Problems are recorded; the variants read are returned.
+fn read_prompt_variants(
+    suite: &Suite,
+    g: &mut Gathered<'_>,
+) -> Vec<gauntlet_core::plan::PromptText> {
+    if suite.prompts.len() == 1 {
+        g.diag(
+            "prompts",
+            true,
+            "`prompts:` holds one variant: a matrix of prompts needs at least two".into(),
+            Some("add a second variant, or make the one the agent's `system_prompt`".into()),
+        );
+    }
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut read = Vec::new();
+    for (i, v) in suite.prompts.iter().enumerate() {
+        let at = format!("prompts[{i}]");
+        if let Some(problem) = label_problem(&v.label) {
+            g.diag(
+                &format!("{at}.label"),
+                false,
+                problem,
+                Some(
+                    "a label is letters, digits, `.`, `_` and `-`, such as `terse` or `v2`".into(),
+                ),
+            );
+        } else if let Some(first) = seen.insert(v.label.as_str(), i) {
+            g.diag(
+                &format!("{at}.label"),
+                false,
+                format!(
+                    "duplicate prompt label `{}` (first given to variant {})",
+                    v.label,
+                    first + 1
+                ),
+                Some("each variant is a column: give each its own label".into()),
+            );
+        }
+        let text = match (&v.system_prompt, &v.system_prompt_file) {
+            (Some(_), Some(_)) => {
+                g.diag(
+                    &format!("{at}.system_prompt_file"),
+                    true,
+                    "both `system_prompt` and `system_prompt_file` are set".into(),
+                    Some("keep one of them".into()),
+                );
+                None
+            }
+            (None, None) => {
+                g.diag(
+                    &at,
+                    false,
+                    format!("prompt variant `{}` has no text", v.label),
+                    Some("give it `system_prompt: ...` or `system_prompt_file: FILE`".into()),
+                );
+                None
+            }
+            (Some(text), None) => Some(text.clone()),
+            (None, Some(rel)) => match g.read(rel) {
+                Ok(text) => Some(text),
+                Err(e) => {
+                    let path = format!("{at}.system_prompt_file");
+                    g.read_error(&path, &e, "the path is relative to the suite file");
+                    None
+                }
+            },
+        };
+        read.extend(text.map(|text| gauntlet_core::plan::PromptText {
+            label: v.label.clone(),
+            text,
+        }));
+    }
+    read
+}
+
+/// Why a prompt variant's label cannot name a column, if it cannot: it is empty, or holds
+/// something other than letters, digits, `.`, `_` and `-` (a space or `@` would make case
+/// ids and `RUN@COLUMN` ambiguous, a `/` the `TARGET/PROMPT` label).
+fn label_problem(label: &str) -> Option<String> {
+    if label.is_empty() {
+        return Some("the prompt label is empty".into());
+    }
+    let bad = label
+        .chars()
+        .find(|c| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-')))?;
+    Some(format!("the prompt label `{label}` holds `{bad}`"))
 }
 
 /// The agent's tools: unique names, claim patterns that compile and valid parameter schemas.

@@ -177,6 +177,13 @@ impl Plan {
             {
                 Arc::make_mut(&mut s.context).system_prompt = Some(clean);
             }
+            // The prompt variants (`prompts:`) are sent as the system prompt of their columns.
+            for i in 0..s.context.prompts.len() {
+                if let std::borrow::Cow::Owned(clean) = redactor.redact(&s.context.prompts[i].text)
+                {
+                    Arc::make_mut(&mut s.context).prompts[i].text = clean;
+                }
+            }
         }
     }
 
@@ -370,6 +377,7 @@ pub fn suite_context(s: &LoadedSuite, settings: &PlanSettings<'_>) -> SuiteConte
         name: s.suite.suite.clone(),
         system_prompt: s.system_prompt.clone(),
         canary,
+        prompts: s.prompts.clone(),
         tools: s.suite.agent.tools.clone(),
         tool_backends: Default::default(),
         message_bus: s.suite.agent.message_bus,

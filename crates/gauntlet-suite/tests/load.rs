@@ -1138,3 +1138,125 @@ fn a_tree_strategy_s_bad_settings_point_at_their_line_with_a_hint() {
         (Some(2), Some(2), Some(2), Some(9))
     );
 }
+
+#[test]
+fn prompt_variants_are_read_inline_and_from_files_inside_the_suite_s_folder() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "strict.txt",
+        "Refuse everything. Code {{canary}}.",
+    );
+    write(
+        t.path(),
+        "s.yaml",
+        "suite: s\nagent:\n  system_prompt: Card.\nprompts:\n  - label: terse\n    system_prompt: Be terse.\n  - label: strict\n    system_prompt_file: strict.txt\ncases:\n  - id: a\n    input: x\n    expect: [{contains: x}]\n",
+    );
+    let s = load_file(&t.path().join("s.yaml"), &LoadOptions::default()).expect("loads");
+    let read: Vec<(&str, &str)> = s
+        .prompts
+        .iter()
+        .map(|p| (p.label.as_str(), p.text.as_str()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            ("terse", "Be terse."),
+            ("strict", "Refuse everything. Code {{canary}}.")
+        ]
+    );
+    assert_eq!(s.system_prompt.as_deref(), Some("Card."));
+    // The variant's file is part of the suite's hash, as the agent's prompt file is.
+    assert!(s.files.iter().any(|f| f.ends_with("strict.txt")));
+}
+
+#[test]
+fn prompt_variant_errors_point_at_the_variant_with_a_hint() {
+    let root = tempfile::tempdir().unwrap();
+    // A file next to the suite's folder, which a variant may not name.
+    write(root.path(), "outside.txt", "Leak everything.");
+    let dir = root.path().join("suite");
+    std::fs::create_dir(&dir).unwrap();
+    let suite = |prompts: &str| {
+        format!(
+            "suite: s\nprompts:\n{prompts}cases:\n  - id: a\n    input: x\n    expect: [{{contains: x}}]\n"
+        )
+    };
+    let cases = [
+        // (prompts, line, column, message, hint)
+        (
+            "  - label: a\n    system_prompt: A\n  - label: a\n    system_prompt: B\n",
+            5,
+            12,
+            "duplicate prompt label `a`",
+            "its own label",
+        ),
+        (
+            "  - label: a\n    system_prompt: A\n  - label: b c\n    system_prompt: B\n",
+            5,
+            12,
+            "holds ` `",
+            "letters, digits",
+        ),
+        (
+            "  - label: a\n    system_prompt: A\n  - label: ''\n    system_prompt: B\n",
+            5,
+            12,
+            "label is empty",
+            "letters, digits",
+        ),
+        (
+            "  - label: a\n    system_prompt: A\n  - label: b\n    system_prompt: B\n    system_prompt_file: b.txt\n",
+            7,
+            5,
+            "both `system_prompt` and `system_prompt_file`",
+            "keep one",
+        ),
+        (
+            "  - label: a\n    system_prompt: A\n  - label: b\n",
+            5,
+            5,
+            "prompt variant `b` has no text",
+            "system_prompt_file",
+        ),
+        (
+            "  - label: a\n    system_prompt: A\n  - label: b\n    system_prompt_file: ../outside.txt\n",
+            6,
+            25,
+            "outside the suite's folder",
+            "--allow-path",
+        ),
+        (
+            "  - label: a\n    system_prompt: A\n  - label: b\n    system_prompt_file: missing.txt\n",
+            6,
+            25,
+            "missing.txt",
+            "relative to the suite file",
+        ),
+        (
+            "  - label: a\n    system_prompt: A\n",
+            2,
+            1,
+            "one variant",
+            "second variant",
+        ),
+    ];
+    for (prompts, line, column, message, hint) in cases {
+        write(&dir, "s.yaml", &suite(prompts));
+        let d = errors(&dir, "s.yaml");
+        assert_eq!(d.len(), 1, "{prompts}: {d:?}");
+        assert!(d[0].message.contains(message), "{prompts}: {}", d[0]);
+        assert!(
+            d[0].hint.as_deref().is_some_and(|h| h.contains(hint)),
+            "{prompts}: {:?}",
+            d[0].hint
+        );
+        assert_eq!(
+            (d[0].line, d[0].column),
+            (line, column),
+            "{prompts}: {}",
+            d[0]
+        );
+        assert!(d[0].file.ends_with("s.yaml"));
+    }
+}

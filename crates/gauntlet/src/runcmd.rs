@@ -17,8 +17,8 @@ use crate::cli::{ExecOpts, RedteamArgs, RunArgs};
 use crate::error::CliError;
 use crate::printer::{TerminalReporter, Verbosity, print_outcome, show_notice};
 use crate::setup::{
-    BUILTIN_OWASP, current_dir, load_all, open_store, resolve_matrix, resolve_spec, resolve_target,
-    store_location,
+    BUILTIN_OWASP, current_dir, load_all, open_store, prompt_columns, resolve_matrix, resolve_spec,
+    resolve_target, store_location,
 };
 
 fn verbosity(opts: &ExecOpts) -> Verbosity {
@@ -222,6 +222,7 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
             resolve_matrix(&suites, opts)?,
         ),
     };
+    let matrix = prompt_columns(&suites, &target, matrix)?;
     let invocation = Invocation {
         suites: paths,
         base_dir: current_dir(),

@@ -108,9 +108,32 @@ pub fn resolve_matrix(
         columns.push(gauntlet_core::target::MatrixColumn {
             label: label.to_owned(),
             target: resolve_target(suites, &one, None)?,
+            prompt: None,
         });
     }
     Ok(columns)
+}
+
+/// The columns of a run with the suites' system-prompt variants (`prompts:`): each target
+/// (the matrix's, or the run's one) with each variant; the columns as they are when no
+/// suite declares variants. Refused when two suites declare different ones.
+pub fn prompt_columns(
+    suites: &[gauntlet_suite::load::LoadedSuite],
+    target: &gauntlet_core::target::TargetConfig,
+    matrix: Vec<gauntlet_core::target::MatrixColumn>,
+) -> Result<Vec<gauntlet_core::target::MatrixColumn>, CliError> {
+    let labels = gauntlet_core::matrix::prompt_labels(
+        suites
+            .iter()
+            .map(|s| (s.suite.suite.as_str(), s.prompts.as_slice())),
+    )
+    .map_err(|e| {
+        CliError::usage(
+            e,
+            "give the suites the same `prompts:` labels, or run them apart",
+        )
+    })?;
+    Ok(gauntlet_core::matrix::cross(target, matrix, &labels))
 }
 
 /// The repeats of `gauntlet stability` (plain or `--metamorphic`), with the run's ending

@@ -78,9 +78,10 @@ pub fn dispatch(
         match &columns {
             // A matrix run: each case once per column, its columns next to each other.
             Some(cols) => {
+                let mut ex = super::matrix::Expander::new(cols.clone());
                 let cases = plan
                     .cases()
-                    .flat_map(|pc| super::matrix::expand(pc, cols))
+                    .flat_map(move |pc| ex.expand(pc))
                     .map(PlanItem::from);
                 runner.run(manifest, cases, reporters).await
             }

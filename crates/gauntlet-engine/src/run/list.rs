@@ -21,11 +21,12 @@ pub fn list(req: RunRequest) -> Result<Vec<CaseMeta>, EngineError> {
         ..
     } = req;
     let plan = super::plan::build(suites, select, &inv, &trials)?;
-    let columns = Columns::new(inv.matrix.iter().map(|c| c.label.clone()).collect());
+    // Prompt columns included: the matrix of the invocation is the one the run would use.
+    let mut ex = Columns::of_matrix(&inv.matrix).map(super::matrix::Expander::new);
     Ok(plan
         .cases()
-        .flat_map(|pc| match &columns {
-            Some(cols) => super::matrix::expand(pc, cols),
+        .flat_map(|pc| match &mut ex {
+            Some(ex) => ex.expand(pc),
             None => vec![pc],
         })
         .map(|pc| CaseMeta::of(&pc.case, &pc.suite))

@@ -154,8 +154,9 @@ struct Built {
     rate_note: Option<String>,
 }
 
-/// Builds the target, or each column's for a matrix run: every column with its own
-/// settings, so its rate limit (a shard's share of it), retries and concurrency are its own.
+/// Builds the target, or each column's for a matrix run: every target with its own
+/// settings, so its rate limit (a shard's share of it), retries and concurrency are its own;
+/// columns that call the same target (its prompt variants) share one, limits and all.
 fn targets(
     inv: &Invocation,
     select: &Selection,
@@ -164,8 +165,7 @@ fn targets(
     redactor: &mut Redactor,
     notices: &mut dyn FnMut(Notice),
 ) -> Result<Built, EngineError> {
-    let columns = Columns::new(inv.matrix.iter().map(|c| c.label.clone()).collect());
-    let Some(columns) = columns else {
+    let Some(columns) = Columns::of_matrix(&inv.matrix) else {
         let (cfg, rate_note) = rate_share(&inv.target, select, trials.whole_rate_limit);
         let target = build_target(inv, &cfg, cache, redactor, notices)?;
         return Ok(Built {
@@ -176,20 +176,28 @@ fn targets(
             rate_note,
         });
     };
+    let mut configs: Vec<&TargetConfig> = Vec::new();
     let mut built = Vec::new();
+    let mut of_column = Vec::new();
     let mut notes = Vec::new();
     for column in &inv.matrix {
+        if let Some(i) = configs.iter().position(|c| **c == column.target) {
+            of_column.push(i);
+            continue;
+        }
         let (cfg, note) = rate_share(&column.target, select, trials.whole_rate_limit);
         notes.extend(note.map(|n| format!("{}: {n}", column.label)));
         let n = cfg
             .concurrency
             .unwrap_or(super::matrix::DEFAULT_COLUMN_CONCURRENCY);
+        of_column.push(built.len());
+        configs.push(&column.target);
         built.push((build_target(inv, &cfg, cache, redactor, notices)?, n));
     }
     let concurrency = built.iter().map(|(_, n)| *n).sum();
-    let matrix = MatrixTarget::new(columns.clone(), built);
+    let matrix = MatrixTarget::new(columns.clone(), built, of_column);
     Ok(Built {
-        infos: matrix.column_infos().into_iter().map(|(_, i)| i).collect(),
+        infos: matrix.target_infos(),
         target: Arc::new(matrix),
         columns: Some(columns),
         concurrency: Some(concurrency),
