@@ -19,61 +19,29 @@ pub struct ToolClass {
     pub reads_data: bool,
     /// It sends something out of the application (email, message, post, upload).
     pub sends_out: bool,
-    /// Its effect cannot be undone (`side_effect: irreversible`).
+    /// Its effect cannot be undone (`side_effect: irreversible`, or `agent.tool_roles.irreversible`).
     pub irreversible: bool,
     /// A human must approve some or all of its calls: its `approval:` rule, or an entry of
     /// the card's `approval_required` that names it.
     pub gated: bool,
 }
 
-/// Words of a tool's name that say what it does ("issue_refund" -> "refund").
-fn name_words(name: &str) -> Vec<String> {
-    name.split(['_', '-', '.'])
-        .map(str::to_lowercase)
-        .filter(|w| w.len() > 3 && !matches!(w.as_str(), "issue" | "make" | "create" | "tool"))
-        .map(|w| w.trim_end_matches('s').to_owned())
-        .collect()
-}
-
-/// The one reading of a card's tools that the generated attacks rest on: which read data,
-/// which send it out, which cannot be undone, which need a human's approval.
+/// What the generated attacks need to know of a tool: which read data, which send it out,
+/// which cannot be undone, which need a human's approval. Sending out and approval are the
+/// red team's one reading of a card's tools ([`crate::retarget::classify_tool_role`],
+/// [`crate::retarget::approval_reason`]), `agent.tool_roles` honoured.
 pub fn classify_tool(tool: &ToolDef, card: &AgentCard) -> ToolClass {
-    let words = name_words(&tool.name);
-    let text = format!(
-        "{} {}",
-        tool.name.replace(['_', '-'], " "),
-        tool.description
-    )
-    .to_lowercase();
-    let sends_out = text.split(|c: char| !c.is_alphanumeric()).any(|w| {
-        matches!(
-            w,
-            "send"
-                | "email"
-                | "mail"
-                | "message"
-                | "notify"
-                | "post"
-                | "publish"
-                | "share"
-                | "upload"
-                | "webhook"
-                | "sms"
-                | "forward"
-                | "tweet"
-        )
-    });
-    let named_for_approval = card.approval_required.iter().any(|a| {
-        let a = a.to_lowercase();
-        !words.is_empty() && words.iter().all(|w| a.contains(w.as_str()))
-    });
-    let ruled = !matches!(tool.approval, None | Some(ApprovalRule::Always(false)));
+    let role = crate::retarget::classify_tool_role(tool, card);
+    let irreversible = match &card.tool_roles.irreversible {
+        Some(listed) => listed.contains(&tool.name),
+        None => tool.side_effect == SideEffectClass::Irreversible,
+    };
     ToolClass {
         reads_data: tool.side_effect == SideEffectClass::ReadOnly
             && (!tool.fixtures.is_empty() || tool.default.is_some()),
-        sends_out: sends_out && tool.side_effect != SideEffectClass::ReadOnly,
-        irreversible: tool.side_effect == SideEffectClass::Irreversible,
-        gated: ruled || named_for_approval,
+        sends_out: role.sends_out,
+        irreversible,
+        gated: crate::retarget::approval_reason(tool, card).is_some(),
     }
 }
 

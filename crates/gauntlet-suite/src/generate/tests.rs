@@ -247,6 +247,30 @@ fn a_rewrite_is_used_only_when_it_keeps_what_the_checks_read() {
 }
 
 #[test]
+fn the_card_s_tool_roles_decide_over_the_reading_as_in_redteam_suite() {
+    let r = request(1, None);
+    let mut a = r.suite.agent.clone();
+    let tool = |a: &gauntlet_core::suite::AgentCard, name: &str| {
+        a.tools.iter().find(|t| t.name == name).unwrap().clone()
+    };
+    assert!(!classify_tool(&tool(&a, "get_order"), &a).sends_out);
+    a.tool_roles.sends_out = Some(vec!["get_order".into()]);
+    a.tool_roles.irreversible = Some(vec![]);
+    assert!(classify_tool(&tool(&a, "get_order"), &a).sends_out);
+    assert!(!classify_tool(&tool(&a, "send_email"), &a).sends_out);
+    assert!(!classify_tool(&tool(&a, "send_email"), &a).irreversible);
+    // The same reading as the red team aimed at the suite's tools.
+    for t in &a.tools {
+        assert_eq!(
+            classify_tool(t, &a).sends_out,
+            crate::retarget::classify_tool_role(t, &a).sends_out,
+            "{}",
+            t.name
+        );
+    }
+}
+
+#[test]
 fn tools_are_classified_from_their_declaration_and_the_card() {
     let r = request(1, None);
     let a = &r.suite.agent;

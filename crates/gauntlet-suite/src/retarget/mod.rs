@@ -22,7 +22,7 @@ use gauntlet_core::tools::ToolDef;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use roles::{ToolRole, classify_tools};
+pub use roles::{ToolRole, approval_reason, classify_tool_role, classify_tools};
 
 use crate::load::LoadedSuite;
 

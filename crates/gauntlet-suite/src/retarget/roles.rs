@@ -276,7 +276,17 @@ fn apply_override(
 /// output; it is external when its name or description speaks of third-party content
 /// (inbox, web page, document, ticket, another agent).
 pub fn classify_tools(card: &AgentCard) -> Vec<ToolRole> {
-    let mut roles: Vec<ToolRole> = card.tools.iter().map(|t| classify_one(t, card)).collect();
+    card.tools
+        .iter()
+        .map(|t| classify_tool_role(t, card))
+        .collect()
+}
+
+/// The role of one of the card's tools, as [`classify_tools`] reads it (`agent.tool_roles`
+/// applied). `redteam generate` reads its tools through this too, so that the two ways of
+/// aiming attacks at a suite's tools agree on what each tool is.
+pub fn classify_tool_role(tool: &ToolDef, card: &AgentCard) -> ToolRole {
+    let mut roles = [classify_one(tool, card)];
     let o = &card.tool_roles;
     apply_override(
         &mut roles,
@@ -296,7 +306,14 @@ pub fn classify_tools(card: &AgentCard) -> Vec<ToolRole> {
         "irreversible",
         |r, on| r.irreversible = on,
     );
-    roles
+    let [role] = roles;
+    role
+}
+
+/// Why a human must approve the tool's calls, if one must: its `approval:` rule, or an entry
+/// of the card's `approval_required` that names what it does.
+pub fn approval_reason(tool: &ToolDef, card: &AgentCard) -> Option<String> {
+    needs_approval(tool, card, &words(&tool.name))
 }
 
 #[cfg(test)]
