@@ -56,7 +56,9 @@ pub enum BuildError {
         kind: &'static str,
     },
     /// The HTTP client could not be built.
-    #[error("failed to build the HTTP client: {0}")]
+    // reqwest says only "builder error"; the cause (no CA certificates, a bad TLS setting)
+    // is in its sources.
+    #[error("failed to build the HTTP client: {}", crate::client::error_chain(.0))]
     HttpClient(#[source] reqwest::Error),
     /// A target's endpoint URL does not parse.
     #[error("invalid URL `{url}`: {source}")]
@@ -144,7 +146,7 @@ pub enum BuildError {
         source: UrlError,
     },
     /// The recording proxy's HTTP client could not be built.
-    #[error("failed to build the proxy's HTTP client: {0}")]
+    #[error("failed to build the proxy's HTTP client: {}", crate::client::error_chain(.0))]
     ProxyHttpClient(#[source] reqwest::Error),
 }
 

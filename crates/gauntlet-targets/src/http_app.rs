@@ -80,7 +80,7 @@ impl HttpAppTarget {
                 field: "tool_calls_path",
                 source,
             })?;
-        let client = ApiClient::new(cfg, redactor.clone())?;
+        let client = ApiClient::new(cfg, redactor.clone(), &h.url)?;
         let mut env = Environment::new();
         env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
         // Validate the templates now, so a typo is a configuration error, not a run of errors.

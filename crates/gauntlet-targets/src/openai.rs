@@ -364,7 +364,7 @@ impl<'a> ApiSetup<'a> {
         model: String,
         redactor: &Redactor,
     ) -> Result<ApiEndpoint, BuildError> {
-        let client = ApiClient::new(self.cfg, redactor.clone())?;
+        let client = ApiClient::new(self.cfg, redactor.clone(), url)?;
         let info = api_info(self.kind, &model, self.base, self.cfg, redactor);
         let url = client.parse_url(url)?;
         Ok(ApiEndpoint {

@@ -601,6 +601,36 @@ fn redteam_over_http_against_serve_fake_rings_both_ways() {
     drop(server);
 }
 
+/// A target on a plain-HTTP base URL never speaks TLS, so its client does not read the
+/// system's certificate store: it runs on a machine without one (a slim container talking
+/// to a local model server), where an `https://` target stops before it starts, naming the
+/// missing certificates.
+#[test]
+fn a_plain_http_target_needs_no_certificate_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, url) = serve_fake("safe");
+    let none = tmp.path().join("no-such-certificates");
+    let go = |base: &str, out: &str| {
+        bin()
+            .args(["redteam", "--target", "openai:gauntlet-fake-safe"])
+            .args(["--base-url", base, "--category", "LLM01", "--out", out])
+            .env("SSL_CERT_FILE", &none)
+            .env("SSL_CERT_DIR", &none)
+            .current_dir(tmp.path())
+            .output()
+            .unwrap()
+    };
+    let o = go(&format!("{url}/v1"), "plain");
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(tmp.path().join("plain/report.json").exists());
+    let tls = url.replacen("http://", "https://", 1);
+    let o = go(&format!("{tls}/v1"), "tls");
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(text(&o).contains("CA certificates"), "{}", text(&o));
+    assert!(!tmp.path().join("tls/report.json").exists());
+    drop(server);
+}
+
 #[test]
 fn named_targets_come_from_the_config_file() {
     let tmp = tempfile::tempdir().unwrap();
