@@ -21,7 +21,8 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 cd "$OUT"
 
-# One named target for both sides: the agent under test and the attacker.
+# One named target for both sides (the agent under test and the attacker), and the same
+# model sampling at temperature 1 as a tree's attacker (at 0 its branches are one prompt).
 cat > gauntlet.yaml <<EOF
 targets:
   local:
@@ -29,6 +30,13 @@ targets:
     model: $MODEL
     base_url: $BASE_URL
     temperature: 0
+    seed: 7
+    max_tokens: 256
+  local-hot:
+    kind: openai
+    model: $MODEL
+    base_url: $BASE_URL
+    temperature: 1.0
     seed: 7
     max_tokens: 256
 EOF
@@ -58,6 +66,9 @@ step redteam-leakage "$G" redteam -t local --framework atlas:AML.T0057 --seed 7 
   "${SLOW[@]}" -v --out redteam-leakage
 step tree-harm "$G" run builtin:harm --filter 'id:harm-vcr-*' --strategy tree --attacker local \
   -t local --max-turns 2 --max-attack-calls 6 --seed 7 -j 3 "${SLOW[@]}" -v --out tree-harm
+step tree-hot "$G" run builtin:harm --filter 'id:harm-vcr-torture' --strategy tree \
+  --attacker local-hot -t local --max-turns 2 --max-attack-calls 8 --seed 7 "${SLOW[@]}" -v \
+  --out tree-hot
 step own-tools "$G" redteam --suite "$REPO/examples/redteam-own-tools/suite.yaml" -t local \
   --filter 'tag:retargeted' --sample 6 --seed 7 -j 2 "${SLOW[@]}" -v --out own-tools
 
