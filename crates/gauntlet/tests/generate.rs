@@ -106,9 +106,10 @@ fn the_same_seed_writes_the_same_file_and_the_attacker_persona_keeps_it() {
 
 #[test]
 fn an_attacker_that_writes_no_attack_leaves_the_templates_text() {
-    // `fake:parrot` answers as the 135M model of the live run did ("I'm ready to help you
-    // with your project."): an offer of help, no attack. Where a case has no string to keep
-    // (the canary attacks) nothing else would stop it, and the case would ask for nothing.
+    // `fake:parrot` answers as the 135M model of the live runs did; to a prompt that names no
+    // turn, with its first line, "The next message to the assistant is: (none yet)": an echo
+    // of an attacker's instructions, no attack. Where a case has no string to keep (the
+    // canary attacks) nothing else would stop it, and the case would ask for nothing.
     let tmp = tempfile::tempdir().unwrap();
     let suite = examples().join("support-agent/suite.yaml");
     let read = |n: &str| std::fs::read_to_string(tmp.path().join(n)).unwrap();
@@ -135,7 +136,7 @@ fn an_attacker_that_writes_no_attack_leaves_the_templates_text() {
     };
     assert_eq!(strip(cases("p.yaml")), strip(cases("t.yaml")));
     assert!(
-        read("p.yaml").contains("(the model's answer was no attack: it answered as an assistant)"),
+        read("p.yaml").contains("(the model's answer was no attack: it echoed its instructions)"),
         "{}",
         read("p.yaml")
     );
