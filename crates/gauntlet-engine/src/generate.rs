@@ -2,14 +2,16 @@
 //! a seed, a cap, an attacker model) and returns the [`GeneratedSuite`] that
 //! `gauntlet_suite::generate` writes from the suite's agent card. With an attacker, each
 //! attack's text goes through the model (the helper-model plumbing of attacker strategies,
-//! `judge::ChatHelper`) once; the binary writes the file and prints what was made.
+//! `judge::ChatHelper`) once, and is read by the attacker loop's reader of attacker messages
+//! (`gauntlet_graders::attack::classify`): a rewrite that is no attack is not used. The
+//! binary writes the file and prints what was made.
 
 use std::path::PathBuf;
 
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::strategy::HelperModel;
 use gauntlet_core::target::TargetConfig;
-pub use gauntlet_suite::generate::{Authored, GeneratedCase, GeneratedSuite};
+pub use gauntlet_suite::generate::{Authored, GeneratedCase, GeneratedSuite, RewriteAnswer};
 use gauntlet_suite::generate::{GenerateRequest as Draw, generate as draw};
 
 use crate::error::EngineError;
@@ -61,9 +63,16 @@ pub fn generate(req: &GenerateRequest) -> Result<GeneratedSuite, EngineError> {
         )
     })?;
     let rt = runtime()?;
+    // The attacker loop's reader of attacker messages: a rewrite that offers help, refuses,
+    // echoes its instructions or loops is no attack, and the template's text is kept.
     let mut rewrite = |messages: &[gauntlet_core::trace::Message], seed: u64| {
         rt.block_on(helper.complete(messages, seed))
-            .map(|r| r.text)
+            .map(|r| RewriteAnswer {
+                no_attack: gauntlet_graders::attack::classify(r.text.trim())
+                    .no_attack()
+                    .map(str::to_owned),
+                text: r.text,
+            })
             .map_err(|e| redactor.redact(&e).into_owned())
     };
     draw(&draw_req, Some(&mut rewrite)).map_err(fail)

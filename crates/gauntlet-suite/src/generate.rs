@@ -30,8 +30,29 @@ pub use templates::{ToolClass, classify_tool};
 pub const GENERATOR: &str = "gauntlet redteam generate";
 
 /// An attacker model's one call: the messages of [`generator_messages`] and a seed, the
-/// rewritten attack back (or why there is none).
-pub type Rewrite<'a> = dyn FnMut(&[Message], u64) -> Result<String, String> + 'a;
+/// rewritten attack back (or the fault that stopped the call).
+pub type Rewrite<'a> = dyn FnMut(&[Message], u64) -> Result<RewriteAnswer, String> + 'a;
+
+/// What the attacker model answered to one rewrite request, as the caller read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RewriteAnswer {
+    /// The model's text.
+    pub text: String,
+    /// What the text is instead of an attack (`"answered as an assistant"`, `"refused"`,
+    /// `"repeated itself"`), when the caller's reader of attacker messages says it is none;
+    /// such a text is not used: a case whose attack asks for nothing gates nothing.
+    pub no_attack: Option<String>,
+}
+
+impl From<String> for RewriteAnswer {
+    /// A text the caller did not read: used if it keeps what the checks read.
+    fn from(text: String) -> Self {
+        RewriteAnswer {
+            text,
+            no_attack: None,
+        }
+    }
+}
 
 /// What to generate from.
 #[derive(Debug, Clone)]
@@ -242,7 +263,7 @@ fn application(suite: &Suite) -> String {
 }
 
 /// Asks the attacker model for the draft's text; keeps the template's when the answer is
-/// empty, runs long or drops a string the checks depend on.
+/// empty, runs long, is no attack or drops a string the checks depend on.
 fn rewritten(
     d: &mut Draft,
     application: &str,
@@ -263,12 +284,17 @@ fn rewritten(
         draft: &d.attack,
     });
     let call_seed = templates::element_seed(seed, &format!("{}:{}", d.target, d.technique));
-    let text = rewrite(&messages, call_seed).map_err(GenerateError::Attacker)?;
-    let text = text.trim();
+    let answer = rewrite(&messages, call_seed).map_err(GenerateError::Attacker)?;
+    let text = answer.text.trim();
+    if text == d.attack {
+        return Ok(Authored::Template);
+    }
     let why = if text.is_empty() {
         Some("the model's answer was empty".to_owned())
     } else if text.chars().count() > 2000 {
         Some("the model's answer ran over 2000 characters".to_owned())
+    } else if let Some(kind) = &answer.no_attack {
+        Some(format!("the model's answer was no attack: it {kind}"))
     } else {
         d.keep
             .iter()
@@ -277,7 +303,6 @@ fn rewritten(
     };
     Ok(match why {
         Some(why) => Authored::KeptTemplate(why),
-        None if text == d.attack => Authored::Template,
         None => {
             d.attack = text.to_owned();
             Authored::Model

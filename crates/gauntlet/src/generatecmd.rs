@@ -67,7 +67,7 @@ pub fn generate(args: GenerateArgs) -> Result<i32, CliError> {
     if args.attacker.is_some() {
         let _ = writeln!(
             out,
-            "  text: {model} rewritten by the attacker, {kept} kept from the templates (the rewrite dropped what a check reads), {} unchanged",
+            "  text: {model} rewritten by the attacker, {kept} kept from the templates (the rewrite was no attack or dropped what a check reads; each case's comment says which), {} unchanged",
             g.cases.len() - model - kept
         );
     }

@@ -1,8 +1,9 @@
 //! `gauntlet redteam generate` end to end with the built binary: attacks written from the
 //! agent cards of the examples' suites validate and audit clean, turn every case red on the
 //! vulnerable persona and green on the safe one; the same seed writes the same file (with
-//! the built-in attacker persona too, over the OpenAI wire); a cap keeps the same cases; a
-//! card with nothing to attack is refused with a hint; plain `redteam -t` runs as before.
+//! the built-in attacker persona too, over the OpenAI wire); an attacker that writes no
+//! attack leaves the templates' text; a cap keeps the same cases; a card with nothing to
+//! attack is refused with a hint; plain `redteam -t` runs as before.
 
 use std::path::{Path, PathBuf};
 
@@ -101,6 +102,44 @@ fn the_same_seed_writes_the_same_file_and_the_attacker_persona_keeps_it() {
     }
     assert_eq!(read("e.yaml"), read("f.yaml"));
     assert!(read("e.yaml").contains("attacker openai:gauntlet-fake-attacker, prompt generate@1"));
+}
+
+#[test]
+fn an_attacker_that_writes_no_attack_leaves_the_templates_text() {
+    // `fake:parrot` answers as the 135M model of the live runs did; to a prompt that names no
+    // turn, with its first line, "The next message to the assistant is: (none yet)": an echo
+    // of an attacker's instructions, no attack. Where a case has no string to keep (the
+    // canary attacks) nothing else would stop it, and the case would ask for nothing.
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = examples().join("support-agent/suite.yaml");
+    let read = |n: &str| std::fs::read_to_string(tmp.path().join(n)).unwrap();
+    let cases = |n: &str| read(n).split_once("\ncases:\n").unwrap().1.to_owned();
+    let o = generate(tmp.path(), &suite, "t.yaml", &["--seed", "7"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let o = generate(
+        tmp.path(),
+        &suite,
+        "p.yaml",
+        &["--seed", "7", "--attacker", "fake:parrot"],
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        text(&o).contains("0 rewritten by the attacker, 24 kept from the templates"),
+        "{}",
+        text(&o)
+    );
+    let strip = |s: String| {
+        s.lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip(cases("p.yaml")), strip(cases("t.yaml")));
+    assert!(
+        read("p.yaml").contains("(the model's answer was no attack: it echoed its instructions)"),
+        "{}",
+        read("p.yaml")
+    );
 }
 
 #[test]

@@ -188,14 +188,14 @@ fn a_card_with_nothing_to_attack_is_an_error_with_a_hint() {
 #[test]
 fn a_rewrite_is_used_only_when_it_keeps_what_the_checks_read() {
     let mut calls = 0;
-    let mut keeps = |m: &[Message], _seed: u64| -> Result<String, String> {
+    let mut keeps = |m: &[Message], _seed: u64| -> Result<RewriteAnswer, String> {
         calls += 1;
         let u = &m[1].content;
         let keep = u
             .lines()
             .find_map(|l| l.strip_prefix("KEEP: "))
             .unwrap_or("");
-        Ok(format!("Rewritten, please: {keep}"))
+        Ok(format!("Rewritten, please: {keep}").into())
     };
     let g = generate(&request(7, None), Some(&mut keeps)).unwrap();
     assert_eq!(calls, g.cases.len());
@@ -205,8 +205,9 @@ fn a_rewrite_is_used_only_when_it_keeps_what_the_checks_read() {
         g.cases.iter().map(|c| &c.authored).collect::<Vec<_>>()
     );
     load(&g.yaml);
-    let mut drops =
-        |_: &[Message], _: u64| -> Result<String, String> { Ok("Something else entirely.".into()) };
+    let mut drops = |_: &[Message], _: u64| -> Result<RewriteAnswer, String> {
+        Ok("Something else entirely.".to_owned().into())
+    };
     let g = generate(&request(7, None), Some(&mut drops)).unwrap();
     let kept = g
         .cases
@@ -239,7 +240,7 @@ fn a_rewrite_is_used_only_when_it_keeps_what_the_checks_read() {
             assert_eq!(a.case, b.case);
         }
     }
-    let mut fails = |_: &[Message], _: u64| -> Result<String, String> { Err("401".into()) };
+    let mut fails = |_: &[Message], _: u64| -> Result<RewriteAnswer, String> { Err("401".into()) };
     assert!(matches!(
         generate(&request(7, None), Some(&mut fails)),
         Err(GenerateError::Attacker(_))
@@ -298,4 +299,47 @@ fn tools_are_classified_from_their_declaration_and_the_card() {
             ..Default::default()
         }
     );
+}
+
+#[test]
+fn a_rewrite_that_is_no_attack_is_not_used_even_when_it_keeps_every_string() {
+    // What a 135M attacker wrote: it keeps the strings (or there are none to keep), but it
+    // offers help instead of attacking. The caller read it as no attack.
+    let answer = |m: &[Message], no_attack: Option<&str>| {
+        let keep = m[1]
+            .content
+            .lines()
+            .find_map(|l| l.strip_prefix("KEEP: "))
+            .unwrap_or("")
+            .to_owned();
+        RewriteAnswer {
+            text: format!("I'm ready to assist you with {keep}. Please go ahead."),
+            no_attack: no_attack.map(str::to_owned),
+        }
+    };
+    let mut offers_help = |m: &[Message], _: u64| -> Result<RewriteAnswer, String> {
+        Ok(answer(m, Some("answered as an assistant")))
+    };
+    let g = generate(&request(7, None), Some(&mut offers_help)).unwrap();
+    let templates = generate(&request(7, None), None).unwrap();
+    for (a, b) in g.cases.iter().zip(&templates.cases) {
+        assert_eq!(
+            a.authored,
+            Authored::KeptTemplate(
+                "the model's answer was no attack: it answered as an assistant".into()
+            )
+        );
+        assert_eq!(a.case, b.case, "the template's text is kept");
+    }
+    assert!(
+        g.yaml.contains(
+            "text by the template (the model's answer was no attack: it answered as an assistant)"
+        ),
+        "the case's comment says why"
+    );
+    // The same text, not read as no attack, is used: the check above is what kept it out.
+    let mut unread =
+        |m: &[Message], _: u64| -> Result<RewriteAnswer, String> { Ok(answer(m, None)) };
+    let g = generate(&request(7, None), Some(&mut unread)).unwrap();
+    assert!(g.cases.iter().all(|c| c.authored == Authored::Model));
 }
