@@ -1,8 +1,9 @@
 //! `junit.xml` is valid against both schemas CI systems read: the Jenkins xUnit plugin's
 //! `junit-10.xsd` and Apache Ant's `JUnit.xsd` (vendored in `tests/data/junit`, with their
 //! sources and licences), for runs with passes, failures across OWASP categories, errors and
-//! skips. Validation is Python's `xmlschema`, in the venv the SDK test uses; without python3
-//! or pip the test is skipped with the reason, except in CI, where it fails.
+//! skips. Validation is Python's `xmlschema`, in the venv the SDK test uses (installed from
+//! the wheelhouse, see `common`); without python3 or pip the test is skipped with the reason,
+//! except in CI, where it fails.
 
 use std::path::{Path, PathBuf};
 

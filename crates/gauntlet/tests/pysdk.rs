@@ -20,8 +20,10 @@
 //! `llm_call` reports of OpenAI and Anthropic responses, errors and their kinds, print()
 //! kept off stdout), is checked without a venv by `tests/data/pysdk/agent_check.py`.
 //!
-//! Without python3, its venv module or pip the tests are skipped with the reason, except in
-//! CI, where they fail.
+//! The venv's packages (pytest and the `openai` SDK, pinned in `tests/data/pins/`) come from
+//! the wheelhouse `GAUNTLET_TEST_WHEELHOUSE` names, with no network, as everything else here
+//! (see `common`'s docs; pip's index when it is not set, outside CI). Without python3, its
+//! venv module or pip the tests are skipped with the reason, except in CI, where they fail.
 
 mod common;
 
@@ -31,9 +33,6 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use common::{code, report, root, serve_fake, statuses, text};
-
-/// pytest, on top of the shared requirements (the `openai` SDK among them).
-const PYTEST: &str = "pytest==9.2.0\n";
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -47,7 +46,13 @@ fn data(name: &str) -> PathBuf {
 fn sdk_venv() -> Option<PathBuf> {
     static VENV: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let made = VENV.get_or_init(|| {
-        let python = common::py_venv_with(&format!("{}{PYTEST}", common::PY_REQUIREMENTS))?;
+        // pytest on top of the shared requirements (the `openai` SDK among them).
+        let pins = format!(
+            "{}{}",
+            common::PY_REQUIREMENTS,
+            common::PY_PYTEST_REQUIREMENTS
+        );
+        let python = common::py_venv_with(&pins)?;
         let venv = python.parent().and_then(Path::parent).unwrap().to_owned();
         let dist = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pysdk-dist");
         let _ = std::fs::remove_dir_all(&dist);
@@ -62,7 +67,7 @@ fn sdk_venv() -> Option<PathBuf> {
             .map_err(|e| e.to_string())?;
         assert!(o.status.success(), "build_wheel.py: {}", text(&o));
         let wheel = String::from_utf8_lossy(&o.stdout).trim().to_owned();
-        let o = Command::new(&python)
+        let o = common::offline(&mut Command::new(&python))
             .args(["-m", "pip", "install", "-q", "--no-index", "--no-deps"])
             .args(["--force-reinstall", "--disable-pip-version-check", &wheel])
             .output()

@@ -4,8 +4,10 @@
 //! results sent back as full input and with `previous_response_id`, two turns, the async
 //! client); then an agent written on the OpenAI Agents SDK through the proxy
 //! (`tests/data/agents_check.py`). Through the proxy, the trace must hold every model call
-//! and every tool result sent back. The venvs are made once under the target directory;
-//! without python3 or pip the tests are skipped with the reason, except in CI.
+//! and every tool result sent back. The venvs are made once under the target directory, their
+//! pins (`tests/data/pins/`) installed with no network from the wheelhouse
+//! `GAUNTLET_TEST_WHEELHOUSE` names (see `common`); without python3 or pip the tests are
+//! skipped with the reason, except in CI.
 
 mod common;
 

@@ -4,8 +4,9 @@
 //! with `text_delta` and `input_json_delta`) and tool calls with their results sent back, in
 //! both wire formats (`tests/data/sdk_check.py`). Through the proxy, the trace it writes must
 //! hold every model call the SDKs made and the tool results they sent.
-//! The venv is made once under the target directory; without python3 or pip the test is
-//! skipped with the reason, except in CI, where it fails.
+//! The venv is made once under the target directory, its pins (`tests/data/pins/`) installed
+//! with no network from the wheelhouse `GAUNTLET_TEST_WHEELHOUSE` names (see `common`);
+//! without python3 or pip the test is skipped with the reason, except in CI, where it fails.
 
 mod common;
 

@@ -89,21 +89,14 @@ fn check_wheel(wheel: &Path) -> Value {
     serde_json::from_slice(&o.stdout).expect("wheel_check.py prints JSON")
 }
 
-/// A shell with the venv activated, as a user types the commands, with every proxy
-/// pointed at a closed port so that anything reaching for the network fails.
+/// A shell with the venv activated, as a user types the commands, with the network shut off
+/// for pip (`common::offline`: every proxy pointed at a closed port, no index).
 fn in_venv(venv: &Path, cwd: &Path, script: &str) -> Output {
-    let offline = "http://127.0.0.1:9";
-    Command::new("bash")
+    common::offline(&mut Command::new("bash"))
         .arg("-c")
         .arg(format!(". '{}/bin/activate' && {script}", venv.display()))
         .current_dir(cwd)
         .env("NO_COLOR", "1")
-        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
-        .env("PIP_NO_INDEX", "1")
-        .env("http_proxy", offline)
-        .env("https_proxy", offline)
-        .env("HTTP_PROXY", offline)
-        .env("HTTPS_PROXY", offline)
         .output()
         .expect("run bash")
 }

@@ -4,13 +4,21 @@
 //! ([`statuses`]), child processes that die with the
 //! test ([`ChildGuard`], [`serve_fake`]), one HTTP request read off a socket by the tests' own
 //! servers ([`read_http_request`], [`http_body`]) and a server that answers JSON
-//! ([`serve_json`], [`json_response`], [`completion`]), and the python3 check the example agents
-//! need ([`have_python`]).
+//! ([`serve_json`], [`json_response`], [`completion`]), the python3 check the example agents
+//! need ([`have_python`]), and the Python tests' venvs ([`py_venv`], [`py_venv_or_skip`]).
+//!
+//! The venvs' packages are the pins of `tests/data/pins/`. With `GAUNTLET_TEST_WHEELHOUSE`
+//! naming a folder of wheels (`.ci/wheelhouse DIR` fills one; `.ci/run` does and exports it)
+//! pip installs from that folder alone, `--no-index`, every proxy pointed at a closed port
+//! ([`pip_install`], [`offline`]): no test reaches the network. Without it pip downloads
+//! them from its index, as on a developer machine; in CI (`CI` set) a missing wheelhouse
+//! fails the Python tests ([`pip_source_from`]).
 
 // Every test file is a crate of its own and uses only some of these.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -225,31 +233,138 @@ pub fn have_python() -> bool {
 }
 
 /// What the Python test venv installs: the vendors' SDKs (read serve-fake's answers as a
-/// user's code does) and `xmlschema` (validates junit.xml against the CI schemas).
-pub const PY_REQUIREMENTS: &str = "openai==3.57.0\nanthropic==2.15.0\nxmlschema==4.3.2\n";
+/// user's code does) and `xmlschema` (validates junit.xml against the CI schemas). Every pin
+/// the tests use is a file of `tests/data/pins/`, the list `.ci/wheelhouse` downloads.
+pub const PY_REQUIREMENTS: &str = include_str!("../data/pins/sdk.txt");
+
+/// pytest, added to [`PY_REQUIREMENTS`] by the Python SDK's tests.
+pub const PY_PYTEST_REQUIREMENTS: &str = include_str!("../data/pins/pytest.txt");
+
+/// The pins of the venv that runs an agent written on the OpenAI Agents SDK (kept apart
+/// from [`PY_REQUIREMENTS`]: it pulls in a tree of its own).
+pub const PY_AGENTS_REQUIREMENTS: &str = include_str!("../data/pins/agents.txt");
+
+/// The variable that names the wheelhouse: a folder of wheels holding every pin of
+/// `tests/data/pins/` with its dependencies, filled by `.ci/wheelhouse`.
+pub const WHEELHOUSE_VAR: &str = "GAUNTLET_TEST_WHEELHOUSE";
+
+/// A proxy nobody listens on: pip pointed at it fails at once instead of reaching out.
+pub const DEAD_PROXY: &str = "http://127.0.0.1:9";
+
+/// Where the test venvs' packages come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PipSource {
+    /// This folder of wheels alone, the network shut off ([`offline`]).
+    Wheelhouse(PathBuf),
+    /// pip's index as the machine configures it: a developer machine without a wheelhouse.
+    Index,
+}
+
+/// The source for this test process: [`WHEELHOUSE_VAR`] from the environment, read by
+/// [`pip_source_from`].
+pub fn pip_source() -> Result<PipSource, String> {
+    pip_source_from(
+        std::env::var_os(WHEELHOUSE_VAR),
+        std::env::var_os("CI").is_some(),
+    )
+}
+
+/// The wheelhouse when one is named (an absolute path to a folder); pip's index when none is
+/// and this is not CI. `Err` says why not: CI installs only from a wheelhouse, so that no
+/// test depends on the network, and a named wheelhouse that is not there is a mistake.
+pub fn pip_source_from(wheelhouse: Option<OsString>, ci: bool) -> Result<PipSource, String> {
+    match wheelhouse.filter(|w| !w.is_empty()).map(PathBuf::from) {
+        Some(dir) if !dir.is_absolute() => Err(format!(
+            "{WHEELHOUSE_VAR}={} is not an absolute path (the tests run in the crate's folder)",
+            dir.display()
+        )),
+        Some(dir) if !dir.is_dir() => Err(format!(
+            "{WHEELHOUSE_VAR}={} is not a folder: fill it with `.ci/wheelhouse {}`",
+            dir.display(),
+            dir.display()
+        )),
+        Some(dir) => Ok(PipSource::Wheelhouse(dir)),
+        None if ci => Err(format!(
+            "CI is set but {WHEELHOUSE_VAR} is not: in CI the Python tests install only from a \
+             wheelhouse, never from the network; `.ci/run` fills one (`.ci/wheelhouse DIR`) \
+             and exports {WHEELHOUSE_VAR}=DIR"
+        )),
+        None => Ok(PipSource::Index),
+    }
+}
+
+/// Shuts the network off for a pip command: every proxy variable pointed at [`DEAD_PROXY`]
+/// (and no host let past it), no index or link from the environment, no pip configuration
+/// file read. pip then installs from what the command names on disk, or fails.
+pub fn offline(c: &mut Command) -> &mut Command {
+    for var in [
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ] {
+        c.env(var, DEAD_PROXY);
+    }
+    for var in [
+        "NO_PROXY",
+        "no_proxy",
+        "PIP_INDEX_URL",
+        "PIP_EXTRA_INDEX_URL",
+        "PIP_FIND_LINKS",
+    ] {
+        c.env_remove(var);
+    }
+    // pip reads no configuration file at all when this names the null device.
+    c.env("PIP_CONFIG_FILE", "/dev/null")
+        .env("PIP_NO_INDEX", "1")
+        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+}
+
+/// `python -m pip install -r requirements` from `source`: from a wheelhouse, wheels only,
+/// with `--no-index --find-links DIR` and the network shut off ([`offline`]).
+pub fn pip_install(python: &Path, requirements: &Path, source: &PipSource) -> Command {
+    let mut c = Command::new(python);
+    c.args(["-m", "pip", "install", "-q", "--disable-pip-version-check"]);
+    if let PipSource::Wheelhouse(dir) = source {
+        c.args(["--no-index", "--only-binary", ":all:", "--find-links"])
+            .arg(dir);
+        offline(&mut c);
+    }
+    c.arg("-r").arg(requirements);
+    c
+}
 
 /// A Python virtual environment with [`PY_REQUIREMENTS`], made once and kept under the
 /// cargo target directory in a folder named by a hash of the requirements (so a change of
 /// pins makes a new one); returns its `python`. `Err` says why it could not be made (no
-/// python3, no venv module, pip could not install): the caller skips, except in CI.
+/// python3, no venv module, pip could not install, CI without a wheelhouse): the caller
+/// skips, except in CI.
 pub fn py_venv() -> Result<PathBuf, String> {
     py_venv_with(PY_REQUIREMENTS)
 }
 
-/// The pins of the venv that runs an agent written on the OpenAI Agents SDK (kept apart
-/// from [`PY_REQUIREMENTS`]: it pulls in a tree of its own).
-pub const PY_AGENTS_REQUIREMENTS: &str = "openai==3.57.0\nopenai-agents==0.24.0\n";
-
 /// [`py_venv`] with other requirements (a test that needs more packages than the shared
-/// set), in a folder of its own named by their hash.
+/// set), in a folder of its own named by their hash, installed from [`pip_source`].
 pub fn py_venv_with(requirements: &str) -> Result<PathBuf, String> {
+    let source = pip_source()?;
+    py_venv_in(
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        requirements,
+        &source,
+    )
+}
+
+/// [`py_venv_with`] under `root`, its packages from `source`.
+pub fn py_venv_in(root: &Path, requirements: &str, source: &PipSource) -> Result<PathBuf, String> {
     // FNV-1a: stable across runs and toolchains, unlike std's hasher.
     let hash = requirements
         .bytes()
         .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
         });
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("py-venv-{hash:016x}"));
+    let dir = root.join(format!("py-venv-{hash:016x}"));
     let python = dir.join("bin/python");
     if dir.join("ready").exists() {
         return Ok(python);
@@ -270,22 +385,21 @@ pub fn py_venv_with(requirements: &str) -> Result<PathBuf, String> {
     }
     let req = tmp.join("requirements.txt");
     std::fs::write(&req, requirements).map_err(|e| e.to_string())?;
-    let pip = Command::new(tmp.join("bin/python"))
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--disable-pip-version-check",
-            "-r",
-        ])
-        .arg(&req)
+    let pip = pip_install(&tmp.join("bin/python"), &req, source)
         .output()
         .map_err(|e| format!("pip could not be run: {e}"))?;
     if !pip.status.success() {
         let _ = std::fs::remove_dir_all(&tmp);
+        let from = match source {
+            PipSource::Wheelhouse(w) => format!(
+                " from the wheelhouse {} alone (is every pin in tests/data/pins/, and was \
+                 `.ci/wheelhouse` run since?)",
+                w.display()
+            ),
+            PipSource::Index => String::new(),
+        };
         return Err(format!(
-            "pip could not install {}: {}",
+            "pip could not install {}{from}: {}",
             requirements.trim().replace('\n', ", "),
             String::from_utf8_lossy(&pip.stderr).trim()
         ));
