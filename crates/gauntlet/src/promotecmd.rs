@@ -69,9 +69,23 @@ pub fn promote(args: PromoteArgs) -> Result<i32, CliError> {
         done.turns,
         done.checks.join(", ")
     )?;
+    if let Some(base) = &done.twin_of {
+        writeln!(
+            out,
+            "  the benign twin of `{base}`, written as a plain task case (its input and checks, without the attack)"
+        )?;
+    }
     for l in &done.left_out {
         writeln!(out, "  not carried (no check of the case): {l}")?;
     }
-    writeln!(out, "  re-run it: gauntlet run {path}")?;
+    if done.needs_canary {
+        writeln!(
+            out,
+            "  the run's --canary is not written in the file: re-run it with the same --canary"
+        )?;
+        writeln!(out, "  re-run it: gauntlet run {path} --canary ...")?;
+    } else {
+        writeln!(out, "  re-run it: gauntlet run {path}")?;
+    }
     Ok(0)
 }

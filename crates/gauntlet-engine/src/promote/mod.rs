@@ -5,12 +5,19 @@
 //! faults, scripted answers and settings of the case as its suite defines them), the checks
 //! that caught it as the suite writes them, and tags that say where it came from.
 //!
+//! The case is found wherever its suite defines it: inline, in a YAML include, streamed
+//! from a JSON lines include (one case in memory at a time), or as the benign twin of a
+//! security case (written as the plain task case it is, without the attack).
+//!
 //! The file is a new suite next to the original (its header as written, so the agent, tools
-//! and canary are the same), or an existing suite file the case is appended to. An append
+//! and canary are the same; for a built-in suite, its header as a suite file declares it,
+//! `builtin`), or an existing suite file the case is appended to. An append
 //! only adds lines at the end of the file, and is kept only when the file read back holds
 //! every case it held before, unchanged, plus the new one; otherwise the case goes into a
-//! new file beside it, and the result says why. Whatever is written validates first.
+//! new file beside it, and the result says why. Whatever is written validates first, and a
+//! canary the run was given with `--canary` is written nowhere in it.
 
+mod builtin;
 mod yaml;
 
 use std::path::{Path, PathBuf};
@@ -18,7 +25,7 @@ use std::path::{Path, PathBuf};
 use gauntlet_core::expect::{Expect, NoCanaryCheck, Oracle};
 use gauntlet_core::grader::{GradeContext, Grader};
 use gauntlet_core::result::Outcome;
-use gauntlet_core::suite::Case;
+use gauntlet_core::suite::{BENIGN_PACK, BENIGN_SUFFIX, Case};
 use gauntlet_core::trace::Trace;
 use gauntlet_core::verdict::Verdict;
 use gauntlet_graders::OracleGrader;
@@ -29,6 +36,8 @@ use serde_json::Value;
 
 use crate::error::{EngineError, store_err};
 use crate::setup::{load_all, resolve_suite_paths, runtime};
+
+use builtin::RunInputs;
 
 /// Where the finding comes from.
 #[derive(Debug, Clone)]
@@ -89,6 +98,10 @@ pub struct Promoted {
     pub placement: Placement,
     /// The labels of the checks it carries (those that failed).
     pub checks: Vec<String>,
+    /// The case is the benign twin of this security case, written as a plain task case.
+    pub twin_of: Option<String>,
+    /// The run's canary came from `--canary` and is not in the file: give it again to run it.
+    pub needs_canary: bool,
     /// The user turns frozen.
     pub turns: usize,
     /// Failed verdicts that are no check of the case's (an attacker that wrote no attack),
@@ -105,6 +118,8 @@ struct Finding {
     /// The tag naming the source (`from-run:ID`, `from-trace:FILE`).
     tag: String,
     from: String,
+    /// What the run had from its command line (its canary, its system prompt file).
+    run: RunInputs,
 }
 
 /// Writes the regression case a finding makes.
@@ -170,6 +185,18 @@ fn from_run(
         &allowed,
     )?;
     let (suite, found) = find_case(suites, Some(&result.case.suite), case)?;
+    let base = inv.base_dir.as_deref().map(Path::new);
+    let run = RunInputs {
+        // The run records the canary in force; only one the suite does not write is secret.
+        canary: inv
+            .canary
+            .clone()
+            .filter(|c| suite.suite.agent.canary.as_deref() != Some(c.as_str())),
+        system_prompt_file: inv.system_prompt_file.as_deref().map(|p| {
+            base.filter(|_| Path::new(p).is_relative())
+                .map_or_else(|| PathBuf::from(p), |b| b.join(p))
+        }),
+    };
     Ok(Finding {
         suite,
         case: found,
@@ -177,11 +204,11 @@ fn from_run(
         verdicts: trial.verdicts,
         tag: format!("from-run:{id}"),
         from: format!("run {id}"),
+        run,
     })
 }
 
-/// The case in the suites (of the named suite, when known). Cases streamed from a JSON
-/// lines include are not held in memory and are not found.
+/// The case in the suites (of the named suite, when known).
 fn find_case(
     suites: Vec<LoadedSuite>,
     suite: Option<&str>,
@@ -191,14 +218,44 @@ fn find_case(
         if suite.is_some_and(|n| n != s.suite.suite) {
             continue;
         }
-        if let Some(c) = s.suite.cases.iter().find(|c| c.id == case).cloned() {
+        if let Some(c) = lookup(&s, case)? {
             return Ok((s, c));
         }
     }
     Err(EngineError::usage(
         format!("no case `{case}` in the suite's files"),
-        "the case must be defined in the suite file or a YAML include (not a JSON lines include)",
+        "check the case id: `gauntlet run SUITE --list` lists the cases as a run takes them",
     ))
+}
+
+/// The case `id` of a suite: inline or from a YAML include, else streamed from its JSON
+/// lines includes one case at a time (a large file is never held whole), or the benign
+/// twin (`ID~benign`) of one of them.
+fn lookup(s: &LoadedSuite, id: &str) -> Result<Option<Case>, EngineError> {
+    let base = id.strip_suffix(BENIGN_SUFFIX);
+    let hit = |c: &Case| -> Option<Case> {
+        if c.id == id {
+            Some(c.clone())
+        } else if base == Some(c.id.as_str()) {
+            c.benign_twin()
+        } else {
+            None
+        }
+    };
+    if let Some(c) = s.suite.cases.iter().find_map(hit) {
+        return Ok(Some(c));
+    }
+    for path in &s.streamed {
+        let cases = gauntlet_suite::load::stream_jsonl(path)
+            .map_err(|e| EngineError::plain(format!("failed to read `{}`: {e}", path.display())))?;
+        for c in cases {
+            let c = c.map_err(|e| EngineError::plain(e.to_string()))?;
+            if let Some(found) = hit(&c) {
+                return Ok(Some(found));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// The case's trace in a file of captured traces (by its case id, else by its first user
@@ -263,6 +320,7 @@ fn from_trace(
         verdicts,
         tag: format!("from-trace:{name}"),
         from: format!("trace {}", t.source),
+        run: RunInputs::default(),
     })
 }
 
@@ -290,12 +348,9 @@ fn grade(
     Ok(runtime()?.block_on(grader.grade(ctx)))
 }
 
-/// The regression case as JSON, the labels of the checks it carries, and the failed
-/// verdicts it does not carry.
-fn regression_case(
-    f: &Finding,
-    id: &str,
-) -> Result<(Value, Vec<String>, Vec<String>), EngineError> {
+/// The checks a finding's failed verdicts name, as the case writes them, and the failed
+/// verdicts that are no check of the case's.
+fn caught_by(f: &Finding) -> Result<(Vec<Expect>, Vec<String>), EngineError> {
     let mut expect: Vec<Expect> = Vec::new();
     let mut left_out = Vec::new();
     for v in f.verdicts.iter().filter(|v| failed(v)) {
@@ -326,6 +381,22 @@ fn regression_case(
             "promote a case one of its own checks failed",
         ));
     }
+    if f.case.benign_of.is_some() {
+        // A benign twin is a plain task case: its checks stand for nothing but themselves.
+        for e in &mut expect {
+            e.role = None;
+        }
+    }
+    Ok((expect, left_out))
+}
+
+/// The regression case as JSON, the labels of the checks it carries, and the failed
+/// verdicts it does not carry.
+fn regression_case(
+    f: &Finding,
+    id: &str,
+) -> Result<(Value, Vec<String>, Vec<String>), EngineError> {
+    let (expect, left_out) = caught_by(f)?;
     let checks = expect.iter().map(Expect::label).collect();
     let mut value = serde_json::to_value(&f.case).map_err(|e| EngineError::plain(e.to_string()))?;
     let obj = value.as_object_mut().expect("a case is an object");
@@ -341,6 +412,9 @@ fn regression_case(
     ] {
         obj.remove(key);
     }
+    if f.case.benign_of.is_some() && f.case.pack.as_deref() == Some(BENIGN_PACK) {
+        obj.remove("pack");
+    }
     let users: Vec<&str> = f.trace.turns.iter().map(|t| t.user.as_str()).collect();
     match users.as_slice() {
         [] => {}
@@ -353,29 +427,67 @@ fn regression_case(
             obj.insert("turns".into(), Value::from(many.to_vec()));
         }
     }
-    let first = f
-        .verdicts
-        .iter()
-        .find(|v| failed(v))
-        .map_or(String::new(), |v| v.evidence.clone());
     obj.insert("id".into(), Value::from(id));
-    obj.insert(
-        "description".into(),
-        Value::from(format!(
-            "Regression from {}: {}",
-            f.from,
-            gauntlet_core::text::clip(&first, 200)
-        )),
-    );
+    obj.insert("description".into(), Value::from(description(f)));
     let mut tags: Vec<String> = f.case.tags.clone();
     tags.extend(["regression".to_owned(), f.tag.clone()]);
+    if let Some(base) = &f.case.benign_of {
+        tags.push(format!("benign-twin-of:{base}"));
+    }
     obj.insert("tags".into(), Value::from(tags));
     obj.insert("blocking".into(), Value::from(true));
     obj.insert(
         "expect".into(),
         serde_json::to_value(&expect).map_err(|e| EngineError::plain(e.to_string()))?,
     );
+    refuse_run_canary(f, &value)?;
     Ok((value, checks, left_out))
+}
+
+/// Where the case came from and the first failed check's evidence; without the evidence
+/// when it shows the run's `--canary` in any encoding.
+fn description(f: &Finding) -> String {
+    let first = f.verdicts.iter().find(|v| failed(v));
+    let evidence = first.map_or("", |v| v.evidence.as_str());
+    let leaks = f.run.canary.as_deref().is_some_and(|c| {
+        gauntlet_graders::canary::CanaryDetector::new(c)
+            .first_leak(evidence)
+            .is_some()
+    });
+    if leaks {
+        let label = first.map_or("", |v| v.label.as_str());
+        return format!(
+            "Regression from {}: {label} failed (its evidence shows the run's canary, left out)",
+            f.from
+        );
+    }
+    format!(
+        "Regression from {}: {}",
+        f.from,
+        gauntlet_core::text::clip(evidence, 200)
+    )
+}
+
+/// Refuses a case whose frozen input holds the canary the run was given with `--canary`
+/// (an attacker model that wrote a leaked secret into its next turn): it may be a real
+/// secret, and a suite file is committed.
+fn refuse_run_canary(f: &Finding, case: &Value) -> Result<(), EngineError> {
+    let Some(canary) = f.run.canary.as_deref() else {
+        return Ok(());
+    };
+    if gauntlet_graders::canary::CanaryDetector::new(canary)
+        .first_leak(&case.to_string())
+        .is_some()
+    {
+        return Err(EngineError::usage(
+            format!(
+                "the frozen case `{}` holds the run's --canary, which is written in no file",
+                f.case.id
+            ),
+            "promote it from a run with a canary that is no secret (the suite's own `canary:`)",
+        ));
+    }
+    Ok(())
 }
 
 /// Reads a suite file's text for the regression file.
@@ -388,14 +500,23 @@ fn read(path: &Path) -> Result<String, EngineError> {
     })
 }
 
+/// How a written file is loaded to check it: the folders it may read from, and the canary
+/// the run was given (`--canary`), which its `no_canary` checks rely on.
+#[derive(Clone, Copy)]
+struct Check<'a> {
+    allow: &'a [PathBuf],
+    canary: Option<&'a str>,
+}
+
 /// Loads suite text as the file at `path` would be loaded.
-fn check(path: &Path, text: &str, allow: &[PathBuf]) -> Result<LoadedSuite, EngineError> {
+fn check(path: &Path, text: &str, c: Check<'_>) -> Result<LoadedSuite, EngineError> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let opts = LoadOptions {
-        allow_paths: allow,
+        allow_paths: c.allow,
+        run_canary: c.canary,
         ..LoadOptions::default()
     };
     load_str(&path.display().to_string(), text, dir, &opts).map_err(EngineError::Diagnostics)
@@ -412,39 +533,59 @@ fn free_id(base: &str, taken: &[&str]) -> String {
     id
 }
 
-fn write(f: Finding, out: Option<&Path>, allow: &[PathBuf]) -> Result<Promoted, EngineError> {
+/// The file the case goes to, and the text of the suite whose header a new file takes: the
+/// suite file as written, or a built-in suite's header as a file declares it.
+fn destination(f: &Finding, out: Option<&Path>) -> Result<(PathBuf, String), EngineError> {
     let original_path = PathBuf::from(&f.suite.origin);
-    if !original_path.is_file() {
+    if original_path.is_file() {
+        let wanted = out.map(Path::to_path_buf).unwrap_or_else(|| {
+            let stem = original_path
+                .file_stem()
+                .map_or("suite".into(), |s| s.to_string_lossy().into_owned());
+            original_path.with_file_name(format!("{stem}.regressions.yaml"))
+        });
+        return Ok((wanted, read(&original_path)?));
+    }
+    if !f.suite.origin.starts_with("builtin:") {
         return Err(EngineError::usage(
             format!(
                 "the suite `{}` is no file to copy the agent's settings from",
                 f.suite.origin
             ),
-            "promote cases of suite files",
+            "promote cases of suite files, or of the built-in suites",
         ));
     }
-    let wanted = out.map(Path::to_path_buf).unwrap_or_else(|| {
-        let stem = original_path
-            .file_stem()
-            .map_or("suite".into(), |s| s.to_string_lossy().into_owned());
-        original_path.with_file_name(format!("{stem}.regressions.yaml"))
-    });
+    let wanted = out.map_or_else(|| builtin::default_path(&f.suite), Path::to_path_buf);
+    let header = builtin::header(&f.suite, &wanted, &f.run)?;
+    Ok((wanted, header))
+}
+
+fn write(f: Finding, out: Option<&Path>, allow: &[PathBuf]) -> Result<Promoted, EngineError> {
+    let (wanted, original) = destination(&f, out)?;
+    let c = Check {
+        allow,
+        canary: f.run.canary.as_deref(),
+    };
     let existing = wanted.is_file().then(|| read(&wanted)).transpose()?;
-    let before = existing.as_deref().map(|t| check(&wanted, t, allow));
+    let before = existing.as_deref().map(|t| check(&wanted, t, c));
     let mut taken: Vec<&str> = f.suite.suite.cases.iter().map(|c| c.id.as_str()).collect();
     if let Some(Ok(b)) = &before {
         taken.extend(b.suite.cases.iter().map(|c| c.id.as_str()));
     }
-    let id = free_id(&f.case.id, &taken);
+    // A twin's id names its case and what it is, without the `~` that marks planned twins.
+    let base = match &f.case.benign_of {
+        Some(of) => format!("{of}-benign"),
+        None => f.case.id.clone(),
+    };
+    let id = free_id(&base, &taken);
     let (case, checks, left_out) = regression_case(&f, &id)?;
-    let original = read(&original_path)?;
     let fresh = |path: &Path| -> Result<(), EngineError> {
         let text = yaml::new_suite(
             &original,
             &format!("{}-regressions", f.suite.suite.suite),
             &yaml::case_item(&case, 2),
         );
-        check(path, &text, allow)?;
+        check(path, &text, c)?;
         std::fs::write(path, text)
             .map_err(|e| EngineError::plain(format!("failed to write `{}`: {e}", path.display())))
     };
@@ -454,7 +595,7 @@ fn write(f: Finding, out: Option<&Path>, allow: &[PathBuf]) -> Result<Promoted, 
             (wanted, Placement::Created)
         }
         (Some(text), Some(Ok(b))) => match yaml::appended(&text, &case)
-            .map(|t| (check(&wanted, &t, allow), t))
+            .map(|t| (check(&wanted, &t, c), t))
         {
             Some((Ok(after), t)) if keeps(&b, &after) => {
                 std::fs::write(&wanted, t).map_err(|e| {
@@ -487,6 +628,8 @@ fn write(f: Finding, out: Option<&Path>, allow: &[PathBuf]) -> Result<Promoted, 
         path,
         placement,
         checks,
+        twin_of: f.case.benign_of.clone(),
+        needs_canary: f.run.canary.is_some(),
         turns: f.trace.turns.len(),
         left_out,
     })
