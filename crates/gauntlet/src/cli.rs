@@ -971,8 +971,8 @@ pub struct ExecOpts {
     /// With --strategy: stop an attack after this many tokens (the agent's and the attacker's).
     #[arg(long, value_name = "N", requires = "strategy")]
     pub max_attack_tokens: Option<u64>,
-    /// With --strategy tree: stop a search after this many model calls (the attacker's and
-    /// the agent's; default 50).
+    /// With --strategy tree: stop a search after this many model calls (the attacker's, the
+    /// agent's and the judges' that score its replies; default 50).
     #[arg(long, value_name = "N", requires = "strategy")]
     pub max_attack_calls: Option<u32>,
     /// With --strategy tree: rank each tree's replies by the case's judge CHECK (a `judge:

@@ -73,8 +73,8 @@ pub struct Strategy {
     /// Tree: levels of the tree. Default 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
-    /// Tree: most model calls (the attacker's and the agent's together) before the search
-    /// stops. Default 50.
+    /// Tree: most model calls (the attacker's, the agent's and the judges' that score the
+    /// replies, together) before the search stops. Default 50.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_calls: Option<u32>,
     /// Tree: the judge check (an id of the suite's `judges.checks` that one of the case's
