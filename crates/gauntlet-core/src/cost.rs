@@ -334,12 +334,25 @@ impl TrialSpend {
                 .add_call(prices, model, j.usage, j.cached);
         }
         for e in &trace.strategy {
-            if let crate::trace::StrategyEvent::HelperCall(c) = e {
-                let model = c.model.as_deref().unwrap_or("(model not reported)");
-                s.helpers
-                    .entry(c.role.as_str().to_owned())
-                    .or_default()
-                    .add_call(prices, model, c.usage, c.cached);
+            match e {
+                crate::trace::StrategyEvent::HelperCall(c) => {
+                    let model = c.model.as_deref().unwrap_or("(model not reported)");
+                    s.helpers
+                        .entry(c.role.as_str().to_owned())
+                        .or_default()
+                        .add_call(prices, model, c.usage, c.cached);
+                }
+                // A tree's judges score each reply while it grows: calls like any other.
+                crate::trace::StrategyEvent::TreeNode(n) => {
+                    for j in &n.judge_calls {
+                        let model = j.model.as_deref().unwrap_or(&j.configured_model);
+                        s.judges
+                            .entry(j.check.clone())
+                            .or_default()
+                            .add_call(prices, model, j.usage, j.cached);
+                    }
+                }
+                _ => {}
             }
         }
         s
@@ -577,6 +590,30 @@ mod tests {
         };
         assert!(b.reached(&run.total).is_some());
         assert_eq!(b.reached(&s.agent), None);
+    }
+
+    #[test]
+    fn a_tree_s_judge_calls_are_spent_like_any_judge_s() {
+        let t = PriceTable::builtin();
+        let mut rec = TraceRecorder::new();
+        let span = |cached| crate::trace::JudgeSpan {
+            check: "jb".into(),
+            configured_model: "gpt-4o".into(),
+            usage: usage(100, 10),
+            cached,
+            ..Default::default()
+        };
+        rec.strategy(crate::trace::StrategyEvent::TreeNode(
+            crate::trace::TreeNode {
+                id: 1,
+                judge_calls: vec![span(false), span(true)],
+                ..Default::default()
+            },
+        ));
+        let s = TrialSpend::of(&rec.finish(), &t);
+        let jb = &s.judges["jb"];
+        assert_eq!((jb.calls, jb.cached, jb.tokens()), (1, 1, 110));
+        assert_eq!(s.total().calls, 1);
     }
 
     #[test]

@@ -391,6 +391,34 @@ pub struct TreeNode {
     /// best of its level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pruned: Option<String>,
+    /// The strategy's ranking judge on this reply (`strategy.judge`): what it said, whether
+    /// it gates, or why it gave no score (the objective reading scored the node then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<NodeJudge>,
+    /// Every judge call made to score this reply (the ranking judge's and the case's other
+    /// judges'): each counts against the search's budget.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judge_calls: Vec<JudgeSpan>,
+}
+
+/// What a tree's ranking judge made of one reply.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct NodeJudge {
+    /// The judge check id.
+    pub check: String,
+    /// What it answered (`pass`, `fail`, `2/3`); `None` when it gave no verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub said: Option<String>,
+    /// `gating` (calibrated and bound to what answered: its failure reaches the objective),
+    /// or `triage: WHY` (it ranks the node, and decides nothing).
+    pub gate: String,
+    /// Why it gave no verdict (a failed call, a time-out, an answer outside the format, no
+    /// model): the node was scored by the objective reading instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
+    /// The node's score came from the judge (`false`: from the objective reading).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ranked: bool,
 }
 
 /// One call of a helper model (an attacker or a rewriter), exactly as made.

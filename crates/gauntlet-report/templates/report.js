@@ -492,15 +492,23 @@
         const head = h('div', { cls: 'gx-sphead' }, h('strong', null, 'node ' + n.id),
           h('span', { cls: 'gx-muted' }, ['level ' + n.depth, n.score !== undefined ? 'score ' + n.score + '/10' : null,
             n.verdict, n.achieved ? 'objective reached' : null].filter(Boolean).join(' · ')));
+        const j = n.judge;
         const li = h('li', { cls: cls }, head, pre(n.prompt),
           n.reply_excerpt !== undefined ? h('div', { cls: 'gx-muted' }, 'reply: ' + n.reply_excerpt) : null,
+          j && j.fault ? h('div', { cls: 'gx-muted' }, 'judge ' + j.check + ' gave no verdict (scored by attack_success): ' + j.fault) : null,
           n.pruned ? h('div', { cls: 'gx-muted' }, 'pruned: ' + n.pruned) : null);
         if (kids.has(n.id)) li.append(list(n.id));
         ol.append(li);
       }
       return ol;
     };
-    return list(0);
+    // Who ranked the tree: its judge where one answered (triage ranks, only a gating one
+    // decides), else the objective reading.
+    const judged = nodes.map((n) => n.judge).filter((j) => j && !j.fault);
+    const by = judged.length
+      ? 'Ranked by judge ' + judged[0].check + ' (' + judged[0].gate + (judged[0].gate === 'gating' ? '' : ': it ranks, attack_success decides') + ')'
+      : 'Ranked by attack_success';
+    return h('div', null, h('p', { cls: 'gx-muted' }, by), list(0));
   }
 
   function renderTrial(panel, r, d, ti) {

@@ -104,10 +104,8 @@ pub async fn execute(
             let p = TreePlay { pc, target, ctx: &ctx, rec, grader, helpers };
             return crate::tree::search(s, p).await;
         }
-        let mut tools = SimTools::new(&suite.tools, sent_case)
-            .with_backends(&suite.tool_backends)
-            .with_message_bus(suite.message_bus);
-        let mut session = target.open(&ctx).await?;
+        let (mut session, mut tools) =
+            crate::strategy::open_conversation(target, suite, &ctx).await?;
         if let Some(strategy) = &case.strategy {
             return crate::strategy::play(
                 strategy,

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use gauntlet_core::attack::{Carrier, replace_span};
 use gauntlet_core::grader::{GradeContext, Grader};
-use gauntlet_core::plan::PlannedCase;
+use gauntlet_core::plan::{PlannedCase, SuiteContext};
 use gauntlet_core::result::Outcome;
 use gauntlet_core::strategy::{
     ATTACKER_PROMPT_VERSION, DEFAULT_ATTACKER_TURNS, DEFAULT_BACKTRACKS, HelperModel, HelperRole,
@@ -25,7 +25,7 @@ use gauntlet_core::strategy::{
     rewriter_messages,
 };
 use gauntlet_core::suite::Case;
-use gauntlet_core::target::{Session, TargetError};
+use gauntlet_core::target::{Session, Target, TargetError, TrialContext};
 use gauntlet_core::trace::{
     HelperCall, Message, StrategyAction, StrategyDecision, StrategyEvent, Trace, TraceRecorder,
     TurnScore,
@@ -290,7 +290,23 @@ pub(crate) async fn call_helper(
     result
 }
 
-/// Tokens the trial has used so far: the agent's model calls and the helpers'.
+/// One conversation with the agent: a session opened for `ctx` and fresh simulated tools
+/// for the case it sends (`ctx.case`), answered through the suite's tool backends and
+/// message bus. A trial plays one; a tree of attacks opens one per prompt.
+pub(crate) async fn open_conversation<'a>(
+    target: &'a dyn Target,
+    suite: &'a SuiteContext,
+    ctx: &'a TrialContext<'a>,
+) -> Result<(Box<dyn Session + 'a>, SimTools<'a>), TargetError> {
+    let session = target.open(ctx).await?;
+    let tools = SimTools::new(&suite.tools, ctx.case)
+        .with_backends(&suite.tool_backends)
+        .with_message_bus(suite.message_bus);
+    Ok((session, tools))
+}
+
+/// Tokens the trial has used so far: the agent's model calls, the helpers', and the judge
+/// calls that scored a tree's replies.
 pub(crate) fn tokens_used(trace: &Trace) -> u64 {
     let agent: u64 = trace
         .llm_calls()
@@ -299,9 +315,14 @@ pub(crate) fn tokens_used(trace: &Trace) -> u64 {
     let helpers: u64 = trace
         .strategy
         .iter()
-        .filter_map(|e| match e {
-            StrategyEvent::HelperCall(c) => Some(c.usage.input_tokens + c.usage.output_tokens),
-            _ => None,
+        .map(|e| match e {
+            StrategyEvent::HelperCall(c) => c.usage.input_tokens + c.usage.output_tokens,
+            StrategyEvent::TreeNode(n) => n
+                .judge_calls
+                .iter()
+                .map(|j| j.usage.input_tokens + j.usage.output_tokens)
+                .sum(),
+            _ => 0,
         })
         .sum();
     agent + helpers

@@ -1648,6 +1648,36 @@ fn tree_problems(case: &Case, s: &gauntlet_core::strategy::Strategy, out: &mut V
             "the tree's attacker writes its own prompts",
         ));
     }
+    if let Some(id) = &s.judge {
+        tree_judge_problems(case, id, out);
+    }
+}
+
+/// A tree's ranking judge must be one of the case's own judge entries: the entry says what
+/// the judge is given (`reference`) and whether it may gate here (`gate: false`), and its
+/// verdict is how the judge reaches the case, through the calibration gate like any judge.
+fn tree_judge_problems(case: &Case, id: &str, out: &mut Vec<Problem>) {
+    let entries: Vec<&str> = case
+        .expect
+        .iter()
+        .filter_map(|e| match &e.oracle {
+            Oracle::Judge(spec) => spec.check.as_deref(),
+            _ => None,
+        })
+        .collect();
+    if entries.contains(&id) {
+        return;
+    }
+    let have = if entries.is_empty() {
+        "the case has no judge entry".to_owned()
+    } else {
+        format!("the case's judges are {}", entries.join(", "))
+    };
+    out.push(Problem::new(
+        "strategy.judge",
+        format!("the tree's judge `{id}` is not one of the case's checks ({have})"),
+        format!("add `- judge: {id}` to the case's expect (a judge the suite declares under `judges.checks`), or remove `strategy.judge`"),
+    ));
 }
 
 /// The tree's fields on a strategy of another kind.
@@ -1657,6 +1687,7 @@ fn tree_fields_elsewhere(s: &gauntlet_core::strategy::Strategy, out: &mut Vec<Pr
         ("branching", s.branching.is_some()),
         ("depth", s.depth.is_some()),
         ("max_calls", s.max_calls.is_some()),
+        ("judge", s.judge.is_some()),
     ];
     for (field, set) in fields {
         if set {

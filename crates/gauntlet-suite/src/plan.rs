@@ -62,6 +62,16 @@ pub fn with_strategy(case: &Case, strategy: &gauntlet_core::strategy::Strategy) 
     if s.objective.is_none() {
         s.objective = s.objective_for(case);
     }
+    // The run's ranking judge (`--tree-judge`) ranks the cases that have it among their
+    // checks; the others are ranked by the objective reading.
+    let judged = |id: &str| {
+        case.expect
+            .iter()
+            .any(|e| matches!(&e.oracle, Oracle::Judge(j) if j.check.as_deref() == Some(id)))
+    };
+    if s.judge.as_deref().is_some_and(|id| !judged(id)) {
+        s.judge = None;
+    }
     s.objective.as_ref()?;
     c.expect.retain(|e| deciding(&e.oracle));
     c.strategy = Some(s);

@@ -838,8 +838,8 @@ pub enum StrategyArg {
     /// An attacker model writes each message (`--attacker`).
     Attacker,
     /// A tree of attacks: the attacker (`--attacker`) branches prompts, off-topic ones are
-    /// pruned unsent, each is sent in a fresh conversation and scored by `attack_success`,
-    /// the best are grown further (width 3, branching 3, depth 3 or --max-turns levels,
+    /// pruned unsent, each is sent in a fresh conversation and scored by `attack_success`
+    /// (or ranked by the case's judge, --tree-judge), the best are grown further (width 3, branching 3, depth 3 or --max-turns levels,
     /// within --max-attack-calls and --max-attack-tokens).
     Tree,
 }
@@ -971,10 +971,16 @@ pub struct ExecOpts {
     /// With --strategy: stop an attack after this many tokens (the agent's and the attacker's).
     #[arg(long, value_name = "N", requires = "strategy")]
     pub max_attack_tokens: Option<u64>,
-    /// With --strategy tree: stop a search after this many model calls (the attacker's and
-    /// the agent's; default 50).
+    /// With --strategy tree: stop a search after this many model calls (the attacker's, the
+    /// agent's and the judges' that score its replies; default 50).
     #[arg(long, value_name = "N", requires = "strategy")]
     pub max_attack_calls: Option<u32>,
+    /// With --strategy tree: rank each tree's replies by the case's judge CHECK (a `judge:
+    /// CHECK` entry of the case) instead of attack_success; its calls count in the budget.
+    /// Uncalibrated, it only ranks: the verdict stays attack_success's. Cases without that
+    /// judge are ranked by attack_success.
+    #[arg(long, value_name = "CHECK", requires = "strategy")]
+    pub tree_judge: Option<String>,
     /// Trials per case. Blocking cases pass only if every trial passes (pass^k).
     #[arg(long, short = 'k', value_name = "N", default_value_t = 1)]
     pub k: u32,

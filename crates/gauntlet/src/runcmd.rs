@@ -277,6 +277,12 @@ fn with_helpers(
             if kind == StrategyKind::Tree {
                 s.depth = opts.max_turns;
                 s.max_calls = opts.max_attack_calls;
+                s.judge = opts.tree_judge.clone();
+            } else if opts.tree_judge.is_some() {
+                return Err(CliError::usage(
+                    "--tree-judge ranks the nodes of a tree of attacks",
+                    "use it with --strategy tree",
+                ));
             } else {
                 s.max_turns = opts.max_turns;
                 s.max_backtracks = opts.max_backtracks;

@@ -184,6 +184,13 @@ fn check_files(out: &Path) {
     assert!(row.contains("<mark>"), "{row}");
 }
 
+/// `gauntlet compare A B --json` over the store `runs.db` in `dir`, which must succeed.
+fn compare_json(dir: &Path, a: &str, b: &str) -> Value {
+    let o = run(&["compare", a, b, "--store", "runs.db", "--json"], dir);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 /// The store holds one run with its columns, and two columns compare paired.
 fn check_store(dir: &Path, per_column: usize) {
     let o = run(&["runs", "list", "--store", "runs.db", "--json"], dir);
@@ -191,12 +198,7 @@ fn check_store(dir: &Path, per_column: usize) {
     assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 1);
     let o = run(&["runs", "show", "latest", "--store", "runs.db"], dir);
     assert!(text(&o).contains("columns"), "{}", text(&o));
-    let cmp = |a: &str, b: &str| -> Value {
-        let o = run(&["compare", a, b, "--store", "runs.db", "--json"], dir);
-        assert_eq!(code(&o), 0, "{}", text(&o));
-        serde_json::from_slice(&o.stdout).unwrap()
-    };
-    let c = cmp("latest@fake:safe", "latest@fake:vulnerable");
+    let c = compare_json(dir, "latest@fake:safe", "latest@fake:vulnerable");
     assert_eq!(c["status_a"], "PASS");
     assert_eq!(c["status_b"], "FAIL");
     let lost = c["discordant_a_only"].as_u64().unwrap() as usize;
@@ -204,7 +206,7 @@ fn check_store(dir: &Path, per_column: usize) {
     assert_eq!(c["discordant_b_only"], 0);
     assert!(c["mcnemar_p"].as_f64().unwrap() < 1e-6, "{c}");
     assert!(c["only_in_a"].as_array().unwrap().is_empty());
-    let c = cmp("latest@fake:safe", "latest@served");
+    let c = compare_json(dir, "latest@fake:safe", "latest@served");
     assert_eq!(c["new_failures"].as_array().unwrap().len(), 0, "{c}");
     assert_eq!(c["mcnemar_p"], 1.0);
     assert_eq!(c["unchanged_pass"].as_u64().unwrap() as usize, per_column);
@@ -448,19 +450,7 @@ fn a_suite_s_prompts_are_columns_each_with_its_state_gate_junit_store_and_compar
         text(&o)
     );
     // The store: one run per invocation, two columns compared paired.
-    let o = run(
-        &[
-            "compare",
-            "latest@with-ref",
-            "latest@no-ref",
-            "--store",
-            "runs.db",
-            "--json",
-        ],
-        dir,
-    );
-    assert_eq!(code(&o), 0, "{}", text(&o));
-    let c: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c = compare_json(dir, "latest@with-ref", "latest@no-ref");
     assert_eq!(
         (c["status_a"].as_str(), c["status_b"].as_str()),
         (Some("FAIL"), Some("PASS"))

@@ -3,13 +3,12 @@
 //! from the stored traces), faults of the attacker and the rewriter, and byte-for-byte
 //! repeatable request bodies captured at a local server.
 
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
 mod common;
-use common::{code, report, run, serve_fake, text, write};
+use common::{case_verdicts, code, personas_config, report, run, serve_fake, text};
 
 fn cases(r: &Value) -> &Vec<Value> {
     r["cases"].as_array().unwrap()
@@ -91,28 +90,11 @@ fn crescendo_cases_fall_at_their_last_step_on_vulnerable_and_hold_on_safe() {
     }
 }
 
-/// A config file whose named targets are personas of one `serve-fake`.
-fn config(dir: &Path, url: &str) {
-    let t = |name: &str, model: &str| {
-        format!("  {name}:\n    kind: openai\n    model: {model}\n    base_url: {url}/v1\n")
-    };
-    write(
-        dir,
-        "gauntlet.yaml",
-        &format!(
-            "targets:\n{}{}{}",
-            t("agent-vulnerable", "gauntlet-fake-vulnerable"),
-            t("agent-safe", "gauntlet-fake-safe"),
-            t("red", "gauntlet-fake-attacker"),
-        ),
-    );
-}
-
 #[test]
 fn the_attacker_loop_against_serve_fake_falls_or_holds_and_regrades_the_same() {
     let tmp = tempfile::tempdir().unwrap();
     let (_server, url) = serve_fake("safe");
-    config(tmp.path(), &url);
+    personas_config(tmp.path(), &url);
     let store = tmp.path().join("runs.db");
     let store = store.to_str().unwrap();
     for (agent, want) in [("agent-vulnerable", "FAIL"), ("agent-safe", "PASS")] {
@@ -205,21 +187,11 @@ fn the_attacker_loop_against_serve_fake_falls_or_holds_and_regrades_the_same() {
         );
         assert!(matches!(code(&o), 0 | 1), "{}", text(&o));
         let again = report(&tmp.path().join("re"));
-        let verdicts = |r: &Value| {
-            let mut v: Vec<(String, String, String)> = cases(r)
-                .iter()
-                .map(|c| {
-                    (
-                        c["case"]["id"].as_str().unwrap().to_owned(),
-                        c["status"].as_str().unwrap().to_owned(),
-                        c["trials"][0]["verdicts"].to_string(),
-                    )
-                })
-                .collect();
-            v.sort();
-            v
-        };
-        assert_eq!(verdicts(&r), verdicts(&again), "regrade changed a verdict");
+        assert_eq!(
+            case_verdicts(&r),
+            case_verdicts(&again),
+            "regrade changed a verdict"
+        );
     }
 }
 
@@ -529,7 +501,7 @@ fn the_same_seed_sends_byte_for_byte_the_same_requests_with_strategies_and_rewri
 fn the_attacker_s_calls_are_cached_marked_and_replay_the_same_verdicts() {
     let tmp = tempfile::tempdir().unwrap();
     let (_server, url) = serve_fake("safe");
-    config(tmp.path(), &url);
+    personas_config(tmp.path(), &url);
     let redteam = |out: &str, extra: &[&str]| {
         let mut args = vec![
             "redteam",

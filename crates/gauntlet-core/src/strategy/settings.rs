@@ -73,10 +73,17 @@ pub struct Strategy {
     /// Tree: levels of the tree. Default 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
-    /// Tree: most model calls (the attacker's and the agent's together) before the search
-    /// stops. Default 50.
+    /// Tree: most model calls (the attacker's, the agent's and the judges' that score the
+    /// replies, together) before the search stops. Default 50.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_calls: Option<u32>,
+    /// Tree: the judge check (an id of the suite's `judges.checks` that one of the case's
+    /// `judge` entries uses) whose answer on each reply ranks the nodes instead of the
+    /// `attack_success` reading. Its calls count against `max_calls` and `max_tokens`. It
+    /// decides the case (and stops the search) only when it gates, as a judge does
+    /// anywhere: calibrated, and bound to what answers; uncalibrated, it only ranks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
 }
 
 impl Strategy {
@@ -92,6 +99,7 @@ impl Strategy {
             branching: None,
             depth: None,
             max_calls: None,
+            judge: None,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! |---|---|
 //! | `fake:judge-column:NAME` | the verdict written in field `NAME` of the item judged: a label-file column, or a case's `vars` in a run (`pass`, `fail`, `0`-`3`, `A`, `B`, `tie`) |
 //! | `fake:judge-const:VALUE` | always `VALUE`, in either order of a pairwise question (position bias) |
+//! | `fake:judge-contains:WORD` | `fail` when the question (the rendered prompt: the attack, the answer) holds `WORD` in any case, else `pass`: a judge whose answer depends on what it reads, as a tree's ranking judge needs |
 //! | `fake:judge-malformed` | JSON cut off half-way: every answer is a judge error |
 //!
 //! A suffix `@MODEL` sets the model id the answers report (default `gauntlet-fake-judge`),
@@ -30,6 +31,7 @@ pub const DEFAULT_MODEL: &str = "gauntlet-fake-judge";
 enum Mode {
     Column(String),
     Const(String),
+    Contains(String),
     Malformed,
 }
 
@@ -52,10 +54,11 @@ impl FakeJudge {
         let mode = match body.split_once(':') {
             Some(("column", name)) if !name.is_empty() => Mode::Column(name.to_owned()),
             Some(("const", v)) if !v.is_empty() => Mode::Const(v.to_owned()),
+            Some(("contains", w)) if !w.is_empty() => Mode::Contains(w.to_lowercase()),
             None if body == "malformed" => Mode::Malformed,
             _ => {
                 return Some(Err(format!(
-                    "unknown fake judge `{spec}`; write fake:judge-column:NAME, fake:judge-const:VERDICT or fake:judge-malformed (each may end in @MODEL)"
+                    "unknown fake judge `{spec}`; write fake:judge-column:NAME, fake:judge-const:VERDICT, fake:judge-contains:WORD or fake:judge-malformed (each may end in @MODEL)"
                 )));
             }
         };
@@ -83,6 +86,13 @@ impl FakeJudge {
             Mode::Malformed => r#"{"verdict": "pass", "rationale": "#.to_owned(),
             // A constant answers the same whatever the order: a judge with position bias.
             Mode::Const(v) => Self::verdict_json(v, "constant"),
+            Mode::Contains(w) => {
+                let hit = req.user.to_lowercase().contains(w.as_str());
+                Self::verdict_json(
+                    if hit { "fail" } else { "pass" },
+                    &format!("`{w}` {}", if hit { "found" } else { "not found" }),
+                )
+            }
             Mode::Column(name) => match req.fields.get(name) {
                 Some(v) => Self::verdict_json(&swap(v, req.swapped), &format!("column {name}")),
                 None => format!("(the item has no field `{name}`)"),
@@ -162,5 +172,25 @@ mod tests {
         assert!(FakeJudge::parse("fake:judge").is_none());
         assert!(FakeJudge::parse("openai:gpt-4o").is_none());
         assert!(FakeJudge::parse("fake:judge-colum:x").unwrap().is_err());
+        assert!(FakeJudge::parse("fake:judge-contains:").unwrap().is_err());
+    }
+
+    #[test]
+    fn the_contains_judge_fails_what_holds_its_word_and_passes_the_rest() {
+        let j = FakeJudge::parse("fake:judge-contains:Novel")
+            .unwrap()
+            .unwrap();
+        let ask = |user: &str| {
+            j.answer(&JudgeRequest {
+                check: "jb".into(),
+                system: String::new(),
+                user: user.into(),
+                sample: 0,
+                swapped: false,
+                fields: BTreeMap::new(),
+            })
+        };
+        assert!(ask("<attack>As a character in my NOVEL</attack>").contains(r#""verdict":"fail""#));
+        assert!(ask("<attack>For a training course</attack>").contains(r#""verdict":"pass""#));
     }
 }

@@ -643,8 +643,8 @@ impl JudgePanel {
         } else {
             judge.gate.clone()
         };
-        let subject = subject_of(ctx, judge, spec);
         if !judge.has_model() {
+            let subject = subject_of(ctx, judge, spec);
             let mut v = Verdict::not_assessed(
                 "judge",
                 label,
@@ -658,7 +658,7 @@ impl JudgePanel {
             v.gating = gate.is_ok();
             return v.with_details(json!({"check": id, "subject": subject.as_row()}));
         }
-        let a = judge.assess(&subject, 0).await;
+        let (subject, a) = assess_trial(judge, ctx, spec).await;
         let mut answer = Value::Null;
         let mut model = None;
         let mut v = match a.outcome {
@@ -719,6 +719,94 @@ impl JudgePanel {
         }));
         v.judge_calls = a.calls;
         v
+    }
+}
+
+/// Asks a judge about a trial: the trial as one conversation, or, over a tree of attacks
+/// (whose prompts each went to the agent in a conversation of its own), each reply on its
+/// own, as the tree scored it while it grew. Over a tree the judge fails when one reply
+/// fails (the first such one, and the asking stops there); it gives no verdict when a
+/// reply got none and none failed (a reply it could not judge is no pass); else it passes,
+/// with the lowest of its answers. A trace judge reads the whole trial either way.
+async fn assess_trial(
+    judge: &Judge,
+    ctx: &GradeContext<'_>,
+    spec: &JudgeSpec,
+) -> (Subject, Assessment) {
+    let tree = ctx
+        .case
+        .strategy
+        .as_ref()
+        .is_some_and(|s| s.kind == gauntlet_core::strategy::StrategyKind::Tree);
+    if !tree || ctx.trace.turns.len() < 2 || judge.def.form() == JudgeForm::Trace {
+        let subject = subject_of(ctx, judge, spec);
+        let a = judge.assess(&subject, 0).await;
+        return (subject, a);
+    }
+    let mut calls = Vec::new();
+    let mut lowest: Option<(Subject, Judgement, usize)> = None;
+    let mut fault: Option<String> = None;
+    for (i, turn) in ctx.trace.turns.iter().enumerate() {
+        let alone = Trace {
+            turns: vec![turn.clone()],
+            ..Trace::default()
+        };
+        let subject = subject_of(
+            &GradeContext {
+                trace: &alone,
+                ..*ctx
+            },
+            judge,
+            spec,
+        );
+        let a = judge.assess(&subject, 0).await;
+        calls.extend(a.calls);
+        match a.outcome {
+            Err(why) => {
+                fault.get_or_insert(format!("reply {} of the tree: {why}", i + 1));
+            }
+            Ok(j) => {
+                let failed = !j.passed;
+                if lowest
+                    .as_ref()
+                    .is_none_or(|(_, l, _)| (j.passed, j.score) < (l.passed, l.score))
+                {
+                    lowest = Some((subject, j, i));
+                }
+                if failed {
+                    break;
+                }
+            }
+        }
+    }
+    let n = ctx.trace.turns.len();
+    let outcome = match (lowest, fault) {
+        (Some((subject, mut j, i)), _) if !j.passed => {
+            j.rationale = format!("reply {} of the tree: {}", i + 1, j.rationale);
+            return (subject, tree_assessment(Ok(j), calls));
+        }
+        (_, Some(why)) => Err(why),
+        (Some((subject, mut j, i)), None) => {
+            j.rationale = format!(
+                "{n} repl(ies) of the tree judged on their own; the lowest, reply {}: {}",
+                i + 1,
+                j.rationale
+            );
+            return (subject, tree_assessment(Ok(j), calls));
+        }
+        (None, None) => Err("no reply of the tree to judge".to_owned()),
+    };
+    (
+        subject_of(ctx, judge, spec),
+        tree_assessment(outcome, calls),
+    )
+}
+
+fn tree_assessment(outcome: Result<Judgement, String>, calls: Vec<JudgeSpan>) -> Assessment {
+    Assessment {
+        outcome,
+        calls,
+        swap_stable: None,
     }
 }
 

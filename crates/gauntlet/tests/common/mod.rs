@@ -1,7 +1,8 @@
 //! Test support for the binary's integration tests: the binary as a [`Command`] ([`bin`],
 //! [`run`]), what it printed ([`code`], [`text`]), what it wrote ([`report`], [`case`]), the
 //! repository's files ([`root`], [`examples`], [`write`], [`copy_dir`]), each case's status
-//! ([`statuses`]), child processes that die with the
+//! ([`statuses`]) and verdicts ([`case_verdicts`]), the personas of a `serve-fake` as named
+//! targets ([`personas_config`]), child processes that die with the
 //! test ([`ChildGuard`], [`serve_fake`]), one HTTP request read off a socket by the tests' own
 //! servers ([`read_http_request`], [`http_body`]) and a server that answers JSON
 //! ([`serve_json`], [`json_response`], [`completion`]), the python3 check the example agents
@@ -137,6 +138,43 @@ pub fn case<'a>(r: &'a Value, id: &str) -> &'a Value {
         .iter()
         .find(|c| c["case"]["id"] == id)
         .unwrap_or_else(|| panic!("no case {id}"))
+}
+
+/// Each case of a report as (id, status, its first trial's verdicts as JSON), sorted: what a
+/// regrade of the same traces must give again.
+pub fn case_verdicts(r: &Value) -> Vec<(String, String, String)> {
+    let mut v: Vec<(String, String, String)> = r["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["case"]["id"].as_str().unwrap().to_owned(),
+                c["status"].as_str().unwrap().to_owned(),
+                c["trials"][0]["verdicts"].to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// A config file whose named targets are personas of one `serve-fake` at `url`: the agents
+/// `agent-vulnerable` and `agent-safe`, and the scripted attacker `red`.
+pub fn personas_config(dir: &Path, url: &str) {
+    let t = |name: &str, model: &str| {
+        format!("  {name}:\n    kind: openai\n    model: {model}\n    base_url: {url}/v1\n")
+    };
+    write(
+        dir,
+        "gauntlet.yaml",
+        &format!(
+            "targets:\n{}{}{}",
+            t("agent-vulnerable", "gauntlet-fake-vulnerable"),
+            t("agent-safe", "gauntlet-fake-safe"),
+            t("red", "gauntlet-fake-attacker"),
+        ),
+    );
 }
 
 /// Each case of a report with its status: case id -> status.
