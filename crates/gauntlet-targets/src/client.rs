@@ -20,6 +20,7 @@ use gauntlet_core::trace::{TraceRecorder, TransportKind};
 use reqwest::header::HeaderMap;
 
 use crate::error::BuildError;
+pub(crate) use crate::error::error_chain;
 
 /// Default time limit of one request.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
@@ -422,21 +423,6 @@ pub(crate) fn clip_head(head: &[u8], redactor: &Redactor) -> String {
     let text = String::from_utf8_lossy(head);
     let (shown, _) = redactor.clip(&text, BODY_CLIP, true);
     format!("{shown}…")
-}
-
-/// The error and its sources on one line (reqwest hides the useful part in `source()`).
-pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(c) = cur {
-        let t = c.to_string();
-        if !s.contains(&t) {
-            s.push_str(": ");
-            s.push_str(&t);
-        }
-        cur = c.source();
-    }
-    s
 }
 
 /// `Retry-After` as a wait: delay-seconds, or an HTTP date (RFC 9110's IMF-fixdate, and the

@@ -58,7 +58,7 @@ pub enum BuildError {
     /// The HTTP client could not be built.
     // reqwest says only "builder error"; the cause (no CA certificates, a bad TLS setting)
     // is in its sources.
-    #[error("failed to build the HTTP client: {}", crate::client::error_chain(.0))]
+    #[error("failed to build the HTTP client: {}", error_chain(.0))]
     HttpClient(#[source] reqwest::Error),
     /// A target's endpoint URL does not parse.
     #[error("invalid URL `{url}`: {source}")]
@@ -146,7 +146,7 @@ pub enum BuildError {
         source: UrlError,
     },
     /// The recording proxy's HTTP client could not be built.
-    #[error("failed to build the proxy's HTTP client: {}", crate::client::error_chain(.0))]
+    #[error("failed to build the proxy's HTTP client: {}", error_chain(.0))]
     ProxyHttpClient(#[source] reqwest::Error),
 }
 
@@ -402,6 +402,21 @@ pub enum WireError {
     /// A Responses API stream that ended before its `response.completed` event.
     #[error("the stream ended without a `response.completed` event")]
     StreamCut,
+}
+
+/// The error and its sources on one line (reqwest hides the useful part in `source()`).
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        let t = c.to_string();
+        if !s.contains(&t) {
+            s.push_str(": ");
+            s.push_str(&t);
+        }
+        cur = c.source();
+    }
+    s
 }
 
 #[cfg(test)]
