@@ -20,6 +20,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::{code, text};
+
+/// What needs `python3 -m venv`, for the skip or CI failure message.
+const WHAT: &str = "the wheel tests";
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -30,22 +33,6 @@ fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
         .join(name)
-}
-
-/// Whether `python3 -m venv` works; says why a test is skipped, or fails it under CI.
-#[allow(clippy::print_stderr)]
-fn venv_available() -> bool {
-    let ok = Command::new("python3")
-        .args(["-m", "venv", "--help"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok && std::env::var_os("CI").is_some() {
-        panic!("CI must run the wheel tests, but `python3 -m venv` does not run (python3-venv)");
-    }
-    if !ok {
-        eprintln!("skipped: `python3 -m venv` does not run (install python3 and python3-venv)");
-    }
-    ok
 }
 
 /// Runs python3 with these arguments.
@@ -131,7 +118,7 @@ fn objdump_glibc_minor(binary: &Path) -> Option<u32> {
 
 #[test]
 fn the_platform_tagger_reads_what_a_binary_needs() {
-    if !venv_available() {
+    if !common::venv_available(WHAT) {
         return;
     }
     let o = python(&[
@@ -144,7 +131,7 @@ fn the_platform_tagger_reads_what_a_binary_needs() {
 
 #[test]
 fn the_wheel_installs_offline_into_a_fresh_venv_and_runs_the_red_team() {
-    if !venv_available() {
+    if !common::venv_available(WHAT) {
         return;
     }
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_gauntlet"));
@@ -233,7 +220,7 @@ fn assert_platform_tag(binary: &Path, tags: &[&str]) {
 
 #[test]
 fn a_python_package_beside_the_builder_goes_into_the_wheel_and_uninstalls_cleanly() {
-    if !venv_available() {
+    if !common::venv_available(WHAT) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -112,25 +112,9 @@ with zipfile.ZipFile(f"{sys.argv[1]}/{name}-{ver}-py3-none-any.whl", "w") as z:
     assert!(o.status.success(), "the probe wheel: {}", text(&o));
 }
 
-/// Whether `python3 -m venv` works; says why the test is skipped, or fails it under CI.
-#[allow(clippy::print_stderr)]
-fn venv_available() -> bool {
-    let ok = Command::new("python3")
-        .args(["-m", "venv", "--help"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok && std::env::var_os("CI").is_some() {
-        panic!("CI must run the wheelhouse test, but `python3 -m venv` does not run");
-    }
-    if !ok {
-        eprintln!("skipped: `python3 -m venv` does not run (install python3 and python3-venv)");
-    }
-    ok
-}
-
 #[test]
 fn a_venv_installs_from_the_wheelhouse_alone_and_never_reaches_for_the_network() {
-    if !venv_available() {
+    if !common::venv_available("the wheelhouse test") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

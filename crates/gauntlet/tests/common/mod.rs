@@ -6,7 +6,8 @@
 //! test ([`ChildGuard`], [`serve_fake`]), one HTTP request read off a socket by the tests' own
 //! servers ([`read_http_request`], [`http_body`]) and a server that answers JSON
 //! ([`serve_json`], [`json_response`], [`completion`]), the python3 check the example agents
-//! need ([`have_python`]), and the Python tests' venvs ([`py_venv`], [`py_venv_or_skip`]).
+//! need ([`have_python`]) and its venv module ([`venv_available`]), and the Python tests'
+//! venvs ([`py_venv`], [`py_venv_or_skip`]).
 //!
 //! The venvs' packages are the pins of `tests/data/pins/`. With `GAUNTLET_TEST_WHEELHOUSE`
 //! naming a folder of wheels (`.ci/wheelhouse DIR` fills one; `.ci/run` does and exports it)
@@ -255,6 +256,23 @@ pub fn first_url(line: &str) -> String {
         .unwrap_or_else(|| panic!("no URL in {line:?}"))
         .trim_end_matches([',', ')', ';'])
         .to_owned()
+}
+
+/// Whether `python3 -m venv` works; says why `what` is skipped when it does not, or fails it
+/// under CI.
+#[allow(clippy::print_stderr)]
+pub fn venv_available(what: &str) -> bool {
+    let ok = Command::new("python3")
+        .args(["-m", "venv", "--help"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok && std::env::var_os("CI").is_some() {
+        panic!("CI must run {what}, but `python3 -m venv` does not run (python3-venv)");
+    }
+    if !ok {
+        eprintln!("skipped: `python3 -m venv` does not run (install python3 and python3-venv)");
+    }
+    ok
 }
 
 /// Whether python3 runs; says the test is skipped when it does not.
