@@ -54,13 +54,18 @@ fn events<'a>(c: &'a Value, kind: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-fn attack_verdict(c: &Value) -> &Value {
+/// The first trial's verdict of `check`.
+fn verdict<'a>(c: &'a Value, check: &str) -> &'a Value {
     c["trials"][0]["verdicts"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|v| v["check"] == "attack_success")
-        .expect("an attack_success verdict")
+        .find(|v| v["check"] == check)
+        .unwrap_or_else(|| panic!("a {check} verdict"))
+}
+
+fn attack_verdict(c: &Value) -> &Value {
+    verdict(c, "attack_success")
 }
 
 fn last_action(c: &Value) -> String {
@@ -353,12 +358,7 @@ fn second_level_parents(c: &Value) -> Vec<u64> {
 }
 
 fn judge_verdict(c: &Value) -> &Value {
-    c["trials"][0]["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["check"] == "judge")
-        .expect("a judge verdict")
+    verdict(c, "judge")
 }
 
 /// The level-1 prompts of the scripted attacker are framed as a training course, a
