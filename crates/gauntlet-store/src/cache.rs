@@ -93,7 +93,8 @@ impl CacheDb {
         }
         let conn = Connection::open(path).map_err(err)?;
         conn.busy_timeout(Duration::from_secs(10)).map_err(err)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
+        // Several runs may create the cache at once (see the store's `open_conn`).
+        crate::sqlite::patiently(|| conn.pragma_update(None, "journal_mode", "WAL"))
             .map_err(err)?;
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(err)?;
@@ -303,6 +304,30 @@ impl Drop for CacheDb {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn several_runs_creating_the_cache_at_once_all_open_it() {
+        for round in 0..40 {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let path = dir.path().join(format!("cache-{round}.db"));
+            let gate = std::sync::Arc::new(std::sync::Barrier::new(8));
+            let opened: Vec<Result<(), String>> = (0..8)
+                .map(|_| {
+                    let (path, gate) = (path.clone(), std::sync::Arc::clone(&gate));
+                    std::thread::spawn(move || {
+                        gate.wait();
+                        CacheDb::open(&path).map(drop).map_err(|e| e.to_string())
+                    })
+                })
+                .collect::<Vec<_>>()
+                .into_iter()
+                .map(|t| t.join().expect("thread"))
+                .collect();
+            for r in opened {
+                assert_eq!(r, Ok(()), "round {round}");
+            }
+        }
+    }
 
     fn key(scope: CacheScope, d: &str) -> CacheKey {
         CacheKey {

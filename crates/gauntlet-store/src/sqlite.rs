@@ -67,7 +67,7 @@ const FULL_CHECK_BEFORE_WRITE: u64 = 256 << 20;
 /// Runs a statement that needs the write lock, trying again while another connection holds
 /// it, for up to [`WRITE_PATIENCE`]: several runs sharing one store take the lock in turn,
 /// and a finished trial must not be lost because the busy handler's wait ran out once.
-fn patiently<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+pub(crate) fn patiently<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
     let started = Instant::now();
     let mut pause = Duration::from_millis(5);
     loop {
@@ -202,7 +202,10 @@ fn open_conn(path: &Path) -> Result<Connection, StoreError> {
     // further but every commit rewrites its partly filled pages whole, which for a slow run
     // (a case per commit) means writing 64 KB of WAL per 2 KB row at 16 KB and 256 KB at 64.
     conn.pragma_update(None, "page_size", PAGE_SIZE)?;
-    conn.pragma_update(None, "journal_mode", "WAL")?;
+    // Turning a new file into a WAL database upgrades a read transaction to a write one,
+    // which SQLite refuses at once, without its busy handler, while another connection holds
+    // a lock: runs started together on a new store would otherwise fail here.
+    patiently(|| conn.pragma_update(None, "journal_mode", "WAL"))?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     // Connections other than a run's writer checkpoint themselves once the WAL holds 16 MB
     // (SQLite counts pages; its default of 1,000 is 4 MB at 4 KB).
