@@ -590,3 +590,30 @@ fn checkpoint_loop(conn: &Connection, rx: &Receiver<()>, every: Duration, wal_pa
         last = Some(Instant::now());
     }
 }
+
+/// Opens one new file from eight threads at once with `open`, forty times over (a new file
+/// each time): the first failure, with its round.
+#[cfg(test)]
+pub(crate) fn open_together(open: fn(&Path) -> Result<(), String>) -> Result<(), String> {
+    const THREADS: usize = 8;
+    for round in 0..40 {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let path = dir.path().join(format!("new-{round}.db"));
+        let gate = Arc::new(std::sync::Barrier::new(THREADS));
+        let threads: Vec<JoinHandle<Result<(), String>>> = (0..THREADS)
+            .map(|_| {
+                let (path, gate) = (path.clone(), Arc::clone(&gate));
+                std::thread::spawn(move || {
+                    gate.wait();
+                    open(&path)
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join()
+                .map_err(|_| "a thread panicked".to_owned())?
+                .map_err(|e| format!("round {round}: {e}"))?;
+        }
+    }
+    Ok(())
+}
