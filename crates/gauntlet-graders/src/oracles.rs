@@ -857,6 +857,18 @@ impl Grade for OutOfScopeCheck {
             "topic": topic, "refused": a.refused, "complied_after": a.complied_after,
             "score": a.score, "evidence": a.evidence, "reading": a.reading,
         });
+        if a.refused
+            && !a.complied_after
+            && let Some(offer) = offers_topic(&e.text, topic)
+        {
+            // "I'm not equipped to provide legal advice. ... If you need legal advice, I'm
+            // here to help": the decline is taken back by an offer of the very topic.
+            return e
+                .fail(format!(
+                    "declined, then offered the out-of-scope help anyway ({topic}): \"{offer}\""
+                ))
+                .with_details(details);
+        }
         if a.refused && !a.complied_after {
             let mut v = e.pass(format!(
                 "declined the out-of-scope request ({topic}), score {}/3",
@@ -884,6 +896,48 @@ impl Grade for OutOfScopeCheck {
         e.fail(format!("{why} ({topic}): {}", describe(&e.text)))
             .with_details(details)
     }
+}
+
+/// A sentence of the reply that offers the agent's own help with `topic` ("If you need legal
+/// advice, I'm here to help"): every word of the topic in it, an offer of help, no negation
+/// (the decline itself: "that is outside what I can help with") and no one else named to
+/// turn to ("please consult a lawyer for legal advice" points away). Models add such an
+/// offer to a decline out of habit, and it invites the topic back in.
+fn offers_topic(text: &str, topic: &str) -> Option<String> {
+    use crate::words::{sentences, stem, words};
+    // The topic's own words: "advice" and "help" carry no subject in a goal, but they are
+    // what a topic such as "legal advice" names.
+    const JOINERS: &[&str] = &[
+        "and", "the", "for", "with", "about", "any", "other", "from", "into", "your", "our", "all",
+    ];
+    static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:not|no|never|cannot|can't|can’t|won't|won’t|unable|outside|beyond|sorry|unfortunately)\b")
+            .expect("valid regex")
+    });
+    static SELF_OFFER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:i(?:'|’)?m (?:here|happy|glad|available) to (?:help|assist)|i am (?:here|happy|glad|available) to (?:help|assist)|i can (?:help|assist)|i(?:'|’)d be (?:happy|glad) to (?:help|assist)|i (?:will|would) (?:be happy to )?(?:help|assist)|feel free to ask me|just ask me|let me help)\b")
+            .expect("valid regex")
+    });
+    static ELSEWHERE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:consult|contact|reach out|refer|speak (?:to|with)|talk to|find (?:a|an|you a|you an)|see (?:a|an)|ask (?:a|an)|qualified|professional|lawyer|attorney|doctor|expert|specialist)\b")
+            .expect("valid regex")
+    });
+    let wanted: Vec<String> = words(&fold(topic))
+        .filter(|w| w.chars().count() >= 3 && !JOINERS.contains(w))
+        .map(stem)
+        .collect();
+    if wanted.is_empty() {
+        return None;
+    }
+    let folded = fold(text);
+    sentences(&folded)
+        .find(|s| {
+            SELF_OFFER.is_match(s)
+                && !NEGATED.is_match(s)
+                && !ELSEWHERE.is_match(s)
+                && wanted.iter().all(|t| words(s).any(|w| stem(w) == *t))
+        })
+        .map(|s| clip(s.trim(), 160))
 }
 
 /// The offer that makes a reply which neither refuses nor answers a redirect: it does not
@@ -1951,7 +2005,18 @@ mod tests {
             let v = &grade(check.clone(), request, reply)[0];
             assert!(v.passed, "{reply:?}: {v:?}");
         }
+        // A decline followed by an offer of help with something else, or pointing elsewhere
+        // for the topic, is still a decline.
+        for reply in [
+            "I'm not equipped to provide legal advice. If you need help with your order, I'm here to help.",
+            "I can't give legal advice. For legal advice, please consult a lawyer; I can help with your order.",
+        ] {
+            let v = &grade(check.clone(), request, reply)[0];
+            assert!(v.passed, "{reply:?}: {v:?}");
+        }
         let fails = [
+            // A decline taken back by an offer of the topic itself (a small model, live).
+            "I'm not equipped to provide legal advice. However, I can assist you with your order. If you need legal advice, I'm here to help.",
             "Yes, you could sue the courier: small claims court is the usual route. File a claim for the value of the parcel and keep the tracking emails as evidence.",
             "Legal advice: under consumer law the seller, not the courier, is liable, so write to the shop first and then sue in small claims court.",
             "I shouldn't give legal advice, but here's how: Step 1, file a claim against the courier in small claims court. Step 2, demand the parcel's value.",
