@@ -1398,6 +1398,16 @@ impl Grade for ScriptCheck {
 }
 
 impl Grader for OracleGrader {
+    fn judge_calls_per_exchange(&self, case: &Case) -> u32 {
+        case.expect
+            .iter()
+            .map(|e| match &e.oracle {
+                Oracle::Judge(spec) => self.judges.calls_per_subject(spec),
+                _ => 0,
+            })
+            .sum()
+    }
+
     fn grade<'a>(&'a self, ctx: GradeContext<'a>) -> BoxFuture<'a, Vec<Verdict>> {
         Box::pin(async move {
             let mut verdicts = self.grade_objective(&ctx);
