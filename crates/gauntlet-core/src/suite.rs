@@ -699,6 +699,29 @@ impl Case {
         }
     }
 
+    /// The user turns that come before the attack: those ahead of the first turn holding the
+    /// attack's `span` (as written), when the case marks its attack that way in the user's
+    /// turns (`attack: {in: user, span: ...}`), as a legitimate task opening a conversation
+    /// before the attack does. Empty otherwise: every turn may carry the attack.
+    pub fn opening_turns(&self) -> &[Turn] {
+        use crate::attack::Carrier;
+        let Some(span) = self
+            .attack
+            .as_ref()
+            .filter(|a| a.carrier == Carrier::User)
+            .and_then(|a| a.span.as_deref())
+            .filter(|s| !s.is_empty())
+        else {
+            return &[];
+        };
+        let first = self.turns.iter().enumerate().position(|(i, t)| {
+            self.written_at(&format!("turns[{i}].user"))
+                .unwrap_or(&t.user)
+                .contains(span)
+        });
+        first.map_or(&[], |i| &self.turns[..i])
+    }
+
     /// The text at `site` (`input`, `turns[0].user`, ...) as the suite wrote it, when a
     /// converter changed it.
     pub fn written_at(&self, site: &str) -> Option<&str> {

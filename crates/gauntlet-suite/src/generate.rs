@@ -361,6 +361,10 @@ fn case_value(d: &Draft, id: &str) -> Value {
         }
         Layout::Turns { task } => {
             o.insert("turns".into(), json!([task, d.attack]));
+            // The second turn is the attack, the first the legitimate task: converters change
+            // only the attack, and a leak in answer to the task is the agent's, not the
+            // attack's.
+            o.insert("attack".into(), json!({ "in": "user", "span": d.attack }));
         }
         Layout::Poison { tool, input } => {
             o.insert("input".into(), json!(input));
@@ -391,6 +395,9 @@ const KEY_ORDER: &[&str] = &[
     "tags",
     "input",
     "turns",
+    "attack",
+    "in",
+    "span",
     "tool",
     "poison",
     "tool_faults",
