@@ -200,20 +200,6 @@ macro_rules! written_as {
 
 const REGEX_HINT: &str = "the syntax is Rust's `regex` crate (no look-around or back-references); quote the pattern in single quotes";
 
-fn texts(raw: OneOrMany, m: &Modifiers) -> (Vec<String>, MatchMode, bool) {
-    (
-        raw.into_vec(),
-        m.mode.unwrap_or_default(),
-        m.case_sensitive.unwrap_or(false),
-    )
-}
-
-fn write_mode(m: &mut Modifiers, mode: MatchMode) {
-    if mode != MatchMode::All {
-        m.mode = Some(mode);
-    }
-}
-
 fn write_case_sensitive(m: &mut Modifiers, case_sensitive: bool) {
     if case_sensitive {
         m.case_sensitive = Some(true);
@@ -247,31 +233,6 @@ pub struct ContainsCheck {
     pub mode: MatchMode,
     /// Compare case-sensitively.
     pub case_sensitive: bool,
-}
-
-impl Check for ContainsCheck {
-    type Raw = OneOrMany;
-    const FACTS: Facts = Facts::new(Dimension::Outcome);
-    const MODIFIERS: &'static [Modifier] = &[Modifier::Mode, Modifier::CaseSensitive];
-
-    fn from_raw(raw: OneOrMany, m: &Modifiers) -> Result<Self, RawError> {
-        let (values, mode, case_sensitive) = texts(raw, m);
-        Ok(ContainsCheck {
-            values,
-            mode,
-            case_sensitive,
-        })
-    }
-
-    fn into_raw(self, m: &mut Modifiers) -> OneOrMany {
-        write_mode(m, self.mode);
-        write_case_sensitive(m, self.case_sensitive);
-        OneOrMany::from_vec(self.values)
-    }
-
-    fn validate(&self, v: &mut Validation<'_>) {
-        no_empty_text(&self.values, v);
-    }
 }
 
 /// `not_contains`: the output contains none of the text(s).
@@ -386,31 +347,6 @@ pub struct StartsWithCheck {
     pub case_sensitive: bool,
 }
 
-impl Check for StartsWithCheck {
-    type Raw = OneOrMany;
-    const FACTS: Facts = Facts::new(Dimension::Outcome);
-    const MODIFIERS: &'static [Modifier] = &[Modifier::Mode, Modifier::CaseSensitive];
-
-    fn from_raw(raw: OneOrMany, m: &Modifiers) -> Result<Self, RawError> {
-        let (values, mode, case_sensitive) = texts(raw, m);
-        Ok(StartsWithCheck {
-            values,
-            mode,
-            case_sensitive,
-        })
-    }
-
-    fn into_raw(self, m: &mut Modifiers) -> OneOrMany {
-        write_mode(m, self.mode);
-        write_case_sensitive(m, self.case_sensitive);
-        OneOrMany::from_vec(self.values)
-    }
-
-    fn validate(&self, v: &mut Validation<'_>) {
-        no_empty_text(&self.values, v);
-    }
-}
-
 /// `ends_with`: the output, trimmed, ends with the text(s).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EndsWithCheck {
@@ -422,30 +358,39 @@ pub struct EndsWithCheck {
     pub case_sensitive: bool,
 }
 
-impl Check for EndsWithCheck {
-    type Raw = OneOrMany;
-    const FACTS: Facts = Facts::new(Dimension::Outcome);
-    const MODIFIERS: &'static [Modifier] = &[Modifier::Mode, Modifier::CaseSensitive];
+/// `contains`, `starts_with` and `ends_with` differ only in how the grader compares: each
+/// is a text or a list of them, `mode` and `case_sensitive`.
+macro_rules! text_check {
+    ($($ty:ident),+) => {$(
+        impl Check for $ty {
+            type Raw = OneOrMany;
+            const FACTS: Facts = Facts::new(Dimension::Outcome);
+            const MODIFIERS: &'static [Modifier] = &[Modifier::Mode, Modifier::CaseSensitive];
 
-    fn from_raw(raw: OneOrMany, m: &Modifiers) -> Result<Self, RawError> {
-        let (values, mode, case_sensitive) = texts(raw, m);
-        Ok(EndsWithCheck {
-            values,
-            mode,
-            case_sensitive,
-        })
-    }
+            fn from_raw(raw: OneOrMany, m: &Modifiers) -> Result<Self, RawError> {
+                Ok($ty {
+                    values: raw.into_vec(),
+                    mode: m.mode.unwrap_or_default(),
+                    case_sensitive: m.case_sensitive.unwrap_or(false),
+                })
+            }
 
-    fn into_raw(self, m: &mut Modifiers) -> OneOrMany {
-        write_mode(m, self.mode);
-        write_case_sensitive(m, self.case_sensitive);
-        OneOrMany::from_vec(self.values)
-    }
+            fn into_raw(self, m: &mut Modifiers) -> OneOrMany {
+                if self.mode != MatchMode::All {
+                    m.mode = Some(self.mode);
+                }
+                write_case_sensitive(m, self.case_sensitive);
+                OneOrMany::from_vec(self.values)
+            }
 
-    fn validate(&self, v: &mut Validation<'_>) {
-        no_empty_text(&self.values, v);
-    }
+            fn validate(&self, v: &mut Validation<'_>) {
+                no_empty_text(&self.values, v);
+            }
+        }
+    )+};
 }
+
+text_check!(ContainsCheck, StartsWithCheck, EndsWithCheck);
 
 /// `max_chars`: the output is at most this many characters. A violation check: output
 /// without end (LLM10, unbounded consumption) is something that must not happen, and text
