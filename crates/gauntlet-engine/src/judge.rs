@@ -4,8 +4,10 @@
 //! target's endpoint, model and settings, and `gauntlet_targets::binding`: the values of
 //! the settings that change its answers, secret ones hashed, and the model they pin),
 //! [`judge_panel`] sets up a run's judges (models, calibration records, gates, and the
-//! notices about old or weakly bound records and old cache entries), and [`ModelUser`] plays
-//! the user of cases with a `simulated_user` (`--user-model SPEC`).
+//! notices about old or weakly bound records and old cache entries), from which
+//! [`PanelSetup::oracle_grader`] makes the [`OracleGrader`] a run, a grade and a re-grade
+//! grade with, and [`ModelUser`] plays the user of cases with a `simulated_user`
+//! (`--user-model SPEC`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +21,8 @@ use gauntlet_core::target::{
     BoxFuture, NoTools, Target, TargetConfig, TargetError, TargetInfo, TrialContext,
 };
 use gauntlet_core::trace::{Message, TraceRecorder, Usage};
+use gauntlet_graders::OracleGrader;
+use gauntlet_graders::embedding::Embeddings;
 use gauntlet_graders::judge::cache::JudgeCache;
 use gauntlet_graders::judge::fake::FakeJudge;
 use gauntlet_graders::judge::{
@@ -189,6 +193,21 @@ pub struct PanelSetup {
     pub warnings: Vec<String>,
     /// The calibration record files the judges read: harness files, hashed with the suites.
     pub records: Vec<PathBuf>,
+}
+
+impl PanelSetup {
+    /// The oracle grader a run grades with, the same for a run, a grade and a re-grade: these
+    /// judges, the team's scripts run as processes, and the embeddings model of `similar:`
+    /// checks when the suites use one.
+    pub fn oracle_grader(&self, embeddings: Option<Arc<Embeddings>>) -> OracleGrader {
+        let grader = OracleGrader::new()
+            .with_judges(Arc::clone(&self.panel))
+            .with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default()));
+        match embeddings {
+            Some(e) => grader.with_embeddings(e),
+            None => grader,
+        }
+    }
 }
 
 /// A judge definition as it judges: with `card: true`, the agent card's role, scope,
