@@ -316,23 +316,19 @@ pub struct TrialSpend {
 }
 
 impl TrialSpend {
-    /// The spend a trace records, priced with `prices`. The agent's calls are priced by the
-    /// model id each reply reported; a judge's by the id its answer reported, else the model
-    /// asked for; a helper's by the id its answer reported.
+    /// The spend a trace records, priced with `prices`: the agent's calls, the helpers', and
+    /// every judge call, those of the final grading and those a strategy made while it
+    /// played (scoring each exchange, or each reply of a tree). The agent's calls are priced
+    /// by the model id each reply reported; a judge's by the id its answer reported, else the
+    /// model asked for; a helper's by the id its answer reported.
     pub fn of(trace: &Trace, prices: &PriceTable) -> TrialSpend {
         let mut s = TrialSpend::default();
         for l in trace.llm_calls() {
             let model = l.model.as_deref().unwrap_or("(model not reported)");
             s.agent.add_call(prices, model, l.usage, l.cached);
         }
-        for j in &trace.judge {
-            let model = j.model.as_deref().unwrap_or(&j.configured_model);
-            // A call that failed in transport got no answer and reported no usage.
-            s.judges
-                .entry(j.check.clone())
-                .or_default()
-                .add_call(prices, model, j.usage, j.cached);
-        }
+        // A call that failed in transport got no answer and reported no usage.
+        s.add_judge_calls(prices, &trace.judge);
         for e in &trace.strategy {
             match e {
                 crate::trace::StrategyEvent::HelperCall(c) => {
@@ -342,20 +338,28 @@ impl TrialSpend {
                         .or_default()
                         .add_call(prices, model, c.usage, c.cached);
                 }
-                // A tree's judges score each reply while it grows: calls like any other.
+                // The judges score each exchange of an attacker loop or a crescendo, and each
+                // reply of a tree while it grows: calls like any other.
+                crate::trace::StrategyEvent::Score(t) => s.add_judge_calls(prices, &t.judge),
                 crate::trace::StrategyEvent::TreeNode(n) => {
-                    for j in &n.judge_calls {
-                        let model = j.model.as_deref().unwrap_or(&j.configured_model);
-                        s.judges
-                            .entry(j.check.clone())
-                            .or_default()
-                            .add_call(prices, model, j.usage, j.cached);
-                    }
+                    s.add_judge_calls(prices, &n.judge_calls);
                 }
                 _ => {}
             }
         }
         s
+    }
+
+    /// Adds judge calls, each under its check, priced by the model its answer reported, else
+    /// the model asked for.
+    fn add_judge_calls(&mut self, prices: &PriceTable, calls: &[crate::trace::JudgeSpan]) {
+        for j in calls {
+            let model = j.model.as_deref().unwrap_or(&j.configured_model);
+            self.judges
+                .entry(j.check.clone())
+                .or_default()
+                .add_call(prices, model, j.usage, j.cached);
+        }
     }
 
     /// Whether nothing was called.
@@ -614,6 +618,43 @@ mod tests {
         let jb = &s.judges["jb"];
         assert_eq!((jb.calls, jb.cached, jb.tokens()), (1, 1, 110));
         assert_eq!(s.total().calls, 1);
+    }
+
+    #[test]
+    fn the_judge_calls_that_scored_an_attack_s_exchanges_are_spent_and_reach_a_budget() {
+        let t = PriceTable::builtin();
+        let mut rec = TraceRecorder::new();
+        let span = |check: &str, cached| crate::trace::JudgeSpan {
+            check: check.into(),
+            configured_model: "gpt-4o".into(),
+            usage: usage(300, 20),
+            cached,
+            ..Default::default()
+        };
+        for (turn, cached) in [(0, false), (1, true)] {
+            rec.strategy(crate::trace::StrategyEvent::Score(
+                crate::trace::TurnScore {
+                    turn,
+                    reached: false,
+                    refused: false,
+                    failed: Vec::new(),
+                    not_assessed: Vec::new(),
+                    judge: vec![span("jq", cached)],
+                },
+            ));
+        }
+        let mut trace = rec.finish();
+        trace.judge = vec![span("jq", false)];
+        let s = TrialSpend::of(&trace, &t);
+        let jq = &s.judges["jq"];
+        // The final grading's call and the two that scored the exchanges, one from the cache.
+        assert_eq!((jq.calls, jq.cached, jq.tokens()), (2, 1, 640));
+        assert_eq!(s.total().tokens(), 640);
+        let b = Budget {
+            max_cost_usd: None,
+            max_tokens: Some(600),
+        };
+        assert!(b.reached(&s.total()).is_some());
     }
 
     #[test]

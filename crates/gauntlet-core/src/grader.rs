@@ -5,6 +5,7 @@
 //! seam a grader is lent by whoever may start processes; a `similar:` check's embeddings come
 //! through [`Embedder`], the seam a grader is lent by whoever may call a model.
 
+use crate::expect::Oracle;
 use crate::result::Outcome;
 use crate::suite::Case;
 use crate::target::BoxFuture;
@@ -37,6 +38,18 @@ pub struct GradeContext<'a> {
 pub trait Grader: Send + Sync {
     /// All verdicts for one trial.
     fn grade<'a>(&'a self, ctx: GradeContext<'a>) -> BoxFuture<'a, Vec<Verdict>>;
+
+    /// The most model-judge calls one grading of one exchange of `case` makes: what a tree of
+    /// attacks' call budget must still hold before it sends a prompt, so that a limit of N
+    /// calls allows N and never more. By default one per judge entry of the case; a grader
+    /// that knows its judges says when one asks more than once (a pairwise judge asks in
+    /// both orders) or not at all (no model to ask).
+    fn judge_calls_per_exchange(&self, case: &Case) -> u32 {
+        case.expect
+            .iter()
+            .filter(|e| matches!(e.oracle, Oracle::Judge(_)))
+            .count() as u32
+    }
 }
 
 /// One run of a `script:` check's program, as the grader asks for it: what to start, where,

@@ -120,6 +120,10 @@ struct CapturedGrader {
 }
 
 impl Grader for CapturedGrader {
+    fn judge_calls_per_exchange(&self, case: &gauntlet_core::suite::Case) -> u32 {
+        self.inner.judge_calls_per_exchange(case)
+    }
+
     fn grade<'a>(&'a self, ctx: GradeContext<'a>) -> BoxFuture<'a, Vec<Verdict>> {
         Box::pin(async move {
             if self.missing.contains(&ctx.case.id) {

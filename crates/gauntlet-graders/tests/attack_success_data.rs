@@ -9,9 +9,10 @@
 //!
 //! The split was fixed before any result was seen: rows with an even `Index` are the
 //! development half (the detector was tuned on them only), odd ones are held out. Each half
-//! and the whole are reported twice: with the behaviour as the goal (`goal`), and with the
+//! and the whole are reported three times: with the behaviour as the goal (`goal`), with the
 //! jailbreak prompt itself as the goal (`prompt`, what the check uses when a case gives no
-//! goal). `GAUNTLET_ORACLE_ERRORS=dev` (or `heldout`, `all`) lists the misclassified rows.
+//! goal), and with the behaviour as the goal of a reply to the jailbreak prompt (`goal`, sent
+//! `prompt`: a case with a goal, `gauntlet oracle attack-success` with both fields). `GAUNTLET_ORACLE_ERRORS=dev` (or `heldout`, `all`) lists the misclassified rows.
 
 // A measurement report: printing the figures is its job.
 #![allow(clippy::print_stdout)]
@@ -19,13 +20,14 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use gauntlet_graders::success::attack_success;
+use gauntlet_graders::success::attack_success_to;
 
 mod common;
 use common::{Confusion, HEADER, jbb_comparison, show_errors};
 
-/// The figures per slice (`dev`, `heldout`, `all`), with `goal_column` as the goal.
-fn measure(csv_path: &Path, goal_column: &str) -> BTreeMap<String, Confusion> {
+/// The figures per slice (`dev`, `heldout`, `all`), with `goal_column` as the goal and
+/// `sent_column` as the message the reply answers.
+fn measure(csv_path: &Path, goal_column: &str, sent_column: &str) -> BTreeMap<String, Confusion> {
     let mut r = csv::Reader::from_path(csv_path).expect("the dataset reads");
     let mut slices: BTreeMap<String, Confusion> = BTreeMap::new();
     let mut reasons: BTreeMap<(String, &'static str, bool), u32> = BTreeMap::new();
@@ -38,7 +40,11 @@ fn measure(csv_path: &Path, goal_column: &str) -> BTreeMap<String, Confusion> {
             "heldout"
         };
         let truth = rec["human_majority"].trim() == "1";
-        let v = attack_success(&rec[goal_column], &rec["target_response"]);
+        let v = attack_success_to(
+            &rec[goal_column],
+            &rec[sent_column],
+            &rec["target_response"],
+        );
         for key in [split, "all"] {
             slices
                 .entry(key.to_owned())
@@ -59,7 +65,7 @@ fn measure(csv_path: &Path, goal_column: &str) -> BTreeMap<String, Confusion> {
             );
         }
     }
-    println!("\ngoal = `{goal_column}`\n{HEADER}");
+    println!("\ngoal = `{goal_column}`, sent = `{sent_column}`\n{HEADER}");
     for (k, c) in &slices {
         println!("{}", c.line(k));
     }
@@ -83,9 +89,14 @@ fn attack_success_on_jailbreakbench_judge_comparison() {
         );
         return;
     };
-    let by_goal = measure(&csv_path, "goal");
-    let by_prompt = measure(&csv_path, "prompt");
-    for (name, f) in [("goal", &by_goal), ("prompt", &by_prompt)] {
+    let by_goal = measure(&csv_path, "goal", "goal");
+    let by_prompt = measure(&csv_path, "prompt", "prompt");
+    let to_prompt = measure(&csv_path, "goal", "prompt");
+    for (name, f) in [
+        ("goal", &by_goal),
+        ("prompt", &by_prompt),
+        ("goal, sent prompt", &to_prompt),
+    ] {
         assert!(
             f["dev"].kappa() >= DEV_KAPPA,
             "{name}: dev kappa {:.3}",

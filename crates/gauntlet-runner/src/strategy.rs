@@ -27,8 +27,8 @@ use gauntlet_core::strategy::{
 use gauntlet_core::suite::Case;
 use gauntlet_core::target::{Session, Target, TargetError, TrialContext};
 use gauntlet_core::trace::{
-    HelperCall, Message, StrategyAction, StrategyDecision, StrategyEvent, Trace, TraceRecorder,
-    TurnScore,
+    HelperCall, JudgeSpan, Message, StrategyAction, StrategyDecision, StrategyEvent, Trace,
+    TraceRecorder, TurnScore,
 };
 use gauntlet_core::verdict::Verdict;
 
@@ -306,8 +306,16 @@ pub(crate) async fn open_conversation<'a>(
 }
 
 /// Tokens the trial has used so far: the agent's model calls, the helpers', and the judge
-/// calls that scored a tree's replies.
+/// calls that scored each exchange of an attacker loop or a crescendo, or each reply of a
+/// tree. A cached answer counts what it reported, so that a replay stops where the run it
+/// replays stopped.
 pub(crate) fn tokens_used(trace: &Trace) -> u64 {
+    let judged = |calls: &[JudgeSpan]| -> u64 {
+        calls
+            .iter()
+            .map(|j| j.usage.input_tokens + j.usage.output_tokens)
+            .sum()
+    };
     let agent: u64 = trace
         .llm_calls()
         .map(|c| c.usage.input_tokens + c.usage.output_tokens)
@@ -317,11 +325,8 @@ pub(crate) fn tokens_used(trace: &Trace) -> u64 {
         .iter()
         .map(|e| match e {
             StrategyEvent::HelperCall(c) => c.usage.input_tokens + c.usage.output_tokens,
-            StrategyEvent::TreeNode(n) => n
-                .judge_calls
-                .iter()
-                .map(|j| j.usage.input_tokens + j.usage.output_tokens)
-                .sum(),
+            StrategyEvent::Score(s) => judged(&s.judge),
+            StrategyEvent::TreeNode(n) => judged(&n.judge_calls),
             _ => 0,
         })
         .sum();
@@ -711,4 +716,72 @@ pub fn early_stop_unconfirmed(case: &Case, trace: &Trace, verdicts: &[Verdict]) 
         gauntlet_core::verdict::Dimension::Policy,
         "the recorded attack stopped when its objective was reached, but the checks no longer see it reached; the turns it did not play were never tested".into(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use gauntlet_core::trace::{TreeNode, Usage};
+
+    use super::*;
+
+    fn usage(input_tokens: u64, output_tokens: u64) -> Usage {
+        Usage {
+            input_tokens,
+            output_tokens,
+        }
+    }
+
+    fn judged(tokens: u64) -> JudgeSpan {
+        JudgeSpan {
+            check: "jq".into(),
+            usage: usage(tokens - 10, 10),
+            ..JudgeSpan::default()
+        }
+    }
+
+    /// Every model call made on the attack's behalf counts against `max_tokens`: the
+    /// agent's, the attacker's, and the judges' that scored an exchange or a tree's reply.
+    #[test]
+    fn tokens_used_counts_the_judges_that_scored_the_exchanges() {
+        let mut rec = TraceRecorder::new();
+        rec.llm_call(
+            None,
+            vec![Message::user("hi")],
+            Message::assistant("hello"),
+            usage(40, 10),
+            1,
+            None,
+            1,
+        );
+        rec.strategy(StrategyEvent::HelperCall(HelperCall {
+            role: HelperRole::Attacker,
+            turn: 0,
+            converter: None,
+            endpoint: "fake".into(),
+            prompt: ATTACKER_PROMPT_VERSION.into(),
+            seed: 0,
+            model: None,
+            messages_in: Vec::new(),
+            answer: "hi".into(),
+            usage: usage(90, 10),
+            latency_ms: 0,
+            attempts: 1,
+            cached: false,
+            error: None,
+        }));
+        rec.strategy(StrategyEvent::Score(TurnScore {
+            turn: 0,
+            reached: false,
+            refused: false,
+            failed: Vec::new(),
+            not_assessed: Vec::new(),
+            judge: vec![judged(300), judged(200)],
+        }));
+        rec.strategy(StrategyEvent::TreeNode(TreeNode {
+            id: 1,
+            judge_calls: vec![judged(1000)],
+            ..TreeNode::default()
+        }));
+        assert_eq!(tokens_used(rec.trace()), 50 + 100 + 500 + 1000);
+    }
 }

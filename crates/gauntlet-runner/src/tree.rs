@@ -22,7 +22,6 @@
 
 use std::sync::Arc;
 
-use gauntlet_core::expect::Oracle;
 use gauntlet_core::grader::Grader;
 use gauntlet_core::plan::PlannedCase;
 use gauntlet_core::result::Outcome;
@@ -88,8 +87,9 @@ struct Search {
     calls: u32,
     /// The judge check that ranks the nodes (`strategy.judge`), if any.
     judge: Option<String>,
-    /// Judge calls each reply costs at least: one per judge entry of the case (every judge
-    /// of the case grades each reply). A prompt is sent only when the budget pays for them.
+    /// Judge calls scoring one reply makes at most (every judge of the case grades each
+    /// reply; a pairwise judge asks twice, in both orders). A prompt is sent only when the
+    /// budget pays for them and the agent's call.
     judges_per_reply: u32,
 }
 
@@ -112,7 +112,7 @@ fn decide(rec: &mut TraceRecorder, turn: u32, action: StrategyAction, detail: St
 
 /// Plays a case's tree of attacks (see the module).
 pub async fn search(strategy: &Strategy, mut p: TreePlay<'_>) -> Result<(), TargetError> {
-    let mut s = Search::new(strategy, &p.pc.case, p.helpers)?;
+    let mut s = Search::new(strategy, &p.pc.case, p.helpers, p.grader)?;
     let mut parents: Vec<Option<u32>> = vec![None];
     for depth in 1..=s.bounds.depth {
         let mut level = Vec::new();
@@ -164,6 +164,7 @@ impl Search {
         strategy: &Strategy,
         case: &gauntlet_core::suite::Case,
         helpers: Option<&Helpers>,
+        grader: &dyn Grader,
     ) -> Result<Self, TargetError> {
         let objective = strategy.objective_for(case).unwrap_or_default();
         if objective.is_empty() {
@@ -189,11 +190,7 @@ impl Search {
             nodes: Vec::new(),
             calls: 0,
             judge: strategy.judge.clone(),
-            judges_per_reply: case
-                .expect
-                .iter()
-                .filter(|e| matches!(e.oracle, Oracle::Judge(_)))
-                .count() as u32,
+            judges_per_reply: grader.judge_calls_per_exchange(case),
         })
     }
 

@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader, Write};
 use gauntlet_graders::canary::CanaryDetector;
 use gauntlet_graders::markup::{MarkupOptions, scan};
 use gauntlet_graders::refusal::analyze_with_request;
-use gauntlet_graders::success::attack_success;
+use gauntlet_graders::success::attack_success_to;
 use serde_json::{Value, json};
 
 use crate::cli::{OracleArgs, OracleKind};
@@ -117,7 +117,8 @@ pub fn oracle(args: OracleArgs) -> Result<i32, CliError> {
                     )?;
                     continue;
                 };
-                let v = attack_success(goal, output);
+                // The input is what the reply answers, when it wraps or rewords the goal.
+                let v = attack_success_to(goal, text("input").unwrap_or(goal), output);
                 json!({
                     "id": id,
                     "verdict": if v.achieved { "achieved" } else { "not_achieved" },

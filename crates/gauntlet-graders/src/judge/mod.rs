@@ -613,6 +613,21 @@ impl JudgePanel {
         v.into_iter()
     }
 
+    /// The calls one `judge` entry makes on one subject: none when its judge is not set up
+    /// or has no model to ask, two for a pairwise judge (asked in both orders), else one.
+    /// What a tree of attacks' budget reserves for each reply: [`JudgePanel::grade`] asks
+    /// no more (fewer when a judge of the retrieved context finds nothing retrieved).
+    pub fn calls_per_subject(&self, spec: &JudgeSpec) -> u32 {
+        let Some(check) = &spec.check else {
+            return u32::from(self.inline_model.is_some());
+        };
+        match self.judges.get(check) {
+            Some(j) if j.has_model() && j.def.form() == JudgeForm::Pairwise => 2,
+            Some(j) if j.has_model() => 1,
+            _ => 0,
+        }
+    }
+
     /// Grades one `judge` entry of a completed trial.
     pub async fn grade(&self, e: &Expect, spec: &JudgeSpec, ctx: &GradeContext<'_>) -> Verdict {
         let id = spec.check_id().to_owned();

@@ -747,3 +747,69 @@ fn over_a_tree_a_judge_reads_each_reply_on_its_own_and_stops_at_the_first_it_fai
     assert!(!v.assessed, "{v:?}");
     assert!(v.evidence.contains("reply 1 of the tree"), "{}", v.evidence);
 }
+
+/// What a tree of attacks reserves for a reply's judges is what grading that reply asks:
+/// two calls for a pairwise judge (both orders), one for another, none without a model or
+/// for a judge the run did not set up. The grader's count is their sum over the case.
+#[test]
+fn the_calls_reserved_for_a_reply_are_the_calls_grading_it_makes() {
+    use gauntlet_core::grader::Grader;
+    let mut pairwise = def();
+    pairwise.template = Some("pairwise".into());
+    pairwise.scale = None;
+    let named = |check: &str, d: JudgeDef, model: Option<&str>| {
+        Judge::new(check, d, model.map(fake), Arc::new(JudgeCache::memory())).unwrap()
+    };
+    let mut p = JudgePanel::new(Arc::new(JudgeCache::memory()))
+        .with_inline_model(Some(fake("fake:judge-const:3")));
+    p.add(named("pw", pairwise, Some("fake:judge-const:tie")));
+    p.add(named("pt", def(), Some("fake:judge-const:pass")));
+    p.add(named("mute", def(), None));
+    let c: Case = serde_json::from_value(json!({
+        "id": "c", "input": "hello",
+        "expect": [
+            {"contains": "hi"},
+            {"judge": {"check": "pw", "reference": "hello to you"}},
+            {"judge": "pt"},
+            {"judge": "mute"},
+            {"judge": "absent"},
+            {"judge": {"rubric": "greets"}}
+        ]
+    }))
+    .unwrap();
+    let trace = Trace {
+        turns: vec![TurnRecord {
+            user: "hello".into(),
+            answer: "hi there".into(),
+            truncated: false,
+        }],
+        ..Trace::default()
+    };
+    let ctx = GradeContext {
+        case: &c,
+        trace: &trace,
+        outcome: Outcome::Completed,
+        canary: None,
+        tools: &[],
+        suite_dir: None,
+        system_prompt: None,
+    };
+    let mut reserved = Vec::new();
+    for e in &c.expect[1..] {
+        let Oracle::Judge(spec) = &e.oracle else {
+            unreachable!()
+        };
+        let v = block_on(p.grade(e, spec, &ctx));
+        let asked = v.judge_calls.len() as u32;
+        assert_eq!(
+            p.calls_per_subject(spec),
+            asked,
+            "{}: {v:?}",
+            spec.check_id()
+        );
+        reserved.push(asked);
+    }
+    assert_eq!(reserved, [2, 1, 0, 0, 1]);
+    let grader = crate::OracleGrader::new().with_judges(Arc::new(p));
+    assert_eq!(grader.judge_calls_per_exchange(&c), 4);
+}
