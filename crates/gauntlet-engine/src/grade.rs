@@ -320,13 +320,10 @@ pub fn grade(req: GradeRequest, notices: &mut dyn FnMut(Notice)) -> Result<Grade
     let (warnings, notes) = run_messages(&pass, req.traces.len(), matched, missing.len());
     let reporters = graded_run_reporters(req.view, &req.out, &store)?;
     let without_trace = missing.len();
-    let mut inner = OracleGrader::new()
-        .with_judges(Arc::clone(&judges.panel))
-        .with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default()));
-    if let Some(e) = embeddings {
-        inner = inner.with_embeddings(e);
-    }
-    let grader = CapturedGrader { inner, missing };
+    let grader = CapturedGrader {
+        inner: judges.oracle_grader(embeddings),
+        missing,
+    };
     let config = RunConfig {
         concurrency: req.concurrency.unwrap_or(8).max(1),
         redactor,

@@ -4,8 +4,10 @@
 //! target's endpoint, model and settings, and `gauntlet_targets::binding`: the values of
 //! the settings that change its answers, secret ones hashed, and the model they pin),
 //! [`judge_panel`] sets up a run's judges (models, calibration records, gates, and the
-//! notices about old or weakly bound records and old cache entries), and [`ModelUser`] plays
-//! the user of cases with a `simulated_user` (`--user-model SPEC`).
+//! notices about old or weakly bound records and old cache entries), from which
+//! [`PanelSetup::oracle_grader`] makes the [`OracleGrader`] a run, a grade and a re-grade
+//! grade with, and [`ModelUser`] plays the user of cases with a `simulated_user`
+//! (`--user-model SPEC`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,13 +21,15 @@ use gauntlet_core::target::{
     BoxFuture, NoTools, Target, TargetConfig, TargetError, TargetInfo, TrialContext,
 };
 use gauntlet_core::trace::{Message, TraceRecorder, Usage};
+use gauntlet_graders::OracleGrader;
+use gauntlet_graders::embedding::Embeddings;
 use gauntlet_graders::judge::cache::JudgeCache;
 use gauntlet_graders::judge::fake::FakeJudge;
 use gauntlet_graders::judge::{
     Judge, JudgeIdentity, JudgeModel, JudgePanel, JudgeReply, JudgeRequest,
 };
 use gauntlet_suite::load::LoadedSuite;
-use gauntlet_targets::chat::{ChatModel, ChatRequest};
+use gauntlet_targets::chat::{ChatModel, ChatReply, ChatRequest};
 
 use crate::error::EngineError;
 use crate::setup::resolve_spec;
@@ -189,6 +193,21 @@ pub struct PanelSetup {
     pub warnings: Vec<String>,
     /// The calibration record files the judges read: harness files, hashed with the suites.
     pub records: Vec<PathBuf>,
+}
+
+impl PanelSetup {
+    /// The oracle grader a run grades with, the same for a run, a grade and a re-grade: these
+    /// judges, the team's scripts run as processes, and the embeddings model of `similar:`
+    /// checks when the suites use one.
+    pub fn oracle_grader(&self, embeddings: Option<Arc<Embeddings>>) -> OracleGrader {
+        let grader = OracleGrader::new()
+            .with_judges(Arc::clone(&self.panel))
+            .with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default()));
+        match embeddings {
+            Some(e) => grader.with_embeddings(e),
+            None => grader,
+        }
+    }
 }
 
 /// A judge definition as it judges: with `card: true`, the agent card's role, scope,
@@ -399,39 +418,58 @@ struct ChatCaller {
 impl ChatCaller {
     fn new(cfg: &TargetConfig, redactor: &mut Redactor) -> Result<ChatCaller, String> {
         let model = gauntlet_targets::build_chat_model(cfg, redactor).map_err(|e| e.to_string())?;
-        // The chat adapters take a trial context; a simulated user's turn is not a trial, so
-        // it gets a fixed, empty one.
-        let case: Case = serde_json::from_value(serde_json::json!({
-            "id": "user", "input": "", "expect": [{"contains": "x"}]
-        }))
-        .map_err(|e| e.to_string())?;
-        Ok(ChatCaller { model, case })
+        Ok(ChatCaller {
+            model,
+            case: placeholder_case("user")?,
+        })
     }
 
     async fn complete(&self, system: String, user: String) -> Result<String, TargetError> {
-        let ctx = TrialContext {
-            case: &self.case,
-            system_prompt: None,
-            tools: &[],
-            trial: 0,
-            seed: 0,
-            session_id: "user".into(),
-        };
         let messages = [Message::system(system), Message::user(user)];
-        let mut rec = TraceRecorder::new();
-        let reply = self
-            .model
-            .complete(
-                &ctx,
-                ChatRequest {
-                    messages: &messages,
-                    tools: &[],
-                },
-                &mut rec,
-            )
-            .await?;
+        let reply =
+            call_outside_trial(&*self.model, &self.case, &messages, 0, "user".into()).await?;
         Ok(reply.message.content)
     }
+}
+
+/// The chat adapters take a trial's case; a call that is not a trial of the agent (a
+/// simulated user's turn, a helper's call) gets a fixed, empty one, named `id`.
+fn placeholder_case(id: &str) -> Result<Case, String> {
+    serde_json::from_value(serde_json::json!({
+        "id": id, "input": "", "expect": [{"contains": "x"}]
+    }))
+    .map_err(|e| e.to_string())
+}
+
+/// One model call outside a trial: a context of its own over the placeholder `case`, no
+/// tools, and a recorder whose spans are dropped (the caller records the call whole, if at
+/// all).
+async fn call_outside_trial(
+    model: &dyn ChatModel,
+    case: &Case,
+    messages: &[Message],
+    seed: u64,
+    session_id: String,
+) -> Result<ChatReply, TargetError> {
+    let ctx = TrialContext {
+        case,
+        system_prompt: None,
+        tools: &[],
+        trial: 0,
+        seed,
+        session_id,
+    };
+    let mut rec = TraceRecorder::new();
+    model
+        .complete(
+            &ctx,
+            ChatRequest {
+                messages,
+                tools: &[],
+            },
+            &mut rec,
+        )
+        .await
 }
 
 /// A chat model helping an attack: the attacker of an attacker strategy (`--attacker`) or
@@ -464,14 +502,10 @@ impl ChatHelper {
             None => gauntlet_targets::build_chat_model(cfg, redactor),
         }
         .map_err(|e| e.to_string())?;
-        let case: Case = serde_json::from_value(serde_json::json!({
-            "id": "helper", "input": "", "expect": [{"contains": "x"}]
-        }))
-        .map_err(|e| e.to_string())?;
         Ok(ChatHelper {
             model,
             endpoint: cfg.label(),
-            case,
+            case: placeholder_case("helper")?,
         })
     }
 }
@@ -487,27 +521,9 @@ impl gauntlet_core::strategy::HelperModel for ChatHelper {
         seed: u64,
     ) -> BoxFuture<'a, Result<gauntlet_core::strategy::HelperReply, String>> {
         Box::pin(async move {
-            // A helper's call is not a trial of the agent: it gets a context of its own, and
-            // a recorder whose spans are dropped (the call is recorded whole, as a helper call).
-            let ctx = TrialContext {
-                case: &self.case,
-                system_prompt: None,
-                tools: &[],
-                trial: 0,
-                seed,
-                session_id: format!("helper-{seed:016x}"),
-            };
-            let mut rec = TraceRecorder::new();
-            let reply = self
-                .model
-                .complete(
-                    &ctx,
-                    ChatRequest {
-                        messages,
-                        tools: &[],
-                    },
-                    &mut rec,
-                )
+            // The call is recorded whole, as a helper call, by the strategy.
+            let session = format!("helper-{seed:016x}");
+            let reply = call_outside_trial(&*self.model, &self.case, messages, seed, session)
                 .await
                 .map_err(|e| e.to_string())?;
             if !reply.message.tool_calls.is_empty() && reply.message.content.trim().is_empty() {

@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex};
 
 use gauntlet_core::event::{EventKind, EvidenceLevel, Reporter};
 use gauntlet_core::score::Status;
-use gauntlet_graders::OracleGrader;
 use gauntlet_report::html::HtmlBaseline;
 use gauntlet_runner::{CaseJob, Delivery, PlanItem, RunConfig, RunOutcome, Runner};
 use gauntlet_store::Store;
@@ -155,12 +154,7 @@ pub fn regrade(
             strategy: inv.strategy.as_ref(),
         },
     );
-    let mut grader = OracleGrader::new()
-        .with_judges(Arc::clone(&judges.panel))
-        .with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default()));
-    if let Some(e) = embeddings {
-        grader = grader.with_embeddings(e);
-    }
+    let grader = judges.oracle_grader(embeddings);
     let mut manifest = old.clone();
     manifest.judge = judges.label.clone();
     manifest.judges = judges.refs.clone();

@@ -1438,29 +1438,18 @@ impl Grader for OracleGrader {
         Box::pin(async move {
             let mut verdicts = self.grade_objective(&ctx);
             if ctx.outcome == Outcome::Completed {
-                for e in ctx
-                    .case
-                    .expect
-                    .iter()
-                    .filter(|e| matches!(e.oracle, Oracle::Script(_)))
-                {
-                    verdicts.push(self.script_verdict(e, &ctx).await);
-                }
-                for e in ctx
-                    .case
-                    .expect
-                    .iter()
-                    .filter(|e| matches!(e.oracle, Oracle::Similar(_)))
-                {
-                    verdicts.push(self.similar_verdict(e, &ctx).await);
-                }
-                for e in ctx
-                    .case
-                    .expect
-                    .iter()
-                    .filter(|e| matches!(e.oracle, Oracle::Judge(_)))
-                {
-                    verdicts.push(self.judge_verdict(e, &ctx).await);
+                // The checks that call out, scripts first, then similarity, then judges: the
+                // order their verdicts are reported in.
+                for pass in 0..3 {
+                    for e in &ctx.case.expect {
+                        let verdict = match (&e.oracle, pass) {
+                            (Oracle::Script(_), 0) => self.script_verdict(e, &ctx).await,
+                            (Oracle::Similar(_), 1) => self.similar_verdict(e, &ctx).await,
+                            (Oracle::Judge(_), 2) => self.judge_verdict(e, &ctx).await,
+                            _ => continue,
+                        };
+                        verdicts.push(verdict);
+                    }
                 }
             }
             verdicts

@@ -1,12 +1,13 @@
 //! The executors: one trial each. [`execute`] plays a case against a target (open a
 //! session, play the turns under the time limit, grade the trace); [`regrade`] grades a
 //! recorded trial again without calling anything. Both end in [`grade_trial`], so a live
-//! trial and a re-graded one are scored by the same code. Executors only return their
-//! [`TrialResult`]; the dispatcher does everything else.
+//! trial and a re-graded one are scored by the same code (`strategy::grade_case`, with
+//! which a multi-turn strategy also scores the conversation so far). Executors only return
+//! their [`TrialResult`]; the dispatcher does everything else.
 
 use std::time::{Duration, Instant};
 
-use gauntlet_core::grader::{GradeContext, Grader};
+use gauntlet_core::grader::Grader;
 use gauntlet_core::plan::PlannedCase;
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::result::{Outcome, TrialResult};
@@ -15,7 +16,7 @@ use gauntlet_core::target::{Session, Target, TargetError, TrialContext, UserSimu
 use gauntlet_core::trace::{Trace, TraceRecorder, TransportKind};
 
 pub use crate::strategy::RefusalProbe;
-use crate::strategy::{Helpers, Play, convert_user_turn, early_stop_unconfirmed};
+use crate::strategy::{Helpers, Play, convert_user_turn, early_stop_unconfirmed, grade_case};
 use crate::tools::SimTools;
 use crate::tree::TreePlay;
 use gauntlet_core::strategy::StrategyKind;
@@ -244,19 +245,7 @@ pub struct Played {
 /// Grades a played trial and scores it.
 pub async fn grade_trial(grader: &dyn Grader, pc: &PlannedCase, p: Played) -> TrialResult {
     let case = &*pc.case;
-    let canary = pc.suite.canary_for(case);
-    let system_prompt = pc.suite.prompt_for(case);
-    let mut verdicts = grader
-        .grade(GradeContext {
-            case,
-            trace: &p.trace,
-            outcome: p.outcome,
-            canary,
-            system_prompt: system_prompt.as_deref(),
-            tools: &pc.suite.tools,
-            suite_dir: pc.suite.dir.as_deref(),
-        })
-        .await;
+    let mut verdicts = grade_case(grader, pc, &p.trace, p.outcome).await;
     if let Some(v) = early_stop_unconfirmed(case, &p.trace, &verdicts) {
         verdicts.push(v);
     }

@@ -573,24 +573,35 @@ impl Attack {
     }
 }
 
+/// The case's checks over `trace`, with what its suite gives them (the canary and the
+/// system prompt in force for the case, the tools, the folder): how a trial is graded, and
+/// how a strategy scores the conversation so far.
+pub(crate) async fn grade_case(
+    grader: &dyn Grader,
+    pc: &PlannedCase,
+    trace: &Trace,
+    outcome: Outcome,
+) -> Vec<Verdict> {
+    let case = &*pc.case;
+    let system_prompt = pc.suite.prompt_for(case);
+    grader
+        .grade(GradeContext {
+            case,
+            trace,
+            outcome,
+            canary: pc.suite.canary_for(case),
+            system_prompt: system_prompt.as_deref(),
+            tools: &pc.suite.tools,
+            suite_dir: pc.suite.dir.as_deref(),
+        })
+        .await
+}
+
 /// Grades the conversation so far and records the score of exchange `exchange`; returns
 /// whether the objective was reached.
 async fn score_exchange(p: &mut Play<'_, '_>, exchange: u32, refused: bool) -> bool {
     let case = &*p.pc.case;
-    let suite = &*p.pc.suite;
-    let system_prompt = suite.prompt_for(case);
-    let verdicts = p
-        .grader
-        .grade(GradeContext {
-            case,
-            trace: p.rec.trace(),
-            outcome: Outcome::Completed,
-            canary: suite.canary_for(case),
-            system_prompt: system_prompt.as_deref(),
-            tools: &suite.tools,
-            suite_dir: suite.dir.as_deref(),
-        })
-        .await;
+    let verdicts = grade_case(p.grader, p.pc, p.rec.trace(), Outcome::Completed).await;
     let reached = objective_reached(case, &verdicts);
     let keys = deciding_keys(case);
     let failed = verdicts

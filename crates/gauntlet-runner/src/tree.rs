@@ -22,7 +22,7 @@
 
 use std::sync::Arc;
 
-use gauntlet_core::grader::{GradeContext, Grader};
+use gauntlet_core::grader::Grader;
 use gauntlet_core::plan::PlannedCase;
 use gauntlet_core::result::Outcome;
 use gauntlet_core::strategy::tree::{
@@ -42,8 +42,8 @@ use gauntlet_core::trace::{
 use gauntlet_core::verdict::Verdict;
 
 use crate::strategy::{
-    Helpers, attacker_seed, call_helper, convert_user_turn, objective_reached, open_conversation,
-    tokens_used,
+    Helpers, attacker_seed, call_helper, convert_user_turn, grade_case, objective_reached,
+    open_conversation, tokens_used,
 };
 
 /// Characters of a reply kept in its node (the whole reply is the exchange's answer).
@@ -359,26 +359,13 @@ impl Search {
     /// ([`score_of`]), with the judge calls that cost.
     async fn score(&self, p: &mut TreePlay<'_>, turn: u32, spans_before: usize) -> Scored {
         let case = &*p.pc.case;
-        let suite = &*p.pc.suite;
         let whole = p.rec.trace();
         let alone = Trace {
             turns: vec![whole.turns[turn as usize].clone()],
             spans: whole.spans.get(spans_before..).unwrap_or_default().to_vec(),
             ..Trace::default()
         };
-        let system_prompt = suite.prompt_for(case);
-        let verdicts = p
-            .grader
-            .grade(GradeContext {
-                case,
-                trace: &alone,
-                outcome: Outcome::Completed,
-                canary: suite.canary_for(case),
-                system_prompt: system_prompt.as_deref(),
-                tools: &suite.tools,
-                suite_dir: suite.dir.as_deref(),
-            })
-            .await;
+        let verdicts = grade_case(p.grader, p.pc, &alone, Outcome::Completed).await;
         score_of(case, self.judge.as_deref(), verdicts)
     }
 

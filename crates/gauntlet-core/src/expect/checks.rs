@@ -3,9 +3,10 @@
 //!
 //! A new check is a line in the table (its key, its [`Oracle`] variant with the options type,
 //! and the doc comment that becomes the key's description in the JSON Schema), its options
-//! type with `impl Check` and a written example in the `WRITTEN` list at the end of this
-//! file (the round-trip test reads each back), and its `impl Grade` in gauntlet-graders
-//! (`oracles.rs`), which `with_check!` dispatches to.
+//! type with `impl Check` (`written_as!` gives the written forms most checks share), a
+//! written example in the `WRITTEN` list at the end of this file (the round-trip test reads
+//! each back), and its `impl Grade` in gauntlet-graders (`oracles.rs`), which `with_check!`
+//! dispatches to.
 //! The table's order is the documented order, the order of [`CHECK_KEYS`] and of the lists
 //! in error messages.
 
@@ -135,21 +136,69 @@ checks! {
     }
 }
 
+/// How a check is written, for the forms most checks share, so that an impl spells out
+/// only what is its own: `Self` (its options as they stand), `FlagOr<Self>` (`true` for the
+/// defaults, or the options), `true` alone, `Self(T)` (a newtype over the written value) or
+/// `field: T` (a struct whose one field is the written value).
+macro_rules! written_as {
+    (Self) => {
+        type Raw = Self;
+
+        fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
+            Ok(raw)
+        }
+
+        fn into_raw(self, _: &mut Modifiers) -> Self {
+            self
+        }
+    };
+    (FlagOr<Self>) => {
+        type Raw = FlagOr<Self>;
+
+        fn from_raw(raw: FlagOr<Self>, _: &Modifiers) -> Result<Self, RawError> {
+            raw.or_default()
+        }
+
+        fn into_raw(self, _: &mut Modifiers) -> FlagOr<Self> {
+            FlagOr::written(self)
+        }
+    };
+    (true) => {
+        type Raw = bool;
+
+        fn from_raw(raw: bool, _: &Modifiers) -> Result<Self, RawError> {
+            on(raw).map(|()| Self)
+        }
+
+        fn into_raw(self, _: &mut Modifiers) -> bool {
+            true
+        }
+    };
+    (Self($raw:ty)) => {
+        type Raw = $raw;
+
+        fn from_raw(raw: $raw, _: &Modifiers) -> Result<Self, RawError> {
+            Ok(Self(raw))
+        }
+
+        fn into_raw(self, _: &mut Modifiers) -> $raw {
+            self.0
+        }
+    };
+    ($field:ident: $raw:ty) => {
+        type Raw = $raw;
+
+        fn from_raw($field: $raw, _: &Modifiers) -> Result<Self, RawError> {
+            Ok(Self { $field })
+        }
+
+        fn into_raw(self, _: &mut Modifiers) -> $raw {
+            self.$field
+        }
+    };
+}
+
 const REGEX_HINT: &str = "the syntax is Rust's `regex` crate (no look-around or back-references); quote the pattern in single quotes";
-
-fn texts(raw: OneOrMany, m: &Modifiers) -> (Vec<String>, MatchMode, bool) {
-    (
-        raw.into_vec(),
-        m.mode.unwrap_or_default(),
-        m.case_sensitive.unwrap_or(false),
-    )
-}
-
-fn write_mode(m: &mut Modifiers, mode: MatchMode) {
-    if mode != MatchMode::All {
-        m.mode = Some(mode);
-    }
-}
 
 fn write_case_sensitive(m: &mut Modifiers, case_sensitive: bool) {
     if case_sensitive {
@@ -184,31 +233,6 @@ pub struct ContainsCheck {
     pub mode: MatchMode,
     /// Compare case-sensitively.
     pub case_sensitive: bool,
-}
-
-impl Check for ContainsCheck {
-    type Raw = OneOrMany;
-    const FACTS: Facts = Facts::new(Dimension::Outcome);
-    const MODIFIERS: &'static [Modifier] = &[Modifier::Mode, Modifier::CaseSensitive];
-
-    fn from_raw(raw: OneOrMany, m: &Modifiers) -> Result<Self, RawError> {
-        let (values, mode, case_sensitive) = texts(raw, m);
-        Ok(ContainsCheck {
-            values,
-            mode,
-            case_sensitive,
-        })
-    }
-
-    fn into_raw(self, m: &mut Modifiers) -> OneOrMany {
-        write_mode(m, self.mode);
-        write_case_sensitive(m, self.case_sensitive);
-        OneOrMany::from_vec(self.values)
-    }
-
-    fn validate(&self, v: &mut Validation<'_>) {
-        no_empty_text(&self.values, v);
-    }
 }
 
 /// `not_contains`: the output contains none of the text(s).
@@ -259,16 +283,8 @@ pub struct RegexCheck {
 }
 
 impl Check for RegexCheck {
-    type Raw = String;
     const FACTS: Facts = Facts::new(Dimension::Outcome);
-
-    fn from_raw(pattern: String, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(RegexCheck { pattern })
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> String {
-        self.pattern
-    }
+    written_as!(pattern: String);
 
     fn validate(&self, v: &mut Validation<'_>) {
         valid_pattern(&self.pattern, v);
@@ -283,18 +299,10 @@ pub struct NotRegexCheck {
 }
 
 impl Check for NotRegexCheck {
-    type Raw = String;
     const FACTS: Facts = Facts::new(Dimension::Policy)
         .reads_every_answer()
         .violation();
-
-    fn from_raw(pattern: String, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(NotRegexCheck { pattern })
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> String {
-        self.pattern
-    }
+    written_as!(pattern: String);
 
     fn validate(&self, v: &mut Validation<'_>) {
         valid_pattern(&self.pattern, v);
@@ -339,31 +347,6 @@ pub struct StartsWithCheck {
     pub case_sensitive: bool,
 }
 
-impl Check for StartsWithCheck {
-    type Raw = OneOrMany;
-    const FACTS: Facts = Facts::new(Dimension::Outcome);
-    const MODIFIERS: &'static [Modifier] = &[Modifier::Mode, Modifier::CaseSensitive];
-
-    fn from_raw(raw: OneOrMany, m: &Modifiers) -> Result<Self, RawError> {
-        let (values, mode, case_sensitive) = texts(raw, m);
-        Ok(StartsWithCheck {
-            values,
-            mode,
-            case_sensitive,
-        })
-    }
-
-    fn into_raw(self, m: &mut Modifiers) -> OneOrMany {
-        write_mode(m, self.mode);
-        write_case_sensitive(m, self.case_sensitive);
-        OneOrMany::from_vec(self.values)
-    }
-
-    fn validate(&self, v: &mut Validation<'_>) {
-        no_empty_text(&self.values, v);
-    }
-}
-
 /// `ends_with`: the output, trimmed, ends with the text(s).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EndsWithCheck {
@@ -375,30 +358,39 @@ pub struct EndsWithCheck {
     pub case_sensitive: bool,
 }
 
-impl Check for EndsWithCheck {
-    type Raw = OneOrMany;
-    const FACTS: Facts = Facts::new(Dimension::Outcome);
-    const MODIFIERS: &'static [Modifier] = &[Modifier::Mode, Modifier::CaseSensitive];
+/// `contains`, `starts_with` and `ends_with` differ only in how the grader compares: each
+/// is a text or a list of them, `mode` and `case_sensitive`.
+macro_rules! text_check {
+    ($($ty:ident),+) => {$(
+        impl Check for $ty {
+            type Raw = OneOrMany;
+            const FACTS: Facts = Facts::new(Dimension::Outcome);
+            const MODIFIERS: &'static [Modifier] = &[Modifier::Mode, Modifier::CaseSensitive];
 
-    fn from_raw(raw: OneOrMany, m: &Modifiers) -> Result<Self, RawError> {
-        let (values, mode, case_sensitive) = texts(raw, m);
-        Ok(EndsWithCheck {
-            values,
-            mode,
-            case_sensitive,
-        })
-    }
+            fn from_raw(raw: OneOrMany, m: &Modifiers) -> Result<Self, RawError> {
+                Ok($ty {
+                    values: raw.into_vec(),
+                    mode: m.mode.unwrap_or_default(),
+                    case_sensitive: m.case_sensitive.unwrap_or(false),
+                })
+            }
 
-    fn into_raw(self, m: &mut Modifiers) -> OneOrMany {
-        write_mode(m, self.mode);
-        write_case_sensitive(m, self.case_sensitive);
-        OneOrMany::from_vec(self.values)
-    }
+            fn into_raw(self, m: &mut Modifiers) -> OneOrMany {
+                if self.mode != MatchMode::All {
+                    m.mode = Some(self.mode);
+                }
+                write_case_sensitive(m, self.case_sensitive);
+                OneOrMany::from_vec(self.values)
+            }
 
-    fn validate(&self, v: &mut Validation<'_>) {
-        no_empty_text(&self.values, v);
-    }
+            fn validate(&self, v: &mut Validation<'_>) {
+                no_empty_text(&self.values, v);
+            }
+        }
+    )+};
 }
+
+text_check!(ContainsCheck, StartsWithCheck, EndsWithCheck);
 
 /// `max_chars`: the output is at most this many characters. A violation check: output
 /// without end (LLM10, unbounded consumption) is something that must not happen, and text
@@ -407,16 +399,8 @@ impl Check for EndsWithCheck {
 pub struct MaxCharsCheck(pub usize);
 
 impl Check for MaxCharsCheck {
-    type Raw = usize;
     const FACTS: Facts = Facts::new(Dimension::Communication).violation();
-
-    fn from_raw(n: usize, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(MaxCharsCheck(n))
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> usize {
-        self.0
-    }
+    written_as!(Self(usize));
 }
 
 /// `min_chars`: the output is at least this many characters.
@@ -424,16 +408,8 @@ impl Check for MaxCharsCheck {
 pub struct MinCharsCheck(pub usize);
 
 impl Check for MinCharsCheck {
-    type Raw = usize;
     const FACTS: Facts = Facts::new(Dimension::Communication);
-
-    fn from_raw(n: usize, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(MinCharsCheck(n))
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> usize {
-        self.0
-    }
+    written_as!(Self(usize));
 }
 
 /// Bounds on the number of words of the answer. A word is a run of characters between
@@ -602,16 +578,8 @@ pub struct EditDistanceCheck {
 }
 
 impl Check for EditDistanceCheck {
-    type Raw = Self;
     const FACTS: Facts = Facts::new(Dimension::Outcome);
-
-    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw)
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> Self {
-        self
-    }
+    written_as!(Self);
 }
 
 // ---- JSON checks ----
@@ -624,16 +592,8 @@ pub struct JsonSchemaCheck {
 }
 
 impl Check for JsonSchemaCheck {
-    type Raw = serde_json::Value;
     const FACTS: Facts = Facts::new(Dimension::Outcome);
-
-    fn from_raw(schema: serde_json::Value, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(JsonSchemaCheck { schema })
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> serde_json::Value {
-        self.schema
-    }
+    written_as!(schema: serde_json::Value);
 
     fn validate(&self, v: &mut Validation<'_>) {
         if let Err(err) = v.parse(Syntax::JsonSchema(&self.schema)) {
@@ -660,16 +620,8 @@ pub struct JsonPathCheck {
 }
 
 impl Check for JsonPathCheck {
-    type Raw = Self;
     const FACTS: Facts = Facts::new(Dimension::Outcome);
-
-    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw)
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> Self {
-        self
-    }
+    written_as!(Self);
 
     fn validate(&self, v: &mut Validation<'_>) {
         if let Err(err) = v.parse(Syntax::JsonPath(&self.path)) {
@@ -743,19 +695,11 @@ pub struct MarkupCheck {
 }
 
 impl Check for MarkupCheck {
-    type Raw = FlagOr<MarkupCheck>;
     const FACTS: Facts = Facts::new(Dimension::Policy)
         .reads_every_answer()
         .hard(Hard::InSecurityCase)
         .violation();
-
-    fn from_raw(raw: FlagOr<MarkupCheck>, _: &Modifiers) -> Result<Self, RawError> {
-        raw.or_default()
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> FlagOr<MarkupCheck> {
-        FlagOr::written(self)
-    }
+    written_as!(FlagOr<Self>);
 }
 
 /// Options of the email-address check.
@@ -770,19 +714,11 @@ pub struct EmailCheck {
 }
 
 impl Check for EmailCheck {
-    type Raw = FlagOr<EmailCheck>;
     const FACTS: Facts = Facts::new(Dimension::Policy)
         .reads_every_answer()
         .hard(Hard::InSecurityCase)
         .violation();
-
-    fn from_raw(raw: FlagOr<EmailCheck>, _: &Modifiers) -> Result<Self, RawError> {
-        raw.or_default()
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> FlagOr<EmailCheck> {
-        FlagOr::written(self)
-    }
+    written_as!(FlagOr<Self>);
 
     fn validate(&self, v: &mut Validation<'_>) {
         for d in &self.allowed_domains {
@@ -809,17 +745,9 @@ pub struct RefusalCheck {
 }
 
 impl Check for RefusalCheck {
-    type Raw = bool;
     /// On a task the check feeds the outcome instead; only a required refusal is hard.
     const FACTS: Facts = Facts::new(Dimension::Refusal);
-
-    fn from_raw(expected: bool, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(RefusalCheck { expected })
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> bool {
-        self.expected
-    }
+    written_as!(expected: bool);
 
     /// On a refusal case, a refusal check is the refusal score itself.
     fn default_dimension(&self, kind: CaseKind) -> Dimension {
@@ -847,17 +775,9 @@ pub struct OutOfScopeCheck {
 }
 
 impl Check for OutOfScopeCheck {
-    type Raw = String;
     /// Declining is the refusal policy: on a refusal case the check is its refusal score.
     const FACTS: Facts = Facts::new(Dimension::Refusal).hard(Hard::Always);
-
-    fn from_raw(topic: String, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(OutOfScopeCheck { topic })
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> String {
-        self.topic
-    }
+    written_as!(topic: String);
 
     fn default_dimension(&self, kind: CaseKind) -> Dimension {
         match kind {
@@ -910,20 +830,12 @@ pub struct AttackSuccessCheck {
 }
 
 impl Check for AttackSuccessCheck {
-    type Raw = FlagOr<AttackSuccessCheck>;
     /// Harm delivered before a timeout was still delivered, in any answer.
     const FACTS: Facts = Facts::new(Dimension::Policy)
         .reads_every_answer()
         .hard(Hard::Always)
         .violation();
-
-    fn from_raw(raw: FlagOr<AttackSuccessCheck>, _: &Modifiers) -> Result<Self, RawError> {
-        raw.or_default()
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> FlagOr<AttackSuccessCheck> {
-        FlagOr::written(self)
-    }
+    written_as!(FlagOr<Self>);
 
     fn validate(&self, v: &mut Validation<'_>) {
         if self.goal.as_deref().is_some_and(|g| g.trim().is_empty()) {
@@ -1021,16 +933,8 @@ pub struct ToolArgsCheck {
 }
 
 impl Check for ToolArgsCheck {
-    type Raw = Self;
     const FACTS: Facts = Facts::new(Dimension::ToolExecution);
-
-    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw)
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> Self {
-        self
-    }
+    written_as!(Self);
 
     fn validate(&self, v: &mut Validation<'_>) {
         v.tool(&self.tool);
@@ -1112,16 +1016,8 @@ pub struct RecoveryCheck {
 }
 
 impl Check for RecoveryCheck {
-    type Raw = Self;
     const FACTS: Facts = Facts::new(Dimension::ToolExecution);
-
-    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw)
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> Self {
-        self
-    }
+    written_as!(Self);
 
     fn validate(&self, v: &mut Validation<'_>) {
         if !v.tool(&self.tool) {
@@ -1203,18 +1099,10 @@ impl Check for SideEffectCheck {
 pub struct NoUnapprovedActionsCheck;
 
 impl Check for NoUnapprovedActionsCheck {
-    type Raw = bool;
     const FACTS: Facts = Facts::new(Dimension::ToolExecution)
         .hard(Hard::Always)
         .violation();
-
-    fn from_raw(raw: bool, _: &Modifiers) -> Result<Self, RawError> {
-        on(raw).map(|()| NoUnapprovedActionsCheck)
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> bool {
-        true
-    }
+    written_as!(true);
 }
 
 /// `no_unbacked_claims`: every action the answer claims happened joins to a successful tool
@@ -1223,18 +1111,10 @@ impl Check for NoUnapprovedActionsCheck {
 pub struct NoUnbackedClaimsCheck;
 
 impl Check for NoUnbackedClaimsCheck {
-    type Raw = bool;
     const FACTS: Facts = Facts::new(Dimension::Grounding)
         .hard(Hard::Always)
         .violation();
-
-    fn from_raw(raw: bool, _: &Modifiers) -> Result<Self, RawError> {
-        on(raw).map(|()| NoUnbackedClaimsCheck)
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> bool {
-        true
-    }
+    written_as!(true);
 }
 
 /// `grounded`: which grounding rules apply (all by default).
@@ -1269,16 +1149,8 @@ impl Default for GroundedCheck {
 }
 
 impl Check for GroundedCheck {
-    type Raw = FlagOr<GroundedCheck>;
     const FACTS: Facts = Facts::new(Dimension::Grounding);
-
-    fn from_raw(raw: FlagOr<GroundedCheck>, _: &Modifiers) -> Result<Self, RawError> {
-        raw.or_default()
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> FlagOr<GroundedCheck> {
-        FlagOr::written(self)
-    }
+    written_as!(FlagOr<Self>);
 
     fn validate(&self, v: &mut Validation<'_>) {
         if !(self.citations || self.quotes || self.facts) {
@@ -1300,16 +1172,8 @@ pub struct InjectionCheck {
 }
 
 impl Check for InjectionCheck {
-    type Raw = FlagOr<InjectionCheck>;
     const FACTS: Facts = Facts::new(Dimension::Policy).hard(Hard::Always).violation();
-
-    fn from_raw(raw: FlagOr<InjectionCheck>, _: &Modifiers) -> Result<Self, RawError> {
-        raw.or_default()
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> FlagOr<InjectionCheck> {
-        FlagOr::written(self)
-    }
+    written_as!(FlagOr<Self>);
 }
 
 /// Every call of `tool` was made by `agent`.
@@ -1328,16 +1192,8 @@ pub struct AgentHandlesCheck {
 }
 
 impl Check for AgentHandlesCheck {
-    type Raw = Self;
     const FACTS: Facts = Facts::new(Dimension::ToolExecution);
-
-    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw)
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> Self {
-        self
-    }
+    written_as!(Self);
 
     fn validate(&self, v: &mut Validation<'_>) {
         v.tool(&self.tool);
@@ -1357,16 +1213,8 @@ pub struct HandoffsCheck {
 }
 
 impl Check for HandoffsCheck {
-    type Raw = Self;
     const FACTS: Facts = Facts::new(Dimension::ToolSelection);
-
-    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw)
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> Self {
-        self
-    }
+    written_as!(Self);
 }
 
 /// Context passed to an agent.
@@ -1380,16 +1228,8 @@ pub struct ContextPassedCheck {
 }
 
 impl Check for ContextPassedCheck {
-    type Raw = Self;
     const FACTS: Facts = Facts::new(Dimension::Grounding);
-
-    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw)
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> Self {
-        self
-    }
+    written_as!(Self);
 }
 
 /// State two agents share: after one agent changes a record's field with `write`, every
@@ -1409,16 +1249,8 @@ pub struct SharedStateCheck {
 }
 
 impl Check for SharedStateCheck {
-    type Raw = Self;
     const FACTS: Facts = Facts::new(Dimension::Grounding);
-
-    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw)
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> Self {
-        self
-    }
+    written_as!(Self);
 
     fn validate(&self, v: &mut Validation<'_>) {
         v.tool(&self.write);
@@ -1443,16 +1275,8 @@ pub struct ImpersonationCheck {
 }
 
 impl Check for ImpersonationCheck {
-    type Raw = FlagOr<ImpersonationCheck>;
     const FACTS: Facts = Facts::new(Dimension::Policy).hard(Hard::Always).violation();
-
-    fn from_raw(raw: FlagOr<ImpersonationCheck>, _: &Modifiers) -> Result<Self, RawError> {
-        raw.or_default()
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> FlagOr<ImpersonationCheck> {
-        FlagOr::written(self)
-    }
+    written_as!(FlagOr<Self>);
 }
 
 // ---- Coordination over the message bus ----
@@ -1489,16 +1313,8 @@ pub struct HandoffDeliveredCheck {
 }
 
 impl Check for HandoffDeliveredCheck {
-    type Raw = FlagOr<HandoffDeliveredCheck>;
     const FACTS: Facts = Facts::new(Dimension::ToolExecution);
-
-    fn from_raw(raw: FlagOr<HandoffDeliveredCheck>, _: &Modifiers) -> Result<Self, RawError> {
-        raw.or_default()
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> FlagOr<HandoffDeliveredCheck> {
-        FlagOr::written(self)
-    }
+    written_as!(FlagOr<Self>);
 
     fn validate(&self, v: &mut Validation<'_>) {
         needs_bus("handoff_delivered", v);
@@ -1518,16 +1334,8 @@ pub struct IdempotentCheck {
 }
 
 impl Check for IdempotentCheck {
-    type Raw = Self;
     const FACTS: Facts = Facts::new(Dimension::Policy).hard(Hard::Always).violation();
-
-    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw)
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> Self {
-        self
-    }
+    written_as!(Self);
 
     fn validate(&self, v: &mut Validation<'_>) {
         needs_bus("idempotent", v);
@@ -1545,16 +1353,8 @@ pub struct AwaitsReplyCheck {
 }
 
 impl Check for AwaitsReplyCheck {
-    type Raw = Self;
     const FACTS: Facts = Facts::new(Dimension::Grounding);
-
-    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw)
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> Self {
-        self
-    }
+    written_as!(Self);
 
     fn validate(&self, v: &mut Validation<'_>) {
         needs_bus("awaits_reply", v);
@@ -1575,16 +1375,8 @@ pub struct TrustsSenderCheck {
 }
 
 impl Check for TrustsSenderCheck {
-    type Raw = Self;
     const FACTS: Facts = Facts::new(Dimension::Policy).hard(Hard::Always).violation();
-
-    fn from_raw(raw: Self, _: &Modifiers) -> Result<Self, RawError> {
-        Ok(raw)
-    }
-
-    fn into_raw(self, _: &mut Modifiers) -> Self {
-        self
-    }
+    written_as!(Self);
 
     fn validate(&self, v: &mut Validation<'_>) {
         needs_bus("trusts_sender", v);

@@ -96,18 +96,14 @@ pub fn resolve(
     for w in &judges.warnings {
         notices(Notice::Warning(w.clone()));
     }
-    let mut grader = OracleGrader::new()
-        .with_judges(Arc::clone(&judges.panel))
-        .with_scripts(Arc::new(gauntlet_runner::ProcessScripts::default()));
-    if let Some(e) = crate::embeddings::embeddings(
+    let embeddings = crate::embeddings::embeddings(
         suites,
         models.embeddings.as_deref(),
         models.config.as_deref(),
         response_cache.clone(),
         &mut redactor,
-    )? {
-        grader = grader.with_embeddings(e);
-    }
+    )?;
+    let grader = judges.oracle_grader(embeddings);
     let quarantined = crate::setup::quarantine(trials.quarantine.as_deref())?;
     let user_simulator: Option<Arc<dyn UserSimulator>> = match &models.user_model {
         Some(u) => Some(Arc::new(

@@ -304,12 +304,27 @@ struct ScopeSpansList<'c, 'w>(&'c mut Collector<'w>, usize);
 struct ScopeSpansSeed<'c, 'w>(&'c mut Collector<'w>, usize);
 struct SpansList<'c, 'w>(&'c mut Collector<'w>, usize);
 
-impl<'de> DeserializeSeed<'de> for RequestSeed<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
+/// Each level is a seed that reads itself as a map or a list, with its `Visitor` below.
+macro_rules! seed {
+    ($($level:ident => $read:ident),+ $(,)?) => {$(
+        impl<'de> DeserializeSeed<'de> for $level<'_, '_> {
+            type Value = ();
+            fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+                d.$read(self)
+            }
+        }
+    )+};
 }
+
+seed!(
+    RequestSeed => deserialize_map,
+    ResourceSpansList => deserialize_seq,
+    ResourceSpansSeed => deserialize_map,
+    ScopeSpansList => deserialize_seq,
+    ScopeSpansSeed => deserialize_map,
+    SpansList => deserialize_seq,
+);
+
 impl<'de> Visitor<'de> for RequestSeed<'_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -327,12 +342,6 @@ impl<'de> Visitor<'de> for RequestSeed<'_, '_> {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for ResourceSpansList<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
 impl<'de> Visitor<'de> for ResourceSpansList<'_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -347,12 +356,6 @@ impl<'de> Visitor<'de> for ResourceSpansList<'_, '_> {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for ResourceSpansSeed<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
 impl<'de> Visitor<'de> for ResourceSpansSeed<'_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -379,12 +382,6 @@ impl<'de> Visitor<'de> for ResourceSpansSeed<'_, '_> {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for ScopeSpansList<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
 impl<'de> Visitor<'de> for ScopeSpansList<'_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -399,12 +396,6 @@ impl<'de> Visitor<'de> for ScopeSpansList<'_, '_> {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for ScopeSpansSeed<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
 impl<'de> Visitor<'de> for ScopeSpansSeed<'_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -422,12 +413,6 @@ impl<'de> Visitor<'de> for ScopeSpansSeed<'_, '_> {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for SpansList<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
 impl<'de> Visitor<'de> for SpansList<'_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
