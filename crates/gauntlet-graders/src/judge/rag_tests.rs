@@ -7,9 +7,7 @@ use std::sync::Arc;
 
 use gauntlet_core::calibration::{CalibrationRecord, Triage};
 use gauntlet_core::expect::{Expect, Oracle};
-use gauntlet_core::grader::GradeContext;
 use gauntlet_core::judges::{JudgeDef, JudgeForm, JudgeScale, builtin_template};
-use gauntlet_core::result::Outcome;
 use gauntlet_core::suite::Case;
 use gauntlet_core::trace::{Trace, TurnRecord};
 use gauntlet_core::verdict::{Dimension, Verdict};
@@ -75,15 +73,7 @@ fn grade(panel: &JudgePanel, case: &Case) -> (Verdict, Trace) {
         }],
         ..Trace::default()
     };
-    let ctx = GradeContext {
-        case,
-        trace: &trace,
-        outcome: Outcome::Completed,
-        canary: None,
-        tools: &[],
-        suite_dir: None,
-        system_prompt: None,
-    };
+    let ctx = super::tests::completed(case, &trace);
     let e: &Expect = &case.expect[1];
     let Oracle::Judge(spec) = &e.oracle else {
         unreachable!()

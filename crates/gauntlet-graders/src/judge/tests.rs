@@ -102,15 +102,7 @@ fn grade(panel: &JudgePanel, case: &Case) -> (Verdict, TrialResult) {
         }],
         ..Trace::default()
     };
-    let ctx = GradeContext {
-        case,
-        trace: &trace,
-        outcome: Outcome::Completed,
-        canary: None,
-        tools: &[],
-        suite_dir: None,
-        system_prompt: None,
-    };
+    let ctx = completed(case, &trace);
     let e: &Expect = &case.expect[1];
     let Oracle::Judge(spec) = &e.oracle else {
         unreachable!()
@@ -703,15 +695,7 @@ fn over_a_tree_a_judge_reads_each_reply_on_its_own_and_stops_at_the_first_it_fai
             turns: answers.iter().map(|a| turn(a)).collect(),
             ..Trace::default()
         };
-        let ctx = GradeContext {
-            case: &c,
-            trace: &trace,
-            outcome: Outcome::Completed,
-            canary: None,
-            tools: &[],
-            suite_dir: None,
-            system_prompt: None,
-        };
+        let ctx = completed(&c, &trace);
         let e = &c.expect[1];
         let Oracle::Judge(s) = &e.oracle else {
             unreachable!()
@@ -785,15 +769,7 @@ fn the_calls_reserved_for_a_reply_are_the_calls_grading_it_makes() {
         }],
         ..Trace::default()
     };
-    let ctx = GradeContext {
-        case: &c,
-        trace: &trace,
-        outcome: Outcome::Completed,
-        canary: None,
-        tools: &[],
-        suite_dir: None,
-        system_prompt: None,
-    };
+    let ctx = completed(&c, &trace);
     let mut reserved = Vec::new();
     for e in &c.expect[1..] {
         let Oracle::Judge(spec) = &e.oracle else {
@@ -812,4 +788,17 @@ fn the_calls_reserved_for_a_reply_are_the_calls_grading_it_makes() {
     assert_eq!(reserved, [2, 1, 0, 0, 1]);
     let grader = crate::OracleGrader::new().with_judges(Arc::new(p));
     assert_eq!(grader.judge_calls_per_exchange(&c), 4);
+}
+
+/// The context of a completed trial of `case` over `trace`, with nothing else set.
+pub(super) fn completed<'a>(case: &'a Case, trace: &'a Trace) -> GradeContext<'a> {
+    GradeContext {
+        case,
+        trace,
+        outcome: Outcome::Completed,
+        canary: None,
+        tools: &[],
+        suite_dir: None,
+        system_prompt: None,
+    }
 }
