@@ -358,6 +358,8 @@ fn case_value(d: &Draft, id: &str) -> Value {
     match &d.layout {
         Layout::Input { task } => {
             o.insert("input".into(), json!(format!("{task} {}", d.attack)));
+            // Converters change the attack, never the legitimate task it hides in.
+            o.insert("attack".into(), json!({ "in": "user", "span": d.attack }));
         }
         Layout::Turns { task } => {
             o.insert("turns".into(), json!([task, d.attack]));
