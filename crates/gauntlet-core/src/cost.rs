@@ -327,24 +327,17 @@ impl TrialSpend {
             let model = l.model.as_deref().unwrap_or("(model not reported)");
             s.agent.add_call(prices, model, l.usage, l.cached);
         }
-        // A call that failed in transport got no answer and reported no usage.
-        s.add_judge_calls(prices, &trace.judge);
+        // A call that failed in transport got no answer and reported no usage. The judges
+        // that scored each exchange of an attacker loop or a crescendo, and each reply of a
+        // tree while it grew, are calls like any other.
+        s.add_judge_calls(prices, trace.all_judge_calls());
         for e in &trace.strategy {
-            match e {
-                crate::trace::StrategyEvent::HelperCall(c) => {
-                    let model = c.model.as_deref().unwrap_or("(model not reported)");
-                    s.helpers
-                        .entry(c.role.as_str().to_owned())
-                        .or_default()
-                        .add_call(prices, model, c.usage, c.cached);
-                }
-                // The judges score each exchange of an attacker loop or a crescendo, and each
-                // reply of a tree while it grows: calls like any other.
-                crate::trace::StrategyEvent::Score(t) => s.add_judge_calls(prices, &t.judge),
-                crate::trace::StrategyEvent::TreeNode(n) => {
-                    s.add_judge_calls(prices, &n.judge_calls);
-                }
-                _ => {}
+            if let crate::trace::StrategyEvent::HelperCall(c) = e {
+                let model = c.model.as_deref().unwrap_or("(model not reported)");
+                s.helpers
+                    .entry(c.role.as_str().to_owned())
+                    .or_default()
+                    .add_call(prices, model, c.usage, c.cached);
             }
         }
         s
@@ -352,7 +345,11 @@ impl TrialSpend {
 
     /// Adds judge calls, each under its check, priced by the model its answer reported, else
     /// the model asked for.
-    fn add_judge_calls(&mut self, prices: &PriceTable, calls: &[crate::trace::JudgeSpan]) {
+    fn add_judge_calls<'t>(
+        &mut self,
+        prices: &PriceTable,
+        calls: impl Iterator<Item = &'t crate::trace::JudgeSpan>,
+    ) {
         for j in calls {
             let model = j.model.as_deref().unwrap_or(&j.configured_model);
             self.judges

@@ -499,9 +499,10 @@ pub struct JudgeTally {
 }
 
 impl JudgeTally {
-    /// Adds one trial's judge calls and verdicts.
+    /// Adds one trial's judge calls (those a strategy made while it ran included, as its
+    /// spend counts them) and verdicts.
     pub fn add(&mut self, t: &crate::result::TrialResult) {
-        for s in &t.trace.judge {
+        for s in t.trace.all_judge_calls() {
             self.calls += 1;
             self.cached += usize::from(s.cached);
             self.errors += usize::from(s.error.is_some());
@@ -991,6 +992,47 @@ mod tests {
 
     fn outcome(r: &CaseResult) -> SecurityOutcome {
         r.security.expect("a security case has an outcome")
+    }
+
+    /// The judge tally counts the calls a strategy's judges made while it ran (scoring each
+    /// exchange, each reply of a tree) with the final grading's, as the trial's spend does.
+    #[test]
+    fn the_judge_tally_counts_every_judge_call_the_spend_counts() {
+        use crate::trace::{JudgeSpan, StrategyEvent, TreeNode, TurnScore};
+        let span = |cached| JudgeSpan {
+            check: "jq".into(),
+            configured_model: "gpt-4o".into(),
+            cached,
+            ..Default::default()
+        };
+        let trace = Trace {
+            strategy: vec![
+                StrategyEvent::Score(TurnScore {
+                    turn: 0,
+                    reached: false,
+                    refused: false,
+                    failed: Vec::new(),
+                    not_assessed: Vec::new(),
+                    judge: vec![span(false), span(true)],
+                }),
+                StrategyEvent::TreeNode(TreeNode {
+                    id: 1,
+                    judge_calls: vec![span(false)],
+                    ..Default::default()
+                }),
+            ],
+            ..Trace::default()
+        };
+        let case: Case =
+            serde_json::from_value(serde_json::json!({"id": "c", "input": "x"})).expect("case");
+        let mut trial = TrialResult::new(&case, 0, Outcome::Completed, trace, Vec::new(), None, 1);
+        // The final grading's call (a trial takes them from its verdicts).
+        trial.trace.judge = vec![span(false)];
+        let mut tally = JudgeTally::default();
+        tally.add(&trial);
+        assert_eq!((tally.calls, tally.cached), (4, 1));
+        let spent = crate::cost::TrialSpend::of(&trial.trace, &crate::cost::PriceTable::builtin());
+        assert_eq!(spent.judge_total().calls + spent.judge_total().cached, 4);
     }
 
     #[test]

@@ -603,6 +603,18 @@ impl Trace {
             _ => None,
         })
     }
+
+    /// Every judge call of the trial: the final grading's, then those a strategy made while
+    /// it ran (scoring each exchange of an attacker loop or a crescendo, each reply of a
+    /// tree), in order.
+    pub fn all_judge_calls(&self) -> impl Iterator<Item = &JudgeSpan> {
+        let during = self.strategy.iter().flat_map(|e| match e {
+            StrategyEvent::Score(t) => t.judge.as_slice(),
+            StrategyEvent::TreeNode(n) => n.judge_calls.as_slice(),
+            _ => &[],
+        });
+        self.judge.iter().chain(during)
+    }
 }
 
 /// The turns a trace's spans imply, borrowed: a turn starts at each model call whose last
