@@ -73,6 +73,10 @@ pub fn load_all(
     Ok(suites)
 }
 
+/// What `redteam --suite PATH` calls the suite it aims at PATH's tools when it writes no file
+/// of it (`--emit`): `PATH (redteam)`, which `promote` recognises.
+pub const RETARGETED_SUFFIX: &str = " (redteam)";
+
 /// The built-in red team aimed at a suite's own tools (`redteam --suite`): what runs, and the
 /// plan that says which case went where and which were skipped.
 #[derive(Debug, Clone)]

@@ -476,10 +476,10 @@ fn retargeted(
     origin: &mut Origin,
 ) -> Result<Vec<LoadedSuite>, CliError> {
     let given = path.display().to_string();
-    let shown = args
-        .emit
-        .as_ref()
-        .map_or_else(|| format!("{given} (redteam)"), |p| p.display().to_string());
+    let shown = args.emit.as_ref().map_or_else(
+        || format!("{given}{}", gauntlet_engine::setup::RETARGETED_SUFFIX),
+        |p| p.display().to_string(),
+    );
     let run = gauntlet_engine::setup::load_retargeted(
         &given,
         &shown,

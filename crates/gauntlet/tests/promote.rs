@@ -417,6 +417,73 @@ fn a_red_team_run_with_its_own_canary_and_prompt_writes_neither_in_clear() {
     assert_eq!(caught(d, "again", &format!("{finding}-regression")), before);
 }
 
+/// `redteam --suite` runs the corpus aimed at a suite's own tools, a suite that is no file
+/// unless `--emit` writes one (as JSON): a finding of either run is promoted into a suite
+/// file of its own that fails the vulnerable persona the same way and passes the safe one.
+#[test]
+fn a_finding_of_the_red_team_aimed_at_a_suites_tools_is_promoted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    copy_dir(&examples().join("redteam-own-tools"), &d.join("own"));
+    let finding = "asi01-tool-output-exfiltration";
+    for (emit, written) in [
+        (None, "notes-assistant-redteam.regressions.yaml"),
+        (Some("rt.yaml"), "rt.regressions.yaml"),
+    ] {
+        let mut args = vec![
+            "redteam",
+            "--suite",
+            "own/suite.yaml",
+            "-t",
+            "fake:vulnerable",
+        ];
+        args.extend(["-f", "tag:retargeted", "--out", "out", "-q"]);
+        if let Some(file) = emit {
+            args.extend(["--emit", file]);
+        }
+        let o = run(&args, d);
+        assert_eq!(code(&o), 1, "{}", text(&o));
+        let id = run_id(d);
+        let before = caught(d, "out", finding);
+        assert!(!before.is_empty());
+        let o = run(&["promote", &id, finding], d);
+        assert_eq!(code(&o), 0, "{}", text(&o));
+        assert!(
+            text(&o).contains(&format!("to a new suite {written}")),
+            "{}",
+            text(&o)
+        );
+        let o = run(&["validate", written], d);
+        assert_eq!(code(&o), 0, "{}", text(&o));
+        let o = run(
+            &[
+                "run",
+                written,
+                "-t",
+                "fake:vulnerable",
+                "--out",
+                "again",
+                "-q",
+            ],
+            d,
+        );
+        assert_eq!(code(&o), 1, "{}", text(&o));
+        assert_eq!(
+            caught(d, "again", &format!("{finding}-regression")),
+            before,
+            "{emit:?}: the same checks fail with the same evidence"
+        );
+        let o = run(
+            &["run", written, "-t", "fake:safe", "--out", "safe", "-q"],
+            d,
+        );
+        assert_eq!(code(&o), 0, "{}", text(&o));
+        let yaml = std::fs::read_to_string(d.join(written)).unwrap();
+        assert!(yaml.contains("  name: Scribe"), "{yaml}");
+        assert!(!yaml.contains(&d.display().to_string()), "{yaml}");
+    }
+}
+
 /// A suite with a security case whose benign twin the safe persona fails, and a case
 /// streamed from a JSON lines include.
 const TWINS: &str = "suite: twins

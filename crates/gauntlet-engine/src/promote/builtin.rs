@@ -62,9 +62,15 @@ pub fn header(s: &LoadedSuite, path: &Path, run: &RunInputs) -> Result<String, E
     let text = super::yaml::block(&head).ok_or_else(|| {
         EngineError::plain(format!("failed to write the header of `{}`", s.origin))
     })?;
+    // A suite file is named by its file name: the folder it was run from is nobody else's.
+    let (from, name) = if s.origin.starts_with("builtin:") {
+        ("the built-in suite", s.origin.as_str())
+    } else {
+        let name = Path::new(&s.origin).file_name().and_then(|n| n.to_str());
+        ("the suite", name.unwrap_or(&s.origin))
+    };
     Ok(format!(
-        "# Regressions from runs of the built-in suite `{}`: its app as a suite file declares it.\n{text}",
-        s.origin
+        "# Regressions from runs of {from} `{name}`: its app as a suite file declares it.\n{text}"
     ))
 }
 

@@ -168,8 +168,8 @@ fn from_run(
                 "promote a case a check caught (FAIL, or a failed check in a passing case)",
             )
         })?;
-    let manifest = store.manifest(&id).map_err(store_err)?;
-    let inv = manifest.invocation.ok_or_else(|| {
+    let mut manifest = store.manifest(&id).map_err(store_err)?;
+    let inv = manifest.invocation.take().ok_or_else(|| {
         EngineError::usage(
             format!("run {id} has no recorded invocation"),
             "promote from a run of this version",
@@ -184,7 +184,16 @@ fn from_run(
         None,
         &allowed,
     )?;
-    let (suite, found) = find_case(suites, Some(&result.case.suite), case)?;
+    let found = match find_case(suites, Some(&result.case.suite), case) {
+        // `redteam --suite S` ran the corpus aimed at S's tools, a suite that is no file:
+        // aim it again, as the run did, and look there.
+        Err(_) if manifest.command == "redteam" => {
+            let again = retargeted_again(&manifest, &inv, store.location(), &allowed)?;
+            find_case(again, Some(&result.case.suite), case)
+        }
+        other => other,
+    };
+    let (suite, found) = found?;
     let base = inv.base_dir.as_deref().map(Path::new);
     let run = RunInputs {
         // The run records the canary in force; only one the suite does not write is secret.
@@ -206,6 +215,36 @@ fn from_run(
         from: format!("run {id}"),
         run,
     })
+}
+
+/// The suites a `redteam --suite PATH` run ran without writing them (`--emit`), aimed again
+/// at PATH's tools as the run aimed them: the manifest names each `PATH (redteam)`.
+fn retargeted_again(
+    manifest: &gauntlet_core::event::RunManifest,
+    inv: &gauntlet_core::event::Invocation,
+    store: &gauntlet_store::StoreLocation,
+    allowed: &[PathBuf],
+) -> Result<Vec<LoadedSuite>, EngineError> {
+    let mut out = Vec::new();
+    for shown in &manifest.suites {
+        let Some(given) = shown.path.strip_suffix(crate::setup::RETARGETED_SUFFIX) else {
+            continue;
+        };
+        let at = gauntlet_core::event::Invocation {
+            suites: vec![given.to_owned()],
+            ..inv.clone()
+        };
+        let path = resolve_suite_paths(&at, store)?.remove(0);
+        let r = crate::setup::load_retargeted(
+            &path,
+            &shown.path,
+            inv.canary.as_deref(),
+            None,
+            allowed,
+        )?;
+        out.push(r.loaded);
+    }
+    Ok(out)
 }
 
 /// The case in the suites (of the named suite, when known).
@@ -544,9 +583,17 @@ fn destination(f: &Finding, out: Option<&Path>) -> Result<(PathBuf, String), Eng
                 .map_or("suite".into(), |s| s.to_string_lossy().into_owned());
             original_path.with_file_name(format!("{stem}.regressions.yaml"))
         });
-        return Ok((wanted, read(&original_path)?));
+        let text = read(&original_path)?;
+        // A suite written in flow style (JSON, as `redteam --suite --emit` writes it) has no
+        // block-style header to copy line by line: its settings are written out instead.
+        if !yaml::block_style(&text) {
+            let header = builtin::header(&f.suite, &wanted, &f.run)?;
+            return Ok((wanted, header));
+        }
+        return Ok((wanted, text));
     }
-    if !f.suite.origin.starts_with("builtin:") {
+    let retargeted = f.suite.origin.ends_with(crate::setup::RETARGETED_SUFFIX);
+    if !f.suite.origin.starts_with("builtin:") && !retargeted {
         return Err(EngineError::usage(
             format!(
                 "the suite `{}` is no file to copy the agent's settings from",

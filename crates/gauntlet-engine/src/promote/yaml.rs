@@ -181,6 +181,13 @@ pub fn new_suite(original: &str, name: &str, item: &str) -> String {
     )
 }
 
+/// Whether `text` is a block-style YAML mapping whose top-level `suite:` key starts a line
+/// (what the line-based editing here needs), not a flow-style (JSON) document.
+pub fn block_style(text: &str) -> bool {
+    let lines: Vec<&str> = text.lines().collect();
+    blocks(&lines).iter().any(|b| b.key == "suite")
+}
+
 /// `existing` with a case appended to its `cases:` list, when that can be done by adding
 /// lines at its end: the list is block style and is the file's last top-level key (or the
 /// file has no cases yet). `None` otherwise.
