@@ -159,6 +159,46 @@ pub fn current_dir() -> Option<String> {
         .map(|d| d.display().to_string())
 }
 
+/// The suites a recorded run ran, loaded again: the files its invocation names, or, for a
+/// `redteam --suite PATH` run that wrote no file of its suite (the manifest names it
+/// `PATH (redteam)`), the corpus aimed at PATH's tools again as the run aimed it. Without
+/// that, a re-run, a re-grade or a promotion would take the built-in app's cases for the
+/// suite's.
+pub fn load_recorded(
+    inv: &gauntlet_core::event::Invocation,
+    manifest: &gauntlet_core::event::RunManifest,
+    store: &StoreLocation,
+    select: Option<&Selection>,
+    allowed: &[PathBuf],
+) -> Result<Vec<LoadedSuite>, EngineError> {
+    let aimed: Vec<(&str, &str)> = manifest
+        .suites
+        .iter()
+        .filter_map(|s| Some((s.path.strip_suffix(RETARGETED_SUFFIX)?, s.path.as_str())))
+        .collect();
+    if aimed.is_empty() {
+        return load_all(
+            &resolve_suite_paths(inv, store)?,
+            inv.canary.as_deref(),
+            inv.system_prompt_file.as_deref(),
+            select,
+            allowed,
+        );
+    }
+    aimed
+        .into_iter()
+        .map(|(given, shown)| {
+            let at = gauntlet_core::event::Invocation {
+                suites: vec![given.to_owned()],
+                ..inv.clone()
+            };
+            let path = resolve_suite_paths(&at, store)?.remove(0);
+            let run = load_retargeted(&path, shown, inv.canary.as_deref(), select, allowed)?;
+            Ok(run.loaded)
+        })
+        .collect()
+}
+
 /// The suite files of a recorded invocation, found again from wherever gauntlet runs now: a
 /// relative path is tried against the folder the run started in, then the current folder,
 /// then the project folder that holds an SQLite store (`PROJECT/.gauntlet/runs.db`).

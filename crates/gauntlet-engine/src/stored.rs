@@ -18,7 +18,7 @@ use gauntlet_suite::{Plan, PlanSettings};
 
 use crate::error::{EngineError, Notice, store_err};
 use crate::run::{graded_run_reporters, recorded, report_writers};
-use crate::setup::{load_all, new_run_id, resolve_suite_paths, runtime};
+use crate::setup::{new_run_id, runtime};
 
 /// What `report RUN` wrote.
 pub struct Rewritten {
@@ -105,10 +105,10 @@ pub fn regrade(
             "re-run the suite instead",
         )
     })?;
-    let suites = load_all(
-        &resolve_suite_paths(&inv, store.location())?,
-        inv.canary.as_deref(),
-        inv.system_prompt_file.as_deref(),
+    let suites = crate::setup::load_recorded(
+        &inv,
+        &old,
+        store.location(),
         None,
         &crate::run::resume::allowed_paths(&inv),
     )?;

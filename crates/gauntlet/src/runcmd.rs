@@ -173,20 +173,22 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
     }
     let mut origin = Origin::new("run");
     let mut only = None;
-    let (paths, base_invocation) = match &args.rerun_failed {
+    let (paths, base_invocation, recorded) = match &args.rerun_failed {
         Some(spec) => {
             let mut store = open_store(opts.store.as_deref(), opts.config.as_deref())?;
             let rerun = resume::failed_cases(&mut store, spec)?;
             origin.notes.insert("rerun_failed_from".into(), rerun.run);
             origin.command = rerun.command;
             only = Some(rerun.only);
-            (rerun.paths, Some(rerun.invocation))
+            let recorded = (rerun.manifest, store.location().clone());
+            (rerun.paths, Some(rerun.invocation), Some(recorded))
         }
         None => (
             args.suites
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect(),
+            None,
             None,
         ),
     };
@@ -203,13 +205,24 @@ pub fn run(args: RunArgs) -> Result<i32, CliError> {
     let allow = base_invocation
         .as_ref()
         .map_or_else(|| opts.allow_path.clone(), resume::allowed_paths);
-    let suites = load_all(
-        &paths,
-        canary.as_deref(),
-        spf.as_deref(),
-        Some(&select),
-        &allow,
-    )?;
+    let suites = match (&recorded, &base_invocation) {
+        // The failed cases of a run, from its suites as it had them (a `redteam --suite` run
+        // aimed the corpus at a suite's tools: aimed again, not the built-in app).
+        (Some((manifest, location)), Some(inv)) => {
+            let inv = Invocation {
+                canary: canary.clone(),
+                ..inv.clone()
+            };
+            gauntlet_engine::setup::load_recorded(&inv, manifest, location, Some(&select), &allow)?
+        }
+        _ => load_all(
+            &paths,
+            canary.as_deref(),
+            spf.as_deref(),
+            Some(&select),
+            &allow,
+        )?,
+    };
     check_frameworks(opts, &suites)?;
     let (target, matrix) = match (opts.target.is_empty(), &base_invocation) {
         (true, Some(inv)) => (inv.target.clone(), inv.matrix.clone()),

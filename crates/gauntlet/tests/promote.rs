@@ -418,8 +418,9 @@ fn a_red_team_run_with_its_own_canary_and_prompt_writes_neither_in_clear() {
 }
 
 /// `redteam --suite` runs the corpus aimed at a suite's own tools, a suite that is no file
-/// unless `--emit` writes one (as JSON): a finding of either run is promoted into a suite
-/// file of its own that fails the vulnerable persona the same way and passes the safe one.
+/// unless `--emit` writes one (as JSON): either run's failures re-run against those tools,
+/// and a finding is promoted into a suite file of its own that fails the vulnerable persona
+/// the same way and passes the safe one.
 #[test]
 fn a_finding_of_the_red_team_aimed_at_a_suites_tools_is_promoted() {
     let tmp = tempfile::tempdir().unwrap();
@@ -446,6 +447,10 @@ fn a_finding_of_the_red_team_aimed_at_a_suites_tools_is_promoted() {
         let id = run_id(d);
         let before = caught(d, "out", finding);
         assert!(!before.is_empty());
+        // Its failures re-run against the suite's tools, not the built-in app's.
+        let o = run(&["run", "--rerun-failed", &id, "--out", "rerun", "-q"], d);
+        assert_eq!(code(&o), 1, "{}", text(&o));
+        assert_eq!(caught(d, "rerun", finding), before, "{emit:?}");
         let o = run(&["promote", &id, finding], d);
         assert_eq!(code(&o), 0, "{}", text(&o));
         assert!(

@@ -35,7 +35,7 @@ use gauntlet_suite::{LoadOptions, LoadedSuite, load_str};
 use serde_json::Value;
 
 use crate::error::{EngineError, store_err};
-use crate::setup::{load_all, resolve_suite_paths, runtime};
+use crate::setup::{load_all, runtime};
 
 use builtin::RunInputs;
 
@@ -168,8 +168,8 @@ fn from_run(
                 "promote a case a check caught (FAIL, or a failed check in a passing case)",
             )
         })?;
-    let mut manifest = store.manifest(&id).map_err(store_err)?;
-    let inv = manifest.invocation.take().ok_or_else(|| {
+    let manifest = store.manifest(&id).map_err(store_err)?;
+    let inv = manifest.invocation.clone().ok_or_else(|| {
         EngineError::usage(
             format!("run {id} has no recorded invocation"),
             "promote from a run of this version",
@@ -177,23 +177,8 @@ fn from_run(
     })?;
     let mut allowed = crate::run::resume::allowed_paths(&inv);
     allowed.extend(allow.iter().cloned());
-    let suites = load_all(
-        &resolve_suite_paths(&inv, store.location())?,
-        inv.canary.as_deref(),
-        inv.system_prompt_file.as_deref(),
-        None,
-        &allowed,
-    )?;
-    let found = match find_case(suites, Some(&result.case.suite), case) {
-        // `redteam --suite S` ran the corpus aimed at S's tools, a suite that is no file:
-        // aim it again, as the run did, and look there.
-        Err(_) if manifest.command == "redteam" => {
-            let again = retargeted_again(&manifest, &inv, store.location(), &allowed)?;
-            find_case(again, Some(&result.case.suite), case)
-        }
-        other => other,
-    };
-    let (suite, found) = found?;
+    let suites = crate::setup::load_recorded(&inv, &manifest, store.location(), None, &allowed)?;
+    let (suite, found) = find_case(suites, Some(&result.case.suite), case)?;
     let base = inv.base_dir.as_deref().map(Path::new);
     let run = RunInputs {
         // The run records the canary in force; only one the suite does not write is secret.
@@ -215,36 +200,6 @@ fn from_run(
         from: format!("run {id}"),
         run,
     })
-}
-
-/// The suites a `redteam --suite PATH` run ran without writing them (`--emit`), aimed again
-/// at PATH's tools as the run aimed them: the manifest names each `PATH (redteam)`.
-fn retargeted_again(
-    manifest: &gauntlet_core::event::RunManifest,
-    inv: &gauntlet_core::event::Invocation,
-    store: &gauntlet_store::StoreLocation,
-    allowed: &[PathBuf],
-) -> Result<Vec<LoadedSuite>, EngineError> {
-    let mut out = Vec::new();
-    for shown in &manifest.suites {
-        let Some(given) = shown.path.strip_suffix(crate::setup::RETARGETED_SUFFIX) else {
-            continue;
-        };
-        let at = gauntlet_core::event::Invocation {
-            suites: vec![given.to_owned()],
-            ..inv.clone()
-        };
-        let path = resolve_suite_paths(&at, store)?.remove(0);
-        let r = crate::setup::load_retargeted(
-            &path,
-            &shown.path,
-            inv.canary.as_deref(),
-            None,
-            allowed,
-        )?;
-        out.push(r.loaded);
-    }
-    Ok(out)
 }
 
 /// The case in the suites (of the named suite, when known).

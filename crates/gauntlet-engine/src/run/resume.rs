@@ -15,7 +15,7 @@ use gauntlet_suite::load::LoadedSuite;
 
 use super::{Origin, Resume, selection};
 use crate::error::{EngineError, store_err};
-use crate::setup::{load_all, resolve_suite_paths};
+use crate::setup::load_recorded;
 
 /// A stored run that can go on, with its suites loaded as they were.
 pub struct ResumePoint {
@@ -85,13 +85,7 @@ pub fn recorded_suites(
 ) -> Result<(Vec<LoadedSuite>, Selection), EngineError> {
     let mut select = selection(&inv.filters, inv.shard.as_deref(), None)?;
     select.include_holdout = inv.include_holdout;
-    let suites = load_all(
-        &resolve_suite_paths(inv, store)?,
-        inv.canary.as_deref(),
-        inv.system_prompt_file.as_deref(),
-        Some(&select),
-        &allowed_paths(inv),
-    )?;
+    let suites = load_recorded(inv, manifest, store, Some(&select), &allowed_paths(inv))?;
     if let Some((_, r)) = suites
         .iter()
         .zip(&manifest.suites)
@@ -152,6 +146,9 @@ pub struct Rerun {
     pub invocation: Invocation,
     /// Its suite files, found again from here.
     pub paths: Vec<String>,
+    /// Its manifest, which names a suite `redteam --suite` aimed at a suite's tools without
+    /// writing it ([`crate::setup::load_recorded`] loads such a run's suites again).
+    pub manifest: gauntlet_core::event::RunManifest,
 }
 
 /// The cases of run `spec` that did not pass, and how it was run.
@@ -186,13 +183,14 @@ pub fn failed_cases(store: &mut Store, spec: &str) -> Result<Rerun, EngineError>
             "pass the suite files and --filter the cases instead",
         )
     })?;
-    let paths = resolve_suite_paths(&inv, store.location())?;
+    let paths = crate::setup::resolve_suite_paths(&inv, store.location())?;
     Ok(Rerun {
         command: recorded_command(&manifest),
         run,
         only: failed,
         invocation: inv,
         paths,
+        manifest,
     })
 }
 
