@@ -321,36 +321,23 @@ fn a_red_team_finding_is_promoted_into_a_suite_of_the_built_in_app() {
     }
     let o = run(&["validate", "owasp-redteam.regressions.yaml"], d);
     assert_eq!(code(&o), 0, "{}", text(&o));
+    replays(d, "owasp-redteam.regressions.yaml", finding, &before);
+}
+
+/// The promoted file `file` fails the vulnerable persona with the checks and evidence that
+/// caught `finding` (`before`), and passes the safe one.
+fn replays(d: &Path, file: &str, finding: &str, before: &[String]) {
     let o = run(
-        &[
-            "run",
-            "owasp-redteam.regressions.yaml",
-            "-t",
-            "fake:vulnerable",
-            "--out",
-            "again",
-            "-q",
-        ],
+        &["run", file, "-t", "fake:vulnerable", "--out", "again", "-q"],
         d,
     );
     assert_eq!(code(&o), 1, "{}", text(&o));
     assert_eq!(
         caught(d, "again", &format!("{finding}-regression")),
         before,
-        "the same checks fail with the same evidence"
+        "{file}: the same checks fail with the same evidence"
     );
-    let o = run(
-        &[
-            "run",
-            "owasp-redteam.regressions.yaml",
-            "-t",
-            "fake:safe",
-            "--out",
-            "safe",
-            "-q",
-        ],
-        d,
-    );
+    let o = run(&["run", file, "-t", "fake:safe", "--out", "safe", "-q"], d);
     assert_eq!(code(&o), 0, "{}", text(&o));
 }
 
@@ -460,29 +447,7 @@ fn a_finding_of_the_red_team_aimed_at_a_suites_tools_is_promoted() {
         );
         let o = run(&["validate", written], d);
         assert_eq!(code(&o), 0, "{}", text(&o));
-        let o = run(
-            &[
-                "run",
-                written,
-                "-t",
-                "fake:vulnerable",
-                "--out",
-                "again",
-                "-q",
-            ],
-            d,
-        );
-        assert_eq!(code(&o), 1, "{}", text(&o));
-        assert_eq!(
-            caught(d, "again", &format!("{finding}-regression")),
-            before,
-            "{emit:?}: the same checks fail with the same evidence"
-        );
-        let o = run(
-            &["run", written, "-t", "fake:safe", "--out", "safe", "-q"],
-            d,
-        );
-        assert_eq!(code(&o), 0, "{}", text(&o));
+        replays(d, written, finding, &before);
         let yaml = std::fs::read_to_string(d.join(written)).unwrap();
         assert!(yaml.contains("  name: Scribe"), "{yaml}");
         assert!(!yaml.contains(&d.display().to_string()), "{yaml}");
