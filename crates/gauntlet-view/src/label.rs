@@ -91,25 +91,22 @@ fn references(app: &App, store: &mut Store, run: &str) -> Arc<References> {
         return Arc::clone(r);
     }
     let mut refs = References::new();
-    let loaded = store
-        .manifest(run)
-        .ok()
-        .and_then(|m| m.invocation)
-        .and_then(|inv| {
-            let suites = (app.suites)(&inv, store.location())?;
-            Some(gauntlet_suite::Plan::new(
-                suites,
-                gauntlet_suite::filter::Selection::default(),
-                gauntlet_suite::PlanSettings {
-                    canary: inv.canary.as_deref(),
-                    timeout_ms: inv.timeout_ms,
-                    blocked_is_defended: inv.blocked_is_defended,
-                    converters: &inv.converters,
-                    seed: 0,
-                    strategy: inv.strategy.as_ref(),
-                },
-            ))
-        });
+    let loaded = store.manifest(run).ok().and_then(|manifest| {
+        let inv = manifest.invocation.as_ref()?;
+        let suites = (app.suites)(inv, &manifest, store.location())?;
+        Some(gauntlet_suite::Plan::new(
+            suites,
+            gauntlet_suite::filter::Selection::default(),
+            gauntlet_suite::PlanSettings {
+                canary: inv.canary.as_deref(),
+                timeout_ms: inv.timeout_ms,
+                blocked_is_defended: inv.blocked_is_defended,
+                converters: &inv.converters,
+                seed: 0,
+                strategy: inv.strategy.as_ref(),
+            },
+        ))
+    });
     if let Some(plan) = loaded {
         for planned in plan.all_cases() {
             for e in &planned.case.expect {

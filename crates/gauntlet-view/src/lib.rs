@@ -27,7 +27,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use gauntlet_core::event::Invocation;
+use gauntlet_core::event::{Invocation, RunManifest};
 use gauntlet_report::html::page::{Nav, PageKind, csp};
 use gauntlet_report::html::view::render_message;
 use gauntlet_store::{Store, StoreLocation};
@@ -35,12 +35,14 @@ use gauntlet_suite::LoadedSuite;
 
 use crate::label::{References, RunSamples};
 
-/// Reads the suites a stored run recorded (its invocation, the store it is in), so that the
-/// labelling mode can show each check as the suite writes it; `None` when they cannot be
-/// read any more. Where suites are found and how they load is the caller's (the binary
-/// resolves paths as `regrade` does).
-pub type SuiteLoader =
-    Box<dyn Fn(&Invocation, &StoreLocation) -> Option<Vec<LoadedSuite>> + Send + Sync>;
+/// Reads the suites a stored run recorded (its invocation and manifest, the store it is in),
+/// so that the labelling mode can show each check as the suite writes it; `None` when they
+/// cannot be read any more. Where suites are found and how they load is the caller's (the
+/// binary loads them as `regrade` does, a `redteam --suite` run's corpus aimed again at the
+/// suite's tools).
+pub type SuiteLoader = Box<
+    dyn Fn(&Invocation, &RunManifest, &StoreLocation) -> Option<Vec<LoadedSuite>> + Send + Sync,
+>;
 
 /// What `gauntlet view` asks for.
 pub struct ViewRequest {
@@ -301,7 +303,7 @@ mod tests {
             port: 0,
             labels: dir.path().join("labels.csv"),
             limit: 10,
-            suites: Box::new(|_, _| None),
+            suites: Box::new(|_, _, _| None),
         })
         .await
         .expect("bind");

@@ -9,7 +9,7 @@ use std::path::Path;
 
 pub use gauntlet_engine::setup::{
     BUILTIN_OWASP, TargetOverrides, case_target, current_dir, load_all, prices, resolve_spec,
-    resolve_suite_paths, runtime,
+    runtime,
 };
 use gauntlet_store::{Store, StoreLocation};
 

@@ -10,7 +10,7 @@ use gauntlet_view::{ViewError, ViewRequest};
 use crate::cli::ViewArgs;
 use crate::error::CliError;
 use crate::out::Printer;
-use crate::setup::{load_all, open_existing_store, resolve_suite_paths, runtime};
+use crate::setup::{open_existing_store, runtime};
 
 pub fn view(args: ViewArgs) -> Result<i32, CliError> {
     let store = open_existing_store(args.store.store.as_deref())?;
@@ -19,23 +19,16 @@ pub fn view(args: ViewArgs) -> Result<i32, CliError> {
         port: args.port,
         labels: args.labels.clone(),
         limit: args.limit,
-        // A run's suites, found and loaded as `regrade` does, for the labelling mode's
-        // references; any problem means the references are unknown.
-        suites: Box::new(|inv, location| {
-            let paths = resolve_suite_paths(inv, location).ok()?;
+        // A run's suites, found and loaded as `regrade` does (a `redteam --suite` run's
+        // corpus aimed again at the suite's tools), for the labelling mode's references; any
+        // problem means the references are unknown.
+        suites: Box::new(|inv, manifest, location| {
             let allow: Vec<std::path::PathBuf> = inv
                 .allow_paths
                 .iter()
                 .map(std::path::PathBuf::from)
                 .collect();
-            load_all(
-                &paths,
-                inv.canary.as_deref(),
-                inv.system_prompt_file.as_deref(),
-                None,
-                &allow,
-            )
-            .ok()
+            gauntlet_engine::setup::load_recorded(inv, manifest, location, None, &allow).ok()
         }),
     };
     let rt = runtime()?;

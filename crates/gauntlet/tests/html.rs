@@ -192,22 +192,17 @@ impl Drop for Killed {
     }
 }
 
-#[test]
-fn the_viewer_answers_only_its_own_host_and_labels_only_with_its_token() {
-    let t = tempfile::tempdir().unwrap();
-    std::fs::write(t.path().join("s.yaml"), suite()).unwrap();
-    let o = run(&["run", "s.yaml", "--out", "a", "-q"], t.path());
-    assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{}", text(&o));
-    let id = run_id(&t.path().join("a"));
+/// `gauntlet view --labels l.csv` started in `dir`, and the port it listens on.
+fn viewer(dir: &Path) -> (Killed, u16) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_gauntlet"))
         .args(["view", "--labels", "l.csv"])
-        .current_dir(t.path())
+        .current_dir(dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
-    let _child = Killed(child);
+    let child = Killed(child);
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line).unwrap();
     let port: u16 = line
@@ -216,6 +211,68 @@ fn the_viewer_answers_only_its_own_host_and_labels_only_with_its_token() {
         .and_then(|r| r.split('/').next())
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("no port in `{line}`"));
+    (child, port)
+}
+
+#[test]
+fn the_labelling_page_of_a_red_team_run_aimed_at_a_suites_tools_shows_the_checks() {
+    let t = tempfile::tempdir().unwrap();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    std::fs::copy(
+        examples.join("redteam-own-tools/suite.yaml"),
+        t.path().join("suite.yaml"),
+    )
+    .unwrap();
+    let o = run(
+        &[
+            "redteam",
+            "--suite",
+            "suite.yaml",
+            "-t",
+            "fake:vulnerable",
+            "-f",
+            "id:asi01-tool-output-exfiltration",
+            "--out",
+            "out",
+            "-q",
+        ],
+        t.path(),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let id = run_id(&t.path().join("out"));
+    let (_child, port) = viewer(t.path());
+    let (code, page) = request(
+        port,
+        &format!(
+            "GET /label?run={id}&check=tool_not_called HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    assert_eq!(code, 200);
+    assert!(
+        page.contains("data-case=\"asi01-tool-output-exfiltration\""),
+        "{page}"
+    );
+    // The check as the run graded it: the corpus case aimed at the suite's tools (its
+    // `relay`), not the built-in app's (`send_email`).
+    let reference = page
+        .split("<pre id=\"gx-reference\">")
+        .nth(1)
+        .and_then(|r| r.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no reference in {page}"));
+    assert!(
+        reference.contains("relay") && !reference.contains("send_email"),
+        "{reference}"
+    );
+}
+
+#[test]
+fn the_viewer_answers_only_its_own_host_and_labels_only_with_its_token() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("s.yaml"), suite()).unwrap();
+    let o = run(&["run", "s.yaml", "--out", "a", "-q"], t.path());
+    assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{}", text(&o));
+    let id = run_id(&t.path().join("a"));
+    let (_child, port) = viewer(t.path());
     let host = format!("127.0.0.1:{port}");
 
     let (code, _) = request(
