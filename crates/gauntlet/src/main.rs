@@ -72,6 +72,8 @@ fn tune_allocator() {
 
 fn main() {
     tune_allocator();
+    // Before any connection opens: SQLite takes the setting only before it starts.
+    gauntlet_store::sqlite::no_bulk_page_cache();
     let cli = Cli::parse();
     out::set_color(cli.color);
     setup::load_dotenv();
