@@ -64,6 +64,7 @@ def normalise(name, text, tmp):
         return json.dumps(scrub(json.loads(text)), indent=1, sort_keys=True) + "\n"
     text = RUN_ID.sub("<run>", text)
     text = re.sub(r'time="[0-9.]+"', 'time="<t>"', text)
+    text = re.sub(r'timestamp="[0-9T:.+-]+Z?"', 'timestamp="<when>"', text)
     text = re.sub(r"\b\d+(\.\d+)? ?ms\b", "<ms>", text)
     text = re.sub(r"\b\d+\.\d{3}s\b", "<s>", text)
     return text
