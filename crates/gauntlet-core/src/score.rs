@@ -1,4 +1,5 @@
-//! The rubric and the state model: [`Status`], [`QualityBand`], [`decide_status`] and the
+//! The rubric and the state model: [`Status`], [`QualityBand`], [`decide_status`], the
+//! gate scores a run folds as its cases finish ([`ScoreTally`], [`GateTally`]) and the
 //! scoring-sheet arithmetic behind `gauntlet score` ([`ScoreSheet`]).
 //!
 //! One function, [`decide_status`], turns scores and facts into a state; the live run, the
