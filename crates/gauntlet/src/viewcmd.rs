@@ -23,11 +23,7 @@ pub fn view(args: ViewArgs) -> Result<i32, CliError> {
         // corpus aimed again at the suite's tools), for the labelling mode's references; any
         // problem means the references are unknown.
         suites: Box::new(|inv, manifest, location| {
-            let allow: Vec<std::path::PathBuf> = inv
-                .allow_paths
-                .iter()
-                .map(std::path::PathBuf::from)
-                .collect();
+            let allow = gauntlet_engine::run::resume::allowed_paths(inv);
             gauntlet_engine::setup::load_recorded(inv, manifest, location, None, &allow).ok()
         }),
     };
