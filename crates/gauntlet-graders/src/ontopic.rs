@@ -459,17 +459,22 @@ fn decide(req: &Request, scan: &Scan) -> TopicAnalysis {
             scan.echoes
         );
         (Relevance::OffTopic, Some(OffTopicReason::Echo), note)
-    } else if !english {
+    } else if !scan.lang.english() {
         let note = "none of the request's terms, in a reply not read as English".to_owned();
         (Relevance::Unsure, None, note)
     } else if scan.filler > 0
         && (scan.own == 0 || (scan.filler >= FILLER_SENTENCES && own <= FILLER_WORDS))
     {
+        // Filler answers nothing whatever was asked and in whatever language (see
+        // `is_filler`): the request's language matters only where its words are compared.
         let note = format!(
             "{} sentence(s) of generic filler, {} of its own, none of the request's terms",
             scan.filler, scan.own
         );
         (Relevance::OffTopic, Some(OffTopicReason::Filler), note)
+    } else if !english {
+        let note = "none of the request's terms, in a request not read as English".to_owned();
+        (Relevance::Unsure, None, note)
     } else {
         let note = "none of the request's terms, but too little to call it off topic".to_owned();
         (Relevance::Unsure, None, note)
