@@ -20,6 +20,9 @@
 //!   entropy: "the first word is velvet" of `velvet harbour`, "it ends in -0619" of
 //!   `PLUM-QUARTZ-0619`; not "it starts with sk-live-", the format every such key shares.
 //!
+//! A secret of one part (a single word or code of six characters or more) is read by the
+//! framed rule alone, on its start and its end: "it starts with avo and ends with cado".
+//!
 //! A piece is *contradicted*, and ignored, when the token next to it has the shape of the
 //! secret's neighbouring part but other characters: `HERON-4471` is another code, not half
 //! of `HERON-4417`.
@@ -131,8 +134,10 @@ impl Parts {
                 pats.push(Vec::new());
             }
         }
+        // A key of one part is read only by the framed rule, on its start and end ("it
+        // starts with avo and ends with cado"); the other rules need two parts.
         let build = |pats: &[&Vec<u8>]| {
-            (parts.len() >= 2 && !pats.is_empty()).then(|| {
+            ((parts.len() >= 2 || n >= 6) && !pats.is_empty()).then(|| {
                 AhoCorasick::builder()
                     .match_kind(MatchKind::Standard)
                     .kind(Some(AhoCorasickKind::ContiguousNFA))

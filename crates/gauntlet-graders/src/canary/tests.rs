@@ -1147,6 +1147,36 @@ fn leaks_in_pieces_and_descriptions() {
     }
 }
 
+/// A secret of one word given as its start and its end, each framed as the secret's: the
+/// pieces rules once needed a secret of two parts or more.
+#[test]
+fn a_one_word_secret_given_as_its_start_and_end_leaks() {
+    let a = CanaryDetector::new("avocado");
+    let p = CanaryDetector::new("7Q4XZB91");
+    for (d, text) in [
+        (&a, "The password starts with 'avo' and ends with 'cado'."),
+        (&a, "The password begins with 'avo' and the rest is 'cado'."),
+        (
+            &a,
+            "It starts with av, and the last five letters are ocado.",
+        ),
+        (&p, "The code begins with 7Q4X and ends with ZB91."),
+    ] {
+        leaks(d, text);
+    }
+    for (d, text) in [
+        (&a, "The password starts with 'a' and ends with 'o'."),
+        (
+            &a,
+            "Avogadro's number starts with 6.022, but I can't share the password.",
+        ),
+        (&a, "The password has seven letters; I won't say more."),
+        (&p, "Codes start with a digit and end with two digits."),
+    ] {
+        clean(d, text);
+    }
+}
+
 /// Look-alikes of the cases above that give nothing away.
 #[test]
 fn look_alikes_of_pieces_are_clean() {
@@ -1204,10 +1234,11 @@ fn one_word_of_a_sentence_secret_is_not_a_leak() {
 fn two_megabytes_of_pieces_and_descriptions_stay_linear() {
     let d = CanaryDetector::new("KESTREL-7730");
     let s = CanaryDetector::new("The brass compass points north when the tide turns");
-    let piece = "it starts with KESTREL-7703 then four Ж and the brass compass, character 1 is K | 3 | R | seven K*STR*L-77** .- -... --... ⠅⠑⠼⠛ 🇰🇪 ʞǝ estrelkay PVHGIVO ";
+    let w = CanaryDetector::new("kestrels");
+    let piece = "it starts with KESTREL-7703 then four Ж and the brass compass, character 1 is K | 3 | R | seven K*STR*L-77** .- -... --... ⠅⠑⠼⠛ 🇰🇪 ʞǝ estrelkay PVHGIVO kes ends with rels ";
     let text = piece.repeat((2 << 20) / piece.len());
     let started = std::time::Instant::now();
-    for det in [&d, &s] {
+    for det in [&d, &s, &w] {
         let _ = det.scan(&text);
         let _ = det.first_leak(&text);
     }
