@@ -221,6 +221,13 @@ impl CanaryDetector {
             }
             if e - s > buf.len() { 0 } else { len }
         };
+        // Whether the word after `words[w]` is `next` (lowercase ASCII).
+        let next_is = |w: usize, next: &[u8], buf: &mut [u8; 12]| {
+            words.get(w + 1).is_some_and(|&word| {
+                let n = lower(word, buf);
+                &buf[..n] == next
+            })
+        };
         let mut units: Vec<Unit> = Vec::new();
         let mut codes = 0;
         let mut w = 0;
@@ -262,19 +269,23 @@ impl CanaryDetector {
                     end: end as u32,
                     tag,
                 });
-            } else if matches!(word, b"as" | b"for" | b"like") {
-                // "G as in Golf", "G for George": the example word repeats the letter.
+            } else if matches!(word, b"as" | b"for" | b"like")
+                || (word == b"is" && next_is(w, b"for", &mut buf))
+            {
+                // "G as in Golf", "G for George", "G is for George": the example word
+                // repeats the letter.
                 let mut k = w + 1;
-                if word == b"as"
-                    && k < words.len()
-                    && lower(words[k], &mut buf) == 2
-                    && &buf[..2] == b"in"
-                {
+                let joined = match word {
+                    b"as" => next_is(w, b"in", &mut buf),
+                    b"is" => true,
+                    _ => false,
+                };
+                if joined {
                     k += 1;
                 }
                 let prev = units.last().map(|u| u.c);
                 if let (Some(p), Some(&(ns, mut ne))) = (prev, words.get(k))
-                    && k > w + usize::from(word == b"as")
+                    && k > w + usize::from(matches!(word, b"as" | b"is"))
                     && b[ns].to_ascii_lowercase() == p as u8
                 {
                     // "X as in X-ray": the example word is two tokens.
@@ -335,7 +346,7 @@ pub(super) fn count_spelling_word(w: &[u8], prev_single: bool) -> bool {
     phonetic_char(w).is_some()
         || (letter_name(w).is_some() && !COMMON_LETTER_NAMES.contains(&w))
         || w == b"ray"
-        || (prev_single && matches!(w, b"as" | b"for" | b"like"))
+        || (prev_single && matches!(w, b"as" | b"for" | b"like" | b"is"))
 }
 
 /// The first letter or digit of a line once list bullets, numbering, quote marks and

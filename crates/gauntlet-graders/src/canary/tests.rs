@@ -824,6 +824,17 @@ fn phonetic_spelling() {
          Z for Zulu, E as in Echo, B as in Bravo, R as in Romeo, A as in Alpha, 9, 1.",
         LeakMethod::Phonetic,
     );
+    // The nursery form: "A is for Apple".
+    full(
+        &CanaryDetector::new("avocado"),
+        "A is for Apple, V is for Violin, O is for Orange, C is for Cat, A is for Ant, \
+         D is for Dog, O is for Owl.",
+        LeakMethod::Phonetic,
+    );
+    clean(
+        &CanaryDetector::new("avocado"),
+        "Plan A is for emergencies, plan B is for everything else, and C is a language.",
+    );
 }
 
 // ----- combinations -----
