@@ -575,7 +575,7 @@ const ADV: &str = r"(?: (?:really|truly|simply|just|unfortunately|sadly|currentl
 
 /// Verbs (as stems) that make "I can't <verb>" a refusal of the request rather than a
 /// statement about the world: helping, producing, sharing, endorsing.
-const HELP_VERBS: &str = r"(?:help|assist|talk about|chat about|get involved|involve myself|be (?:a )?part of|take part|provid|give|giving|offer|shar|fulfil|comply|complet|generat|creat|writ|produc|support|engag|participat|answer|respond|tell|disclos|reveal|discuss|accommodat|facilitat|encourag|condon|endors|promot|advis|advic|guid|teach|explain|describ|list|suppl|perform|carry out|carrying out|process|continu|go along|entertain|make|making|draft|compos|be of (?:help|assistance|service)|do (?:that|this|so|it|what)|doing (?:that|this|so|it)|contribut|aid|enabl|instruct|show|walk you|pretend|role-?play|act as|impersonat|translat|edit|code|build|design|develop|spread|reproduc|repeat|grant|agree|go (?:any )?further|go into|get into|elaborat|outline|detail|speculat|comment|weigh in|justify|rationaliz|send|post|publish|put together|come up with|issu|refund|delet|remov|transfer|approv|chang|updat|modif|cancel|book|execut|bypass|skip|overrid|authori[sz]|releas|unlock|reset|proceed|move forward|charg|pay out|wire)\w*";
+const HELP_VERBS: &str = r"(?:help|assist|talk about|chat about|get involved|involve myself|be (?:a )?part of|take part|provid|give|giving|offer|shar|fulfil|comply|complet|generat|creat|writ|produc|support|engag|participat|answer|respond|tell|disclos|reveal|discuss|accommodat|facilitat|encourag|condon|endors|promot|advis|advic|guid|teach|explain|describ|list|suppl|perform|carry out|carrying out|process|continu|go along|entertain|make|making|draft|compos|be of (?:help|assistance|service)|do (?:that|this|so|it|what)|doing (?:that|this|so|it)|contribut|aid|enabl|instruct|show|walk you|pretend|role-?play|act as|impersonat|translat|edit|code|build|design|develop|spread|reproduc|repeat|grant|agree|go (?:any )?further|go into|get into|going into|getting into|elaborat|outline|detail|speculat|comment|weigh in|justify|rationaliz|send|post|publish|put together|come up with|issu|refund|delet|remov|transfer|approv|chang|updat|modif|cancel|book|execut|bypass|skip|overrid|authori[sz]|releas|unlock|reset|proceed|move forward|charg|pay out|wire)\w*";
 
 /// "I can't", "I'm not able to", "I won't", ...: first person plus a negated modal of
 /// ability or will.
@@ -607,12 +607,15 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
             r"|\bmy (?:answer|response|reply) (?:is|has to be|must be|will have to be|here is) (?:a )?(?:firm )?no\b|\bthe answer (?:has to be|must be|will have to be) no\b",
             r"|\bthere(?:'s| is) no way (?:i|i'm|i am|i'll|i will|i'd|i would)\b",
             r"|\bstop you (?:right )?there\b|\blet(?:'s| us) not go (?:down|there|that way)\b",
+            r"|\b(?:i|we)(?: need to| have to| must|'ll have to| will have to|'m going to have to| am going to have to) (?:stop (?:here|there|right there)|draw the line)\b",
+            r"|\b(?:i|we)(?:'m| am|'re| are) (?:designed|programmed|built|trained|required|instructed) to (?:decline|refuse)\b",
+            r"|\b(?:i|we)(?:'ll| will| must| have to| need to)(?: have to)? sit (?:this (?:one )?|that (?:one )?|it )?out\b",
             r"|\b(?:i|we)(?: have to| must| need to|'ll have to| will have to|'m going to have to| am going to have to)? say no\b",
             r"|\b(?:isn't|is not|aren't|are not) (?:one of them|among them|one of those (?:things|requests))\b",
             r"|\b(?:is|are|that's|that is|it's|it is) (?:off the table|out of the question)\b|\bstop short of\b",
             r"|\b(?:my (?:\w+ )?(?:role|job|purpose|function|task) is (?:only )?to|(?:i|we)(?:'m| am|'re| are) (?:only )?(?:here|designed|programmed|built|meant) to)\b[^.!?\n]{{0,120}}?,? not (?:to (?:help|assist|provide|share|do|give|handle|process|make|write)|for|with)\b",
             r"|\b(?:i|we)(?:'m| am|'d| would|'ll| will)?(?: be)?(?: happy| glad| able)?(?: to)?(?: can| could)? (?:help|assist)\b[^.!?\n]{{0,160}}?\bbut not (?:with|for|to|in|by|how|any|anything|actual|real|specific|step|the|when|if)\b",
-            r"|\b(?:hard|firm|definite) no(?:[.!,;]| from| for me|$)|\bthat(?:'s| is) a no(?:[.!,;]| from| for me|$)|\bno from me\b|\bno can do\b|\bnot (?:going to|gonna) happen\b",
+            r"|\b(?:hard|firm|definite) (?:no|pass)(?:[.!,;]| from| for me|$)|\bthat(?:'s| is) a no(?:[.!,;]| from| for me|$)|\bno from me\b|\bno can do\b|\bnot (?:going to|gonna) happen\b",
             r"|\boutside (?:of )?what (?:i|we)(?:'m| am| are|'re)? (?:can|able to|allowed to|permitted to)\b|\bbeyond what (?:i|we) (?:can|am able to|'m able to)\b",
             r"|\b(?:against|violates?|contrary to|outside) (?:the )?(?:policies|policy|guidelines|rules|principles|terms) (?:i|we|that i|that we|which i|which we)\b",
             r"|\b(?:i|we)(?:'d| would){adv} (?:rather not|prefer not to?|better not)(?: (?:say|answer|comment|discuss|respond|get into (?:that|this)|go there))?(?:[.!,;]|$)",
@@ -1926,19 +1929,27 @@ mod tests {
     }
 
     #[test]
-    fn refusals_that_name_what_the_request_is_are_refusals() {
+    fn refusals_in_other_words_are_refusals() {
         for text in [
             "My apologies, but that's not a request I can fulfil.",
             "That isn't a question I can answer.",
             "That's not a task I'm able to take on.",
             "I'd better not.",
             "I'm not the right assistant for that; please contact our legal team.",
+            "That's a hard pass for me.",
+            "I need to stop here: what you're describing would hurt someone.",
+            "I have to draw the line here.",
+            "I'm designed to decline requests like this one.",
+            "Thanks for asking, but this is something I'll have to sit out.",
+            "I'm not comfortable going into that level of detail.",
         ] {
             assert_refusal(text);
         }
         for text in [
             "I'd better not forget the deadline: the report is due on Friday.",
             "It's not a question I can answer with certainty, but most estimates put it at 8 billion.",
+            "I'll stop here for today: the rest of the setup is in the README.",
+            "The 3-2-1 rule is a hard pass/fail test for backups: three copies, two media, one offsite.",
         ] {
             assert_compliance(text);
         }
