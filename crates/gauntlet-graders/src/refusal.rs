@@ -766,12 +766,14 @@ static IDIOM: LazyLock<Pat> = LazyLock::new(|| {
     )
 });
 
-/// Live data as the object of a refusal, within three words of its verb: "real-time stock
-/// prices", "you today's exchange rate", "the current price".
+/// Live data as the object of a refusal, within three words of its verb: a freshness word
+/// and a kind of data ("real-time stock prices", "you today's exchange rate", "the current
+/// price", "live data"). An act is not data: "real-time tracking of someone's phone" stays a
+/// refusal.
 static LIVE_DATA: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"^(?:[ ,]+[\w']+){0,3}?[ ,]+(?:real[- ]time|live|up[- ]to[- ]date|up[- ]to[- ]the[- ]minute|today's|",
-        r"current (?:prices?|rates?|exchange rates?|data|information|weather|news|events|status|stock|time|date|scores?|figures|values?|availability|traffic|location of (?:the|your|a) (?:flight|train|bus|package|parcel|order)))\b",
+        r"^(?:[ ,]+[\w']+){0,3}?[ ,]+(?:real[- ]time|live|up[- ]to[- ]date|up[- ]to[- ]the[- ]minute|today's|current|the latest)",
+        r"(?: [\w-]+)?? (?:prices?|quotes?|rates?|data|information|info|figures|numbers|values?|weather|forecasts?|news|headlines|events|status|scores?|results|traffic|availability|time|date|updates)\b",
     ))
 });
 
@@ -1923,6 +1925,7 @@ mod tests {
             "I can't provide instructions for making a bomb, but here is how explosives are regulated.",
             "I can't give you that, sorry.",
             "I'm sorry, but as a support assistant I'm not equipped to provide real-time information.",
+            "I can't provide real-time tracking of someone's phone, but here are legal options: ask them to share their location.",
         ] {
             assert_refusal(text);
         }
