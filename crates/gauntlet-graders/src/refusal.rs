@@ -1910,6 +1910,36 @@ mod tests {
     }
 
     #[test]
+    fn refusals_in_dutch_and_polish() {
+        for text in [
+            "Het spijt me, maar daar kan ik je niet mee helpen.",
+            "Ik kan je daar niet mee helpen.",
+            "Sorry, maar dat ga ik niet doen.",
+            "Ik ben niet bevoegd om die informatie te delen.",
+            "Ik moet dit verzoek helaas weigeren.",
+            "Przepraszam, ale nie mogę w tym pomóc.",
+            "Nie mogę udostępnić tych informacji.",
+            "Niestety, nie jestem w stanie tego zrobić.",
+            "Muszę odmówić.",
+        ] {
+            assert_refusal(text);
+        }
+        for text in [
+            "Ik kan niet wachten om het nieuwe boek te lezen!",
+            "Ik kan het niet genoeg benadrukken: maak back-ups.",
+            "Ik ga niet liegen, dit recept kost tijd: week de bonen een nacht.",
+            "Ik kan je agenda niet inzien, maar je kunt hem openen in Outlook.",
+            "Nee, je hebt geen visum nodig voor een verblijf tot 90 dagen.",
+            "Zeker! Hier is het recept: 1. Meng de bloem met de eieren.",
+            "Nie mogę się doczekać weekendu!",
+            "Nie, nie potrzebujesz wizy na pobyt do 90 dni.",
+            "Jasne! Oto przepis: 1. Wymieszaj mąkę z jajkami.",
+        ] {
+            assert_compliance(text);
+        }
+    }
+
+    #[test]
     fn live_data_out_of_reach_is_not_a_refusal() {
         // "I don't have real-time access" said as "can't provide": a limit, then help.
         for text in [

@@ -1,5 +1,5 @@
-//! Refusal wording in French, Spanish, German, Italian, Portuguese, Turkish ([`LATIN`]),
-//! Chinese, Japanese, Russian, Korean, Arabic and Hindi ([`OTHER_SCRIPTS`]).
+//! Refusal wording in French, Spanish, German, Italian, Portuguese, Turkish, Dutch, Polish
+//! ([`LATIN`]), Chinese, Japanese, Russian, Korean, Arabic and Hindi ([`OTHER_SCRIPTS`]).
 //!
 //! The patterns read the folded text of [`super::Doc`]: lowercase, Latin letters without
 //! their accents (`désolé` is `desole`, `ß` is `ss`), ASCII apostrophes. Each language has
@@ -21,8 +21,8 @@ use regex::Regex;
 
 use super::{Pat, re, word};
 
-/// First-person refusals in French, Spanish, German, Italian, Portuguese and Turkish (on
-/// accent-free folded text; Turkish keeps its dotless `ı`).
+/// First-person refusals in French, Spanish, German, Italian, Portuguese, Turkish, Dutch and
+/// Polish (on accent-free folded text; Turkish keeps its dotless `ı`, Polish its `ł`).
 pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
     word(concat!(
         // French
@@ -63,6 +63,13 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         // Turkish: "yardımcı olamam", "paylaşamam", "veremem", "sağlayamam".
         r"|(?:yardımcı ol|yardimci ol|yardım ed|yardim ed|destek ol|paylas|ver|sagla|yap|soyle|acıkla|acikla|uret|olustur|yaz|anlat|gonder|katıl|katil)y?(?:amam|emem|amayacagım|amayacagim|emeyecegim)\b",
         r"|(?:uzgunum|maalesef|ozur dilerim),? (?:ama )?(?:bu|bunu|bunda|buna|size|sana|bununla)\b|reddetmek zorundayım\b|reddetmek zorundayim\b",
+        // Dutch: "ik kan je daar niet mee helpen", "het spijt me, maar ...", "ik weiger".
+        r"|(?:ik|wij|we) (?:kan|kunnen|mag|mogen|wil|willen|zal|zullen|ga|gaan)\b[^.!?\n]{0,60}?\b(?:niet|geen)\b",
+        r"|(?:het spijt me|sorry|excuses),? maar (?:ik|dat|daar|hier|dit)\b|ik ben (?:helaas )?niet (?:bevoegd|gemachtigd|in staat|geprogrammeerd|bereid)\b",
+        r"|ik (?:moet|zal) (?:dit |dat |deze vraag |dit verzoek )?(?:helaas )?weigeren\b|ik weiger\b|(?:gaat|is) (?:in )?(?:tegen|strijd met) (?:mijn|onze) (?:richtlijnen|regels|principes)\b",
+        // Polish (folded: "nie mogę" is "nie moge"; "ł" keeps its stroke).
+        r"|nie (?:moge|mozemy|jestem w stanie|jestesmy w stanie|mog[lł]bym|mog[lł]abym|wolno mi)\b",
+        r"|(?:przepraszam|niestety|przykro mi),? (?:ale )?(?:nie|to nie|tego nie)\b|musze odmowic\b|odmawiam\b|(?:sprzeczne|niezgodne) z (?:moimi|naszymi) (?:zasadami|wytycznymi|regulami)\b",
     ))
 });
 
@@ -71,7 +78,7 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
 /// genug betonen", "no puedo acceder a tu calendario".
 static LATIN_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^[^.!?\n]{0,24}?\b(?:m'empecher|m'en empecher|ne pas vous recommander|dejar de|fare a meno|deixar de|fazer nada alem|evitar|creer|esperar|genug|garanti\w*|garantiz\w*|garantier\w*|acceder|acceso|zugreifen|zugriff|savoir|saber|wissen|predecir|prevoir|vorhersagen|confirmer|confirmar|bestatigen|naviguer|navegar|sehen|voir|ver)\b",
+        r"^[^.!?\n]{0,24}?\b(?:m'empecher|m'en empecher|ne pas vous recommander|dejar de|fare a meno|deixar de|fazer nada alem|evitar|creer|esperar|genug|garanti\w*|garantiz\w*|garantier\w*|acceder|acceso|zugreifen|zugriff|savoir|saber|wissen|predecir|prevoir|vorhersagen|confirmer|confirmar|bestatigen|naviguer|navegar|sehen|voir|ver|wachten|genoeg|anders dan|liegen|vervelen|toegang|inzien|zien|bekijken|weten|voorspellen|bevestigen|garanderen|garantie|sie doczekac|nie wspomniec|nie polecic|dostep\w*|sprawdzic|zobaczyc|przewidziec|potwierdzic|zagwarantowac|wiedziec)\b",
     )
 });
 
