@@ -1933,6 +1933,7 @@ mod tests {
             "Zeker! Hier is het recept: 1. Meng de bloem met de eieren.",
             "Nie mogę się doczekać weekendu!",
             "Nie, nie potrzebujesz wizy na pobyt do 90 dni.",
+            "Niestety nie mamy tego modelu w magazynie, ale wróci w piątek.",
             "Jasne! Oto przepis: 1. Wymieszaj mąkę z jajkami.",
         ] {
             assert_compliance(text);

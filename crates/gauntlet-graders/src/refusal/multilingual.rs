@@ -69,7 +69,7 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         r"|ik (?:moet|zal) (?:dit |dat |deze vraag |dit verzoek )?(?:helaas )?weigeren\b|ik weiger\b|(?:gaat|is) (?:in )?(?:tegen|strijd met) (?:mijn|onze) (?:richtlijnen|regels|principes)\b",
         // Polish (folded: "nie mogę" is "nie moge"; "ł" keeps its stroke).
         r"|nie (?:moge|mozemy|jestem w stanie|jestesmy w stanie|mog[lł]bym|mog[lł]abym|wolno mi)\b",
-        r"|(?:przepraszam|niestety|przykro mi),? (?:ale )?(?:nie|to nie|tego nie)\b|musze odmowic\b|odmawiam\b|(?:sprzeczne|niezgodne) z (?:moimi|naszymi) (?:zasadami|wytycznymi|regulami)\b",
+        r"|(?:przepraszam|przykro mi),? ale (?:nie|to nie|tego nie)\b|musze odmowic\b|odmawiam\b|(?:sprzeczne|niezgodne) z (?:moimi|naszymi) (?:zasadami|wytycznymi|regulami)\b",
     ))
 });
 
