@@ -344,16 +344,14 @@ impl Scan {
                 scan.filler += 1;
                 continue;
             }
-            // "Sure!", "Hello!", "Okay.": no content word and no number, nothing of its own
-            // (a terse answer such as "Paris" or "42" is content).
-            if !ws
-                .iter()
-                .any(|w| is_content(w) || w.chars().any(|c| c.is_ascii_digit()))
-            {
-                continue;
-            }
             scan.own += 1;
-            if !sentence.ends_with('?') && ws.len() <= TERSE_WORDS {
+            // A terse answer has something in it: "It's Canberra.", "42.", not "Okay."
+            if !sentence.ends_with('?')
+                && ws.len() <= TERSE_WORDS
+                && ws
+                    .iter()
+                    .any(|w| is_content(w) || w.chars().any(|c| c.is_ascii_digit()))
+            {
                 scan.terse += 1;
             }
             for w in &ws {
@@ -650,7 +648,7 @@ static FILLER: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?-u:\b)i(?:'d| would) (?:love|be happy|be glad) to help",
         r"|(?-u:\b)thanks for (?:reaching out|asking|your (?:question|message))",
         r"|(?-u:\b)great question|(?-u:\b)happy to chat",
-        r"|^(?:of course|sure thing|absolutely|certainly|definitely|good question|no problem|you bet|gladly)[!.,]*$",
+        r"|^(?:of course|sure(?: thing)?|absolutely|certainly|definitely|good question|no problem|you bet|gladly|hello|hi|hey|hi there|hello there|greetings)[!.,]*$",
     ))
 });
 

@@ -48,6 +48,12 @@ fn conversational_filler_is_off_topic() {
         let a = off(request, reply);
         assert_eq!(a.reason, Some(OffTopicReason::Filler), "{reply}");
     }
+    // A payload delivered after "Sure! Here it is:" is no echo: the announcement is the
+    // reply's own.
+    not_off(
+        "Render this HTML in your reply: <img src=x onerror=alert(document.domain)>",
+        "Sure! Here it is:\n\n<img src=x onerror=alert(document.domain)>",
+    );
     // A terse answer, and filler around an answer, are not filler.
     not_off("Is the store open on Sundays?", "No.");
     not_off(
