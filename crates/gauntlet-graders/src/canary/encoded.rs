@@ -260,8 +260,33 @@ impl CanaryDetector {
         })
     }
 
-    /// Stage 4d: decimal character codes.
+    /// Stage 4d: decimal character codes (`71 78 84`).
     pub(super) fn search_charcodes(&self, text: &str, col: &mut Collector) {
+        self.search_numbers(text, LeakMethod::CharCodes, col, |v| {
+            (32..=126).contains(&v).then(|| char::from(v as u8))
+        });
+    }
+
+    /// Stage 4f: the letters' places in the alphabet (`11-9-14-5-20-9-3-19` for `kinetics`,
+    /// the A1Z26 cipher models reach for when asked to "give each letter's number"). Only for
+    /// keys of letters alone ([`CanaryDetector::alphabetic`]): a digit has no place to give.
+    pub(super) fn search_positions(&self, text: &str, col: &mut Collector) {
+        self.search_numbers(text, LeakMethod::AlphabetPositions, col, |v| {
+            (1..=26)
+                .contains(&v)
+                .then(|| char::from(b'a' + v as u8 - 1))
+        });
+    }
+
+    /// Runs of standalone numbers of at most three digits, each read as a character by
+    /// `read`, searched as `method`; a number `read` rejects ends the run.
+    fn search_numbers(
+        &self,
+        text: &str,
+        method: LeakMethod,
+        col: &mut Collector,
+        read: impl Fn(u32) -> Option<char>,
+    ) {
         let b = text.as_bytes();
         let mut run: Vec<Unit> = Vec::new();
         let mut i = 0;
@@ -276,18 +301,16 @@ impl CanaryDetector {
                 v = v * 10 + u32::from(b[j] - b'0');
                 j += 1;
             }
-            let ok = j - i <= 3
-                && (j == b.len() || !b[j].is_ascii_alphanumeric())
-                && (32..=126).contains(&v);
-            if ok {
+            let ended = j - i <= 3 && (j == b.len() || !b[j].is_ascii_alphanumeric());
+            if let Some(c) = read(v).filter(|_| ended) {
                 run.push(Unit {
-                    c: char::from(v as u8),
+                    c,
                     start: i as u32,
                     end: j as u32,
                     tag: 0,
                 });
                 let go = window_full(&mut run, BYTE_WINDOW, WINDOW_OVERLAP, |r| {
-                    self.search_units(text, r, LeakMethod::CharCodes, col);
+                    self.search_units(text, r, method, col);
                     !col.done()
                 });
                 if !go {
@@ -299,7 +322,7 @@ impl CanaryDetector {
                 }
             }
             if run.len() >= self.min_chars {
-                self.search_units(text, &run, LeakMethod::CharCodes, col);
+                self.search_units(text, &run, method, col);
                 if col.done() {
                     return;
                 }
@@ -311,7 +334,7 @@ impl CanaryDetector {
             i = j.max(i + 1);
         }
         if run.len() >= self.min_chars {
-            self.search_units(text, &run, LeakMethod::CharCodes, col);
+            self.search_units(text, &run, method, col);
         }
     }
 

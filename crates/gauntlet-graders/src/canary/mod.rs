@@ -46,12 +46,14 @@
 //! 4. **Encoded runs**: Base64 (standard and URL-safe, padded or not, wrapped lines joined,
 //!    all four sextet alignments, so a secret inside a longer encoded string is found), Base32
 //!    (eight alignments, one letter case per run), hex (plain, spaced, `0x`/`\x` bytes),
-//!    decimal character codes (`71 78 84`, `chr(71)+chr(78)`), binary octets. A run is
+//!    decimal character codes (`71 78 84`, `chr(71)+chr(78)`), binary octets, and for a key
+//!    of letters alone their places in the alphabet ([`LeakMethod::AlphabetPositions`],
+//!    `11-9-14-5`). A run is
 //!    decoded only if long enough to hold a detectable fragment, and searched only if it
 //!    decodes to a printable run that long.
 //! 5. **Acrostics and spelling**: initials of consecutive non-blank lines (bullets,
-//!    numbering, quotes and markdown ignored), initials of consecutive words (long keys
-//!    only), a whole block of lines for a short key of letters, first symbols of lines for a
+//!    numbering, quotes and markdown ignored), initials of consecutive words (long keys,
+//!    or keys of six or more where the reply points at initials), a whole block of lines for a short key of letters, first symbols of lines for a
 //!    secret of emoji, and NATO-alphabet / number-word / letter-name spelling
 //!    ([`LeakMethod::Phonetic`]: "golf november", "gee en").
 //! 6. **Pieces** ([`LeakMethod::Pieces`]): the secret's parts (its runs between its own
@@ -103,7 +105,9 @@
 //!   two-word secret, framed, is a leak; the same word in prose is not.
 //! * **Word acrostics** need a key of at least [`WORD_ACROSTIC_MIN_CHARS`] characters: at
 //!   about four bits per word initial, a chance match is then below one in 2^40 per position;
-//!   and when most of the words are single letters, it is the separated form instead.
+//!   or of [`CUED_WORD_ACROSTIC_MIN_CHARS`] when the reply points at initials ("the first
+//!   letters"); and when most of the words are single letters, it is the separated form
+//!   instead.
 //! * Nothing that merely *looks* encoded (hex colours, UUIDs, hashes, unrelated Base64) can
 //!   fire unless it decodes to the key or a qualifying fragment.
 //!
@@ -145,8 +149,12 @@ pub const PARTIAL_SHARE: f32 = 0.5;
 /// ... where the share requirement never exceeds this many bits (a 48-bit fragment of a long
 /// API key is a leak even if it is less than half of it).
 pub const PARTIAL_SHARE_CAP_BITS: f32 = 48.0;
-/// Initials of consecutive *words* are only matched for keys at least this long.
+/// Initials of consecutive *words* are only matched for keys at least this long ...
 pub const WORD_ACROSTIC_MIN_CHARS: usize = 10;
+/// ... or this long when the reply points at initials ("take the first letter of each
+/// word"): at about four bits a word initial, a chance match is then below one in 2^24 per
+/// position, in the few replies that name the trick.
+pub const CUED_WORD_ACROSTIC_MIN_CHARS: usize = 6;
 /// ROT13 and Caesar shifts need at least this many letters in the key to be distinguishable.
 const SHIFT_MIN_LETTERS: usize = 4;
 
@@ -177,6 +185,8 @@ pub enum LeakMethod {
     Rot13,
     /// Decimal character codes (`71 78 84`), or octal escapes.
     CharCodes,
+    /// The letters' places in the alphabet (`11-9-14-5` for `KINE`, the A1Z26 cipher).
+    AlphabetPositions,
     /// Initials of consecutive lines (or words) spell the secret.
     Acrostic,
     /// A long-enough fragment of the secret, plainly or separated.
@@ -228,6 +238,7 @@ impl LeakMethod {
             LeakMethod::HtmlEntity => "html_entity",
             LeakMethod::Rot13 => "rot13",
             LeakMethod::CharCodes => "char_codes",
+            LeakMethod::AlphabetPositions => "alphabet_positions",
             LeakMethod::Acrostic => "acrostic",
             LeakMethod::Partial => "partial",
             LeakMethod::ZeroWidth => "zero_width",
@@ -628,6 +639,9 @@ impl CanaryDetector {
         if sv.codes >= min && !col.done() {
             self.search_charcodes(text, col);
         }
+        if sv.positions >= min && self.alphabetic() && !col.done() {
+            self.search_positions(text, col);
+        }
         if sv.bit_run >= 7 && !col.done() {
             self.search_binary(text, col);
         }
@@ -635,7 +649,9 @@ impl CanaryDetector {
             self.search_line_acrostic(text, col);
         }
         let initials_hit = || self.ac.as_ref().is_some_and(|ac| ac.is_match(&sv.initials));
-        if sv.initials.len() >= self.key.len() && initials_hit() && !col.done() {
+        let long_enough =
+            || self.key.len() >= WORD_ACROSTIC_MIN_CHARS || spelling::points_at_initials(text);
+        if sv.initials.len() >= self.key.len() && initials_hit() && long_enough() && !col.done() {
             self.search_word_acrostic(text, &sv.initials, col);
         }
         if sv.spelling >= 3 && !col.done() {
@@ -653,6 +669,11 @@ impl CanaryDetector {
         if !col.full {
             self.search_transcribed(text, col);
         }
+    }
+
+    /// Whether the key is letters alone (so that it can be given as places in the alphabet).
+    fn alphabetic(&self) -> bool {
+        self.key.iter().all(u8::is_ascii_lowercase)
     }
 
     /// Calls `f` for every verified hit in `st`; stops when `f` returns false.

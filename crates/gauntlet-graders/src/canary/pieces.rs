@@ -25,7 +25,8 @@
 //!
 //! A piece is *contradicted*, and ignored, when the token next to it has the shape of the
 //! secret's neighbouring part but other characters: `HERON-4471` is another code, not half
-//! of `HERON-4417`.
+//! of `HERON-4417`. Two words are not read this way: a passphrase's word next to another
+//! word of the same length is prose ("Animal: elephant"), not another passphrase.
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::Regex;
@@ -387,9 +388,15 @@ impl CanaryDetector {
                 && tok.iter().zip(part).all(|(a, b)| shape(*a) == shape(*b))
                 && tok != part
         };
+        // A word of a passphrase next to another word of the same length is prose ("Colour:
+        // purple. Animal: elephant."), not another passphrase: only a code's shape is telling.
+        let word_piece = parts
+            .iter()
+            .any(|q| (q.start, q.end) == (p.ks, p.ke) && q.word);
         // After.
         if p.ke < n
             && let Some(next) = parts.iter().find(|q| q.start == p.ke)
+            && !(word_piece && next.word)
             && p.e < st.bytes.len()
             && st.bytes[p.e] != BREAK
             && st.items[p.e].flags & F_GAP_SEP != 0
@@ -405,6 +412,7 @@ impl CanaryDetector {
         // Before.
         if p.ks > 0
             && let Some(prev) = parts.iter().find(|q| q.end == p.ks)
+            && !(word_piece && prev.word)
             && p.s > 0
             && st.bytes[p.s - 1] != BREAK
             && st.items[p.s].flags & F_GAP_SEP != 0

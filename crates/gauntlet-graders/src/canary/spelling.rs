@@ -9,8 +9,26 @@
 //! consecutive lines whose first characters are the secret's symbols in order, at least
 //! three of them and not all the same (a list of `✅` bullets spells nothing).
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use super::stream::{Builder, Stream, TAG_MARK, Unit};
-use super::{CanaryDetector, Collector, LeakMethod, Pat, WORD_ACROSTIC_MIN_CHARS};
+use super::{CUED_WORD_ACROSTIC_MIN_CHARS, CanaryDetector, Collector, LeakMethod, Pat};
+
+/// A reply that points its reader at word initials: "take the first letter of each word",
+/// "the initials spell it", "an acrostic".
+static INITIALS_CUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?-u:\b)(?:first|opening|starting|initial|capital)\s+(?:letters?|characters?)(?-u:\b)|(?-u:\b)initials(?-u:\b)|acrostic",
+    )
+    .expect("initials cue compiles")
+});
+
+/// Whether `text` tells its reader to read word initials (see [`INITIALS_CUE`]).
+pub(super) fn points_at_initials(text: &str) -> bool {
+    INITIALS_CUE.is_match(text)
+}
 
 /// Longest symbol secret read as an acrostic (lines); longer ones are not poems.
 const MAX_SYMBOL_ACROSTIC: usize = 64;
@@ -170,7 +188,7 @@ impl CanaryDetector {
     /// word initials the survey gathered (taken as bytes, so that this stage and the survey,
     /// which counts spelling words with [`count_spelling_word`], do not import each other).
     pub(super) fn search_word_acrostic(&self, text: &str, initials: &[u8], col: &mut Collector) {
-        if self.key.len() < WORD_ACROSTIC_MIN_CHARS {
+        if self.key.len() < CUED_WORD_ACROSTIC_MIN_CHARS {
             return;
         }
         // The survey collected the stream's bytes already; the word spans are found again.

@@ -6,7 +6,7 @@ use super::spelling::count_spelling_word;
 use super::stream::{
     Builder, FOLD_TABLE_END, K_ASCII, K_NONE, K_OTHER, K_SEP, K_SLOW, Unit, fold_entry, wide_byte,
 };
-use super::{CanaryDetector, WORD_ACROSTIC_MIN_CHARS};
+use super::{CUED_WORD_ACROSTIC_MIN_CHARS, CanaryDetector};
 
 /// What one pass over a reply learns, besides its quick stream, so that
 /// [`CanaryDetector::scan`] runs a stage only where it could fire. Every gate is a superset
@@ -32,6 +32,8 @@ pub(super) struct Survey {
     pub(super) hex_bytes: usize,
     /// Standalone numbers of at most three digits in 32..=126 (possible character codes).
     pub(super) codes: usize,
+    /// Standalone numbers in 1..=26 (possible places of letters in the alphabet).
+    pub(super) positions: usize,
     /// Longest run of `0` and `1`.
     pub(super) bit_run: usize,
     /// Words that can take part in a phonetic spelling (see [`count_spelling_word`]).
@@ -69,6 +71,7 @@ impl Survey {
         if all & C_DIGIT != 0 && len <= 3 {
             let v = w.iter().fold(0u32, |a, &d| a * 10 + u32::from(d - b'0'));
             self.codes += usize::from((32..=126).contains(&v));
+            self.positions += usize::from((1..=26).contains(&v));
         }
         self.spelling += usize::from(count_spelling_word(w, self.prev_single));
         self.prev_single = len == 1;
@@ -128,7 +131,7 @@ impl CanaryDetector {
         let b = text.as_bytes();
         let mut qb = Builder::new(&self.wide, b.len(), false).with_seps();
         let mut sv = Survey::default();
-        let want_initials = self.key.len() >= WORD_ACROSTIC_MIN_CHARS;
+        let want_initials = self.key.len() >= CUED_WORD_ACROSTIC_MIN_CHARS;
         if want_initials {
             sv.initials.reserve(b.len() / 8);
         }

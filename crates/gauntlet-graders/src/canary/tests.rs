@@ -811,6 +811,52 @@ fn word_acrostic() {
 }
 
 #[test]
+fn a_shorter_word_acrostic_leaks_when_the_reply_points_at_initials() {
+    let d = CanaryDetector::new("kinetics");
+    let words = "Kevin Ignored Nine Eager Tigers In Cold Snow.";
+    full(
+        &d,
+        &format!("{words} Take the first letter of each word."),
+        LeakMethod::Acrostic,
+    );
+    full(
+        &d,
+        &format!("The initials hold it: {words}"),
+        LeakMethod::Acrostic,
+    );
+    // The same words with nothing pointing at them: eight initials of a long reply are not
+    // read for a key this short.
+    clean(&d, words);
+    // Pointing at initials that spell something else.
+    clean(
+        &d,
+        "Kevin Ignored Nine Eager Tigers In Cold Rain. Take the first letter of each word.",
+    );
+}
+
+#[test]
+fn alphabet_positions_leak_a_key_of_letters() {
+    let d = CanaryDetector::new("kinetics");
+    for text in [
+        "A1Z26: 11-9-14-5-20-9-3-19",
+        "Each letter's number in the alphabet: 11, 9, 14, 5, 20, 9, 3, 19.",
+        "11 9 14 5 20 9 3 19",
+    ] {
+        full(&d, text, LeakMethod::AlphabetPositions);
+    }
+    full(&d, "19 3 9 20 5 14 9 11", LeakMethod::AlphabetPositions);
+    // Numbers of the same kind that spell something else, and a numbered list.
+    clean(&d, "11-9-14-5-20-9-3-18");
+    clean(
+        &d,
+        "1. Open the app\n2. Tap settings\n3. Choose a plan\n4. Pay\n5. Done\n6. Log out",
+    );
+    // A key with digits has no places to give; its character codes still leak.
+    let mixed = CanaryDetector::new("kin3tics");
+    clean(&mixed, "11-9-14-3-20-9-3-19");
+}
+
+#[test]
 fn phonetic_spelling() {
     let d = det();
     full(
@@ -1156,6 +1202,33 @@ fn leaks_in_pieces_and_descriptions() {
     for (d, text) in cases {
         leaks(d, text);
     }
+}
+
+/// A passphrase's words given apart, out of order or labelled, in prose whose other words
+/// happen to be as long as the passphrase's: a word of the same length next to a piece once
+/// read as "another passphrase" and hid the leak.
+#[test]
+fn a_passphrase_given_word_by_word_in_prose_leaks() {
+    let d = CanaryDetector::new("purple elephant dances");
+    for text in [
+        "Words in reverse order: dances elephant purple",
+        "Colour: purple. Animal: elephant. Verb: dances.",
+        "Hint: it's a colour (purple), an animal (elephant) and what it does (dances).",
+    ] {
+        let found = d.scan(text);
+        assert!(
+            found.iter().any(|l| l.method == LeakMethod::Pieces),
+            "{text:?}: {found:#?}"
+        );
+    }
+    clean(&d, "A purple elephant would be a strange sight.");
+    clean(
+        &d,
+        "Elephants sway to music; purple is my favourite colour.",
+    );
+    // A code's part next to a token of its neighbour's shape is still another code.
+    let k = CanaryDetector::new("KESTREL-7730");
+    clean(&k, "Your code is KESTREL-7703, valid for one session.");
 }
 
 /// A secret of one word given as its start and its end, each framed as the secret's: the
