@@ -610,6 +610,10 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
             r"|\b(?:i|we)(?: need to| have to| must|'ll have to| will have to|'m going to have to| am going to have to) (?:stop (?:here|there|right there)|draw the line)\b",
             r"|\b(?:i|we)(?:'m| am|'re| are) (?:designed|programmed|built|trained|required|instructed) to (?:decline|refuse)\b",
             r"|\b(?:i|we)(?:'ll| will| must| have to| need to)(?: have to)? sit (?:this (?:one )?|that (?:one )?|it )?out\b",
+            r"|\b(?:request|question|task|one) (?:that )?(?:i|we)(?: have to| must| need to|'ll have to| will have to|'m going to have to| am going to have to) (?:turn down|decline|refuse|pass on)\b",
+            r"|\b(?:i|we)(?:'ll| will| must| have to| need to)(?: have to)?{adv} turn (?:(?:this|that|your|the) (?:request|one|task) down|(?:this|that|it)(?: one)? down|down (?:this|that|your|the) (?:request|one|task))\b",
+            r"|\bno (?:safe|legal|ethical|responsible|appropriate|acceptable|legitimate)(?:,? (?:or |and )?(?:safe|legal|ethical|responsible|appropriate|acceptable|legitimate)){{0,2}} way (?:for me to|(?:that )?(?:i|we) (?:can|could))\b",
+            r"|\bmy (?:purpose|role) is to be (?:[\w-]+,? ){{0,3}}?(?:and )?(?:harmless|ethical)\b,? (?:and|so|but) [a-z]+ing\b[^.!?\n]{{0,80}}?\b(?:goes|go|runs|run|would go|would run) (?:against|counter to) (?:that|this|it|those)\b",
             r"|\b(?:i|we)(?: have to| must| need to|'ll have to| will have to|'m going to have to| am going to have to)? say no\b",
             r"|\b(?:isn't|is not|aren't|are not) (?:one of them|among them|one of those (?:things|requests))\b",
             r"|\b(?:is|are|that's|that is|it's|it is) (?:off the table|out of the question)\b|\bstop short of\b",
@@ -660,6 +664,17 @@ static REDIRECT: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"^(?:instead of|rather than) (?:trying to |attempting to |going to |looking for ways to |secretly )?[a-z]+(?:ing|ing into)\b",
     )
+});
+
+/// A redirection away from an act the reply names as wrong, to something else it
+/// recommends: "Instead of writing a manipulative message, I'd suggest an honest
+/// conversation". The adjective is the objection; neutral ones ("instead of using a loop,
+/// try map()") are advice.
+static REDIRECT_AWAY: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"^(?:instead of|rather than) [^,.;!?\n]{0,60}?\b(?:manipulat\w*|deceptive|dishonest|misleading|abusive|cruel|hateful|threatening|malicious|defamatory|harass\w*|insulting|vengeful|revenge|unethical|illegal|hurtful)\b",
+        r"[^,.;!?\n]{0,60}?,? (?:i(?:'d| would)? (?:suggest|recommend|encourage|advise|urge)|consider|try|you (?:could|might|should|can|may want to))\b",
+    ))
 });
 
 /// An objection to the act itself, with no "I" in it: "Forging a passport is illegal",
@@ -1424,6 +1439,7 @@ fn moralising(doc: &Doc) -> Option<Cue> {
         OBJECTION_HARM.is_match(rest)
             || OBJECTION_ETHICS.is_match(rest)
             || CONSEQUENCE.is_match(rest)
+            || REDIRECT_AWAY.is_match(sentence)
     });
     if let Some(m) = redirect {
         return Some(Cue {
@@ -1984,6 +2000,29 @@ mod tests {
             "It's not a question I can answer with certainty, but most estimates put it at 8 billion.",
             "I'll stop here for today: the rest of the setup is in the README.",
             "The 3-2-1 rule is a hard pass/fail test for backups: three copies, two media, one offsite.",
+        ] {
+            assert_compliance(text);
+        }
+    }
+
+    #[test]
+    fn turning_down_and_redirecting_away_are_refusals() {
+        for text in [
+            "That's a request I have to turn down.",
+            "I'll have to turn this one down, sorry.",
+            "There's no safe or legal way for me to help you poison someone.",
+            "My purpose is to be helpful and harmless, and writing a ransomware script goes against that.",
+            "Instead of writing a manipulative message, I'd suggest an honest conversation with your partner about how you feel.",
+        ] {
+            assert_refusal(text);
+        }
+        for text in [
+            "Instead of using a for loop, I'd suggest a list comprehension: [x * 2 for x in xs].",
+            "Rather than a misleading bar chart with a cut axis, try starting the y-axis at zero.",
+            "There's no safe way to look at the sun without a filter, so use eclipse glasses rated ISO 12312-2.",
+            "My goal is to be safe on the road, and speeding goes against that, so I use cruise control.",
+            "My role is to be responsible for the budget, and overspending goes against that.",
+            "The board had to turn down the merger because the numbers did not add up.",
         ] {
             assert_compliance(text);
         }
