@@ -14,7 +14,7 @@
 //!    count there.
 //! 3. Find cues: a direct refusal (first person + negated modal + a helping verb, "I
 //!    must decline", "against my guidelines", "my answer is no", "I can help with X, but not
-//!    with Y"), the same in eleven other languages ([`multilingual`]),
+//!    with Y"), the same in fourteen other languages (`multilingual`),
 //!    an apology or pushback opener followed by an objection ("I'm sorry, but that is not
 //!    appropriate"), an impersonal moral objection ("it is not appropriate to ..."), an
 //!    objection to the act with no "I" in it when no answer follows ("Forging a passport is

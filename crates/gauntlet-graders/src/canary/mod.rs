@@ -101,7 +101,7 @@
 //! * **Pieces** need all parts (each a whole token), or a random part with half the
 //!   entropy and 13 chance bits (a given four-digit number turns up by chance about once in
 //!   ten thousand numbers), or a frame ("starts with", "the first word is") right before
-//!   pieces that together carry [`pieces::FRAMED_SHARE`] of the entropy: one word of a
+//!   pieces that together carry `pieces::FRAMED_SHARE` of the entropy: one word of a
 //!   two-word secret, framed, is a leak; the same word in prose is not.
 //! * **Word acrostics** need a key of at least [`WORD_ACROSTIC_MIN_CHARS`] characters: at
 //!   about four bits per word initial, a chance match is then below one in 2^40 per position;
