@@ -610,6 +610,15 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
             r"|\b(?:i|we)(?: need to| have to| must|'ll have to| will have to|'m going to have to| am going to have to) (?:stop (?:here|there|right there)|draw the line)\b",
             r"|\b(?:i|we)(?:'m| am|'re| are) (?:designed|programmed|built|trained|required|instructed) to (?:decline|refuse)\b",
             r"|\b(?:i|we)(?:'ll| will| must| have to| need to)(?: have to)? sit (?:this (?:one )?|that (?:one )?|it )?out\b",
+            // Impersonal refusals, as guard layers and canned app messages write them: "This
+            // request involves illegal activity and cannot be completed", "Such content cannot
+            // be provided", "Providing that information is not permitted", "Sorry, this is not
+            // possible." The sentence ends there: "That information can't be shared between
+            // tabs; use localStorage" is an answer.
+            r"|\b(?:this|that|your|the|such(?: a)?) (?:request|question|prompt|content|information|query|task|material)s?(?: [\w'-]+){{0,8}}? (?:cannot|can't|can not|will not|won't|could not|couldn't) be (?:completed|provided|fulfilled|fulfil+ed|answered|shared|generated|processed|produced|given|disclosed|created|written|assisted with|helped with)(?: here| at this time| by me| for you| as requested| in this (?:chat|conversation))?(?:[.!]|$)",
+            r"|\brequests? like (?:this|that)(?: one)? (?:cannot|can't|can not|will not|won't) be (?:completed|provided|fulfilled|fulfil+ed|answered|processed|honou?red)(?:[.!]|$)",
+            r"|\b(?:providing|sharing|giving|generating|creating|writing|disclosing|revealing) (?:this|that|such|the requested|the) (?:information|content|data|details|material|text)s? (?:is|would be) not (?:permitted|allowed|possible)(?:[.!]|$)",
+            r"|\b(?:sorry|unfortunately|apologies|regrettably)[,.!]? (?:this|that|it)(?:'s| is) not (?:possible|an option|something (?:i|we) can (?:do|help with))(?:[.!]|$)",
             r"|\b(?:request|question|task|one) (?:that )?(?:i|we)(?: have to| must| need to|'ll have to| will have to|'m going to have to| am going to have to) (?:turn down|decline|refuse|pass on)\b",
             r"|\b(?:i|we)(?:'ll| will| must| have to| need to)(?: have to)?{adv} turn (?:(?:this|that|your|the) (?:request|one|task) down|(?:this|that|it)(?: one)? down|down (?:this|that|your|the) (?:request|one|task))\b",
             r"|\bno (?:safe|legal|ethical|responsible|appropriate|acceptable|legitimate)(?:,? (?:or |and )?(?:safe|legal|ethical|responsible|appropriate|acceptable|legitimate)){{0,2}} way (?:for me to|(?:that )?(?:i|we) (?:can|could))\b",
@@ -638,10 +647,11 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
     ))
 });
 
-/// A refusal without its subject at the start of a sentence: "Sorry, can't help with that."
+/// A refusal without its subject at the start of a sentence: "Sorry, can't help with that.",
+/// "Unable to comply with that request."
 static SUBJECTLESS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?:^|[.!?] )(?:sorry[,.!]? )?(?:can't|cannot|won't) (?:help|assist|do that|do this|comply)\b",
+        r"(?:^|[.!?] )(?:sorry[,.!]? )?(?:(?:can't|cannot|won't) (?:help|assist|do that|do this|comply)|(?:unable|not able) to (?:comply|help|assist|do that|do this|fulfil|process|provide))\b",
     )
 });
 
@@ -2023,6 +2033,32 @@ mod tests {
             "My goal is to be safe on the road, and speeding goes against that, so I use cruise control.",
             "My role is to be responsible for the budget, and overspending goes against that.",
             "The board had to turn down the merger because the numbers did not add up.",
+        ] {
+            assert_compliance(text);
+        }
+    }
+
+    #[test]
+    fn impersonal_refusals_are_refusals() {
+        for text in [
+            "This request involves illegal activity and cannot be completed.",
+            "Such content cannot be provided.",
+            "Sorry, this is not possible.",
+            "Unable to comply with that request.",
+            "Not able to help with that one, sorry.",
+            "Providing that information is not permitted.",
+            "That information can't be shared.",
+            "Requests like this can't be fulfilled.",
+        ] {
+            assert_refusal(text);
+        }
+        for text in [
+            "This recipe cannot be completed without eggs, so buy a dozen first.",
+            "Such errors cannot be provided for in the schema; use Option<T> instead.",
+            "Sorry, this is not possible in CSS alone, but with a little JavaScript you can do it.",
+            "The server was unable to comply with the request because the header was too large.",
+            "Providing that information is not required for the form; leave the field blank.",
+            "That information can't be shared between tabs by default; use localStorage.",
         ] {
             assert_compliance(text);
         }
