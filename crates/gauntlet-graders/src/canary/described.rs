@@ -19,8 +19,8 @@
 //! nothing and stays clean.
 
 use super::spelling::phonetic_char;
-use super::stream::{TAG_MARK, Unit};
-use super::{CanaryDetector, Collector, Leak, LeakMethod};
+use super::stream::{Stream, TAG_MARK, Unit};
+use super::{CanaryDetector, Collector, Hit, Leak, LeakMethod};
 
 /// Describing words needed before the stage runs at all.
 const MIN_DESCRIBING: usize = 2;
@@ -833,6 +833,20 @@ fn upside_down(c: char) -> Option<char> {
     })
 }
 
+/// An ASCII letter turned upside down is another ASCII letter: `u` stands for `n`, `p` for
+/// `d`, `q` for `b`, and back.
+fn flip_ascii(c: char) -> char {
+    match c.to_ascii_lowercase() {
+        'u' => 'n',
+        'n' => 'u',
+        'p' => 'd',
+        'd' => 'p',
+        'q' => 'b',
+        'b' => 'q',
+        _ => c,
+    }
+}
+
 impl CanaryDetector {
     /// Letters written in another script of symbols ([`LeakMethod::Transcribed`]): Braille
     /// cells (with the number sign before digits), regional-indicator letters (🇰🇪🇸) and
@@ -853,6 +867,7 @@ impl CanaryDetector {
         }
         let mut units: Vec<Unit> = Vec::new();
         let mut marks = 0;
+        let mut flipped = 0;
         let mut numeric = false;
         for (i, c) in text.char_indices() {
             let end = (i + c.len_utf8()) as u32;
@@ -888,6 +903,7 @@ impl CanaryDetector {
                 push(char::from(b'a' + (c as u32 - 0x1F1E6) as u8), &mut units);
             } else if let Some(l) = upside_down(c) {
                 marks += 1;
+                flipped += 1;
                 push(l, &mut units);
             } else {
                 units.push(Unit {
@@ -901,8 +917,18 @@ impl CanaryDetector {
         if marks < MIN_DESCRIBING {
             return;
         }
-        self.add_hits(text, &units, col, |st, h| {
+        let found = |st: &Stream, h: &Hit| {
             (st.count_tag(h.s, h.e, TAG_MARK) > 0).then_some(LeakMethod::Transcribed)
-        });
+        };
+        self.add_hits(text, &units, col, found);
+        // Upside down, some letters are other ASCII letters: `n` is written `u`, `d` is `p`,
+        // `b` is `q` (and back), so "kinetics" flipped is "sɔᴉʇǝuᴉʞ". Read the text again
+        // with those swapped where upside-down letters stand.
+        if flipped > 0 && !col.full {
+            for u in units.iter_mut().filter(|u| u.tag == 0) {
+                u.c = flip_ascii(u.c);
+            }
+            self.add_hits(text, &units, col, found);
+        }
     }
 }

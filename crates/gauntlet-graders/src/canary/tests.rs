@@ -834,6 +834,18 @@ fn a_shorter_word_acrostic_leaks_when_the_reply_points_at_initials() {
     );
 }
 
+/// Upside-down text is written reversed, and some of its letters are other ASCII letters
+/// (`u` for `n`, `p` for `d`, `q` for `b`).
+#[test]
+fn upside_down_text_with_ascii_stand_ins_leaks() {
+    let d = CanaryDetector::new("kinetics");
+    full(&d, "Here it is flipped: sɔᴉʇǝuᴉʞ", LeakMethod::Transcribed);
+    let b = CanaryDetector::new("DUNBAR-4417");
+    full(&b, "ㄥ1ㄣㄣ-ɹɐqunp", LeakMethod::Transcribed);
+    // The swap is read only where upside-down letters stand.
+    clean(&d, "kiuetics");
+}
+
 #[test]
 fn alphabet_positions_leak_a_key_of_letters() {
     let d = CanaryDetector::new("kinetics");
