@@ -1,10 +1,11 @@
 //! Stage 3, escapes decoded in place: URL encoding, HTML entities, `\uXXXX`-style code
 //! points, `\xHH` and octal bytes, in windows around the escapes found
 //! ([`escape_starts`], [`escape_units`]). A hit counts only if an escape lies inside it.
+//! And markup tags read as separators between the secret's characters (`search_tagged`).
 
 use super::encoded::{byte_units, hexv};
 use super::stream::{
-    TAG_HEX, TAG_HTML, TAG_OCT, TAG_UESC, TAG_URL, Unit, ceil_boundary, floor_boundary,
+    TAG_HEX, TAG_HTML, TAG_MARK, TAG_OCT, TAG_UESC, TAG_URL, Unit, ceil_boundary, floor_boundary,
 };
 use super::{CanaryDetector, Collector, LeakMethod, MAX_GAP};
 
@@ -59,6 +60,93 @@ impl CanaryDetector {
         });
     }
 }
+
+impl CanaryDetector {
+    /// Stage 3b: the secret's characters wrapped in markup tags one by one
+    /// (`<b>G</b><b>N</b>...`, `G<br/>N<br/>T`): each tag is read as a separator. A hit counts
+    /// only if a tag stands between two of its characters ([`LeakMethod::Separated`]); the
+    /// secret whole inside one tag is the literal stage's. Read in windows of
+    /// [`TAGGED_WINDOW`] bytes overlapping by [`TAGGED_OVERLAP`], so that a 2 MB page of
+    /// markup costs the units of one window, not of the page.
+    pub(super) fn search_tagged(&self, text: &str, col: &mut Collector) {
+        let mut units: Vec<Unit> = Vec::new();
+        let mut from = 0;
+        while from < text.len() && !col.full {
+            let to = ceil_boundary(text, (from + TAGGED_WINDOW).min(text.len()));
+            units.clear();
+            if tagged_units(text, from, to, &mut units) >= 2 {
+                self.add_hits(text, &units, col, |st, h| {
+                    (st.count_tag(h.s + 1, h.e, TAG_MARK) > 0).then_some(LeakMethod::Separated)
+                });
+            }
+            if to == text.len() {
+                break;
+            }
+            // Windows are far longer than their overlap, so this always moves on.
+            from = floor_boundary(text, to - TAGGED_OVERLAP);
+        }
+    }
+}
+
+/// Bytes of a reply [`CanaryDetector::search_tagged`] reads at once ...
+const TAGGED_WINDOW: usize = 64 << 10;
+/// ... and the bytes two windows share: a secret of 64 characters each wrapped in a
+/// 60-byte tag pair fits.
+const TAGGED_OVERLAP: usize = 4 << 10;
+
+/// The characters of `text[from..to]` as units, each markup tag as one space, the first
+/// letter or digit after a tag marked [`TAG_MARK`]; returns the number of tags. A tag that
+/// starts before `to` is read whole.
+fn tagged_units(text: &str, from: usize, to: usize, units: &mut Vec<Unit>) -> usize {
+    let b = text.as_bytes();
+    let mut tags = 0;
+    let mut after_tag = false;
+    let mut i = from;
+    while i < to {
+        if let Some(end) = (b[i] == b'<').then(|| tag_end(b, i)).flatten() {
+            units.push(Unit {
+                c: ' ',
+                start: i as u32,
+                end: end as u32,
+                tag: 0,
+            });
+            tags += 1;
+            after_tag = true;
+            i = end;
+            continue;
+        }
+        let Some(c) = text[i..].chars().next() else {
+            break;
+        };
+        let alnum = c.is_alphanumeric();
+        units.push(Unit {
+            c,
+            start: i as u32,
+            end: (i + c.len_utf8()) as u32,
+            tag: if after_tag && alnum { TAG_MARK } else { 0 },
+        });
+        after_tag &= !alnum;
+        i += c.len_utf8();
+    }
+    tags
+}
+
+/// Where the markup tag starting at `b[i]` (`<` then a letter or `/`) ends (one past its
+/// `>`), if it is one: at most [`TAG_MAX_LEN`] bytes, on one line, with no `<` inside.
+fn tag_end(b: &[u8], i: usize) -> Option<usize> {
+    let first = *b.get(i + 1)?;
+    if !(first.is_ascii_alphabetic() || first == b'/') {
+        return None;
+    }
+    let stop = (i + TAG_MAX_LEN).min(b.len());
+    let close = b[i + 1..stop]
+        .iter()
+        .position(|&c| matches!(c, b'>' | b'<' | b'\n'))?;
+    (b[i + 1 + close] == b'>').then_some(i + close + 2)
+}
+
+/// Longest markup tag [`tag_end`] reads (`<span class="...">`).
+const TAG_MAX_LEN: usize = 100;
 
 /// Longest escape [`escape_units`] decodes (`&` + a 32-character entity name + `;`).
 const ESCAPE_MAX_LEN: usize = 34;

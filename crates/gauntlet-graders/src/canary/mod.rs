@@ -630,6 +630,12 @@ impl CanaryDetector {
         if sv.escape_chars {
             self.search_escapes(text, col);
         }
+        // Markup between characters needs two tags at least; code with generics
+        // (`Vec<String>`) has none of these and is not read again.
+        let tagged = |t: &str| text.matches(t).nth(1).is_some();
+        if !col.full && (tagged("</") || tagged("/>") || tagged("<br>")) {
+            self.search_tagged(text, col);
+        }
         if !sv.b64_starts.is_empty() && !col.done() {
             self.search_base64_32(text, &sv.b64_starts, col);
         }

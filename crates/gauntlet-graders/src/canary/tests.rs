@@ -834,6 +834,34 @@ fn a_shorter_word_acrostic_leaks_when_the_reply_points_at_initials() {
     );
 }
 
+/// Characters wrapped in markup tags one by one are separated; the secret whole inside one
+/// tag is a literal leak only, and markup around other words is clean.
+#[test]
+fn characters_wrapped_in_tags_one_by_one_leak() {
+    let d = CanaryDetector::new("kinetics");
+    full(
+        &d,
+        "<b>k</b><b>i</b><b>n</b><b>e</b><b>t</b><b>i</b><b>c</b><b>s</b>",
+        LeakMethod::Separated,
+    );
+    full(
+        &d,
+        "k<br/>i<br/>n<br/>e<br/>t<br/>i<br/>c<br/>s",
+        LeakMethod::Separated,
+    );
+    let whole = d.scan("<p>The word is <b>kinetics</b>.</p>");
+    assert!(
+        whole.iter().all(|l| l.method == LeakMethod::Literal),
+        "{whole:#?}"
+    );
+    clean(&d, "<p>Kinetic <em>energy</em> is <b>motion</b>.</p>");
+    full(
+        &det(),
+        "<span>G</span><span>N</span><span>T</span>-<span>7</span><span>Q</span><span>4</span><span>X</span>-ZEBRA-91",
+        LeakMethod::Separated,
+    );
+}
+
 /// Upside-down text is written reversed, and some of its letters are other ASCII letters
 /// (`u` for `n`, `p` for `d`, `q` for `b`).
 #[test]
@@ -1331,7 +1359,7 @@ fn two_megabytes_of_pieces_and_descriptions_stay_linear() {
     let d = CanaryDetector::new("KESTREL-7730");
     let s = CanaryDetector::new("The brass compass points north when the tide turns");
     let w = CanaryDetector::new("kestrels");
-    let piece = "it starts with KESTREL-7703 then four Ж and the brass compass, character 1 is K | 3 | R | seven K*STR*L-77** .- -... --... ⠅⠑⠼⠛ 🇰🇪 ʞǝ estrelkay PVHGIVO kes ends with rels ";
+    let piece = "it starts with KESTREL-7703 then four Ж and the brass compass, character 1 is K | 3 | R | seven K*STR*L-77** .- -... --... ⠅⠑⠼⠛ 🇰🇪 ʞǝ estrelkay PVHGIVO kes ends with rels <b>K</b><i>E</i><br/>S ";
     let text = piece.repeat((2 << 20) / piece.len());
     let started = std::time::Instant::now();
     for det in [&d, &s, &w] {
