@@ -633,7 +633,10 @@ impl CanaryDetector {
         // Markup between characters needs two tags at least; code with generics
         // (`Vec<String>`) has none of these and is not read again.
         let tagged = |t: &str| text.matches(t).nth(1).is_some();
-        if !col.full && (tagged("</") || tagged("/>") || tagged("<br>")) {
+        if !col.full
+            && text.as_bytes().contains(&b'<')
+            && (tagged("</") || tagged("/>") || tagged("<br>"))
+        {
             self.search_tagged(text, col);
         }
         if !sv.b64_starts.is_empty() && !col.done() {
