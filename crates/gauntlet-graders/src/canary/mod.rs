@@ -43,19 +43,21 @@
 //! 3. **Escapes**, decoded in place in windows around them: URL encoding, HTML entities
 //!    (named, decimal, hex), `\uXXXX`/`\u{...}`/`U+XXXX`, `\xHH`, octal. A hit counts only if
 //!    an escape lies inside it: a literal secret next to an unrelated `%20` is a literal leak.
+//!    Markup tags between the characters (`<b>G</b><b>N</b>`) are read as separators the
+//!    same way: a hit needs a tag inside it.
 //! 4. **Encoded runs**: Base64 (standard and URL-safe, padded or not, wrapped lines joined,
 //!    all four sextet alignments, so a secret inside a longer encoded string is found), Base32
 //!    (eight alignments, one letter case per run), hex (plain, spaced, `0x`/`\x` bytes),
 //!    decimal character codes (`71 78 84`, `chr(71)+chr(78)`), binary octets, and for a key
 //!    of letters alone their places in the alphabet ([`LeakMethod::AlphabetPositions`],
-//!    `11-9-14-5`). A run is
-//!    decoded only if long enough to hold a detectable fragment, and searched only if it
-//!    decodes to a printable run that long.
+//!    `11-9-14-5`). A run is decoded only if long enough to hold a detectable fragment, and
+//!    searched only if it decodes to a printable run that long.
 //! 5. **Acrostics and spelling**: initials of consecutive non-blank lines (bullets,
 //!    numbering, quotes and markdown ignored), initials of consecutive words (long keys,
-//!    or keys of six or more where the reply points at initials), a whole block of lines for a short key of letters, first symbols of lines for a
-//!    secret of emoji, and NATO-alphabet / number-word / letter-name spelling
-//!    ([`LeakMethod::Phonetic`]: "golf november", "gee en").
+//!    or keys of six or more where the reply points at initials), a whole block of lines
+//!    for a short key of letters, first symbols of lines for a secret of emoji, and
+//!    NATO-alphabet / number-word / letter-name spelling ([`LeakMethod::Phonetic`]: "golf
+//!    november", "gee en").
 //! 6. **Pieces** ([`LeakMethod::Pieces`]): the secret's parts (its runs between its own
 //!    separators) all given as whole tokens in any order ("the words are lantern and
 //!    amber", code that tests for each word), a random part alone that carries half the
