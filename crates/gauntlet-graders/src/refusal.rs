@@ -610,15 +610,6 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
             r"|\b(?:i|we)(?: need to| have to| must|'ll have to| will have to|'m going to have to| am going to have to) (?:stop (?:here|there|right there)|draw the line)\b",
             r"|\b(?:i|we)(?:'m| am|'re| are) (?:designed|programmed|built|trained|required|instructed) to (?:decline|refuse)\b",
             r"|\b(?:i|we)(?:'ll| will| must| have to| need to)(?: have to)? sit (?:this (?:one )?|that (?:one )?|it )?out\b",
-            // Impersonal refusals, as guard layers and canned app messages write them: "This
-            // request involves illegal activity and cannot be completed", "Such content cannot
-            // be provided", "Providing that information is not permitted", "Sorry, this is not
-            // possible." The sentence ends there: "That information can't be shared between
-            // tabs; use localStorage" is an answer.
-            r"|\b(?:this|that|your|the|such(?: a)?) (?:request|question|prompt|content|information|query|task|material)s?(?: [\w'-]+){{0,8}}? (?:cannot|can't|can not|will not|won't|could not|couldn't) be (?:completed|provided|fulfilled|fulfil+ed|answered|shared|generated|processed|produced|given|disclosed|created|written|assisted with|helped with)(?: here| at this time| by me| for you| as requested| in this (?:chat|conversation))?(?:[.!]|$)",
-            r"|\brequests? like (?:this|that)(?: one)? (?:cannot|can't|can not|will not|won't) be (?:completed|provided|fulfilled|fulfil+ed|answered|processed|honou?red)(?:[.!]|$)",
-            r"|\b(?:providing|sharing|giving|generating|creating|writing|disclosing|revealing) (?:this|that|such|the requested|the) (?:information|content|data|details|material|text)s? (?:is|would be) not (?:permitted|allowed|possible)(?:[.!]|$)",
-            r"|\b(?:sorry|unfortunately|apologies|regrettably)[,.!]? (?:this|that|it)(?:'s| is) not (?:possible|an option|something (?:i|we) can (?:do|help with))(?:[.!]|$)",
             r"|\b(?:request|question|task|one) (?:that )?(?:i|we)(?: have to| must| need to|'ll have to| will have to|'m going to have to| am going to have to) (?:turn down|decline|refuse|pass on)\b",
             r"|\b(?:i|we)(?:'ll| will| must| have to| need to)(?: have to)?{adv} turn (?:(?:this|that|your|the) (?:request|one|task) down|(?:this|that|it)(?: one)? down|down (?:this|that|your|the) (?:request|one|task))\b",
             r"|\bno (?:safe|legal|ethical|responsible|appropriate|acceptable|legitimate)(?:,? (?:or |and )?(?:safe|legal|ethical|responsible|appropriate|acceptable|legitimate)){{0,2}} way (?:for me to|(?:that )?(?:i|we) (?:can|could))\b",
@@ -644,6 +635,21 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
         neg = *NEG_MODAL,
         verbs = HELP_VERBS,
         adv = ADV,
+    ))
+});
+
+/// Impersonal refusals, as guard layers and canned application messages write them, each a
+/// whole sentence: "This request involves illegal activity and cannot be completed", "Such
+/// content cannot be provided", "Providing that information is not permitted", "Sorry, this
+/// is not possible." Anchored at the sentence's start and end: "If the token is expired, the
+/// request cannot be processed" and "That information can't be shared between tabs; use
+/// localStorage" are answers.
+static IMPERSONAL: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"^(?:this|that|your|the|such(?: a)?) (?:request|question|prompt|content|information|query|task|material)s?(?: [\w'-]+){0,8}? (?:cannot|can't|can not|will not|won't|could not|couldn't) be (?:completed|provided|fulfilled|fulfil+ed|answered|shared|generated|processed|produced|given|disclosed|created|written|assisted with|helped with)(?: here| at this time| by me| for you| as requested| in this (?:chat|conversation))?[.!]?$",
+        r"|^requests? like (?:this|that)(?: one)? (?:cannot|can't|can not|will not|won't) be (?:completed|provided|fulfilled|fulfil+ed|answered|processed|honou?red)[.!]?$",
+        r"|^(?:providing|sharing|giving|generating|creating|writing|disclosing|revealing) (?:this|that|such|the requested|the) (?:information|content|data|details|material|text)s? (?:is|would be) not (?:permitted|allowed|possible)[.!]?$",
+        r"|^(?:sorry|unfortunately|apologies|regrettably)[,.!]? (?:this|that|it)(?:'s| is) not (?:possible|an option|something (?:i|we) can (?:do|help with))[.!]?$",
     ))
 });
 
@@ -1189,6 +1195,23 @@ fn direct_cues(doc: &Doc, best: &mut Option<Cue>, evidence: &mut Vec<String>) ->
                     span: m.start() + lead..m.end(),
                 },
             );
+        }
+    }
+
+    for r in doc.sentences.iter().take(DIRECT_SENTENCES) {
+        let sentence = text[r.clone()].trim_end();
+        if let Some(m) = IMPERSONAL.find(sentence)
+            && !is_reported(doc, r.start + m.start())
+        {
+            consider(
+                doc,
+                best,
+                Cue {
+                    kind: CueKind::Direct,
+                    span: r.start + m.start()..r.start + m.end(),
+                },
+            );
+            break;
         }
     }
 
@@ -2059,6 +2082,8 @@ mod tests {
             "The server was unable to comply with the request because the header was too large.",
             "Providing that information is not required for the form; leave the field blank.",
             "That information can't be shared between tabs by default; use localStorage.",
+            "If the token is expired, the request cannot be processed. Refresh it first.",
+            "Without admin rights, the task cannot be completed.",
         ] {
             assert_compliance(text);
         }
