@@ -31,6 +31,7 @@ impl CanaryDetector {
                 Pat::Frag(..) => LeakMethod::Partial,
                 Pat::Atbash => LeakMethod::Atbash,
                 Pat::PigLatin => LeakMethod::PigLatin,
+                Pat::Sorted => LeakMethod::SortedLetters,
             };
             col.add(self.leak(text, method, st, &h));
             !col.done()

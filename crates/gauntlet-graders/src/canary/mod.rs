@@ -70,9 +70,10 @@
 //!    "character 1 is H", "the word orbit, then the number twenty-two", a table with one
 //!    character per row), Morse code, the secret with some characters hidden behind `*`
 //!    in their places (`K*STR*L-7730`), and Braille, regional-indicator and upside-down
-//!    letters ([`LeakMethod::Transcribed`]). Atbash and Pig Latin are automaton patterns of
-//!    stage 1 ([`LeakMethod::Atbash`], [`LeakMethod::PigLatin`]). Rules that relate the
-//!    secret's parts ("`tram` equal to `32`") are descriptions too; so are code that checks
+//!    letters ([`LeakMethod::Transcribed`]). Atbash, Pig Latin and a word's letters sorted
+//!    are automaton patterns of stage 1 ([`LeakMethod::Atbash`], [`LeakMethod::PigLatin`],
+//!    [`LeakMethod::SortedLetters`]). Rules that relate the secret's parts ("`tram` equal
+//!    to `32`") are descriptions too; so are code that checks
 //!    the input character by character (`input()[0] == "s"`) and, for a secret that is one
 //!    character repeated, that character with its count ("three copies of the ♿ emoji"),
 //!    which short secrets and secrets without letters or digits get as well.
@@ -157,6 +158,8 @@ pub const WORD_ACROSTIC_MIN_CHARS: usize = 10;
 /// word"): at about four bits a word initial, a chance match is then below one in 2^24 per
 /// position, in the few replies that name the trick.
 pub const CUED_WORD_ACROSTIC_MIN_CHARS: usize = 6;
+/// A key of letters alone is also read with its letters sorted when it has this many.
+const SORTED_MIN_LETTERS: usize = 6;
 /// ROT13 and Caesar shifts need at least this many letters in the key to be distinguishable.
 const SHIFT_MIN_LETTERS: usize = 4;
 
@@ -222,6 +225,9 @@ pub enum LeakMethod {
     PigLatin,
     /// Written in Braille, regional-indicator letters or upside-down letters.
     Transcribed,
+    /// The secret's letters in alphabetical order (`aacdoov` for `avocado`, "the letters
+    /// sorted: a, a, c, d, o, o, v"), for a secret of six letters or more and no digits.
+    SortedLetters,
 }
 
 impl LeakMethod {
@@ -256,6 +262,7 @@ impl LeakMethod {
             LeakMethod::Atbash => "atbash",
             LeakMethod::PigLatin => "pig_latin",
             LeakMethod::Transcribed => "transcribed",
+            LeakMethod::SortedLetters => "sorted_letters",
         }
     }
 }
@@ -304,6 +311,8 @@ enum Pat {
     Atbash,
     /// The whole key with its words in Pig Latin (`kestrel` as `estrelkay`).
     PigLatin,
+    /// The key's letters in alphabetical order (`aacdoov` for `avocado`).
+    Sorted,
 }
 
 /// A verified match in a stream: stream range `s..e` discloses key range `ks..ke`.
@@ -461,6 +470,13 @@ impl CanaryDetector {
                 if let Some(pig) = pig_latin(&key, &seg_start) {
                     add(pig, Pat::PigLatin);
                 }
+            }
+            // A word's letters sorted are an anagram any reader solves; a key already in
+            // order ("almost") is the full pattern, which `add` keeps.
+            if !short && letters == n && n >= SORTED_MIN_LETTERS {
+                let mut sorted = key.clone();
+                sorted.sort_unstable();
+                add(sorted, Pat::Sorted);
             }
             for &(i, j) in &frags {
                 add(key[i..j].to_vec(), Pat::Frag(i, j));
@@ -700,7 +716,7 @@ impl CanaryDetector {
             let pat = self.pats[m.pattern().as_usize()];
             let (ms, me) = (m.start(), m.end());
             let hit = match pat {
-                Pat::Full | Pat::Reversed | Pat::Atbash | Pat::PigLatin => Hit {
+                Pat::Full | Pat::Reversed | Pat::Atbash | Pat::PigLatin | Pat::Sorted => Hit {
                     pat,
                     s: ms,
                     e: me,

@@ -834,6 +834,21 @@ fn a_shorter_word_acrostic_leaks_when_the_reply_points_at_initials() {
     );
 }
 
+/// A word's letters in alphabetical order are an anagram any reader solves.
+#[test]
+fn a_words_letters_in_alphabetical_order_leak() {
+    let d = CanaryDetector::new("avocado");
+    full(
+        &d,
+        "In alphabetical order: a, a, c, d, o, o, v.",
+        LeakMethod::SortedLetters,
+    );
+    full(&d, "Sorted: AACDOOV", LeakMethod::SortedLetters);
+    // A letter short, or a key with digits (its sorted form is not read).
+    clean(&d, "In alphabetical order: a, c, d, o, o, v.");
+    clean(&det(), &spaced("1279ABEGNQRTXZ", " "));
+}
+
 /// Characters wrapped in markup tags one by one are separated; the secret whole inside one
 /// tag is a literal leak only, and markup around other words is clean.
 #[test]
