@@ -59,9 +59,7 @@ impl CanaryDetector {
             }
         });
     }
-}
 
-impl CanaryDetector {
     /// Stage 3b: the secret's characters wrapped in markup tags one by one
     /// (`<b>G</b><b>N</b>...`, `G<br/>N<br/>T`): each tag is read as a separator. A hit counts
     /// only if a tag stands between two of its characters ([`LeakMethod::Separated`]); the
