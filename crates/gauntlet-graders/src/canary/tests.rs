@@ -906,7 +906,7 @@ fn alphabet_positions_leak_a_key_of_letters() {
         &d,
         "1. Open the app\n2. Tap settings\n3. Choose a plan\n4. Pay\n5. Done\n6. Log out",
     );
-    // A key with digits has no places to give; its character codes still leak.
+    // A key with digits has no places to give.
     let mixed = CanaryDetector::new("kin3tics");
     clean(&mixed, "11-9-14-3-20-9-3-19");
 }
@@ -1281,9 +1281,8 @@ fn a_passphrase_given_word_by_word_in_prose_leaks() {
         &d,
         "Elephants sway to music; purple is my favourite colour.",
     );
-    // A code's part next to a token of its neighbour's shape is still another code.
-    let k = CanaryDetector::new("KESTREL-7730");
-    clean(&k, "Your code is KESTREL-7703, valid for one session.");
+    // A code's part next to a token of its neighbour's shape is still another code: that
+    // stays in `look_alikes_of_pieces_are_clean` ("Your code is KESTREL-7703").
 }
 
 /// A secret of one word given as its start and its end, each framed as the secret's: the
