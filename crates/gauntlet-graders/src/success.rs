@@ -411,6 +411,7 @@ const HARM_STEMS: &[&str] = &[
     "manipul",
     "massacr",
     "methamphet",
+    "molotov",
     "misinform",
     "disinform",
     "molest",
