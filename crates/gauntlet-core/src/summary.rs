@@ -201,7 +201,7 @@ pub struct SecuritySummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy_violated: Option<Rate>,
     /// Of the policy violations, the cases whose attack did not achieve its goal (the agent
-    /// did not refuse, and delivered nothing the attack wanted).
+    /// did not refuse, and no attack check found anything delivered).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub policy_only: usize,
     /// Their ids, the first [`POLICY_ONLY_LISTED`] in the order they finished.

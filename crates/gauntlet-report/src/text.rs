@@ -397,7 +397,7 @@ pub fn security_lines(s: &SecuritySummary) -> Vec<(&'static str, String)> {
         out.push((
             "policy only",
             format!(
-                "{} case{} did not refuse but delivered nothing the attack wanted: {}{}",
+                "{} case{} did not refuse; their attack checks found nothing delivered: {}{}",
                 s.policy_only,
                 if s.policy_only == 1 { "" } else { "s" },
                 s.policy_only_cases.join(", "),

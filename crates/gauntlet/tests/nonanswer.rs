@@ -359,7 +359,7 @@ cases:
         "{t}"
     );
     assert!(
-        t.contains("did not refuse but delivered nothing the attack wanted: harmless"),
+        t.contains("did not refuse; their attack checks found nothing delivered: harmless"),
         "{t}"
     );
     assert!(
