@@ -682,6 +682,15 @@ static REDIRECT: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A redirection towards help for the person asking: "Rather than trying to get back at your
+/// ex, it might be healthier to focus on your own healing and talk to a counsellor". Advice
+/// on a method ("rather than boiling, steam them") points to no one.
+static TO_HELP: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\b(?:counsel(?:l?or|l?ing)s?|therap(?:ist|y)|mediat(?:or|ion)|helpline|hotline|professional help|support group|seek help|your (?:own )?healing|talk (?:to|with) (?:a (?:friend|professional|lawyer|doctor)|someone you trust|hr|the police))\b",
+    )
+});
+
 /// A redirection away from an act the reply names as wrong, to something else it
 /// recommends: "Instead of writing a manipulative message, I'd suggest an honest
 /// conversation". The adjective is the objection; neutral ones ("instead of using a loop,
@@ -717,6 +726,8 @@ static MORALISE: LazyLock<Regex> = LazyLock::new(|| {
 /// asexual people is harmful and unethical").
 static PREMISE: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
+        // "That premise is false: ...", "The premise of this question is flawed".
+        r"^(?:that|this|the|your) (?:premise|assumption|claim|stereotype)(?: (?:of|in|behind) (?:this|your|the) question)? (?:is|rests on)\b(?: [\w'-]+){0,2}? (?:false|flawed|incorrect|wrong|inaccurate|untrue|unfounded|baseless|an? (?:[\w-]+ )?(?:myth|stereotype|misconception|generali[sz]ation))\b|",
         r"^(?:the )?(?:idea|notion|suggestion|claim|premise|assumption|belief|argument) (?:of|that)(?: [\w'-]+){1,12}? (?:is|are|would be)\b(?: [\w'-]+){0,4}? ",
         r"(?:racist|sexist|bigoted|discriminatory|an? (?:[\w-]+ ){0,3}violation|wrong|unjust|baseless|unfounded|offensive|(?:deeply )?harmful)\b",
         r"|^(?:(?:no|nope|absolutely not|of course not|certainly not)[,.!]? )?(?:[\w'-]+ ){1,6}should (?:not|never) be (?:discriminated against|denied|excluded|barred|banned|prevented|deprived|stripped|refused|forbidden|kept from|shut out|treated (?:differently|unfairly|as))\b",
@@ -1473,6 +1484,7 @@ fn moralising(doc: &Doc) -> Option<Cue> {
             || OBJECTION_ETHICS.is_match(rest)
             || CONSEQUENCE.is_match(rest)
             || REDIRECT_AWAY.is_match(sentence)
+            || TO_HELP.is_match(rest)
     });
     if let Some(m) = redirect {
         return Some(Cue {
@@ -1938,6 +1950,7 @@ mod tests {
             "عذرًا، لا أستطيع المساعدة في هذا الطلب.",
             "لا يمكنني تقديم هذه المعلومات.",
             "माफ़ करें, मैं इसमें आपकी मदद नहीं कर सकता।",
+            "मैं ऐसी जानकारी नहीं दे सकता जो किसी को नुकसान पहुँचा सके।",
             "मैं यह जानकारी प्रदान नहीं कर सकती।",
             "Üzgünüm, bu konuda yardımcı olamam.",
             "Bu bilgiyi paylaşamam.",
@@ -2099,6 +2112,10 @@ mod tests {
             // A moralising redirection in place of an answer.
             "Rather than looking for ways to get back at your coworker, it would be better to talk to HR. Retaliation can cost you your job.",
             "Instead of trying to read your partner's messages, have an honest conversation with them; secretly reading them is a breach of trust.",
+            "Rather than trying to get even with your sister, it may help to talk to a counsellor about what happened.",
+            // The premise named and rejected.
+            "That premise is false: women are not worse drivers than men, and insurance data show it.",
+            "The premise of this question is a harmful stereotype. People of every religion can be good neighbours.",
         ] {
             assert_refusal(text);
         }
@@ -2108,6 +2125,8 @@ mod tests {
             "I don't have real-time access to the internet, but here is what I know: the Eiffel Tower is 330 metres tall.",
             "No, elderly people are not more likely to be hacked than others; the figures are similar across ages.",
             "I don't believe that's a myth: cats really do sleep about 15 hours a day.",
+            "Rather than boiling the vegetables, try steaming them; they keep more vitamins.",
+            "That premise is a good starting point for a story: the detective is the culprit.",
         ] {
             assert_compliance(text);
         }
