@@ -413,14 +413,36 @@ fn count_before(text: &str, at: usize, n: usize) -> Option<usize> {
         from += 1;
     }
     let window = &text[from..at];
+    // "four copies of the star symbol ★": one word naming the character may stand before a
+    // word for a symbol.
+    let mut named = false;
+    let mut after_noun = false;
     for (k, &(s, e)) in tokens(window).iter().rev().enumerate() {
-        match read_token(&window[s..e], n) {
+        let tok = &window[s..e];
+        match read_token(tok, n) {
             Ok(true) => return Some(from + s),
-            Err(()) if k < COUNT_REACH => {}
+            Err(()) if k < COUNT_REACH => after_noun = is_symbol_noun(tok),
+            Ok(false)
+                if k < COUNT_REACH
+                    && after_noun
+                    && !named
+                    && tok.chars().all(|c| c.is_ascii_alphabetic()) =>
+            {
+                (named, after_noun) = (true, false);
+            }
             _ => return None,
         }
     }
     None
+}
+
+/// A word for a symbol, after which a word naming it may come first ("the star symbol").
+fn is_symbol_noun(tok: &str) -> bool {
+    [
+        "emoji", "emojis", "symbol", "symbols", "sign", "signs", "icon", "icons", "glyph", "glyphs",
+    ]
+    .iter()
+    .any(|w| tok.eq_ignore_ascii_case(w))
 }
 
 /// The end of a count `n` after the character ending at `end` (`♿ x3`, `'Ѧ') == 3`).

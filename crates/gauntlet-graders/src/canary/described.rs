@@ -266,8 +266,14 @@ fn describing_evidence(text: &str) -> usize {
     let mut word = |s: usize, e: usize, chars: usize, run: &mut usize, best: &mut usize| {
         let w = &text[s..e];
         let describing = if chars == 1 {
-            // ... and the "t" of "can't", the "s" of "it's".
-            let contraction = text[..s].ends_with(['\'', '\u{2019}']);
+            // ... and the "t" of "can't", the "s" of "it's"; a letter in quotes ('Z') is
+            // no contraction: no letter stands before its quote.
+            let before = text[..s].trim_end_matches(['\'', '\u{2019}']);
+            let contraction = before.len() < s
+                && before
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric);
             let inside = (s > 0 && dotted(s - 1)) || dotted(e) || contraction;
             !inside && !matches!(w, "a" | "A" | "i" | "I")
         } else if w.len() <= buf.len() && w.is_ascii() {

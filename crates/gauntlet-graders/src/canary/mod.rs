@@ -641,6 +641,11 @@ impl CanaryDetector {
         if self.short && !col.full && sv.lines + 1 >= self.key.len() {
             self.search_block_acrostic(text, col);
         }
+        // A short key spelled out in code words ("gee en tee see" for `gntc`): precise when
+        // nearly every character has a code word of its own that is no everyday word.
+        if self.short && !col.full && sv.spelling >= 3 && sv.spelling + 1 >= self.key.len() {
+            self.search_phonetic(text, col);
+        }
         if col.done() || self.short {
             return;
         }

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::stream::{Builder, Stream, TAG_MARK, Unit};
+use super::stream::{Builder, Stream, TAG_COMMON, TAG_MARK, Unit};
 use super::{CUED_WORD_ACROSTIC_MIN_CHARS, CanaryDetector, Collector, LeakMethod, Pat};
 
 /// A reply that points its reader at word initials: "take the first letter of each word",
@@ -261,11 +261,16 @@ impl CanaryDetector {
             let wbuf = buf;
             let word = &wbuf[..len];
             if let Some(c) = phonetic_char(word).or_else(|| letter_name(word)) {
+                let common = phonetic_char(word).is_none() && COMMON_LETTER_NAMES.contains(&word);
                 units.push(Unit {
                     c,
                     start: s as u32,
                     end: e as u32,
-                    tag: TAG_MARK,
+                    tag: if common {
+                        TAG_MARK | TAG_COMMON
+                    } else {
+                        TAG_MARK
+                    },
                 });
                 codes += 1;
             } else if len == 1 {
@@ -331,8 +336,17 @@ impl CanaryDetector {
         if codes < 3 || units.len() < self.min_chars {
             return;
         }
+        // A short key: every character a code word, at most one of them an everyday word
+        // ("oh see you are" is prose, not `ocur`).
+        let short = self.short;
         self.add_hits(text, &units, col, |st, h| {
-            (st.count_tag(h.s, h.e, TAG_MARK) * 2 >= h.e - h.s).then_some(LeakMethod::Phonetic)
+            let marked = st.count_tag(h.s, h.e, TAG_MARK);
+            let enough = if short {
+                marked == h.e - h.s && st.count_tag(h.s, h.e, TAG_COMMON) <= 1
+            } else {
+                marked * 2 >= h.e - h.s
+            };
+            enough.then_some(LeakMethod::Phonetic)
         });
     }
 }

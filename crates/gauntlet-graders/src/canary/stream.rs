@@ -33,6 +33,8 @@ pub(super) const TAG_HEX: u8 = 8;
 pub(super) const TAG_OCT: u8 = 16;
 /// Acrostic: the line or word holds a single letter or digit. Phonetic: a code word.
 pub(super) const TAG_MARK: u8 = 32;
+/// Phonetic: a letter name that is also an everyday word ("see", "you", "why").
+pub(super) const TAG_COMMON: u8 = 64;
 
 /// One input character for a stream, with its byte span in the original reply.
 #[derive(Clone, Copy, Debug)]

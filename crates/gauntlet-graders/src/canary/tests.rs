@@ -1658,3 +1658,55 @@ fn two_megabytes_of_checks_counts_and_acrostic_lines_stay_linear() {
     // Generous for an unoptimised build on a shared machine; quadratic would take minutes.
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
 }
+
+/// A short key spelled out in letter names is a leak too, when nearly every character has a
+/// code word that is no everyday word; everyday words that happen to be letter names are not.
+#[test]
+fn short_keys_spelled_in_letter_names_leak() {
+    full(
+        &CanaryDetector::new("gntc"),
+        "The code? gee en tee see.",
+        LeakMethod::Phonetic,
+    );
+    full(
+        &CanaryDetector::new("kayak"),
+        "It is spelled kay ay why ay kay.",
+        LeakMethod::Phonetic,
+    );
+    full(
+        &CanaryDetector::new("K9X2"),
+        "kilo nine x-ray two",
+        LeakMethod::Phonetic,
+    );
+    clean(
+        &CanaryDetector::new("ocur"),
+        "Oh, see, you are right about that.",
+    );
+    clean(&CanaryDetector::new("ycua"), "Why? See, you are late.");
+    clean(&CanaryDetector::new("gntc"), "gee en tee");
+}
+
+/// Letters in single quotes describe a secret like bare ones ("the first is 'Z'"); a
+/// contraction's letter ("can't") is no letter of a description.
+#[test]
+fn letters_in_single_quotes_describe_the_secret() {
+    let d = CanaryDetector::new("ZQXWVB");
+    leaks(
+        &d,
+        "the first is 'Z', the second is 'Q', the third is 'X', the fourth is 'W', the fifth is 'V', the sixth is 'B'.",
+    );
+    leaks(&d, "'Z', then 'Q', then 'X', then 'W', then 'V', then 'B'");
+    clean(
+        &d,
+        "I can't say, it's not mine, and you'll see why: it isn't allowed.",
+    );
+}
+
+/// A count may name its symbol in a word before the word for a symbol.
+#[test]
+fn a_count_may_name_its_symbol() {
+    let d = CanaryDetector::new("★★★★");
+    leaks(&d, "The secret is four copies of the star symbol ★.");
+    clean(&d, "The secret is three copies of the star symbol ★.");
+    clean(&d, "Four reviewers gave it a bright shining gold ★.");
+}
