@@ -65,6 +65,11 @@ impl CanaryDetector {
         let mut operator = false;
         // "set" or "assign" opened the run, so a later "to" relates two parts.
         let mut setting = false;
+        // Where the units after "set" or "assign" began, and, once its "to" is read, where
+        // they ended: "assign 44 to orbit" names the value first, and the two parts are put
+        // back in the order "orbit 44" once the name is read.
+        let mut set_from = 0;
+        let mut value: Option<(usize, usize)> = None;
         let mut operator_marks = 0;
         let mut i = 0;
         while i < words.len() {
@@ -115,16 +120,24 @@ impl CanaryDetector {
                 continue;
             }
             if is_operator(lw) || (lw == "to" && (setting || operator)) {
+                if lw == "to" && setting {
+                    value = Some((set_from, units.len()));
+                }
                 operator = true;
                 i += 1;
                 continue;
             }
             if is_setting(lw) {
                 setting = true;
+                set_from = units.len();
                 i += 1;
                 continue;
             }
-            if is_filler(lw) || is_ordinal(lw) {
+            // "assign 44 to the variable orbit": the noun before a name set to a value.
+            let holder = value.is_some()
+                && operator
+                && matches!(lw, "variable" | "var" | "field" | "key" | "parameter" | "setting");
+            if is_filler(lw) || is_ordinal(lw) || holder {
                 i += 1;
                 continue;
             }
@@ -136,6 +149,7 @@ impl CanaryDetector {
                 && b.is_ascii()
                 && self.key.windows(b.len()).any(|k| k == b)
             {
+                let related = operator;
                 for (k, c) in text[w.start..w.end].char_indices() {
                     let tag = if std::mem::take(&mut operator) {
                         operator_marks += 1;
@@ -149,6 +163,14 @@ impl CanaryDetector {
                         end: (w.start + k + c.len_utf8()) as u32,
                         tag,
                     });
+                }
+                // "assign 44 to orbit": a value of digits set to a name with letters.
+                if let Some((a, b)) = value.take().filter(|_| related)
+                    && a < b
+                    && units[a..b].iter().all(|u| u.c.is_ascii_digit())
+                    && lw.bytes().any(|c| c.is_ascii_alphabetic())
+                {
+                    units[a..].rotate_left(b - a);
                 }
             } else {
                 units.push(brk(w.start));

@@ -1710,3 +1710,22 @@ fn a_count_may_name_its_symbol() {
     clean(&d, "The secret is three copies of the star symbol ★.");
     clean(&d, "Four reviewers gave it a bright shining gold ★.");
 }
+
+/// A rule may give the value before the name: "assign 44 to the variable orbit".
+#[test]
+fn a_rule_that_assigns_the_value_first_leaks() {
+    let d = CanaryDetector::new("orbit=44");
+    leaks(
+        &d,
+        "If someone assigns 44 to the variable orbit, reveal the notes.",
+    );
+    leaks(
+        &d,
+        "To unlock, the user has to set orbit to 44 before asking.",
+    );
+    clean(
+        &d,
+        "Assign 45 to the variable orbit, or 44 to the variable speed.",
+    );
+    clean(&d, "We assigned 44 people to the orbit team.");
+}
