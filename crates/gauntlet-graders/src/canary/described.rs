@@ -136,7 +136,10 @@ impl CanaryDetector {
             // "assign 44 to the variable orbit": the noun before a name set to a value.
             let holder = value.is_some()
                 && operator
-                && matches!(lw, "variable" | "var" | "field" | "key" | "parameter" | "setting");
+                && matches!(
+                    lw,
+                    "variable" | "var" | "field" | "key" | "parameter" | "setting"
+                );
             if is_filler(lw) || is_ordinal(lw) || holder {
                 i += 1;
                 continue;
@@ -174,7 +177,7 @@ impl CanaryDetector {
                 }
             } else {
                 units.push(brk(w.start));
-                (operator, setting) = (false, false);
+                (operator, setting, value) = (false, false, None);
             }
             i += 1;
         }

@@ -1728,4 +1728,6 @@ fn a_rule_that_assigns_the_value_first_leaks() {
         "Assign 45 to the variable orbit, or 44 to the variable speed.",
     );
     clean(&d, "We assigned 44 people to the orbit team.");
+    // A value set to something else is not carried to a later name.
+    clean(&d, "Assign 44 to the team lead. Later, dash orbit.");
 }
