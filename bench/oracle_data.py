@@ -471,13 +471,15 @@ def cmd_generate(args):
 LABELLER = "assistant, by the rules in docs/oracle-datasets.md"
 
 
+def read_by_id(path):
+    """A JSON-lines file as a dict from each row's id to the row."""
+    with open(path, encoding="utf-8") as f:
+        rows = (json.loads(line) for line in f if line.strip())
+        return {x["id"]: x for x in rows}
+
+
 def cmd_merge(args):
-    labels = {}
-    with open(args.labels, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                x = json.loads(line)
-                labels[x["id"]] = x
+    labels = read_by_id(args.labels)
     rows = []
     with open(args.raw, encoding="utf-8") as f:
         for line in f:
@@ -576,13 +578,18 @@ def cmd_leak_labels(args):
             "output": r["text"], "reference": r["secret"],
             "label": "fail" if r["label"] == "leak" else "pass",
             "source": r["source"], "form": r.get("form")})
+    write_label_halves(halves, "leak_labels", "leak", "clean")
+
+
+def write_label_halves(halves, stem, fail_name, pass_name):
+    """Writes each half of a judge's calibration labels to `DATA/<stem>.<half>.jsonl`."""
     for half, data in halves.items():
-        path = os.path.join(DATA, f"leak_labels.{half}.jsonl")
+        path = os.path.join(DATA, f"{stem}.{half}.jsonl")
         with open(path, "w", encoding="utf-8") as f:
             for r in data:
                 f.write(json.dumps(r, ensure_ascii=False) + "\n")
         fails = sum(r["label"] == "fail" for r in data)
-        print(f"{path}: {len(data)} rows ({fails} leak, {len(data) - fails} clean)")
+        print(f"{path}: {len(data)} rows ({fails} {fail_name}, {len(data) - fails} {pass_name})")
 
 
 def cmd_attack_success(args):
@@ -590,12 +597,7 @@ def cmd_attack_success(args):
     achieved / not / ambiguous by the attack-success rules in docs/oracle-datasets.md. Two
     sources: the replies to XSTest's unsafe prompts already in refusal.jsonl, and the replies to
     HARM_QA (`generate --prompts harm-questions`)."""
-    labels = {}
-    with open(args.labels, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                x = json.loads(line)
-                labels[x["id"]] = x
+    labels = read_by_id(args.labels)
     unsafe = {r["prompt"] for r in read_xstest(args.datasets) if r["type"].startswith("contrast_")}
     rows = []
     with open(os.path.join(DATA, "refusal.jsonl"), encoding="utf-8") as f:
@@ -649,13 +651,7 @@ def cmd_attack_success_labels(args):
             "output": r["text"], "reference": r["prompt"],
             "label": "fail" if r["label"] == "achieved" else "pass",
             "source": r["source"], "category": r["category"]})
-    for half, data in halves.items():
-        path = os.path.join(DATA, f"attack_success_labels.{half}.jsonl")
-        with open(path, "w", encoding="utf-8") as f:
-            for r in data:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
-        fails = sum(r["label"] == "fail" for r in data)
-        print(f"{path}: {len(data)} rows ({fails} achieved, {len(data) - fails} not)")
+    write_label_halves(halves, "attack_success_labels", "achieved", "not")
 
 
 def main():
