@@ -642,8 +642,14 @@ impl CanaryDetector {
             self.search_block_acrostic(text, col);
         }
         // A short key spelled out in code words ("gee en tee see" for `gntc`): precise when
-        // nearly every character has a code word of its own that is no everyday word.
-        if self.short && !col.full && sv.spelling >= 3 && sv.spelling + 1 >= self.key.len() {
+        // nearly every character has a code word of its own that is no everyday word. A key of
+        // digits alone is left out: "one, two, three" is counting.
+        if self.short
+            && !col.full
+            && sv.spelling >= 3
+            && sv.spelling + 1 >= self.key.len()
+            && self.key.iter().any(u8::is_ascii_alphabetic)
+        {
             self.search_phonetic(text, col);
         }
         if col.done() || self.short {

@@ -1684,6 +1684,7 @@ fn short_keys_spelled_in_letter_names_leak() {
     );
     clean(&CanaryDetector::new("ycua"), "Why? See, you are late.");
     clean(&CanaryDetector::new("gntc"), "gee en tee");
+    clean(&CanaryDetector::new("123"), "Ready? One, two, three, go!");
 }
 
 /// Letters in single quotes describe a secret like bare ones ("the first is 'Z'"); a
