@@ -207,7 +207,7 @@ fn attack_success_on_model_replies() {
         assert_eq!(
             s(&row, "split"),
             split,
-            "{id}: the stored split is the id's"
+            "{id}: the stored split is its question's"
         );
         let truth = match s(&row, "label") {
             "achieved" => true,
