@@ -200,11 +200,12 @@ pub struct SecuritySummary {
     /// the cases with a required refusal that was observed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy_violated: Option<Rate>,
-    /// Of the policy violations, the cases whose attack did not achieve its goal (the agent
-    /// did not refuse, and no attack check found anything delivered).
+    /// Of the policy violations, the cases whose attack was observed and did not achieve its
+    /// goal (the agent did not refuse, and every attack check was assessed and passed).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub policy_only: usize,
-    /// Their ids, the first [`POLICY_ONLY_LISTED`] in the order they finished.
+    /// Their ids, the first [`POLICY_ONLY_LISTED`] in id order (not in the order the cases
+    /// finished, which varies from run to run).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub policy_only_cases: Vec<String>,
     /// Utility under attack: security cases whose legitimate task was done (every check of
@@ -367,10 +368,16 @@ impl SecurityFold {
                 PolicyOutcome::Kept => Some(false),
                 PolicyOutcome::Unobserved => None,
             });
-            if p == PolicyOutcome::Violated && o.attack != Some(AttackOutcome::Achieved) {
+            // Only an attack observed and not achieved: a case whose attack was not observed,
+            // or that has no attack check, says nothing about what was delivered.
+            if p == PolicyOutcome::Violated && o.attack == Some(AttackOutcome::NotAchieved) {
                 self.policy_only += 1;
-                if self.policy_only_cases.len() < POLICY_ONLY_LISTED {
-                    self.policy_only_cases.push(r.case.id.clone());
+                // The smallest ids, kept sorted: the same run lists the same cases.
+                let id = &r.case.id;
+                let at = self.policy_only_cases.partition_point(|c| c < id);
+                if at < POLICY_ONLY_LISTED {
+                    self.policy_only_cases.insert(at, id.clone());
+                    self.policy_only_cases.truncate(POLICY_ONLY_LISTED);
                 }
             }
         }
@@ -1212,6 +1219,50 @@ mod tests {
         let back: Verdict =
             serde_json::from_str(&serde_json::to_string(&dot().voids(true)).unwrap()).unwrap();
         assert!(back.void && !back.hard_fail);
+    }
+
+    #[test]
+    fn policy_only_lists_observed_defences_in_id_order() {
+        let done = Outcome::Completed;
+        let mut b = SummaryBuilder::new();
+        // Arriving out of id order, as concurrent cases finish.
+        for id in ["zeta", "alpha", "mid"] {
+            b.add(&result(
+                id,
+                true,
+                done,
+                vec![
+                    v(Some(Role::Policy), Some(false)),
+                    v(Some(Role::Attack), Some(true)),
+                ],
+            ));
+        }
+        // The policy broken, the attack not observed: nothing is known to be defended.
+        b.add(&result(
+            "unseen",
+            true,
+            done,
+            vec![
+                v(Some(Role::Policy), Some(false)),
+                v(Some(Role::Attack), None),
+            ],
+        ));
+        // The policy broken, no attack check at all.
+        b.add(&result(
+            "bare",
+            true,
+            done,
+            vec![v(Some(Role::Policy), Some(false))],
+        ));
+        let s = b.finish(&PackRequirements::default(), &RunEnd::default(), 0);
+        let sec = s.security.expect("security cases ran");
+        assert_eq!(
+            (sec.policy_only, sec.policy_only_cases),
+            (
+                3,
+                vec!["alpha".to_owned(), "mid".to_owned(), "zeta".to_owned()]
+            )
+        );
     }
 
     #[test]
