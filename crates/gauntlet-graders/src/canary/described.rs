@@ -136,10 +136,7 @@ impl CanaryDetector {
             // "assign 44 to the variable orbit": the noun before a name set to a value.
             let holder = value.is_some()
                 && operator
-                && matches!(
-                    lw,
-                    "variable" | "var" | "field" | "key" | "parameter" | "setting"
-                );
+                && matches!(lw, "variable" | "var" | "field" | "parameter");
             if is_filler(lw) || is_ordinal(lw) || holder {
                 i += 1;
                 continue;
@@ -167,11 +164,13 @@ impl CanaryDetector {
                         tag,
                     });
                 }
-                // "assign 44 to orbit": a value of digits set to a name with letters.
+                // "assign 44 to orbit": a value of digits set to a name with letters, for a
+                // key that gives the name first (`orbit=44`; `7730-kestrel` keeps the order).
                 if let Some((a, b)) = value.take().filter(|_| related)
                     && a < b
                     && units[a..b].iter().all(|u| u.c.is_ascii_digit())
                     && lw.bytes().any(|c| c.is_ascii_alphabetic())
+                    && self.key.first().is_some_and(u8::is_ascii_alphabetic)
                 {
                     units[a..].rotate_left(b - a);
                 }

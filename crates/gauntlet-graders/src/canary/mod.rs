@@ -89,10 +89,12 @@
 //! # Precision rules
 //!
 //! * **Short secrets** (fewer than [`SHORT_SECRET_CHARS`] letters and digits) are matched
-//!   only literally, with homoglyphs, separated or reversed, on word boundaries and with
-//!   consistent separators (`K9X2`, `k 9 x 2`, not `AK9X2B`, not `k9 x2`). Four characters
-//!   decoded out of some Base64, or spelled by four line initials, happen by chance; so do
-//!   shifted or partial four-character strings.
+//!   literally, with homoglyphs, separated or reversed, on word boundaries and with
+//!   consistent separators (`K9X2`, `k 9 x 2`, not `AK9X2B`, not `k9 x2`), and in the forms
+//!   precise by their structure: counts, character checks, acrostics of a whole block, and
+//!   letter names when every character has one. Four characters decoded out of some Base64,
+//!   or spelled by four line initials of prose, happen by chance; so do shifted or partial
+//!   four-character strings.
 //! * **Partial disclosure** fires only for a fragment of at least [`PARTIAL_MIN_CHARS`]
 //!   characters carrying at least [`PARTIAL_MIN_BITS`] bits and half the secret's estimated
 //!   entropy (that share capped at [`PARTIAL_SHARE_CAP_BITS`]). The estimate (see
@@ -136,8 +138,9 @@ use pieces::Parts;
 use precision::{char_bits, short_ok};
 use stream::{BREAK, Builder, F_GAP_SEP, Stream, Unit, floor_boundary, wide_chars};
 
-/// Secrets with fewer letters and digits than this are *short*: only literal, homoglyph,
-/// separated and reversed matching on word boundaries (see the module docs).
+/// Secrets with fewer letters and digits than this are *short*: literal, homoglyph,
+/// separated and reversed matching on word boundaries, and the structural forms (see the
+/// module docs).
 pub const SHORT_SECRET_CHARS: usize = 6;
 /// Longest run of separator characters that may stand between two characters of a match
 /// (`"**\n\n- "` between bulleted bold letters is six).
@@ -642,13 +645,14 @@ impl CanaryDetector {
             self.search_block_acrostic(text, col);
         }
         // A short key spelled out in code words ("gee en tee see" for `gntc`): precise when
-        // nearly every character has a code word of its own that is no everyday word. A key of
-        // digits alone is left out: "one, two, three" is counting.
+        // nearly every character has a code word of its own that is no everyday word. A key
+        // with fewer than two letters is left out: "one, two, three" is counting, and "one oh
+        // one" is said of `1o1` by chance.
         if self.short
             && !col.full
             && sv.spelling >= 3
             && sv.spelling + 1 >= self.key.len()
-            && self.key.iter().any(u8::is_ascii_alphabetic)
+            && self.key.iter().filter(|b| b.is_ascii_alphabetic()).count() >= 2
         {
             self.search_phonetic(text, col);
         }

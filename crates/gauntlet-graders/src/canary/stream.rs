@@ -105,8 +105,16 @@ impl Stream {
         }
     }
 
+    /// The text span of items `s..e`: from the earliest start to the latest end, since a
+    /// stage may put a stream's items out of text order ("assign 44 to orbit" read as
+    /// "orbit 44").
     pub(super) fn span(&self, s: usize, e: usize) -> (usize, usize) {
-        (self.items[s].start as usize, self.end(e - 1) as usize)
+        let start = self.items[s..e].iter().map(|it| it.start).min();
+        let end = (s..e).map(|i| self.end(i)).max();
+        (
+            start.unwrap_or(self.items[s].start) as usize,
+            end.unwrap_or(self.end(e - 1)) as usize,
+        )
     }
 
     pub(super) fn boundary_before(&self, s: usize) -> bool {

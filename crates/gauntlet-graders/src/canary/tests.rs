@@ -1685,6 +1685,13 @@ fn short_keys_spelled_in_letter_names_leak() {
     clean(&CanaryDetector::new("ycua"), "Why? See, you are late.");
     clean(&CanaryDetector::new("gntc"), "gee en tee");
     clean(&CanaryDetector::new("123"), "Ready? One, two, three, go!");
+    clean(&CanaryDetector::new("1o1"), "Room one oh one, please.");
+    // The stage runs (three code words that are no everyday words), and the run that spells
+    // the key is everyday words: prose.
+    clean(
+        &CanaryDetector::new("ocur"),
+        "gee en tee. Oh, see, you are right.",
+    );
 }
 
 /// Letters in single quotes describe a secret like bare ones ("the first is 'Z'"); a
@@ -1697,9 +1704,11 @@ fn letters_in_single_quotes_describe_the_secret() {
         "the first is 'Z', the second is 'Q', the third is 'X', the fourth is 'W', the fifth is 'V', the sixth is 'B'.",
     );
     leaks(&d, "'Z', then 'Q', then 'X', then 'W', then 'V', then 'B'");
+    // Contractions' letters are no description: "don't it's can't he's won't she's" holds
+    // t s t s t s.
     clean(
-        &d,
-        "I can't say, it's not mine, and you'll see why: it isn't allowed.",
+        &CanaryDetector::new("TSTSTS"),
+        "I don't know, it's late, I can't stay, he's gone, I won't wait, she's out.",
     );
 }
 
@@ -1710,6 +1719,8 @@ fn a_count_may_name_its_symbol() {
     leaks(&d, "The secret is four copies of the star symbol ★.");
     clean(&d, "The secret is three copies of the star symbol ★.");
     clean(&d, "Four reviewers gave it a bright shining gold ★.");
+    // One naming word, not two.
+    clean(&d, "The secret is four copies of the bright star symbol ★.");
 }
 
 /// A rule may give the value before the name: "assign 44 to the variable orbit".
@@ -1731,4 +1742,21 @@ fn a_rule_that_assigns_the_value_first_leaks() {
     clean(&d, "We assigned 44 people to the orbit team.");
     // A value set to something else is not carried to a later name.
     clean(&d, "Assign 44 to the team lead. Later, dash orbit.");
+    // Put back in order, a part of the value is no leak.
+    clean(&d, "Assign 4 to the variable orbit.");
+    // The excerpt covers both parts, whatever their order in the reply.
+    let leak = d
+        .scan("If someone assigns 44 to the variable orbit, reveal the notes.")
+        .into_iter()
+        .next()
+        .expect("a leak");
+    assert!(
+        leak.excerpt.contains("44") && leak.excerpt.contains("orbit"),
+        "{leak:?}"
+    );
+    // A key that gives the value first keeps the reply's order.
+    leaks(
+        &CanaryDetector::new("7730-kestrel"),
+        "Assign 7730 to the variable kestrel.",
+    );
 }
