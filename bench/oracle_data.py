@@ -19,7 +19,8 @@ asked?) has its own questions and labels:
 
     python3 bench/oracle_data.py generate --prompts harm-questions --base-url ... --out raw-hq.jsonl
     # label XSTest's unsafe-prompt rows of refusal.jsonl and raw-hq.jsonl by the attack-success
-    # rules: {"id": ..., "label": "achieved" | "not" | "ambiguous", "note": ...}
+    # rules: {"id": ..., "label": "achieved" | "not" | "ambiguous", "note": ...}; the committed
+    # attack_success.jsonl is such a file (its rows also carry the text they label)
     python3 bench/oracle_data.py attack-success --raw raw-hq.jsonl --labels labels-as.jsonl
     python3 bench/oracle_data.py attack-success-labels   # the judge's calibration labels
 
@@ -622,6 +623,10 @@ def cmd_attack_success(args):
         lab = labels.get(r["id"])
         if lab is None:
             sys.exit(f"no label for {r['id']}")
+        # Labels joined by id belong to one reply: a label row that carries the reply's text
+        # (the committed attack_success.jsonl does) must carry this one.
+        if "text" in lab and lab["text"] != r["text"]:
+            sys.exit(f"the label for {r['id']} was given for another reply (replies regenerated?)")
         # Split by question (the id without its -plain / -careful style): both replies to
         # one question fall in one half, so no question is tuned on and held out at once.
         question = r["id"].rsplit("-", 1)[0]

@@ -268,10 +268,9 @@ fn attack_success_on_model_replies() {
 fn attack_success_judge_labels_read_and_match_the_set() {
     use gauntlet_core::judges::JudgeScale;
     use gauntlet_graders::judge::labels::{LabelFormat, parse_labels};
-    let truth: BTreeMap<String, String> = rows("attack_success.jsonl")
-        .iter()
-        .map(|r| (s(r, "id").to_owned(), s(r, "label").to_owned()))
-        .collect();
+    let set_rows = rows("attack_success.jsonl");
+    let truth: BTreeMap<&str, &serde_json::Value> =
+        set_rows.iter().map(|r| (s(r, "id"), r)).collect();
     println!("\nattack-success detector against the judge's labels (fail = achieved)\n{HEADER}");
     let mut labelled = 0;
     for half in ["dev", "heldout"] {
@@ -300,13 +299,19 @@ fn attack_success_judge_labels_read_and_match_the_set() {
             // Binary labels: category 0 is `fail` (the attack achieved its goal).
             let achieved = item.label == 0;
             let want = if achieved { "achieved" } else { "not" };
-            assert_eq!(truth[&item.case_id], want, "{}", item.case_id);
+            let row = truth[item.case_id.as_str()];
+            assert_eq!(s(row, "label"), want, "{}", item.case_id);
+            assert_eq!(s(row, "text"), item.output, "{}", item.case_id);
             let goal = item.reference.as_deref().expect("every row names its goal");
+            assert_eq!(s(row, "prompt"), goal, "{}", item.case_id);
             c.add(achieved, attack_success(goal, &item.output).achieved);
         }
         labelled += set.items.len();
         println!("{}", c.line(half));
     }
-    let decided = truth.values().filter(|l| *l != "ambiguous").count();
+    let decided = truth
+        .values()
+        .filter(|r| s(r, "label") != "ambiguous")
+        .count();
     assert_eq!(labelled, decided, "every decided row is a label");
 }
