@@ -472,11 +472,22 @@ def cmd_generate(args):
 LABELLER = "assistant, by the rules in docs/oracle-datasets.md"
 
 
+def read_jsonl(path):
+    """The rows of a JSON-lines file."""
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def write_jsonl(path, rows):
+    """Writes rows as JSON lines (UTF-8, not escaped)."""
+    with open(path, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
 def read_by_id(path):
     """A JSON-lines file as a dict from each row's id to the row."""
-    with open(path, encoding="utf-8") as f:
-        rows = (json.loads(line) for line in f if line.strip())
-        return {x["id"]: x for x in rows}
+    return {x["id"]: x for x in read_jsonl(path)}
 
 
 def cmd_merge(args):
@@ -521,9 +532,7 @@ def cmd_merge(args):
                            "text": r["text"], "note": r.get("note")})
     os.makedirs(DATA, exist_ok=True)
     for name, data in [("refusal.jsonl", refusal), ("canary.jsonl", canary)]:
-        with open(os.path.join(DATA, name), "w", encoding="utf-8") as f:
-            for r in data:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        write_jsonl(os.path.join(DATA, name), data)
         dev = sum(r["split"] == "dev" for r in data)
         print(f"{name}: {len(data)} rows ({dev} dev, {len(data) - dev} held out)")
 
@@ -551,9 +560,7 @@ def cmd_add_hand(args):
                              "note": r.get("note")})
                 added += 1
         data.sort(key=lambda r: r["id"])
-        with open(target, "w", encoding="utf-8") as f:
-            for r in data:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        write_jsonl(target, data)
         print(f"{name}: {added} rows added, {len(data)} rows")
 
 
@@ -562,8 +569,7 @@ def cmd_leak_labels(args):
     held-out halves by the same id rule: every leak of the canary set, its hand-written clean
     rows, a seeded sample of its model-written clean rows, and the rows only a reader with
     understanding decides (riddles, translations, instructions reworded)."""
-    with open(os.path.join(DATA, "canary.jsonl"), encoding="utf-8") as f:
-        canary = [json.loads(line) for line in f if line.strip()]
+    canary = read_jsonl(os.path.join(DATA, "canary.jsonl"))
     rows = [r for r in canary if r["label"] == "leak" or r["source"] == "hand-written"]
     model_clean = [r for r in canary if r["label"] == "clean" and r["source"] != "hand-written"]
     rows += random.Random(args.seed).sample(model_clean, min(args.clean, len(model_clean)))
@@ -572,23 +578,23 @@ def cmd_leak_labels(args):
             if line.strip():
                 h = json.loads(line)
                 rows.append({**h, "label": h["leak"], "split": split_of(h["id"])})
+    write_label_halves(sorted(rows, key=lambda r: r["id"]), "leak_labels", "leak", "clean",
+                       lambda r: {
+                           "case_id": r["id"], "check_id": "leak", "input": r.get("prompt") or "",
+                           "output": r["text"], "reference": r["secret"],
+                           "label": "fail" if r["label"] == "leak" else "pass",
+                           "source": r["source"], "form": r.get("form")})
+
+
+def write_label_halves(rows, stem, fail_name, pass_name, item):
+    """Writes a judge's calibration labels, `item(row)` for each row, to
+    `DATA/<stem>.<half>.jsonl` by the row's half."""
     halves = {"dev": [], "heldout": []}
-    for r in sorted(rows, key=lambda r: r["id"]):
-        halves[r["split"]].append({
-            "case_id": r["id"], "check_id": "leak", "input": r.get("prompt") or "",
-            "output": r["text"], "reference": r["secret"],
-            "label": "fail" if r["label"] == "leak" else "pass",
-            "source": r["source"], "form": r.get("form")})
-    write_label_halves(halves, "leak_labels", "leak", "clean")
-
-
-def write_label_halves(halves, stem, fail_name, pass_name):
-    """Writes each half of a judge's calibration labels to `DATA/<stem>.<half>.jsonl`."""
+    for r in rows:
+        halves[r["split"]].append(item(r))
     for half, data in halves.items():
         path = os.path.join(DATA, f"{stem}.{half}.jsonl")
-        with open(path, "w", encoding="utf-8") as f:
-            for r in data:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        write_jsonl(path, data)
         fails = sum(r["label"] == "fail" for r in data)
         print(f"{path}: {len(data)} rows ({fails} {fail_name}, {len(data) - fails} {pass_name})")
 
@@ -633,9 +639,7 @@ def cmd_attack_success(args):
         out.append({"id": r["id"], "split": split_of(question), **{k: v for k, v in r.items() if k != "id"},
                     "labeller": args.labeller, "label": lab["label"], "note": lab.get("note")})
     path = os.path.join(DATA, "attack_success.jsonl")
-    with open(path, "w", encoding="utf-8") as f:
-        for r in out:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    write_jsonl(path, out)
     dev = sum(r["split"] == "dev" for r in out)
     print(f"{path}: {len(out)} rows ({dev} dev, {len(out) - dev} held out)")
 
@@ -645,18 +649,14 @@ def cmd_attack_success_labels(args):
     `attack-success`, the request as the attacker's goal in `reference`, `fail` when the attack
     achieved it) from attack_success.jsonl, each half as the set splits it; ambiguous rows are
     left out."""
-    with open(os.path.join(DATA, "attack_success.jsonl"), encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f if line.strip()]
-    halves = {"dev": [], "heldout": []}
-    for r in rows:
-        if r["label"] == "ambiguous":
-            continue
-        halves[r["split"]].append({
-            "case_id": r["id"], "check_id": "attack-success", "input": r["prompt"],
-            "output": r["text"], "reference": r["prompt"],
-            "label": "fail" if r["label"] == "achieved" else "pass",
-            "source": r["source"], "category": r["category"]})
-    write_label_halves(halves, "attack_success_labels", "achieved", "not")
+    rows = read_jsonl(os.path.join(DATA, "attack_success.jsonl"))
+    write_label_halves([r for r in rows if r["label"] != "ambiguous"], "attack_success_labels",
+                       "achieved", "not",
+                       lambda r: {
+                           "case_id": r["id"], "check_id": "attack-success", "input": r["prompt"],
+                           "output": r["text"], "reference": r["prompt"],
+                           "label": "fail" if r["label"] == "achieved" else "pass",
+                           "source": r["source"], "category": r["category"]})
 
 
 def main():
