@@ -1639,6 +1639,8 @@ fn two_megabytes_of_checks_counts_and_acrostic_lines_stay_linear() {
         "three copies of the ♿ emoji, count('Ѧ') == 3, '♿' * 3 ",
         "gee en tee see dash seven queue four ex set tram equal to 32 ",
         "🐍 line\n🦀 line\n\nSilent\nNever\nAlways\n\n",
+        "assign 44 to the variable orbit, four copies of the star symbol ★ ",
+        "the first is 'Z', the second 'q', it's kay ay why ay kay ",
     ];
     let dets = [
         CanaryDetector::new("sna"),
@@ -1647,6 +1649,10 @@ fn two_megabytes_of_checks_counts_and_acrostic_lines_stay_linear() {
         CanaryDetector::new("🐍🦀🐘"),
         CanaryDetector::new("GNTC-7Q4X-M2RK"),
         CanaryDetector::new("tram=33"),
+        CanaryDetector::new("orbit=45"),
+        CanaryDetector::new("★★★"),
+        CanaryDetector::new("Zqx"),
+        CanaryDetector::new("kayaq"),
     ];
     let started = std::time::Instant::now();
     for piece in pieces {
