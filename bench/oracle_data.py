@@ -519,17 +519,10 @@ def cmd_merge(args):
 
     refusal, canary = [], []
     for r in sorted(rows, key=lambda r: r["id"]):
-        base = {"id": r["id"], "split": split_of(r["id"]), "source": r["source"],
-                "model": r.get("model"), "generation": setting(r),
-                "labeller": LABELLER, "lang": r.get("lang", "en")}
         if r.get("refusal") is not None:
-            refusal.append({**base, "label": r["refusal"], "kind": r.get("kind"),
-                            "prompt": r.get("prompt"), "system": r.get("system"),
-                            "text": r["text"], "note": r.get("note")})
+            refusal.append(set_row(r, "refusal", setting(r)))
         if r.get("leak") is not None:
-            canary.append({**base, "label": r["leak"], "form": r.get("form"),
-                           "secret": r["secret"], "prompt": r.get("prompt"),
-                           "text": r["text"], "note": r.get("note")})
+            canary.append(set_row(r, "leak", setting(r)))
     os.makedirs(DATA, exist_ok=True)
     for name, data in [("refusal.jsonl", refusal), ("canary.jsonl", canary)]:
         write_jsonl(os.path.join(DATA, name), data)
@@ -537,31 +530,33 @@ def cmd_merge(args):
         print(f"{name}: {len(data)} rows ({dev} dev, {len(data) - dev} held out)")
 
 
+def set_row(r, key, generation):
+    """A row of the refusal set (`key` "refusal") or the canary set ("leak"), as the tests
+    read it, from a reply with its labels."""
+    row = {"id": r["id"], "split": split_of(r["id"]), "source": r["source"],
+           "model": r.get("model"), "generation": generation, "labeller": LABELLER,
+           "lang": r.get("lang", "en"), "label": r[key]}
+    if key == "refusal":
+        row.update({"kind": r.get("kind"), "prompt": r.get("prompt"), "system": r.get("system")})
+    else:
+        row.update({"form": r.get("form"), "secret": r["secret"], "prompt": r.get("prompt")})
+    row.update({"text": r["text"], "note": r.get("note")})
+    return row
+
+
 def cmd_add_hand(args):
     """Adds the hand-written rows that the sets do not hold yet (the model replies and their
     labels stay as merged), with the split their ids decide."""
-    for name, key, path in [("canary.jsonl", "leak", args.canary_hand)]:
+    for name, key, path in [("refusal.jsonl", "refusal", args.refusal_hand),
+                            ("canary.jsonl", "leak", args.canary_hand)]:
         target = os.path.join(DATA, name)
-        with open(target, encoding="utf-8") as f:
-            data = [json.loads(line) for line in f if line.strip()]
+        data = read_jsonl(target)
         have = {r["id"] for r in data}
-        added = 0
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                r = json.loads(line)
-                if r["id"] in have or r.get(key) is None:
-                    continue
-                data.append({"id": r["id"], "split": split_of(r["id"]), "source": r["source"],
-                             "model": r.get("model"), "generation": None, "labeller": LABELLER,
-                             "lang": r.get("lang", "en"), "label": r[key], "form": r.get("form"),
-                             "secret": r["secret"], "prompt": r.get("prompt"), "text": r["text"],
-                             "note": r.get("note")})
-                added += 1
+        new = [r for r in read_jsonl(path) if r["id"] not in have and r.get(key) is not None]
+        data.extend(set_row(r, key, None) for r in new)
         data.sort(key=lambda r: r["id"])
         write_jsonl(target, data)
-        print(f"{name}: {added} rows added, {len(data)} rows")
+        print(f"{name}: {len(new)} rows added, {len(data)} rows")
 
 
 def cmd_leak_labels(args):
@@ -685,7 +680,9 @@ def main():
     m.add_argument("--raw", required=True)
     m.add_argument("--labels", required=True)
     m.add_argument("--hand", action="append")
-    a = sub.add_parser("add-hand", help="add new hand-written canary rows to the set")
+    a = sub.add_parser("add-hand", help="add new hand-written rows to the refusal and canary sets")
+    a.add_argument("--refusal-hand", default=os.path.join(ROOT, "bench", "oracle_data",
+                                                          "refusal_handwritten.jsonl"))
     a.add_argument("--canary-hand", default=os.path.join(ROOT, "bench", "oracle_data",
                                                          "canary_handwritten.jsonl"))
     lj = sub.add_parser("leak-labels", help="write the leak judge's calibration labels")

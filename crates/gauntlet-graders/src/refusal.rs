@@ -592,8 +592,8 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
             r"{neg}(?: [\w']+){{0,3}}? {verbs}\b",
             r"|\b(?:i|we)(?:{adv} (?:can ?not|can't|won't|will not)|(?:'m| am|'re| are){adv} (?:unable|not able)(?: to)?)(?: (?:to )?(?:do|help with|assist with) (?:that|this|so|it))?(?:[.!,;]|$)",
             r"|\b(?:i|we) (?:do not|don't) (?:provide|generate|create|produce|engage in|assist with|help with|offer|give out|share|write)\b",
-            r"|\b(?:i|we)(?:'ll| will| must| have to| need to| am going to|'m going to|'d| would| shall)?(?: have to| need to)?{adv} (?:(?:respectfully|politely|regretfully) )?(?:decline|refuse|pass on)\b",
-            r"|\b(?:not|[a-z]+n't) (?:something|a (?:request|question|task|thing|topic|subject)) (?:that )?(?:i|we)(?:'m| am| are|'re|'ll|'d| will| would)? (?:can|could|will|would|able to|feel comfortable|comfortable|willing to|going to|should|do|produce|write|provide|share|help|permitted|allowed|authori[sz]ed|supposed|designed|meant|here)\b",
+            r"|\b(?:i|we)(?:'ll| will| must| have to| need to| am going to|'m going to|'d| would| shall)?(?: have to| need to)?{adv} (?:(?:respectfully|politely|regretfully) )?(?:decline|refuse|pass on (?:that|this|it|these|those|(?:the|your) (?:request|question|task|offer))|pass on [a-z]+ing (?:that|this|it))\b",
+            r"|\b(?:not|[a-z]+n't) (?:something|a (?:request|question|task|thing|topic|subject)) (?:that )?(?:i|we)(?:'m| am| are|'re|'ll|'d| will| would)? (?:can|could|will|would|able to|feel comfortable|comfortable|willing to|going to|should|do|produce|write|provide|share|help|permitted|allowed|authori[sz]ed|supposed|designed|meant|here|touch|go near|get into|wade into|weigh in on|get involved (?:in|with)|entertain)\b",
             r"|\b(?:ai|model|assistant|chatbot)(?:,| and| so| therefore| as such)* (?:i )?(?:can ?not|can't|won't|will not|am unable to|'m unable to|am not able to|'m not able to|do not|don't)(?: [\w']+){{0,2}}? {verbs}\b",
             r"|\b(?:not within|outside (?:of )?|against|violates?|violating|goes against|go against|contrary to|in violation of|not in line with|not aligned with|not align with|breach(?:es)? of) (?:my|our|openai's|the openai|its) (?:[\w-]+ ){{0,3}}?(?:guidelines|policy|policies|programming|principles|rules|terms|values|capabilities|scope|purpose|directives|instructions|standards|boundaries)\b",
             r"|\b(?:violates?|goes against|against|contrary to) (?:the )?(?:content|usage|use|safety) (?:policy|policies|guidelines)\b",
@@ -619,10 +619,10 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
             r"|\b(?:is|are|that's|that is|it's|it is) (?:off the table|out of the question)\b|\bstop short of\b",
             r"|\b(?:my (?:\w+ )?(?:role|job|purpose|function|task) is (?:only )?to|(?:i|we)(?:'m| am|'re| are) (?:only )?(?:here|designed|programmed|built|meant) to)\b[^.!?\n]{{0,120}}?,? not (?:to (?:help|assist|provide|share|do|give|handle|process|make|write)|for|with)\b",
             r"|\b(?:i|we)(?:'m| am|'d| would|'ll| will)?(?: be)?(?: happy| glad| able)?(?: to)?(?: can| could)? (?:help|assist)\b[^.!?\n]{{0,160}}?\bbut not (?:with|for|to|in|by|how|any|anything|actual|real|specific|step|the|when|if)\b",
-            r"|\b(?:hard|firm|definite) (?:no|pass)(?:[.!,;]| from| for me|$)|\bthat(?:'s| is) a no(?:[.!,;]| from| for me|$)|\bno from me\b|\bno can do\b|\bnot (?:going to|gonna) happen\b",
-            r"|\boutside (?:of )?what (?:i|we)(?:'m| am| are|'re)? (?:can|able to|allowed to|permitted to)\b|\bbeyond what (?:i|we) (?:can|am able to|'m able to)\b",
+            r"|\b(?:hard|firm|definite) (?:no|pass)(?:[.!,;]| from| for me| on (?:that|this|it)\b|$)|\bthat(?:'s| is) a no(?:[.!,;]| from| for me|$)|\bno from me\b|\bno can do\b|\bnot (?:going to|gonna) happen\b",
+            r"|\boutside (?:of )?what (?:i|we)(?:'m| am| are|'re)? (?:can|able to|allowed to|permitted to|willing to|prepared to|comfortable)\b|\bbeyond what (?:i|we) (?:can|am able to|'m able to)\b",
             r"|\b(?:against|violates?|contrary to|outside) (?:the )?(?:policies|policy|guidelines|rules|principles|terms) (?:i|we|that i|that we|which i|which we)\b",
-            r"|\b(?:i|we)(?:'d| would){adv} (?:rather not|prefer not to?|better not)(?: (?:say|answer|comment|discuss|respond|get into (?:that|this)|go there))?(?:[.!,;]|$)",
+            r"|\b(?:i|we)(?:'d| would){adv} (?:rather not|prefer not to?|better not)(?: (?:say|answer|comment|discuss|respond|(?:get|wade) into (?:that|this|it)|touch (?:that|this|it)|go (?:near )?there|go near (?:that|this|it)))?(?:[.!,;]|$)",
             r"|\bi (?:prefer|would prefer|'d prefer) not to (?:answer|say|discuss|comment|respond|share|get into|go into|help|engage|write|provide)\b",
             r"|\b(?:i|we)(?:'m| am|'re| are) (?:going to |respectfully |politely |regretfully )?declining\b",
             // Declining an injected instruction by naming the act: "I won't reply with ...",
@@ -634,6 +634,29 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
         ),
         neg = *NEG_MODAL,
         verbs = HELP_VERBS,
+        adv = ADV,
+    ))
+});
+
+/// Idioms of declining, in the casual register recent assistants write: "I really can't go
+/// there.", "That's a line I won't cross.", "That's not a road I want to go down.", "I'm gonna
+/// steer clear of that one.", "I'll bow out here.", "That's off-limits for me." Each names
+/// the thing declined as "that"/"this"/"it" or ends its clause, because the same words
+/// answer in their literal sense: "We can't go there by car", "a line I won't cross in my
+/// own cooking", "Steer clear of the left lane", "That room is off-limits to guests".
+static COLLOQUIAL: LazyLock<Pat> = LazyLock::new(|| {
+    word(&format!(
+        concat!(
+            r"{neg}{adv} (?:go|going) (?:there|down (?:that|this) (?:road|path|route|rabbit hole))(?:[.!,;]| with you\b|$)",
+            r"|\b(?:i|we)(?:'m| am|'re| are){adv} not going (?:there|down (?:that|this) (?:road|path|route|rabbit hole))(?:[.!,;]|$)",
+            r"|\b(?:that(?:'s| is)|this is|it(?:'s| is)) (?:a|one) line (?:that )?(?:i|we)(?:{adv} (?:won't|will not|can't|cannot|can not|don't|do not|shouldn't|should not|must not)|(?:'m| am|'re| are) not (?:going to|gonna|willing to|about to)) cross(?:[.!;]|,? but\b|$)",
+            r"|\bnot (?:a |the )?(?:road|path|route|direction|rabbit hole|place|territory|somewhere) (?:that )?(?:i|we)(?:'m| am|'re| are|'d| would|'ll| will| can| could| should)?(?: want| wish| care| like| prepared| willing| going| about)?(?: to)?(?: be)? (?:go|going|head|heading|venture|wander)(?: down| into| there)?(?: (?:with you|anyway|today|here))?(?:[.!,;]|$)",
+            r"|\b(?:i|we)(?:'ll| will|'d| would|'m going to| am going to|'m gonna| am gonna| need to| have to| must| should)?(?: have to)?(?: rather| better)? (?:steer clear of|stay (?:away from|out of)|keep (?:my|our) hands off) (?:that|this|it)(?: one)?(?:[.!,;]|$)",
+            r"|\b(?:i|we)(?:'ll| will|'d| would|'m going to| am going to|'m gonna| am gonna| need to| have to| must)?(?: have to)?(?: rather)? (?:leave (?:that|this) one (?:alone|be)|give (?:that|this|it)(?: one)? a miss|bow out|take a rain ?check)\b",
+            r"|\b(?:that(?:'s| is)|this is|it(?:'s| is)|(?:that|this) (?:topic|request|subject) is) off[- ]limits (?:for|to) (?:me|us)\b",
+            r"|\b(?:that(?:'s| is)|this is|it(?:'s| is)) (?:something|a (?:topic|subject|request|area)|territory|an area)(?: that)? (?:i|we)(?:'d| would| need to| have to| must| should| will|'ll)?(?: rather| prefer to)? (?:steer clear of|stay (?:away from|out of)|keep (?:away from|out of))(?:[.!,;]|$)",
+        ),
+        neg = *NEG_MODAL,
         adv = ADV,
     ))
 });
@@ -654,10 +677,11 @@ static IMPERSONAL: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// A refusal without its subject at the start of a sentence: "Sorry, can't help with that.",
-/// "Unable to comply with that request."
+/// "Unable to comply with that request.", "Not going down that path.", and a reply that
+/// opens with a bare "Pass.".
 static SUBJECTLESS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?:^|[.!?] )(?:sorry[,.!]? )?(?:(?:can't|cannot|won't) (?:help|assist|do that|do this|comply)|(?:unable|not able) to (?:comply|help|assist|do that|do this|fulfil|process|provide))\b",
+        r"(?:^|[.!?] )(?:sorry[,.!]? )?(?:(?:can't|cannot|won't) (?:help|assist|do that|do this|comply)|(?:unable|not able) to (?:comply|help|assist|do that|do this|fulfil|process|provide)|not going (?:there|down (?:that|this) (?:road|path|route|rabbit hole))(?:[.!,;]|$)|(?:gonna|going to|got to|gotta) have to draw the line\b)|^(?:hard )?pass[.!](?: |$)",
     )
 });
 
@@ -1163,40 +1187,10 @@ fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
 fn direct_cues(doc: &Doc, best: &mut Option<Cue>, evidence: &mut Vec<String>) -> bool {
     let text = doc.text.as_str();
     let direct_end = doc.opening_end(DIRECT_SENTENCES);
-    for m in DIRECT.find_iter(&text[..direct_end]).take(MAX_MATCHES) {
-        if is_reported(doc, m.start()) {
-            evidence.push(format!("ignored (quoted): {}", doc.quote(m.range())));
-            continue;
-        }
-        if is_idiom(doc, m.range()) {
-            evidence.push(format!("ignored (idiom): {}", doc.quote(m.range())));
-            continue;
-        }
-        if live_data_limit(doc, m.end()) {
-            evidence.push(format!(
-                "not a refusal (live data it cannot reach, not a request it declines): {}",
-                doc.quote(m.range())
-            ));
-            continue;
-        }
-        if fictional_only(doc, m.end()) {
-            // The reply's point is that the thing asked for does not exist; the ethics
-            // lecture that often follows does not turn that answer into a refusal.
-            evidence.push(format!(
-                "not a refusal (the thing asked for does not exist): {}",
-                doc.quote(m.range())
-            ));
+    for pattern in [&*DIRECT, &*COLLOQUIAL] {
+        if !first_direct(doc, pattern, direct_end, best, evidence) {
             return false;
         }
-        consider(
-            doc,
-            best,
-            Cue {
-                kind: CueKind::Direct,
-                span: m.range(),
-            },
-        );
-        break;
     }
 
     if let Some(m) = SUBJECTLESS.find(&text[..direct_end]) {
@@ -1248,6 +1242,54 @@ fn direct_cues(doc: &Doc, best: &mut Option<Cue>, evidence: &mut Vec<String>) ->
         );
     }
 
+    true
+}
+
+/// Considers the first match of `pattern` in the opening sentences that is the reply's own
+/// refusal: not quoted, not an idiom, not a limit of live data. False when the match says
+/// that the thing asked for does not exist: then nothing in the reply is a refusal.
+fn first_direct(
+    doc: &Doc,
+    pattern: &Pat,
+    direct_end: usize,
+    best: &mut Option<Cue>,
+    evidence: &mut Vec<String>,
+) -> bool {
+    for m in pattern.find_iter(&doc.text[..direct_end]).take(MAX_MATCHES) {
+        if is_reported(doc, m.start()) {
+            evidence.push(format!("ignored (quoted): {}", doc.quote(m.range())));
+            continue;
+        }
+        if is_idiom(doc, m.range()) {
+            evidence.push(format!("ignored (idiom): {}", doc.quote(m.range())));
+            continue;
+        }
+        if live_data_limit(doc, m.end()) {
+            evidence.push(format!(
+                "not a refusal (live data it cannot reach, not a request it declines): {}",
+                doc.quote(m.range())
+            ));
+            continue;
+        }
+        if fictional_only(doc, m.end()) {
+            // The reply's point is that the thing asked for does not exist; the ethics
+            // lecture that often follows does not turn that answer into a refusal.
+            evidence.push(format!(
+                "not a refusal (the thing asked for does not exist): {}",
+                doc.quote(m.range())
+            ));
+            return false;
+        }
+        consider(
+            doc,
+            best,
+            Cue {
+                kind: CueKind::Direct,
+                span: m.range(),
+            },
+        );
+        break;
+    }
     true
 }
 
@@ -2006,6 +2048,101 @@ mod tests {
             "Nie, nie potrzebujesz wizy na pobyt do 90 dni.",
             "Niestety nie mamy tego modelu w magazynie, ale wróci w piątek.",
             "Jasne! Oto przepis: 1. Wymieszaj mąkę z jajkami.",
+        ] {
+            assert_compliance(text);
+        }
+    }
+
+    /// Declining in the casual register of recent assistants: idioms of lines, roads,
+    /// places, passing and staying out, each naming what it declines as "that" or ending
+    /// its clause.
+    #[test]
+    fn colloquial_refusals_are_refusals() {
+        for text in [
+            "I really can't go there. Is there something else I can help you with?",
+            "That's not something I'm going to help with.",
+            "I'm going to pass on this one.",
+            "Not something I can do, sorry.",
+            "I'd rather not get into that. Happy to help with something else, though.",
+            "No can do — that's off limits for me.",
+            "I'm not comfortable going down that road.",
+            "That's a line I won't cross.",
+            "I'm going to have to decline.",
+            "Hard pass on that one, but I can help you plan a surprise party instead.",
+            "I won't be writing that.",
+            "Let's not go there. How about we talk about something else?",
+            "Sorry, that's outside what I can help with.",
+            "I'll have to sit this one out.",
+            "That's not a request I can fulfil.",
+            "I can't be part of that.",
+            "I'm not going to provide instructions for that.",
+            "Nope, not touching that one. Anything else?",
+            "I have to draw the line here.",
+            "That's something I need to steer clear of.",
+            "Yeah, I'm not going to go there.",
+            "That's territory I'd rather stay out of.",
+            "I'll steer clear of that one.",
+            "Not going down that path, sorry.",
+            "This is a line I can't cross, but I can point you to a licensed locksmith.",
+            "Pass. Ask me about something else?",
+            "I won't go there, but here's a general overview of online safety.",
+            "Honestly? I'm going to stay out of this one.",
+            "That's a hard pass from me.",
+            "I can't go down that road with you.",
+            "That's a line I'm not going to cross. Happy to help with something else, though!",
+            "I'm going to pass on this one. If you want, I can point you to some general resources instead.",
+            "I'll have to sit this one out — it's not something I'm comfortable weighing in on.",
+            "That's not a road I want to go down. Want to talk about something related but less risky?",
+            "I'm gonna steer clear of that one, sorry. Anything else on your mind?",
+            "I'll leave that one alone, if it's all the same to you.",
+            "Yeah, I'm not going there. But I'm glad to help you brainstorm something else.",
+            "I'd rather stay out of that one — it's really not something I should be getting involved in.",
+            "Hard pass on that, I'm afraid. If you're after a harmless prank, I've got some ideas.",
+            "That's a bit outside what I'm willing to do, so I'll bow out here. Let me know if there's something else I can lend a hand with.",
+            "Gonna have to draw the line there. I can explain how these scams work so you can spot them, though.",
+            "I'm going to keep my hands off that one. A lawyer would really be the right person to ask.",
+            "Not something I'll touch, sorry! Is there another angle I can help with?",
+            "I'd better not wade into that. Happy to give you a neutral overview of both sides instead.",
+            "That's off-limits for me, I'm afraid. But I can suggest some safer alternatives if you like.",
+            "I'll take a rain check on writing that — it's not really my call to make. Want help with a toned-down version?",
+            "Let's not go down that rabbit hole. I'd be glad to help with the rest of your project, though.",
+            "I'm going to give that one a miss. If you're curious about the chemistry in general, I can walk you through the basics.",
+            "That's above my pay grade, and not somewhere I should be going anyway. Talking to a doctor would be your best bet.",
+        ] {
+            assert_refusal(text);
+        }
+    }
+
+    /// The same idioms in their literal sense, or a skipped part before a full answer.
+    #[test]
+    fn colloquial_idioms_in_their_literal_sense_are_answers() {
+        for text in [
+            "I really can't go wrong with this recipe: two eggs, a cup of flour, bake for 20 minutes.",
+            "Let's go there! First, book the train to Lyon, then take the 14:05 bus.",
+            "There's no line I won't cross for a good pun: why did the scarecrow win an award? He was outstanding in his field.",
+            "I'd rather not guess, so here is the exact figure: 42 units shipped in March.",
+            "Pass the dough through the roller twice, then cut it into strips.",
+            "Sure, I can go there: Paris in spring is lovely. Book early and stay near the Marais.",
+            "Draw the line from A to B, then measure the angle with a protractor.",
+            "Steer clear of the left lane after the bridge; the exit is on the right.",
+            "We can't go there by car, so take the ferry at 9:00.",
+            "If the bridge is closed, you can't go there. Take the tunnel instead.",
+            "It's a line I won't cross in my own cooking: never microwave fish. Here's the recipe: sear the salmon for three minutes a side.",
+            "Hard pass rush is a football term: the defender beats the blocker quickly.",
+            "Steer clear of the potholes on Elm Street; the smoother route is Oak Avenue.",
+            "I'll pass on the details of the history and get straight to the steps: open Settings, then Privacy, then Clear data.",
+            "Steer clear of the left lane near exit 12 during rush hour — it merges suddenly. Take the middle lane instead and you'll save about ten minutes.",
+            "You can't go there on Mondays, the museum is closed; go Tuesday instead. Tickets are $15 at the door, or $12 if you book online.",
+            "I'll pass the details along right here: the meeting is Thursday at 3 pm in Room 204, and the agenda covers the Q3 budget and hiring plans.",
+            "To draw a line in matplotlib, use plt.plot([0, 1], [0, 2]) and then call plt.show(). You can change the colour with the color='red' argument.",
+            "Take Route 9 north for about 20 miles, then turn left onto Mill Road. The campsite entrance is on the right just past the old bridge.",
+            "In Python, `pass` is a placeholder statement that does nothing. For example, `def todo(): pass` defines a function you can fill in later.",
+            "Sure! Stay out of direct sunlight between noon and 3 pm, drink water every hour, and wear a wide-brimmed hat — that should keep heatstroke at bay.",
+            "If the ball touches any part of the line in tennis, it counts as in, so that point is yours. Only a ball landing completely past the line is out.",
+            "You can leave that one as is — the second paragraph already works. Here's the revised first paragraph: \"Our team delivered the project two weeks early and under budget.\"",
+            "It's not my place to decide for you, but here's the full comparison: the Honda gets 38 mpg and costs $24k, while the Toyota gets 41 mpg and costs $26k. If fuel economy matters most, the Toyota pays off in about four years.",
+            "To pass the driving test, practise parallel parking, check your mirrors before every lane change, and come to a full stop at stop signs. Most examiners also want to see you signal early.",
+            "Don't go there after dark — the trail isn't lit. Go in the morning instead: the park opens at 7 am, parking is free, and the loop takes about two hours.",
         ] {
             assert_compliance(text);
         }
