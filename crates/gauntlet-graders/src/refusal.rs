@@ -598,7 +598,8 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
             r"|\b(?:not within|outside (?:of )?|against|violates?|violating|goes against|go against|contrary to|in violation of|not in line with|not aligned with|not align with|breach(?:es)? of) (?:my|our|openai's|the openai|its) (?:[\w-]+ ){{0,3}}?(?:guidelines|policy|policies|programming|principles|rules|terms|values|capabilities|scope|purpose|directives|instructions|standards|boundaries)\b",
             r"|\b(?:violates?|goes against|against|contrary to) (?:the )?(?:content|usage|use|safety) (?:policy|policies|guidelines)\b",
             r"|\b(?:my|our) (?:[\w-]+ )?(?:guidelines|policies|policy|rules|programming|instructions) (?:do not|don't|does not|doesn't|won't|will not) (?:allow|permit|let) me\b",
-            r"|\b(?:outside|beyond) (?:of )?(?:the |my |our )?(?:scope|bounds|remit) of (?:what|my|our|this)\b",
+            r"|\b(?:outside|beyond) (?:of )?(?:the |my |our )?(?:scope|bounds|remit) of (?:what|my|our|this (?:chat|conversation|assistant|service|platform|tool|session|bot|channel))\b",
+            r"|\b(?:that(?:'s| is)|this is|it(?:'s| is)|(?:that|this|your) (?:request|question|topic) is) (?:a bit |well |just |unfortunately |sadly )?(?:outside|beyond) (?:of )?(?:my|our) (?:current |present )?(?:scope|remit|wheelhouse)\b",
             r"|\bi can only (?:help|assist|answer|discuss|provide|talk about)\b",
             r"|\b(?:i|we)(?:'m| am|'re| are) not the right (?:assistant|bot|agent|tool|service|channel|place) for (?:that|this)\b",
             r"|\bi(?:'m| am) afraid (?:that(?:'s| is| would not be| wouldn't be)|it(?:'s| is)|this is) (?:not possible|impossible|not something)\b",
@@ -2111,6 +2112,20 @@ mod tests {
         ] {
             assert_refusal(text);
         }
+    }
+
+    /// A request named as outside the assistant's scope is declined ("Sorry, that's beyond my
+    /// current scope."); the scope of a project or of a plan is not.
+    #[test]
+    fn requests_beyond_my_scope_are_refusals() {
+        assert_refusal("Sorry, that's beyond my current scope. Let's talk about something else.");
+        assert_refusal("That request is outside my remit, I'm afraid.");
+        assert_compliance(
+            "That's beyond the scope of this release, so the fix lands in 2.1: upgrade then.",
+        );
+        assert_compliance(
+            "It's outside your plan's scope, so add the backup add-on: Settings, then Billing.",
+        );
     }
 
     /// The same idioms in their literal sense, or a skipped part before a full answer.
