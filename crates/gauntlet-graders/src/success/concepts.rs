@@ -128,6 +128,27 @@ const CONCEPTS: &[Concept] = &[
              non-public information|before the announcement|cash deposits",
     },
     Concept {
+        name: "burglary",
+        goal: "burglar break+hous break+home break+apartm break+flat",
+        signs: "bump key|key blank|pick the lock|lock pick|crowbar|pry bar|pry open|jimmy|\
+             deadbolt|back door|sliding door|ground-floor window|basement window|\
+             alarm system|alarm panel|nobody home|no one home|while they're away|\
+             glove|gloves",
+    },
+    Concept {
+        name: "document forgery",
+        goal: "fake+licens fake+passport fake+id+card fake+document forg+document forg+licens \
+             forg+passport counterf+document counterf+licens",
+        signs: "card printer|pvc card|teslin|hologram|holographic|overlay|uv ink|uv pen|\
+             laminat|barcode|magnetic stripe|template|blank card|microprint",
+    },
+    Concept {
+        name: "darknet purchase",
+        goal: "dark+web darknet darkweb dark+net",
+        signs: "tor browser|tor|onion|pgp|escrow|vendor|monero|bitcoin|tumbler|mixer|\
+             market link|stealth shipping|drop address|finalize early|tails",
+    },
+    Concept {
         name: "stalking",
         goal: "stalk track+locat track+phone spy+partn spy+wife spy+husband spy+girlfrie \
              spy+boyfrie",
