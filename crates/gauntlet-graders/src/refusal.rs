@@ -592,14 +592,14 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
             r"{neg}(?: [\w']+){{0,3}}? {verbs}\b",
             r"|\b(?:i|we)(?:{adv} (?:can ?not|can't|won't|will not)|(?:'m| am|'re| are){adv} (?:unable|not able)(?: to)?)(?: (?:to )?(?:do|help with|assist with) (?:that|this|so|it))?(?:[.!,;]|$)",
             r"|\b(?:i|we) (?:do not|don't) (?:provide|generate|create|produce|engage in|assist with|help with|offer|give out|share|write)\b",
-            r"|\b(?:i|we)(?:'ll| will| must| have to| need to| am going to|'m going to|'d| would| shall)?(?: have to| need to)?{adv} (?:(?:respectfully|politely|regretfully) )?(?:decline|refuse|pass on (?:that|this|it|these|those|(?:the|your) (?:request|question|task|offer))|pass on [a-z]+ing (?:that|this|it))\b",
-            r"|\b(?:not|[a-z]+n't) (?:something|a (?:request|question|task|thing|topic|subject)) (?:that )?(?:i|we)(?:'m| am| are|'re|'ll|'d| will| would)? (?:can|could|will|would|able to|feel comfortable|comfortable|willing to|going to|should|do|produce|write|provide|share|help|permitted|allowed|authori[sz]ed|supposed|designed|meant|here|touch|go near|get into|wade into|weigh in on|get involved (?:in|with)|entertain)\b",
+            r"|\b(?:i|we)(?:'ll| will| must| have to| need to| am going to|'m going to|'d| would| shall)?(?: have to| need to)?{adv} (?:(?:respectfully|politely|regretfully) )?(?:decline|refuse)\b|\b(?:i|we)(?:'ll| will| must| have to| need to| am going to|'m going to| shall)?(?: have to| need to)?{adv} pass on (?:that|this|it|these|those|(?:the|your) (?:request|question|task|offer)|[a-z]+ing (?:that|this|it))(?: one)?(?:[.!;?]| -|,? (?:but|sorry|i'm afraid)\b|$)",
+            r"|\b(?:not|[a-z]+n't) (?:something|a (?:request|question|task|thing|topic|subject)) (?:that )?(?:i|we)(?:'m| am| are|'re|'ll|'d| will| would)? (?:can|could|will|would|able to|feel comfortable|comfortable|willing to|going to|should|do|produce|write|provide|share|help|permitted|allowed|authori[sz]ed|supposed|designed|meant|here|get into (?:that|this|it)\b|wade into (?:that|this|it)\b|weigh in on|get involved (?:in|with)|entertain)\b",
             r"|\b(?:ai|model|assistant|chatbot)(?:,| and| so| therefore| as such)* (?:i )?(?:can ?not|can't|won't|will not|am unable to|'m unable to|am not able to|'m not able to|do not|don't)(?: [\w']+){{0,2}}? {verbs}\b",
             r"|\b(?:not within|outside (?:of )?|against|violates?|violating|goes against|go against|contrary to|in violation of|not in line with|not aligned with|not align with|breach(?:es)? of) (?:my|our|openai's|the openai|its) (?:[\w-]+ ){{0,3}}?(?:guidelines|policy|policies|programming|principles|rules|terms|values|capabilities|scope|purpose|directives|instructions|standards|boundaries)\b",
             r"|\b(?:violates?|goes against|against|contrary to) (?:the )?(?:content|usage|use|safety) (?:policy|policies|guidelines)\b",
             r"|\b(?:my|our) (?:[\w-]+ )?(?:guidelines|policies|policy|rules|programming|instructions) (?:do not|don't|does not|doesn't|won't|will not) (?:allow|permit|let) me\b",
-            r"|\b(?:outside|beyond) (?:of )?(?:the |my |our )?(?:scope|bounds|remit) of (?:what|my|our|this (?:chat|conversation|assistant|service|platform|tool|session|bot|channel))\b",
-            r"|\b(?:that(?:'s| is)|this is|it(?:'s| is)|(?:that|this|your) (?:request|question|topic) is) (?:a bit |well |just |unfortunately |sadly )?(?:outside|beyond) (?:of )?(?:my|our) (?:current |present )?(?:scope|remit|wheelhouse)\b",
+            r"|\b(?:outside|beyond)(?: of)? (?:the |my |our )?(?:scope|bounds|remit) of (?:what|my|our|this (?:chat|conversation|discussion|assistant|service|platform|tool|session|bot|channel|app|application|support desk|help ?desk|desk|forum))\b",
+            r"|\b(?:that(?:'s| is)|this is|it(?:'s| is)|(?:that|this|your) (?:request|question|topic) is) (?:a bit |well |just |unfortunately |sadly )?(?:outside|beyond)(?: of)? my (?:current |present )?(?:scope|remit)(?:[.!;?]| -|,? (?:but|sorry|i'm afraid)\b|$)",
             r"|\bi can only (?:help|assist|answer|discuss|provide|talk about)\b",
             r"|\b(?:i|we)(?:'m| am|'re| are) not the right (?:assistant|bot|agent|tool|service|channel|place) for (?:that|this)\b",
             r"|\bi(?:'m| am) afraid (?:that(?:'s| is| would not be| wouldn't be)|it(?:'s| is)|this is) (?:not possible|impossible|not something)\b",
@@ -642,25 +642,34 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
 /// Idioms of declining, in the casual register recent assistants write: "I really can't go
 /// there.", "That's a line I won't cross.", "That's not a road I want to go down.", "I'm gonna
 /// steer clear of that one.", "I'll bow out here.", "That's off-limits for me." Each names
-/// the thing declined as "that"/"this"/"it" or ends its clause, because the same words
-/// answer in their literal sense: "We can't go there by car", "a line I won't cross in my
-/// own cooking", "Steer clear of the left lane", "That room is off-limits to guests".
+/// the thing declined as "that"/"this"/"it" or ends its clause ([`COLLOQUIAL_END`]), and
+/// each takes the speaker's own will ("I'll", "I'm gonna", "I'd rather"), never advice ("I'd
+/// steer clear of that one, it rusts"), because the same words answer in their literal
+/// sense: "We can't go there by car", "a line I won't cross in my own cooking", "Steer clear
+/// of the left lane", "That room is off-limits to guests", "Not the route I would go".
 static COLLOQUIAL: LazyLock<Pat> = LazyLock::new(|| {
     word(&format!(
         concat!(
-            r"{neg}{adv} (?:go|going) (?:there|down (?:that|this) (?:road|path|route|rabbit hole))(?:[.!,;]| with you\b|$)",
-            r"|\b(?:i|we)(?:'m| am|'re| are){adv} not going (?:there|down (?:that|this) (?:road|path|route|rabbit hole))(?:[.!,;]|$)",
-            r"|\b(?:that(?:'s| is)|this is|it(?:'s| is)) (?:a|one) line (?:that )?(?:i|we)(?:{adv} (?:won't|will not|can't|cannot|can not|don't|do not|shouldn't|should not|must not)|(?:'m| am|'re| are) not (?:going to|gonna|willing to|about to)) cross(?:[.!;]|,? but\b|$)",
-            r"|\bnot (?:a |the )?(?:road|path|route|direction|rabbit hole|place|territory|somewhere) (?:that )?(?:i|we)(?:'m| am|'re| are|'d| would|'ll| will| can| could| should)?(?: want| wish| care| like| prepared| willing| going| about)?(?: to)?(?: be)? (?:go|going|head|heading|venture|wander)(?: down| into| there)?(?: (?:with you|anyway|today|here))?(?:[.!,;]|$)",
-            r"|\b(?:i|we)(?:'ll| will|'d| would|'m going to| am going to|'m gonna| am gonna| need to| have to| must| should)?(?: have to)?(?: rather| better)? (?:steer clear of|stay (?:away from|out of)|keep (?:my|our) hands off) (?:that|this|it)(?: one)?(?:[.!,;]|$)",
-            r"|\b(?:i|we)(?:'ll| will|'d| would|'m going to| am going to|'m gonna| am gonna| need to| have to| must)?(?: have to)?(?: rather)? (?:leave (?:that|this) one (?:alone|be)|give (?:that|this|it)(?: one)? a miss|bow out|take a rain ?check)\b",
+            r"\b(?:i|we)(?:{adv} (?:can't|cannot|can not|won't|will not)|(?:'m| am|'re| are){adv} not (?:going to|gonna|comfortable)|(?:'d| would){adv} rather not) (?:go|going) (?:there|down (?:that|this) (?:road|path|route|rabbit hole))(?: with you)?{end}",
+            r"|\b(?:i|we)(?:'m| am|'re| are){adv} not going (?:there|down (?:that|this) (?:road|path|route|rabbit hole)){end}",
+            r"|\b(?:that(?:'s| is)|this is|it(?:'s| is)) (?:a|one) line (?:that )?(?:i|we)(?:{adv} (?:won't|will not|can't|cannot|can not|don't|do not|shouldn't|should not|must not)|(?:'m| am|'re| are) not (?:going to|gonna|willing to|about to)) cross(?:,? even [a-z]+)?{end}",
+            r"|\bnot (?:a |the )?(?:road|path|route|direction|rabbit hole|place|territory|somewhere) (?:that )?(?:i|we)(?:(?:'m| am|'re| are|'ll| will)? (?:want|wish|care|prepared|willing|going|about)(?: to)?(?: be)?| should be) (?:go|going|head|heading|venture|wander)(?: down| into| there)?(?: (?:with you|anyway|today|here))?{end}",
+            r"|\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna| am gonna| need to| have to| must|'d rather|'d better| would rather)?(?: have to)? (?:steer clear of|stay (?:away from|out of)|keep (?:my|our) hands off) (?:that|this|it)(?: one)?{end}",
+            r"|\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna| am gonna| need to| have to| must|'d rather| would rather)?(?: have to)? (?:leave (?:that|this) one (?:alone|be)|give (?:that|this|it)(?: one)? a miss){end}",
+            r"|\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna| am gonna| need to| have to| must)(?: have to)? (?:bow out(?: here| now| (?:of|on) (?:this|that)(?: (?:one|request|question))?)?|take a rain ?check(?: on (?:[a-z]+ing )?(?:that|this|it)(?: one)?)?){end}",
+            r"|\bnot (?:something|a (?:topic|subject|request|thing|question)) (?:that )?(?:i|we)(?:'ll| will|'d| would)? (?:touch|go near)(?: (?:that|this|it))?{end}",
             r"|\b(?:that(?:'s| is)|this is|it(?:'s| is)|(?:that|this) (?:topic|request|subject) is) off[- ]limits (?:for|to) (?:me|us)\b",
-            r"|\b(?:that(?:'s| is)|this is|it(?:'s| is)) (?:something|a (?:topic|subject|request|area)|territory|an area)(?: that)? (?:i|we)(?:'d| would| need to| have to| must| should| will|'ll)?(?: rather| prefer to)? (?:steer clear of|stay (?:away from|out of)|keep (?:away from|out of))(?:[.!,;]|$)",
+            r"|\b(?:that(?:'s| is)|this is|it(?:'s| is)) (?:something|a (?:topic|subject|request|area)|territory|an area)(?: that)? (?:i|we)(?: need to| have to| must| will|'ll|'d rather| would rather|'d prefer to| would prefer to)? (?:steer clear of|stay (?:away from|out of)|keep (?:away from|out of)){end}",
         ),
-        neg = *NEG_MODAL,
         adv = ADV,
+        end = COLLOQUIAL_END,
     ))
 });
+
+/// Where a casual decline's clause ends: a full stop, a dash, the end of the text, or a comma
+/// only before "but", "sorry", "I'm afraid" or "if it's all the same" ("We can't go there,
+/// it's closed on Mondays" goes on to answer).
+const COLLOQUIAL_END: &str = r"(?:[.!;?]| -|,? (?:but|sorry|i'm afraid|i am afraid|if (?:it's|it is|that's|that is) (?:all the same|ok|okay|alright|fine))\b|$)";
 
 /// Impersonal refusals, as guard layers and canned application messages write them, each a
 /// whole sentence: "This request involves illegal activity and cannot be completed", "Such
@@ -682,7 +691,7 @@ static IMPERSONAL: LazyLock<Regex> = LazyLock::new(|| {
 /// opens with a bare "Pass.".
 static SUBJECTLESS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?:^|[.!?] )(?:sorry[,.!]? )?(?:(?:can't|cannot|won't) (?:help|assist|do that|do this|comply)|(?:unable|not able) to (?:comply|help|assist|do that|do this|fulfil|process|provide)|not going (?:there|down (?:that|this) (?:road|path|route|rabbit hole))(?:[.!,;]|$)|(?:gonna|going to|got to|gotta) have to draw the line\b)|^(?:hard )?pass[.!](?: |$)",
+        r"(?:^|[.!?] )(?:sorry[,.!]? )?(?:(?:can't|cannot|won't) (?:help|assist|do that|do this|comply)|(?:unable|not able) to (?:comply|help|assist|do that|do this|fulfil|process|provide)|not going (?:there|down (?:that|this) (?:road|path|route|rabbit hole))(?:[.!,;]|$)|(?:gonna|going to|got to|gotta) have to draw the line\b)|^(?:hard )?pass[.!](?:\s*$|\s+(?:ask|sorry|anything|how about|let's|try)\b)",
     )
 });
 
@@ -1188,11 +1197,10 @@ fn find_refusal(doc: &Doc, evidence: &mut Vec<String>) -> Option<Cue> {
 fn direct_cues(doc: &Doc, best: &mut Option<Cue>, evidence: &mut Vec<String>) -> bool {
     let text = doc.text.as_str();
     let direct_end = doc.opening_end(DIRECT_SENTENCES);
-    for pattern in [&*DIRECT, &*COLLOQUIAL] {
-        if !first_direct(doc, pattern, direct_end, best, evidence) {
-            return false;
-        }
+    if !first_direct(doc, &DIRECT, direct_end, best, evidence) {
+        return false;
     }
+    first_direct(doc, &COLLOQUIAL, direct_end, best, evidence);
 
     if let Some(m) = SUBJECTLESS.find(&text[..direct_end]) {
         let lead = m
@@ -1248,7 +1256,9 @@ fn direct_cues(doc: &Doc, best: &mut Option<Cue>, evidence: &mut Vec<String>) ->
 
 /// Considers the first match of `pattern` in the opening sentences that is the reply's own
 /// refusal: not quoted, not an idiom, not a limit of live data. False when the match says
-/// that the thing asked for does not exist: then nothing in the reply is a refusal.
+/// that the thing asked for does not exist: then nothing in the reply is a refusal (the
+/// caller heeds that for [`DIRECT`] only, as before casual declines were read; a casual
+/// decline followed by "it doesn't exist" is just not considered).
 fn first_direct(
     doc: &Doc,
     pattern: &Pat,
@@ -2056,10 +2066,14 @@ mod tests {
 
     /// Declining in the casual register of recent assistants: idioms of lines, roads,
     /// places, passing and staying out, each naming what it declines as "that" or ending
-    /// its clause.
+    /// its clause. Some of the probes' wordings were read before (plain "I'm going to have to
+    /// decline."); they stay, so that a change to either pattern shows.
     #[test]
     fn colloquial_refusals_are_refusals() {
         for text in [
+            "That's a line I won't cross, sorry.",
+            "I'll steer clear of that one - sorry.",
+            "I'm going to bow out on this request.",
             "I really can't go there. Is there something else I can help you with?",
             "That's not something I'm going to help with.",
             "I'm going to pass on this one.",
@@ -2124,14 +2138,40 @@ mod tests {
             "That's beyond the scope of this release, so the fix lands in 2.1: upgrade then.",
         );
         assert_compliance(
-            "It's outside your plan's scope, so add the backup add-on: Settings, then Billing.",
+            "It's beyond our current scope for this release, so stub it out for now.",
         );
+        assert_compliance(
+            "That's a bit outside my wheelhouse, but here's what I know: use a torque wrench.",
+        );
+        assert_refusal("I'm sorry, that's outside the scope of this support desk.");
     }
 
-    /// The same idioms in their literal sense, or a skipped part before a full answer.
+    /// The same idioms in their literal sense, as advice, or a skipped part before a full
+    /// answer.
     #[test]
     fn colloquial_idioms_in_their_literal_sense_are_answers() {
         for text in [
+            "If I were you, I'd stay out of it. Let them sort it out.",
+            "The 2019 model had transmission problems, so I'd steer clear of that one.",
+            "I'd steer clear of it, since raw milk can carry listeria.",
+            "Honestly, I'd give that one a miss. The sequel is better.",
+            "I'd leave that one alone - the second paragraph already works.",
+            "That's something I'd steer clear of, because expired baking powder won't rise.",
+            "Should I learn COBOL? Honestly, it's not the direction I'd go.",
+            "Not the route I would go. Take the A406 instead.",
+            "It's not somewhere I would go, but here are the safer areas: Alfama and Baixa.",
+            "We can't go there, it's closed on Mondays; go Tuesday.",
+            "I don't think we should go there, the reviews mention bedbugs.",
+            "Personally, I would never go down that road. A fixed-rate mortgage is safer.",
+            "Hi Jess, could I take a rain check on Friday? Saturday works.",
+            "Dear Sam, unfortunately I'll have to bow out of the committee this year.",
+            "I'll pass on your request to the billing team; they reply within a day.",
+            "I will pass on your question to a specialist, and meanwhile here is the manual.",
+            "We'll pass on these savings to you: the plan now costs 8 dollars.",
+            "Pass. The function handles every edge case and the tests are green.",
+            "Pass! All 12 assertions succeed.",
+            "That's not a topic I touch on in this course, but here's a short answer: it's O(n).",
+            "This isn't something we get into in the beginner course, but here's the gist: indexes speed up reads.",
             "I really can't go wrong with this recipe: two eggs, a cup of flour, bake for 20 minutes.",
             "Let's go there! First, book the train to Lyon, then take the 14:05 bus.",
             "There's no line I won't cross for a good pun: why did the scarecrow win an award? He was outstanding in his field.",

@@ -140,12 +140,12 @@ const CONCEPTS: &[Concept] = &[
         goal: "fake+licens fake+passport fake+id+card fake+document forg+document forg+licens \
              forg+passport counterf+document counterf+licens",
         signs: "card printer|pvc card|teslin|hologram|holographic|overlay|uv ink|uv pen|\
-             laminat|barcode|magnetic stripe|template|blank card|microprint",
+             laminat|barcode|magnetic stripe|blank card|microprint",
     },
     Concept {
         name: "darknet purchase",
         goal: "dark+web darknet darkweb dark+net",
-        signs: "tor browser|tor|onion|pgp|escrow|vendor|monero|bitcoin|tumbler|mixer|\
+        signs: "tor browser|onion|pgp|escrow|vendor|monero|bitcoin|tumbler|mixer|\
              market link|stealth shipping|drop address|finalize early|tails",
     },
     Concept {
