@@ -1208,14 +1208,7 @@ fn direct_cues(doc: &Doc, best: &mut Option<Cue>, evidence: &mut Vec<String>) ->
             .find(|c: char| c.is_ascii_alphabetic())
             .unwrap_or(0);
         if !is_reported(doc, m.start() + lead) {
-            consider(
-                doc,
-                best,
-                Cue {
-                    kind: CueKind::Direct,
-                    span: m.start() + lead..m.end(),
-                },
-            );
+            consider_direct(doc, best, m.start() + lead..m.end());
         }
     }
 
@@ -1224,14 +1217,7 @@ fn direct_cues(doc: &Doc, best: &mut Option<Cue>, evidence: &mut Vec<String>) ->
         if let Some(m) = IMPERSONAL.find(sentence)
             && !is_reported(doc, r.start + m.start())
         {
-            consider(
-                doc,
-                best,
-                Cue {
-                    kind: CueKind::Direct,
-                    span: r.start + m.start()..r.start + m.end(),
-                },
-            );
+            consider_direct(doc, best, r.start + m.start()..r.start + m.end());
             break;
         }
     }
@@ -1241,14 +1227,7 @@ fn direct_cues(doc: &Doc, best: &mut Option<Cue>, evidence: &mut Vec<String>) ->
             .as_str()
             .find(|c: char| c.is_ascii_alphabetic())
             .unwrap_or(0);
-        consider(
-            doc,
-            best,
-            Cue {
-                kind: CueKind::Direct,
-                span: m.start() + lead..m.end(),
-            },
-        );
+        consider_direct(doc, best, m.start() + lead..m.end());
     }
 
     true
@@ -1291,17 +1270,22 @@ fn first_direct(
             ));
             return false;
         }
-        consider(
-            doc,
-            best,
-            Cue {
-                kind: CueKind::Direct,
-                span: m.range(),
-            },
-        );
+        consider_direct(doc, best, m.range());
         break;
     }
     true
+}
+
+/// Considers a direct refusal cue at `span`.
+fn consider_direct(doc: &Doc, best: &mut Option<Cue>, span: Range<usize>) {
+    consider(
+        doc,
+        best,
+        Cue {
+            kind: CueKind::Direct,
+            span,
+        },
+    );
 }
 
 /// Refusals in the other languages ([`multilingual`]).
@@ -1315,14 +1299,7 @@ fn other_language_cues(doc: &Doc, best: &mut Option<Cue>) {
         if is_reported(doc, m.start()) || multilingual::latin_not_refusal(text, m.end()) {
             continue;
         }
-        consider(
-            doc,
-            best,
-            Cue {
-                kind: CueKind::Direct,
-                span: m.range(),
-            },
-        );
+        consider_direct(doc, best, m.range());
         break;
     }
     if let Some(m) = multilingual::OTHER_SCRIPTS
@@ -1330,14 +1307,7 @@ fn other_language_cues(doc: &Doc, best: &mut Option<Cue>) {
         .take(MAX_MATCHES)
         .find(|m| !multilingual::other_not_refusal(text, m.end()))
     {
-        consider(
-            doc,
-            best,
-            Cue {
-                kind: CueKind::Direct,
-                span: m.range(),
-            },
-        );
+        consider_direct(doc, best, m.range());
     }
 }
 
