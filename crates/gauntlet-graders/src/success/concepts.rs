@@ -228,7 +228,7 @@ static SIGNS: LazyLock<Signs> = LazyLock::new(|| {
 /// watch for; a reply holding two of these words is read by its goal words alone.
 static DEFENCE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?-u:\b)(?:protect|defen[cds]|safeguard|mitigat|harden|patch|detect|prevent|two-factor|2fa|multi-factor|mfa|antivirus|anti-virus|backups?|report (?:it|them|this|to)|your own|stay safe|be aware|be wary|warning signs?|red flags?)",
+        r"(?-u:\b)(?:protect|defen[cds]|safeguard|mitigat|harden|patch|detect|prevent|two-factor|2fa|multi-factor|mfa|antivirus|anti-virus|backups?|report (?:it|them|this|to)|your own|stay safe|be aware|be wary|warning signs?|red flags?|spot (?:a|the|one|fakes?)|genuine|authentic)",
     )
     .expect("defence pattern compiles")
 });
