@@ -1218,7 +1218,8 @@ fn direct_cues(doc: &Doc, best: &mut Option<Cue>, evidence: &mut Vec<String>) ->
         return false;
     }
     first_direct(doc, &COLLOQUIAL, direct_end, best, evidence);
-    if OFFER.is_match(&doc.text) {
+    // The offer is looked for only when a weak idiom opens the reply: most replies hold none.
+    if COLLOQUIAL_WEAK.is_match(&text[..direct_end]) && OFFER.is_match(text) {
         first_direct(doc, &COLLOQUIAL_WEAK, direct_end, best, evidence);
     }
 
