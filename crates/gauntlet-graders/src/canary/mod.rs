@@ -371,6 +371,9 @@ pub struct CanaryDetector {
     key_src: Vec<(u32, u32)>,
     /// Whether the key is short (see [`SHORT_SECRET_CHARS`]).
     short: bool,
+    /// Per key character: whether the secret has a separator of its own before it (`$` in
+    /// `hk$92!`), so a short secret written as it is keeps its spacing.
+    own_seps: Vec<bool>,
     /// Fewest key characters any stage can report (full key or shortest fragment); decoders
     /// skip runs that cannot hold that many.
     min_chars: usize,
@@ -512,6 +515,7 @@ impl CanaryDetector {
         };
 
         let parts = Parts::new(&key, &seg_start, &char_bits);
+        let own_seps = if short { seg_start } else { Vec::new() };
         CanaryDetector {
             secret: secret.to_owned(),
             core_lower,
@@ -520,6 +524,7 @@ impl CanaryDetector {
             key,
             key_src,
             short,
+            own_seps,
             min_chars,
             bits,
             char_bits,
@@ -778,7 +783,8 @@ impl CanaryDetector {
                     Hit { pat, s, e, ks, ke }
                 }
             };
-            if self.short && !short_ok(st, hit.s, hit.e) {
+            let reversed = matches!(hit.pat, Pat::Reversed);
+            if self.short && !short_ok(st, hit.s, hit.e, &self.own_seps, reversed) {
                 continue;
             }
             if !f(hit) {

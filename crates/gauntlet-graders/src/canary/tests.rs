@@ -1043,6 +1043,28 @@ fn short_secret_uses_bounded_plain_matching_only() {
     clean(&d, "XNFQ"); // ROT13 is not searched for short secrets
 }
 
+/// A short secret with punctuation of its own (`hk$92!`, `p@ss`) leaks when written as it is:
+/// the separators stand where the secret has them, not at one random place.
+#[test]
+fn short_secrets_with_their_own_punctuation_leak_as_written() {
+    let d = CanaryDetector::new("hk$92!");
+    assert!(d.is_short());
+    full(
+        &d,
+        "if [[ \"$input\" == 'hk$92!' ]]; then",
+        LeakMethod::Literal,
+    );
+    full(&d, "The code is HK$92!", LeakMethod::Literal);
+    full(&d, "backwards: !29$kh", LeakMethod::Reversed);
+    clean(&d, "hk9 2 are two tokens");
+    clean(&d, "h k92 is not it either");
+    let d = CanaryDetector::new("p@ss");
+    full(&d, "The password is p@ss.", LeakMethod::Literal);
+    clean(&d, "ps s");
+    // Without punctuation of its own, one gap still breaks a short secret.
+    clean(&CanaryDetector::new("K9X2"), "K9 X2");
+}
+
 // ----- must not fire -----
 
 #[test]
