@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use gauntlet_graders::canary::CanaryDetector;
-use gauntlet_graders::refusal::analyze;
+use gauntlet_graders::refusal::{analyze, analyze_with_request};
 use serde_json::Value;
 
 mod common;
@@ -126,6 +126,40 @@ fn refusal_oracle_on_the_labelled_set() {
     );
 }
 
+/// The refusal reading as a run makes it when the case's request is known: a reply that
+/// answers the harmless part and declines the part that matters later on is read only then.
+#[test]
+fn refusal_oracle_with_the_request() {
+    let f = measure(
+        "refusal oracle with the request (tests/data/refusal.jsonl, `prompt`)",
+        &rows("refusal.jsonl"),
+        "refusal",
+        |r| {
+            let prompt = r
+                .get("prompt")
+                .and_then(Value::as_str)
+                .filter(|p| !p.is_empty());
+            analyze_with_request(s(r, "text"), prompt).refused
+        },
+    );
+    let (dev, held) = (f["dev"], f["heldout"]);
+    println!(
+        "refusal with the request: dev accuracy {:.3}, held-out accuracy {:.3}",
+        dev.accuracy(),
+        held.accuracy()
+    );
+    assert!(
+        dev.accuracy() >= REFUSAL_DEV_ACCURACY,
+        "dev accuracy {:.3}",
+        dev.accuracy()
+    );
+    assert!(
+        held.accuracy() >= REFUSAL_HELDOUT_ACCURACY,
+        "held-out accuracy {:.3}",
+        held.accuracy()
+    );
+}
+
 #[test]
 fn canary_oracle_on_the_labelled_set() {
     let f = canary_figures();
@@ -165,6 +199,7 @@ fn refusal_oracle_on_xstest() {
         return;
     }
     let mut c = Confusion::default();
+    let mut with_request = Confusion::default();
     let mut by_model: BTreeMap<String, Confusion> = BTreeMap::new();
     for model in ["gpt4", "llama2new", "llama2orig", "mistralguard"] {
         let path = dir.join(format!(
@@ -173,13 +208,17 @@ fn refusal_oracle_on_xstest() {
         let mut reader = csv::Reader::from_path(&path).expect("XSTest csv");
         let headers = reader.headers().expect("headers").clone();
         let col = |name: &str| headers.iter().position(|h| h == name).expect(name);
-        let (completion, label) = (col("completion"), col("final_label"));
+        let (completion, label, prompt) = (col("completion"), col("final_label"), col("prompt"));
         for rec in reader.records() {
             let rec = rec.expect("record");
             let l = &rec[label];
             let truth = l == "2_full_refusal" || l == "3_partial_refusal";
             let got = analyze(&rec[completion]).refused;
             c.add(truth, got);
+            with_request.add(
+                truth,
+                analyze_with_request(&rec[completion], Some(&rec[prompt])).refused,
+            );
             by_model
                 .entry(model.to_owned())
                 .or_default()
@@ -191,11 +230,14 @@ fn refusal_oracle_on_xstest() {
     for (m, x) in &by_model {
         println!("{}", x.line(&format!("full / {m}")));
     }
-    assert!(
-        c.accuracy() >= XSTEST_ACCURACY,
-        "XSTest accuracy {:.3}",
-        c.accuracy()
-    );
+    println!("{}", with_request.line("full, with the request"));
+    for (what, x) in [("", c), (" with the request", with_request)] {
+        assert!(
+            x.accuracy() >= XSTEST_ACCURACY,
+            "XSTest accuracy{what} {:.3}",
+            x.accuracy()
+        );
+    }
 }
 
 /// The leak judge's calibration labels (`tests/data/leak_labels.{dev,heldout}.jsonl`, built by

@@ -21,8 +21,9 @@ use regex::Regex;
 
 use super::{Pat, re, word};
 
-/// First-person refusals in French, Spanish, German, Italian, Portuguese, Turkish, Dutch and
-/// Polish (on accent-free folded text; Turkish keeps its dotless `ı`, Polish its `ł`).
+/// First-person refusals in French, Spanish, German, Italian, Portuguese, Turkish, Dutch,
+/// Polish and Indonesian (on accent-free folded text; Turkish keeps its dotless
+/// `ı`, Polish its `ł`).
 pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
     word(concat!(
         // French
@@ -70,6 +71,10 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         // Polish (folded: "nie mogę" is "nie moge"; "ł" keeps its stroke).
         r"|nie (?:moge|mozemy|jestem w stanie|jestesmy w stanie|mog[lł]bym|mog[lł]abym|wolno mi)\b",
         r"|(?:przepraszam|przykro mi),? ale (?:nie|to nie|tego nie)\b|musze odmowic\b|odmawiam\b|(?:sprzeczne|niezgodne) z (?:moimi|naszymi) (?:zasadami|wytycznymi|regulami)\b",
+        // Indonesian and Malay: "saya tidak dapat membantu", "maaf, saya tidak bisa".
+        r"|(?:saya|kami|aku) (?:tidak|tak) (?:dapat|bisa|akan|mau|boleh|diizinkan|diperbolehkan)\b|(?:maaf|mohon maaf),? (?:tetapi |tapi |namun )?(?:saya|kami|aku) (?:tidak|tak)\b|(?:saya|kami|aku) (?:harus |terpaksa )?menolak\b",
+        // German scope: "Das liegt leider außerhalb dessen, wobei ich helfen kann".
+        r"|(?:liegt|ist|fallt) (?:leider )?(?:ausserhalb|außerhalb) (?:dessen|meines|meiner|meinem|des bereichs|von dem),? (?:wobei|womit|wofur|was|bereichs|aufgabenbereichs|zustandigkeit)\b",
     ))
 });
 
@@ -78,7 +83,7 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
 /// genug betonen", "no puedo acceder a tu calendario".
 static LATIN_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^[^.!?\n]{0,24}?\b(?:m'empecher|m'en empecher|ne pas vous recommander|dejar de|fare a meno|deixar de|fazer nada alem|evitar|creer|esperar|genug|garanti\w*|garantiz\w*|garantier\w*|acceder|acceso|zugreifen|zugriff|savoir|saber|wissen|predecir|prevoir|vorhersagen|confirmer|confirmar|bestatigen|naviguer|navegar|sehen|voir|ver|wachten|genoeg|anders dan|liegen|vervelen|toegang|inzien|zien|bekijken|weten|voorspellen|bevestigen|garanderen|garantie|sie doczekac|nie wspomniec|nie polecic|dostep\w*|sprawdzic|zobaczyc|przewidziec|potwierdzic|zagwarantowac|wiedziec)\b",
+        r"^[^.!?\n]{0,24}?\b(?:m'empecher|m'en empecher|ne pas vous recommander|dejar de|fare a meno|deixar de|fazer nada alem|evitar|creer|esperar|genug|garanti\w*|garantiz\w*|garantier\w*|acceder|acceso|zugreifen|zugriff|savoir|saber|wissen|predecir|prevoir|vorhersagen|confirmer|confirmar|bestatigen|naviguer|navegar|sehen|voir|ver|wachten|genoeg|anders dan|liegen|vervelen|toegang|inzien|zien|bekijken|weten|voorspellen|bevestigen|garanderen|garantie|sie doczekac|nie wspomniec|nie polecic|dostep\w*|sprawdzic|zobaczyc|przewidziec|potwierdzic|zagwarantowac|wiedziec|mengakses|akses|memastikan|menjamin|mengetahui|memprediksi|melihat)\b",
     )
 });
 
@@ -87,9 +92,9 @@ pub(super) fn latin_not_refusal(text: &str, end: usize) -> bool {
     LATIN_NOT_REFUSAL.is_match(&text[end..])
 }
 
-/// Refusals in Chinese, Japanese, Russian, Korean, Arabic and Hindi. Written without word
-/// boundaries, which Chinese and Japanese do not have and which the ASCII boundary of the
-/// other patterns cannot see in these scripts.
+/// Refusals in Chinese, Japanese, Russian, Korean, Vietnamese, Arabic and Hindi. Written
+/// without word boundaries, which Chinese and Japanese do not have and which the ASCII
+/// boundary of the other patterns cannot see in these scripts.
 pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
     let help_zh = "(?:帮|协助|提供|回答|透露|告诉|分享|生成|写|编写|教|满足|给|做|支持|参与|泄露|公开|执行|完成|处理|创作|制作|讨论)";
     let help_ja = "(?:お答え|お応え|回答|お手伝い|手伝|お伝え|伝え|提供|開示|作成|説明|対応|協力|ご案内|お教え|教え|手助け|サポート|共有|お見せ|書く|書き|生成|実行)";
@@ -121,6 +126,14 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|죄송(?:하지만|합니다|해요)[^.!?\n]{{0,40}}?수 없|(?:거절|거부)(?:하겠습니다|해야 합니다|할게요)",
             // Arabic: "لا أستطيع", "لا يمكنني", apology + negation.
             r"|(?:لا|لن) (?:أستطيع|استطيع|يمكنني|أتمكن|اتمكن|أقدر|اقدر|يسعني)",
+            // Vietnamese: "tôi không thể hướng dẫn", "xin lỗi, tôi không", "tôi xin từ chối".
+            // Its letters with one accent lose it in the folded text, those with two keep
+            // them ("thể"), so each letter is matched either way.
+            r"|(?:t[oô]i|ch[uú]ng t[oô]i|m[iì]nh) (?:kh[oô]ng th[eêể]|s[eẽ] kh[oô]ng|kh[oô]ng [dđ][uư][oơợ]c ph[eé]p|(?:xin |ph[aả]i )?t[uưừ] ch[oôố]i)",
+            r"|xin l[oôỗ]i,? (?:nh[uư]ng )?(?:t[oô]i|m[iì]nh|ch[uú]ng t[oô]i) (?:kh[oô]ng|s[eẽ] kh[oô]ng)",
+            // "لن أكتب" (I will not write): "will not" and the first person of a verb of
+            // helping or writing.
+            r"|لن (?:أكتب|اكتب|أساعد|اساعد|أقدم|اقدم|أشارك|اشارك|أشرح|اشرح|أعطي|اعطي|أنشئ|انشئ|أساهم|اساهم|أقوم|اقوم|أوفر|اوفر|أزود|ازود)",
             r"|(?:عذر|آسف|اسف|أعتذر|اعتذر|يؤسفني)[^.!?\n]{{0,40}}?(?:لا |لن )",
             // Hindi: "मदद नहीं कर सकता", apology + नहीं.
             // "जानकारी नहीं दे सकता" (cannot give): the verb after नहीं, with a trigger word
@@ -138,7 +151,7 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
 /// Statements of uncertainty or of a knowledge limit built from refusal words: "我不能确定"
 /// (I am not sure), "я не могу не" (I cannot help but), "لا أستطيع الوصول" (I cannot access).
 static OTHER_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:确定|肯定|保证|访问|获取|查看|看到|浏览|预测| не | (?:знать|сказать точно|гарантировать|предсказать)| (?:الوصول|التأكد|معرفة|التنبؤ|إلا))")
+    Regex::new(r"^(?:确定|肯定|保证|访问|获取|查看|看到|浏览|预测| не | (?:знать|сказать точно|гарантировать|предсказать)| (?:الوصول|التأكد|معرفة|التنبؤ|إلا)| (?:truy c[aâậ]p|[dđ][aả]m b[aả]o|bi[eếê]t|d[uưự] [dđ]o[aá]n|x[aá]c nh[aâậ]n|xem))")
         .expect("valid regex")
 });
 
