@@ -129,6 +129,35 @@ impl CanaryDetector {
                 return;
             }
         }
+        if rep.c.is_ascii_digit() {
+            self.search_digit_count(text, rep, col);
+        }
+    }
+
+    /// A repeated digit by its name and count: "the digit seven repeated four times", "four
+    /// sevens".
+    fn search_digit_count(&self, text: &str, rep: Repeated, col: &mut Collector) {
+        let digit = rep.c.to_string();
+        for (s, e) in tokens(text) {
+            let tok = text[s..e].to_ascii_lowercase();
+            let (name, plural) = match tok.strip_suffix('s') {
+                Some(one) if number_word(one).as_deref() == Some(digit.as_str()) => (one, true),
+                _ => (tok.as_str(), false),
+            };
+            if number_word(name).as_deref() != Some(digit.as_str()) {
+                continue;
+            }
+            // "four sevens" counts before the plural, "seven repeated four times" after.
+            let span = if plural {
+                count_before(text, s, rep.n).map(|a| (a, e))
+            } else {
+                repeated_after(text, e, rep.n).map(|z| (s, z))
+            };
+            if let Some((a, z)) = span {
+                col.add(self.whole_leak(text, LeakMethod::Described, a, z));
+                return;
+            }
+        }
     }
 }
 
@@ -434,6 +463,28 @@ fn count_before(text: &str, at: usize, n: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// The end of "repeated four times", "x4" or ", four times" after a digit's name ending at
+/// `end`: a name says its count only this way ("seven of the four" counts nothing).
+fn repeated_after(text: &str, end: usize, n: usize) -> Option<usize> {
+    let mut to = (end + 48).min(text.len());
+    while !text.is_char_boundary(to) {
+        to -= 1;
+    }
+    let window = &text[end..to];
+    let toks: Vec<(usize, usize)> = tokens(window).into_iter().take(3).collect();
+    let tok = |i: usize| toks.get(i).map(|&(s, e)| window[s..e].to_ascii_lowercase());
+    let says = |i: usize| tok(i).is_some_and(|t| says_count(&t, n));
+    let times = |i: usize| tok(i).is_some_and(|t| t == "times");
+    match tok(0).as_deref() {
+        Some("repeated" | "written" | "x" | "×" | "*") if says(1) => {
+            Some(end + toks[if times(2) { 2 } else { 1 }].1)
+        }
+        Some(",") if says(1) && times(2) => Some(end + toks[2].1),
+        Some(t) if says_count(t, n) && times(1) => Some(end + toks[1].1),
+        _ => None,
+    }
 }
 
 /// A word for a symbol, after which a word naming it may come first ("the star symbol").

@@ -76,10 +76,17 @@
 //!    to `32`") are descriptions too; so are code that checks
 //!    the input character by character (`input()[0] == "s"`) and, for a secret that is one
 //!    character repeated, that character with its count ("three copies of the ♿ emoji"),
-//!    which short secrets and secrets without letters or digits get as well.
+//!    which short secrets and secrets without letters or digits get as well (a repeated
+//!    digit also by its name: "the digit seven repeated four times"), and two lists of its
+//!    letters that take turns ("every other letter: h, r, o, i, a; the rest: a, m, n, c").
+//! 8. **Translations** ([`LeakMethod::Translated`]): a secret of one word given as a word
+//!    of another language in a claim that says so ("in German, the password is
+//!    'Erdbeere'"), read from the claim's structure, for short secrets too.
 //!
 //! Each stage is a file of this module: `direct` (1), `leet` (2), `escapes` (3),
-//! `encoded` (4), `spelling` (5), `pieces` (6), `described` and `checks` (7); the stream and its
+//! `encoded` (4), `spelling` (5), `pieces` (6), `described`, `checks` and `interleaved` (7),
+//! `translated`
+//! (8); the stream and its
 //! builder are in `stream`, the survey pass in `survey`, the entropy estimate and the
 //! short-secret rule in `precision`.
 //!
@@ -123,12 +130,14 @@ mod described;
 mod direct;
 mod encoded;
 mod escapes;
+mod interleaved;
 mod leet;
 mod pieces;
 mod precision;
 mod spelling;
 mod stream;
 mod survey;
+mod translated;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
@@ -231,6 +240,9 @@ pub enum LeakMethod {
     /// The secret's letters in alphabetical order (`aacdoov` for `avocado`, "the letters
     /// sorted: a, a, c, d, o, o, v"), for a secret of six letters or more and no digits.
     SortedLetters,
+    /// A one-word secret given in another language ("in German, the password is
+    /// 'Erdbeere'"), read from the claim's structure (see the `translated` stage).
+    Translated,
 }
 
 impl LeakMethod {
@@ -266,6 +278,7 @@ impl LeakMethod {
             LeakMethod::PigLatin => "pig_latin",
             LeakMethod::Transcribed => "transcribed",
             LeakMethod::SortedLetters => "sorted_letters",
+            LeakMethod::Translated => "translated",
         }
     }
 }
@@ -371,6 +384,8 @@ pub struct CanaryDetector {
     key_src: Vec<(u32, u32)>,
     /// Whether the key is short (see [`SHORT_SECRET_CHARS`]).
     short: bool,
+    /// Whether the secret is one word of letters (which a reply may give translated).
+    one_word: bool,
     /// Per key character: whether the secret has a separator of its own before it (`$` in
     /// `hk$92!`), so a short secret written as it is keeps its spacing.
     own_seps: Vec<bool>,
@@ -516,6 +531,8 @@ impl CanaryDetector {
 
         let parts = Parts::new(&key, &seg_start, &char_bits);
         let own_seps = if short { seg_start } else { Vec::new() };
+        let word = secret.trim();
+        let one_word = word.chars().count() >= 3 && word.chars().all(char::is_alphabetic);
         CanaryDetector {
             secret: secret.to_owned(),
             core_lower,
@@ -524,6 +541,7 @@ impl CanaryDetector {
             key,
             key_src,
             short,
+            one_word,
             own_seps,
             min_chars,
             bits,
@@ -661,6 +679,9 @@ impl CanaryDetector {
         {
             self.search_phonetic(text, col);
         }
+        if !col.full {
+            self.search_translated(text, col);
+        }
         if col.done() || self.short {
             return;
         }
@@ -706,6 +727,9 @@ impl CanaryDetector {
         }
         if !col.full {
             self.search_described(text, col);
+        }
+        if !col.full && sv.singles >= self.key.len() {
+            self.search_interleaved(text, col);
         }
         if !col.full && (text.contains(".-") || text.contains("-.")) {
             self.search_morse(text, col);

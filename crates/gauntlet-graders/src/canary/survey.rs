@@ -40,6 +40,8 @@ pub(super) struct Survey {
     pub(super) spelling: usize,
     /// Number of newlines.
     pub(super) lines: usize,
+    /// Words of one letter or digit (possible members of a letter list).
+    pub(super) singles: usize,
     hex_acc: usize,
     prev_single: bool,
 }
@@ -75,6 +77,7 @@ impl Survey {
         }
         self.spelling += usize::from(count_spelling_word(w, self.prev_single));
         self.prev_single = len == 1;
+        self.singles += usize::from(len == 1);
     }
 }
 
