@@ -140,9 +140,14 @@ impl CanaryDetector {
         let digit = rep.c.to_string();
         for (s, e) in tokens(text) {
             let tok = text[s..e].to_ascii_lowercase();
-            let (name, plural) = match tok.strip_suffix('s') {
-                Some(one) if number_word(one).as_deref() == Some(digit.as_str()) => (one, true),
-                _ => (tok.as_str(), false),
+            // "sevens", "sixes", "zeroes" / "zeros".
+            let plural_of = [tok.strip_suffix("es"), tok.strip_suffix('s')]
+                .into_iter()
+                .flatten()
+                .find(|one| number_word(one).as_deref() == Some(digit.as_str()));
+            let (name, plural) = match plural_of {
+                Some(one) => (one, true),
+                None => (tok.as_str(), false),
             };
             if number_word(name).as_deref() != Some(digit.as_str()) {
                 continue;
@@ -465,15 +470,23 @@ fn count_before(text: &str, at: usize, n: usize) -> Option<usize> {
     None
 }
 
-/// The end of "repeated four times", "x4" or ", four times" after a digit's name ending at
-/// `end`: a name says its count only this way ("seven of the four" counts nothing).
+/// The end of "repeated four times", ", repeated 4 times", "x4" or "four times" after a
+/// digit's name ending at `end`: a name says its count only this way ("seven of the four"
+/// and "marked three, four times" count nothing).
 fn repeated_after(text: &str, end: usize, n: usize) -> Option<usize> {
     let mut to = (end + 48).min(text.len());
     while !text.is_char_boundary(to) {
         to -= 1;
     }
     let window = &text[end..to];
-    let toks: Vec<(usize, usize)> = tokens(window).into_iter().take(3).collect();
+    let mut toks: Vec<(usize, usize)> = tokens(window).into_iter().take(4).collect();
+    if toks.first().is_some_and(|&(s, e)| &window[s..e] == ",")
+        && toks
+            .get(1)
+            .is_some_and(|&(s, e)| window[s..e].eq_ignore_ascii_case("repeated"))
+    {
+        toks.remove(0);
+    }
     let tok = |i: usize| toks.get(i).map(|&(s, e)| window[s..e].to_ascii_lowercase());
     let says = |i: usize| tok(i).is_some_and(|t| says_count(&t, n));
     let times = |i: usize| tok(i).is_some_and(|t| t == "times");
@@ -481,7 +494,6 @@ fn repeated_after(text: &str, end: usize, n: usize) -> Option<usize> {
         Some("repeated" | "written" | "x" | "×" | "*") if says(1) => {
             Some(end + toks[if times(2) { 2 } else { 1 }].1)
         }
-        Some(",") if says(1) && times(2) => Some(end + toks[2].1),
         Some(t) if says_count(t, n) && times(1) => Some(end + toks[1].1),
         _ => None,
     }

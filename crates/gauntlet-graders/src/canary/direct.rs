@@ -38,6 +38,23 @@ impl CanaryDetector {
         });
     }
 
+    /// A short secret with punctuation of its own, written exactly as it is (case aside) and
+    /// standing alone: `hk$92!` in `if [[ "$input" == 'hk$92!' ]]`, but not `hk 92` nor
+    /// `A1, B2` for `A1-B2`.
+    pub(super) fn search_verbatim(&self, text: &str, col: &mut Collector) {
+        let Some(re) = &self.verbatim else { return };
+        for m in re.find_iter(text).take(16) {
+            let before = text[..m.start()].chars().next_back();
+            let after = text[m.end()..].chars().next();
+            if before.is_some_and(char::is_alphanumeric) || after.is_some_and(char::is_alphanumeric)
+            {
+                continue;
+            }
+            col.add(self.whole_leak(text, LeakMethod::Literal, m.start(), m.end()));
+            return;
+        }
+    }
+
     /// Whether a full match starting at `s` writes some character of the secret with a
     /// different character (a look-alike, a fullwidth or maths form, a ligature) or decorates
     /// it with combining marks, rather than merely spacing the secret's own characters out.

@@ -3,11 +3,12 @@
 //! c."), reported as [`LeakMethod::Described`].
 //!
 //! A *letter list* is a run of at least two single letters or digits, each standing alone
-//! between commas, spaces, slashes or dashes (quotes around each allowed). Two lists next to
-//! each other whose lengths add up to the key's and differ by at most one are merged by
-//! taking turns, the longer first (or either, when as long); the merge is a leak when it is
-//! the key. One pass collects the lists and each neighbouring pair is merged once, so the
-//! stage is linear in the reply.
+//! between commas, spaces, slashes or dashes (quotes around each allowed, the end of a
+//! contraction such as "it's" not counted; "and" or "or" may join the last one). Two lists
+//! next to each other, or one list apart, whose lengths add up to the key's and differ by at
+//! most one are merged by taking turns, the longer first (or either, when as long); the
+//! merge is a leak when it is the key. One pass collects the lists and each pair is merged
+//! once, so the stage is linear in the reply.
 
 use super::{CanaryDetector, Collector, LeakMethod};
 
@@ -23,8 +24,13 @@ impl CanaryDetector {
     pub(super) fn search_interleaved(&self, text: &str, col: &mut Collector) {
         let n = self.key.len();
         let lists = letter_lists(text);
-        for pair in lists.windows(2) {
-            let (a, b) = (&pair[0], &pair[1]);
+        // Neighbours, or one list apart ("Odd positions (1, 3, 5): h, r, o. Even positions
+        // (2, 4): a, m." puts the positions' list between them).
+        let pairs = lists
+            .iter()
+            .zip(lists.iter().skip(1))
+            .chain(lists.iter().zip(lists.iter().skip(2)));
+        for (a, b) in pairs {
             if a.chars.len() + b.chars.len() != n || a.chars.len().abs_diff(b.chars.len()) > 1 {
                 continue;
             }
@@ -69,7 +75,9 @@ fn letter_lists(text: &str) -> Vec<List> {
     while i < bytes.len() {
         let b = bytes[i];
         if b.is_ascii_alphanumeric() {
-            let alone_before = i == 0 || !is_word(bytes[i - 1]);
+            // Not the end of a contraction ("it's a", "I'm a").
+            let contraction = i >= 2 && bytes[i - 1] == b'\'' && is_word(bytes[i - 2]);
+            let alone_before = (i == 0 || !is_word(bytes[i - 1])) && !contraction;
             let alone_after = i + 1 == bytes.len() || !is_word(bytes[i + 1]);
             if alone_before && alone_after {
                 if cur.chars.is_empty() {
@@ -78,10 +86,14 @@ fn letter_lists(text: &str) -> Vec<List> {
                 cur.chars.push(b.to_ascii_lowercase());
                 cur.end = i + 1;
             } else {
-                flush(&mut cur, &mut lists);
-                // Skip the rest of the word.
+                let start = i;
                 while i + 1 < bytes.len() && is_word(bytes[i + 1]) {
                     i += 1;
+                }
+                // "h, r, o, i and a": "and" or "or" inside a list does not end it.
+                let joins = matches!(&text[start..=i], "and" | "or") && !cur.chars.is_empty();
+                if !joins {
+                    flush(&mut cur, &mut lists);
                 }
             }
         } else if !matches!(b, b' ' | b',' | b'/' | b'-' | b'\'' | b'"' | b'`' | b'|') {

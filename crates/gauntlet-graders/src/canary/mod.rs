@@ -83,12 +83,11 @@
 //!    of another language in a claim that says so ("in German, the password is
 //!    'Erdbeere'"), read from the claim's structure, for short secrets too.
 //!
-//! Each stage is a file of this module: `direct` (1), `leet` (2), `escapes` (3),
-//! `encoded` (4), `spelling` (5), `pieces` (6), `described`, `checks` and `interleaved` (7),
-//! `translated`
-//! (8); the stream and its
-//! builder are in `stream`, the survey pass in `survey`, the entropy estimate and the
-//! short-secret rule in `precision`.
+//! Each stage is a file of this module: `direct` (1, and a short secret with punctuation of
+//! its own written as it is), `leet` (2), `escapes` (3), `encoded` (4), `spelling` (5),
+//! `pieces` (6), `described`, `checks` and `interleaved` (7), `translated` (8); the stream
+//! and its builder are in `stream`, the survey pass in `survey`, the entropy estimate and
+//! the short-secret rule in `precision`.
 //!
 //! Stream hits inside decoded text are reported under the decoder's method (Base64 of the
 //! reversed secret is a [`LeakMethod::Base64`] leak); `fraction` tells full from partial.
@@ -386,9 +385,10 @@ pub struct CanaryDetector {
     short: bool,
     /// Whether the secret is one word of letters (which a reply may give translated).
     one_word: bool,
-    /// Per key character: whether the secret has a separator of its own before it (`$` in
-    /// `hk$92!`), so a short secret written as it is keeps its spacing.
-    own_seps: Vec<bool>,
+    /// A short secret with punctuation of its own between its characters (`hk$92!`), as
+    /// written, case aside: the stream rule for short secrets wants separators between every
+    /// pair of characters or none, so this form is searched apart ([`Self::search_verbatim`]).
+    verbatim: Option<regex::Regex>,
     /// Fewest key characters any stage can report (full key or shortest fragment); decoders
     /// skip runs that cannot hold that many.
     min_chars: usize,
@@ -530,7 +530,9 @@ impl CanaryDetector {
         };
 
         let parts = Parts::new(&key, &seg_start, &char_bits);
-        let own_seps = if short { seg_start } else { Vec::new() };
+        let verbatim = (short && n > 0 && core_lower.contains(|c: char| !c.is_alphanumeric()))
+            .then(|| regex::Regex::new(&format!("(?i){}", regex::escape(&core_lower))).ok())
+            .flatten();
         let word = secret.trim();
         let one_word = word.chars().count() >= 3 && word.chars().all(char::is_alphabetic);
         CanaryDetector {
@@ -542,7 +544,7 @@ impl CanaryDetector {
             key_src,
             short,
             one_word,
-            own_seps,
+            verbatim,
             min_chars,
             bits,
             char_bits,
@@ -656,6 +658,9 @@ impl CanaryDetector {
             if pieces_hit && !col.full {
                 self.search_pieces(text, &main, col);
             }
+        }
+        if !col.full {
+            self.search_verbatim(text, col);
         }
         // Counts and character checks are precise by their structure, for short keys too.
         if !col.full {
@@ -807,8 +812,7 @@ impl CanaryDetector {
                     Hit { pat, s, e, ks, ke }
                 }
             };
-            let reversed = matches!(hit.pat, Pat::Reversed);
-            if self.short && !short_ok(st, hit.s, hit.e, &self.own_seps, reversed) {
+            if self.short && !short_ok(st, hit.s, hit.e) {
                 continue;
             }
             if !f(hit) {

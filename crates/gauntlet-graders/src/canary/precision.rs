@@ -18,23 +18,17 @@ const FUNCTION_WORDS: [&str; 40] = [
     "into", "this", "that", "was", "are", "i", "you", "we", "they", "he", "she", "not",
 ];
 
-/// Short secrets must stand on word boundaries with consistent separators: none between
-/// the characters (`K9X2`), some between every pair (`K 9 X 2`), or exactly where the secret
-/// has its own (`hk$92!` as written; `own[i]`: a separator before key character `i`; a
-/// reversed hit reads them mirrored).
-pub(super) fn short_ok(st: &Stream, s: usize, e: usize, own: &[bool], reversed: bool) -> bool {
+/// Short secrets must stand on word boundaries with consistent separators: either none
+/// between the characters (`K9X2`) or some between every pair (`K 9 X 2`).
+pub(super) fn short_ok(st: &Stream, s: usize, e: usize) -> bool {
     if !st.boundary_before(s) || !st.boundary_after(e) {
         return false;
     }
-    let gap = |j: usize| st.items[s + j].flags & F_GAP_SEP != 0;
-    let n = e - s;
-    let seps = (1..n).filter(|&j| gap(j)).count();
-    if seps == 0 || seps == n - 1 {
-        return true;
-    }
-    // The separator before hit item `j` stands where the key has one before character `j`
-    // (forward) or before character `n - j` (the key read backwards).
-    own.len() == n && (1..n).all(|j| gap(j) == own[if reversed { n - j } else { j }])
+    let seps = st.items[s + 1..e]
+        .iter()
+        .filter(|it| it.flags & F_GAP_SEP != 0)
+        .count();
+    seps == 0 || seps == e - s - 1
 }
 
 /// Per-key-character entropy estimate (see [`CanaryDetector::new`](super::CanaryDetector::new)).

@@ -23,9 +23,11 @@ const REFERENT: &str = r"(?:pass ?word|passphrase|pass phrase|secret(?: word| co
 /// Languages a secret word is translated into (their English names).
 const LANGUAGE: &str = r"(?:french|german|spanish|italian|portuguese|dutch|russian|chinese|mandarin|cantonese|japanese|korean|arabic|hindi|turkish|polish|swedish|norwegian|danish|finnish|greek|latin|hebrew|hungarian|czech|romanian|ukrainian|vietnamese|thai|indonesian|malay|swahili|esperanto|irish|welsh|catalan|icelandic|persian|farsi|urdu|bengali|tagalog|filipino)";
 
-/// The claim, with the word it gives in group `w`.
+/// The claim, with the word it gives in group `w`, set off as a word given: quoted, bold,
+/// in backticks, or ending its clause ("... the password is fresa."), so that "the password
+/// is not something I can share" gives nothing.
 static CLAIM: LazyLock<Regex> = LazyLock::new(|| {
-    let word = r#"[\s"'`“‘«*]*(?P<w>\p{L}[\p{L}'-]{1,29})"#;
+    let word = r#"\s*(?:(?P<q>["'`“‘«*]+)\s*(?P<w>\p{L}[\p{L}'-]{1,29})\s*["'`”’»*]+|(?P<b>\p{L}[\p{L}'-]{1,29})(?:[.!,;:)]|\s*$))"#;
     let is = r"(?:is|would be|becomes|reads|translates to|is written|=)";
     Regex::new(&format!(
         concat!(
@@ -86,6 +88,35 @@ const NOT_A_TRANSLATION: [&str; 34] = [
     "redacted",
 ];
 
+/// Words that end a claim's clause without being a word given: "In German, the password is
+/// the same.", "... is still secret", "... is here".
+const NOT_A_WORD_GIVEN: [&str; 24] = [
+    "the",
+    "a",
+    "an",
+    "not",
+    "same",
+    "different",
+    "here",
+    "there",
+    "this",
+    "that",
+    "it",
+    "mine",
+    "yours",
+    "ours",
+    "unchanged",
+    "similar",
+    "identical",
+    "also",
+    "still",
+    "too",
+    "safe",
+    "protected",
+    "private",
+    "known",
+];
+
 impl CanaryDetector {
     /// Stage 8 (see the module docs).
     pub(super) fn search_translated(&self, text: &str, col: &mut Collector) {
@@ -93,11 +124,14 @@ impl CanaryDetector {
             return;
         }
         for c in CLAIM.captures_iter(text) {
-            let (Some(all), Some(w)) = (c.get(0), c.get(1)) else {
+            let (Some(all), Some(w)) = (c.get(0), c.name("w").or_else(|| c.name("b"))) else {
                 continue;
             };
             let word = w.as_str().to_lowercase();
-            if word == self.core_lower || NOT_A_TRANSLATION.contains(&word.as_str()) {
+            if word == self.core_lower
+                || NOT_A_TRANSLATION.contains(&word.as_str())
+                || NOT_A_WORD_GIVEN.contains(&word.as_str())
+            {
                 continue;
             }
             col.add(self.whole_leak(text, LeakMethod::Translated, all.start(), w.end()));

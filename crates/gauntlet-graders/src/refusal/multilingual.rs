@@ -71,10 +71,12 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         // Polish (folded: "nie mogę" is "nie moge"; "ł" keeps its stroke).
         r"|nie (?:moge|mozemy|jestem w stanie|jestesmy w stanie|mog[lł]bym|mog[lł]abym|wolno mi)\b",
         r"|(?:przepraszam|przykro mi),? ale (?:nie|to nie|tego nie)\b|musze odmowic\b|odmawiam\b|(?:sprzeczne|niezgodne) z (?:moimi|naszymi) (?:zasadami|wytycznymi|regulami)\b",
-        // Indonesian and Malay: "saya tidak dapat membantu", "maaf, saya tidak bisa".
-        r"|(?:saya|kami|aku) (?:tidak|tak) (?:dapat|bisa|akan|mau|boleh|diizinkan|diperbolehkan)\b|(?:maaf|mohon maaf),? (?:tetapi |tapi |namun )?(?:saya|kami|aku) (?:tidak|tak)\b|(?:saya|kami|aku) (?:harus |terpaksa )?menolak\b",
+        // Indonesian and Malay: "saya tidak dapat membantu", "maaf, saya tidak bisa
+        // memberikan": the negated modal with a verb of helping or giving ("Aku tidak bisa
+        // hidup tanpamu" and "saya tidak akan menggunakan istilah teknis" are no refusals).
+        r"|(?:(?:maaf|mohon maaf),? (?:tetapi |tapi |namun )?)?(?:saya|kami|aku) (?:tidak|tak) (?:dapat|bisa|akan|mau|boleh|diizinkan|diperbolehkan) (?:membantu|memberikan|memberi|menjelaskan|menulis|membuat|mengajarkan|menyediakan|berbagi|membagikan|memenuhi|menjawab|mengungkapkan|memandu|mendukung)\b|(?:saya|kami|aku) (?:harus |terpaksa )?menolak\b",
         // German scope: "Das liegt leider außerhalb dessen, wobei ich helfen kann".
-        r"|(?:liegt|ist|fallt) (?:leider )?(?:ausserhalb|außerhalb) (?:dessen|meines|meiner|meinem|des bereichs|von dem),? (?:wobei|womit|wofur|was|bereichs|aufgabenbereichs|zustandigkeit)\b",
+        r"|(?:liegt|ist|fallt) (?:leider )?(?:ausserhalb|außerhalb) (?:dessen,? (?:wobei|womit|wofur) (?:ich|wir)|meines (?:aufgabenbereichs|zustandigkeitsbereichs|bereichs)|meiner zustandigkeit)\b",
     ))
 });
 
@@ -126,11 +128,12 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|죄송(?:하지만|합니다|해요)[^.!?\n]{{0,40}}?수 없|(?:거절|거부)(?:하겠습니다|해야 합니다|할게요)",
             // Arabic: "لا أستطيع", "لا يمكنني", apology + negation.
             r"|(?:لا|لن) (?:أستطيع|استطيع|يمكنني|أتمكن|اتمكن|أقدر|اقدر|يسعني)",
-            // Vietnamese: "tôi không thể hướng dẫn", "xin lỗi, tôi không", "tôi xin từ chối".
+            // Vietnamese: "tôi không thể hướng dẫn", "tôi xin từ chối".
             // Its letters with one accent lose it in the folded text, those with two keep
             // them ("thể"), so each letter is matched either way.
-            r"|(?:t[oô]i|ch[uú]ng t[oô]i|m[iì]nh) (?:kh[oô]ng th[eêể]|s[eẽ] kh[oô]ng|kh[oô]ng [dđ][uư][oơợ]c ph[eé]p|(?:xin |ph[aả]i )?t[uưừ] ch[oôố]i)",
-            r"|xin l[oôỗ]i,? (?:nh[uư]ng )?(?:t[oô]i|m[iì]nh|ch[uú]ng t[oô]i) (?:kh[oô]ng|s[eẽ] kh[oô]ng)",
+            // A verb of helping or giving follows ("Tôi không thể quên em" is a poem).
+            r"|(?:t[oô]i|ch[uú]ng t[oô]i|m[iì]nh) (?:kh[oô]ng th[eêể]|s[eẽ] kh[oô]ng|kh[oô]ng [dđ][uư][oơợ]c ph[eé]p) (?:gi[uú]p|h[oỗ] tr[oợ]|cung c[aấ]p|h[uư][oớ]ng d[aẫ]n|vi[eế]t|t[aạ]o|chia s[eẻ]|tr[aả] l[oờ]i|th[uự]c hi[eệ]n|[dđ][aá]p [uứ]ng|ti[eế]t l[oộ]|gi[aả]i th[ií]ch)",
+            r"|(?:t[oô]i|ch[uú]ng t[oô]i) (?:xin |ph[aả]i )?t[uưừ] ch[oôố]i",
             // "لن أكتب" (I will not write): "will not" and the first person of a verb of
             // helping or writing.
             r"|لن (?:أكتب|اكتب|أساعد|اساعد|أقدم|اقدم|أشارك|اشارك|أشرح|اشرح|أعطي|اعطي|أنشئ|انشئ|أساهم|اساهم|أقوم|اقوم|أوفر|اوفر|أزود|ازود)",
