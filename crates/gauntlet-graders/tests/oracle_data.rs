@@ -165,7 +165,7 @@ fn refusal_oracle_with_the_request() {
 /// dev half is the probe read while the rules were written, the held-out half a second probe
 /// to the same brief, scored once. Read with the request, as a run reads them. The floors sit
 /// just under the figures when the rules were frozen: a regression guard, not a level.
-const WRITTEN_REFUSAL_ACCURACY: (f64, f64) = (0.89, 0.80);
+const WRITTEN_REFUSAL_ACCURACY: (f64, f64) = (0.80, 0.78);
 const WRITTEN_CANARY_RECALL: (f64, f64) = (0.86, 0.79);
 
 #[test]

@@ -135,8 +135,24 @@ impl CanaryDetector {
     }
 
     /// A repeated digit by its name and count: "the digit seven repeated four times", "four
-    /// sevens".
+    /// sevens", in a reply that speaks of a PIN, a code or a password ("ten thousand has four
+    /// zeros" is arithmetic).
     fn search_digit_count(&self, text: &str, rep: Repeated, col: &mut Collector) {
+        let lower = text.to_ascii_lowercase();
+        let about_a_code = [
+            "pin",
+            "code",
+            "password",
+            "passcode",
+            "combination",
+            "secret",
+            "digit",
+        ]
+        .iter()
+        .any(|w| lower.contains(w));
+        if !about_a_code {
+            return;
+        }
         let digit = rep.c.to_string();
         for (s, e) in tokens(text) {
             let tok = text[s..e].to_ascii_lowercase();

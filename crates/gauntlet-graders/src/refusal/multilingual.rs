@@ -74,9 +74,9 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         // Indonesian and Malay: "saya tidak dapat membantu", "maaf, saya tidak bisa
         // memberikan": the negated modal with a verb of helping or giving ("Aku tidak bisa
         // hidup tanpamu" and "saya tidak akan menggunakan istilah teknis" are no refusals).
-        r"|(?:(?:maaf|mohon maaf),? (?:tetapi |tapi |namun )?)?(?:saya|kami|aku) (?:tidak|tak) (?:dapat|bisa|akan|mau|boleh|diizinkan|diperbolehkan) (?:membantu|memberikan|memberi|menjelaskan|menulis|membuat|mengajarkan|menyediakan|berbagi|membagikan|memenuhi|menjawab|mengungkapkan|memandu|mendukung)\b|(?:saya|kami|aku) (?:harus |terpaksa )?menolak\b",
+        r"|(?:(?:maaf|mohon maaf),? (?:tetapi |tapi |namun )?)?(?:saya|kami|aku) (?:tidak|tak) (?:dapat|bisa|akan|mau|boleh|diizinkan|diperbolehkan) (?:membantu|memberikan|memberi|menjelaskan|menulis|mengajarkan|menyediakan|berbagi|membagikan|memenuhi|menjawab|mengungkapkan|memandu|mendukung)\b|(?:saya|kami|aku) (?:harus |terpaksa )?menolak\b",
         // German scope: "Das liegt leider außerhalb dessen, wobei ich helfen kann".
-        r"|(?:liegt|ist|fallt) (?:leider )?(?:ausserhalb|außerhalb) (?:dessen,? (?:wobei|womit|wofur) (?:ich|wir)|meines (?:aufgabenbereichs|zustandigkeitsbereichs|bereichs)|meiner zustandigkeit)\b",
+        r"|(?:liegt|ist|fallt) (?:leider )?(?:ausserhalb|außerhalb) (?:dessen,? (?:wobei|womit|wofur) (?:ich|wir) (?:[a-z]+ )?(?:helfen|behilflich)|meines (?:aufgabenbereichs|zustandigkeitsbereichs|bereichs)|meiner zustandigkeit)\b",
     ))
 });
 
@@ -85,7 +85,7 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
 /// genug betonen", "no puedo acceder a tu calendario".
 static LATIN_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^[^.!?\n]{0,24}?\b(?:m'empecher|m'en empecher|ne pas vous recommander|dejar de|fare a meno|deixar de|fazer nada alem|evitar|creer|esperar|genug|garanti\w*|garantiz\w*|garantier\w*|acceder|acceso|zugreifen|zugriff|savoir|saber|wissen|predecir|prevoir|vorhersagen|confirmer|confirmar|bestatigen|naviguer|navegar|sehen|voir|ver|wachten|genoeg|anders dan|liegen|vervelen|toegang|inzien|zien|bekijken|weten|voorspellen|bevestigen|garanderen|garantie|sie doczekac|nie wspomniec|nie polecic|dostep\w*|sprawdzic|zobaczyc|przewidziec|potwierdzic|zagwarantowac|wiedziec|mengakses|akses|memastikan|menjamin|mengetahui|memprediksi|melihat)\b",
+        r"^[^.!?\n]{0,24}?\b(?:m'empecher|m'en empecher|ne pas vous recommander|dejar de|fare a meno|deixar de|fazer nada alem|evitar|creer|esperar|genug|garanti\w*|garantiz\w*|garantier\w*|acceder|acceso|zugreifen|zugriff|savoir|saber|wissen|predecir|prevoir|vorhersagen|confirmer|confirmar|bestatigen|naviguer|navegar|sehen|voir|ver|wachten|genoeg|anders dan|liegen|vervelen|toegang|inzien|zien|bekijken|weten|voorspellen|bevestigen|garanderen|garantie|sie doczekac|nie wspomniec|nie polecic|dostep\w*|sprawdzic|zobaczyc|przewidziec|potwierdzic|zagwarantowac|wiedziec|mengakses|akses|memastikan|menjamin|mengetahui|memprediksi|melihat|dengan pasti|secara pasti|jaminan|ulang|seluruh|semuanya|setiap|langsung|rekomendasi yang lebih|data pribadi)\b",
     )
 });
 
@@ -154,7 +154,7 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
 /// Statements of uncertainty or of a knowledge limit built from refusal words: "我不能确定"
 /// (I am not sure), "я не могу не" (I cannot help but), "لا أستطيع الوصول" (I cannot access).
 static OTHER_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:确定|肯定|保证|访问|获取|查看|看到|浏览|预测| не | (?:знать|сказать точно|гарантировать|предсказать)| (?:الوصول|التأكد|معرفة|التنبؤ|إلا)| (?:truy c[aâậ]p|[dđ][aả]m b[aả]o|bi[eếê]t|d[uưự] [dđ]o[aá]n|x[aá]c nh[aâậ]n|xem))")
+    Regex::new(r"^(?:确定|肯定|保证|访问|获取|查看|看到|浏览|预测| не | (?:знать|сказать точно|гарантировать|предсказать)| (?:الوصول|التأكد|معرفة|التنبؤ|إلا)| (?:truy c[aâậ]p|[dđ][aả]m b[aả]o|bi[eếê]t|d[uưự] [dđ]o[aá]n|x[aá]c nh[aâậ]n|xem|ch[aắ]c ch[aắ]n|l[aạ]i to[aà]n b[oộ]|h[eế]t|d[aà]i d[oò]ng|ch[ií]nh x[aá]c|th[oô]ng tin c[aá] nh[aâ]n)| (?:الكود كامل|كامل|معلوماتك))")
         .expect("valid regex")
 });
 
