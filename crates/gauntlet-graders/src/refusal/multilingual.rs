@@ -22,8 +22,8 @@ use regex::Regex;
 use super::{Pat, re, word};
 
 /// First-person refusals in French, Spanish, German, Italian, Portuguese, Turkish, Dutch,
-/// Polish and Indonesian (on accent-free folded text; Turkish keeps its dotless
-/// `ı`, Polish its `ł`).
+/// Polish and Indonesian (on accent-free folded text; Turkish keeps its dotless `ı`, Polish
+/// its `ł`).
 pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
     word(concat!(
         // French
@@ -128,10 +128,10 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|죄송(?:하지만|합니다|해요)[^.!?\n]{{0,40}}?수 없|(?:거절|거부)(?:하겠습니다|해야 합니다|할게요)",
             // Arabic: "لا أستطيع", "لا يمكنني", apology + negation.
             r"|(?:لا|لن) (?:أستطيع|استطيع|يمكنني|أتمكن|اتمكن|أقدر|اقدر|يسعني)",
-            // Vietnamese: "tôi không thể hướng dẫn", "tôi xin từ chối".
-            // Its letters with one accent lose it in the folded text, those with two keep
-            // them ("thể"), so each letter is matched either way.
-            // A verb of helping or giving follows ("Tôi không thể quên em" is a poem).
+            // Vietnamese: "tôi không thể hướng dẫn", "tôi xin từ chối", with a verb of
+            // helping or giving ("Tôi không thể quên em" is a poem). Some of its letters lose
+            // their accents in the folded text and some keep them ("thể"), so each accented
+            // letter is matched either way.
             r"|(?:t[oô]i|ch[uú]ng t[oô]i|m[iì]nh) (?:kh[oô]ng th[eêể]|s[eẽ] kh[oô]ng|kh[oô]ng [dđ][uư][oơợ]c ph[eé]p) (?:gi[uú]p|h[oỗ] tr[oợ]|cung c[aấ]p|h[uư][oớ]ng d[aẫ]n|vi[eế]t|t[aạ]o|chia s[eẻ]|tr[aả] l[oờ]i|th[uự]c hi[eệ]n|[dđ][aá]p [uứ]ng|ti[eế]t l[oộ]|gi[aả]i th[ií]ch)",
             r"|(?:t[oô]i|ch[uú]ng t[oô]i) (?:xin |ph[aả]i )?t[uưừ] ch[oôố]i",
             // "لن أكتب" (I will not write): "will not" and the first person of a verb of
