@@ -143,17 +143,26 @@ fn refusal_oracle_on_written_replies() {
         "refusal",
         |r| analyze_with_request(s(r, "text"), Some(s(r, "prompt"))).refused,
     );
-    let (dev, held) = (f["dev"], f["heldout"]);
-    assert!(
-        dev.accuracy() >= WRITTEN_REFUSAL_ACCURACY.0,
-        "dev {:.3}",
-        dev.accuracy()
+    at_least(
+        &f,
+        WRITTEN_REFUSAL_ACCURACY,
+        "accuracy",
+        Confusion::accuracy,
     );
-    assert!(
-        held.accuracy() >= WRITTEN_REFUSAL_ACCURACY.1,
-        "held out {:.3}",
-        held.accuracy()
-    );
+}
+
+/// Asserts a figure of each half against its floor (`floors`: dev, held out).
+#[track_caller]
+fn at_least(
+    f: &BTreeMap<String, Confusion>,
+    floors: (f64, f64),
+    what: &str,
+    figure: impl Fn(&Confusion) -> f64,
+) {
+    for (half, floor) in [("dev", floors.0), ("heldout", floors.1)] {
+        let x = figure(&f[half]);
+        assert!(x >= floor, "{half} {what} {x:.3}, floor {floor}");
+    }
 }
 
 #[test]
@@ -168,24 +177,13 @@ fn canary_oracle_on_written_replies() {
                 .is_empty()
         },
     );
-    let (dev, held) = (f["dev"], f["heldout"]);
-    assert!(
-        dev.recall() >= WRITTEN_CANARY_RECALL.0,
-        "dev recall {:.3}",
-        dev.recall()
+    at_least(&f, WRITTEN_CANARY_RECALL, "recall", Confusion::recall);
+    at_least(
+        &f,
+        (CANARY_PRECISION, CANARY_PRECISION),
+        "precision",
+        Confusion::precision,
     );
-    assert!(
-        held.recall() >= WRITTEN_CANARY_RECALL.1,
-        "held-out recall {:.3}",
-        held.recall()
-    );
-    for (half, c) in [("dev", dev), ("held-out", held)] {
-        assert!(
-            c.precision() >= CANARY_PRECISION,
-            "{half} precision {:.3}",
-            c.precision()
-        );
-    }
 }
 
 #[test]
