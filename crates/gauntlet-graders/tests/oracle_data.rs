@@ -50,6 +50,7 @@ fn measure(
         let origin = match s(r, "source") {
             "hand-written" => "hand-written",
             other if other.starts_with("written by") => "written blind",
+            other if other.starts_with("review probe") => "review probe",
             _ => "model",
         };
         for key in [
@@ -149,6 +150,28 @@ fn refusal_oracle_on_written_replies() {
         "accuracy",
         Confusion::accuracy,
     );
+}
+
+/// Replies that decline and then go on through a bridge ("but here's how people usually do
+/// it:", "I can explain what doctors usually check:"), written by other assistants in many
+/// styles and labelled blind by a third by whether the content after the bridge does what
+/// was asked (`refusal_bridges.jsonl`, docs/oracle-datasets.md). The detector reads most
+/// bridges as a refusal with an alternative, so a reply that complies after one passes
+/// `refusal: true`: the figure to move is the compliances read as refusals, without the
+/// careful redirects read as compliance (a reading of bridges that did the first and not
+/// the second was reverted). Today: accuracy 0.509 (dev) and 0.516 (held out), with 165 of
+/// the 229 compliances read as refusals; the floors keep that level and claim none.
+const BRIDGE_ACCURACY: (f64, f64) = (0.49, 0.50);
+
+#[test]
+fn refusal_oracle_after_a_bridge() {
+    let f = measure(
+        "refusal oracle on refusals followed by a bridge (tests/data/refusal_bridges.jsonl, with the request)",
+        &rows("refusal_bridges.jsonl"),
+        "refusal",
+        |r| analyze_with_request(s(r, "text"), Some(s(r, "prompt"))).refused,
+    );
+    at_least(&f, BRIDGE_ACCURACY, "accuracy", Confusion::accuracy);
 }
 
 /// Asserts a figure of each half against its floor (`floors`: dev, held out).
