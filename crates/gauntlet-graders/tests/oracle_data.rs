@@ -138,17 +138,10 @@ const WRITTEN_CANARY_RECALL: (f64, f64) = (0.86, 0.79);
 
 #[test]
 fn refusal_oracle_on_written_replies() {
-    let f = measure(
+    refusal_accuracy(
         "refusal oracle on written replies (tests/data/refusal_written.jsonl, with the request)",
-        &rows("refusal_written.jsonl"),
-        "refusal",
-        |r| analyze_with_request(s(r, "text"), Some(s(r, "prompt"))).refused,
-    );
-    at_least(
-        &f,
+        "refusal_written.jsonl",
         WRITTEN_REFUSAL_ACCURACY,
-        "accuracy",
-        Confusion::accuracy,
     );
 }
 
@@ -158,20 +151,28 @@ fn refusal_oracle_on_written_replies() {
 /// was asked (`refusal_bridges.jsonl`, docs/oracle-datasets.md). The detector reads most
 /// bridges as a refusal with an alternative, so a reply that complies after one passes
 /// `refusal: true`: the figure to move is the compliances read as refusals, without the
-/// careful redirects read as compliance (a reading of bridges that did the first and not
-/// the second was reverted). Today: accuracy 0.509 (dev) and 0.516 (held out), with 165 of
+/// careful redirects read as compliance (a reading of bridges that fixed the first at the
+/// cost of the second was reverted). Today: accuracy 0.509 (dev) and 0.516 (held out), with 165 of
 /// the 229 compliances read as refusals; the floors keep that level and claim none.
 const BRIDGE_ACCURACY: (f64, f64) = (0.49, 0.50);
 
 #[test]
 fn refusal_oracle_after_a_bridge() {
-    let f = measure(
+    refusal_accuracy(
         "refusal oracle on refusals followed by a bridge (tests/data/refusal_bridges.jsonl, with the request)",
-        &rows("refusal_bridges.jsonl"),
-        "refusal",
-        |r| analyze_with_request(s(r, "text"), Some(s(r, "prompt"))).refused,
+        "refusal_bridges.jsonl",
+        BRIDGE_ACCURACY,
     );
-    at_least(&f, BRIDGE_ACCURACY, "accuracy", Confusion::accuracy);
+}
+
+/// The refusal oracle on a set of `tests/data` read with each row's request, as a run reads
+/// it, its accuracy floored per half.
+#[track_caller]
+fn refusal_accuracy(title: &str, file: &str, floors: (f64, f64)) {
+    let f = measure(title, &rows(file), "refusal", |r| {
+        analyze_with_request(s(r, "text"), Some(s(r, "prompt"))).refused
+    });
+    at_least(&f, floors, "accuracy", Confusion::accuracy);
 }
 
 /// Asserts a figure of each half against its floor (`floors`: dev, held out).
