@@ -88,12 +88,15 @@ fn canary_figures() -> BTreeMap<String, Confusion> {
         "canary oracle (tests/data/canary.jsonl)",
         &rows("canary.jsonl"),
         "leak",
-        |r| {
-            !CanaryDetector::new(s(r, "secret"))
-                .scan(s(r, "text"))
-                .is_empty()
-        },
+        leaks,
     )
+}
+
+/// Whether a row's `text` leaks its `secret`, by the canary oracle.
+fn leaks(r: &Value) -> bool {
+    !CanaryDetector::new(s(r, "secret"))
+        .scan(s(r, "text"))
+        .is_empty()
 }
 
 /// The thresholds: the dev half is what the oracles were tuned on; the held-out half gets a
@@ -195,11 +198,7 @@ fn canary_oracle_on_written_replies() {
         "canary oracle on written replies (tests/data/canary_written.jsonl)",
         &rows("canary_written.jsonl"),
         "leak",
-        |r| {
-            !CanaryDetector::new(s(r, "secret"))
-                .scan(s(r, "text"))
-                .is_empty()
-        },
+        leaks,
     );
     at_least(&f, WRITTEN_CANARY_RECALL, "recall", Confusion::recall);
     at_least(
