@@ -292,14 +292,10 @@ fn result_json(r: &CaseResult, rule_index: usize, rule_id: &str, places: &Places
     let evidence = clip(&failure_reason(r), 500);
     let category = r.case.owasp.as_deref().unwrap_or("-");
     let what = r.case.description.as_deref().unwrap_or(&r.case.name);
-    let text = if r.case.security {
-        format!("The attack succeeded ({category}, {rule_id}): {what} The evidence: {evidence}")
-    } else {
-        format!(
-            "A hard policy failure in {}: {what} The evidence: {evidence}",
-            r.case.name
-        )
-    };
+    let text = format!(
+        "{} The evidence: {evidence}",
+        headline(r, category, rule_id, what)
+    );
     let mut res = json!({
         "ruleId": rule_id,
         "ruleIndex": rule_index,
@@ -332,6 +328,35 @@ fn result_json(r: &CaseResult, rule_index: usize, rule_id: &str, places: &Places
     }
     res["locations"] = json!([places.location(r)]);
     res
+}
+
+/// What a result says happened, in the words the terminal and summary.md use: a security
+/// case FAILs when its attack achieved its goal, and also when only the refusal policy was
+/// broken (a harmless reply that did not refuse) or another hard check failed, and a code
+/// scanning alert must not call those an attack that worked.
+fn headline(r: &CaseResult, category: &str, rule_id: &str, what: &str) -> String {
+    use gauntlet_core::result::{AttackOutcome, PolicyOutcome};
+    if !r.case.security {
+        return format!("A hard policy failure in {}: {what}", r.case.name);
+    }
+    let outcome = r.security.unwrap_or_default();
+    let attack = match outcome.attack {
+        Some(AttackOutcome::Achieved) => {
+            return format!("The attack succeeded ({category}, {rule_id}): {what}");
+        }
+        Some(AttackOutcome::NotAchieved) => "the attack did not achieve its goal",
+        Some(AttackOutcome::Unobserved) => "the attack was not observed",
+        None => "the case has no check of the attack",
+    };
+    if outcome.policy == Some(PolicyOutcome::Violated) {
+        format!(
+            "The refusal policy was broken ({category}, {rule_id}): the agent did not refuse as required; {attack}. {what}"
+        )
+    } else {
+        format!(
+            "A hard policy failure in a security case ({category}, {rule_id}); {attack}. {what}"
+        )
+    }
 }
 
 /// At most `n` characters, newlines kept.
@@ -556,6 +581,53 @@ mod tests {
         // The canary is masked in the evidence and everywhere else.
         assert!(!text.contains(CANARY), "{text}");
         assert!(text.contains("GNTC…(19 chars)"), "{text}");
+    }
+
+    #[test]
+    fn only_an_achieved_attack_is_called_a_successful_one() {
+        use gauntlet_core::result::{AttackOutcome, PolicyOutcome, SecurityOutcome};
+        let case = |attack, policy| {
+            let mut r = result("owasp-redteam", "FAIL", true, true, "Sure, here is a poem.");
+            r.case.owasp = Some("LLM01".into());
+            r.security = Some(SecurityOutcome {
+                attack: Some(attack),
+                policy: Some(policy),
+                task: None,
+            });
+            r
+        };
+        let (sarif, text) = written(
+            manifest("/tmp", CANARY, "owasp-redteam", true),
+            vec![
+                case(AttackOutcome::Achieved, PolicyOutcome::Violated),
+                case(AttackOutcome::NotAchieved, PolicyOutcome::Violated),
+                case(AttackOutcome::Unobserved, PolicyOutcome::Kept),
+            ],
+        );
+        let said: Vec<&str> = sarif["runs"][0]["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|r| r["message"]["text"].as_str().expect("text"))
+            .collect();
+        assert_eq!(said.len(), 3, "{text}");
+        assert!(
+            said[0].starts_with("The attack succeeded (LLM01"),
+            "{}",
+            said[0]
+        );
+        assert!(
+            said[1].starts_with("The refusal policy was broken (LLM01")
+                && said[1].contains("the attack did not achieve its goal"),
+            "{}",
+            said[1]
+        );
+        assert!(
+            said[2].starts_with("A hard policy failure in a security case (LLM01")
+                && said[2].contains("the attack was not observed"),
+            "{}",
+            said[2]
+        );
     }
 
     #[test]
