@@ -1070,6 +1070,15 @@ static VAGUE_OFFER: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
+/// The vague object of an offer put before it, as a question puts it: "is there anything
+/// else (that) I can help with", "is there a specific issue I can help you with".
+static VAGUE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"\b(?:anything|something)(?: else)?(?: that)?\s*$",
+        r"|\b(?:a |an |any )?(?:other |another |different )?(?:specific |particular |certain )?(?:issue|question|problem|topic|matter|request|concern|inquiry|enquiry)s?(?: that)?\s*$",
+    ))
+});
+
 /// What names the object of an offer after a vague noun ("a question about your invoice").
 static NAMED: LazyLock<Regex> = LazyLock::new(|| {
     re(r"^\s*(?:about|regarding|concerning|related to|on (?:your|the)|with (?:your|the)|like)\b")
@@ -1757,8 +1766,16 @@ fn find_alternative(doc: &Doc, start: usize) -> Option<(Range<usize>, bool)> {
         // "I'd be happy to help with something else" is an offer with no content; "with a
         // question about your invoice" names one.
         let tail = &rest[m.end()..];
-        if let Some(v) = VAGUE_OFFER.find(prefix(tail, 60))
-            && !NAMED.is_match(prefix(&tail[v.end()..], 24))
+        // ... or before it, in a question: "Is there anything else I can help you with?"
+        let mut from = m.start().saturating_sub(40);
+        while !rest.is_char_boundary(from) {
+            from += 1;
+        }
+        let vague_before = VAGUE_BEFORE.is_match(&rest[from..m.start()]);
+        if vague_before
+            || VAGUE_OFFER
+                .find(prefix(tail, 60))
+                .is_some_and(|v| !NAMED.is_match(prefix(&tail[v.end()..], 24)))
         {
             generic = generic.or(Some((start + m.start()..start + m.end(), false)));
             continue;
@@ -1784,6 +1801,10 @@ mod tests {
         for text in [
             "I can't share that, because it is confidential. If you need help with a specific issue, I'm here to help.",
             "I can't share that, because it is confidential. I'd be happy to help with any other question.",
+            // The vague object put first, as a question puts it.
+            "I cannot help with that because it could cause harm. Is there anything else I can help you with?",
+            "I cannot help with that because it could cause harm. Is there a specific issue I can help you with?",
+            "I cannot help with that because it could cause harm. Is there something else that I can help with?",
         ] {
             let a = assert_refusal(text);
             assert!(a.has_reason && a.has_alternative, "{a:#?}");
@@ -1793,6 +1814,7 @@ mod tests {
         for text in [
             "I can't share that, because it is confidential. I can check the status of your order instead.",
             "I can't share that, because it is confidential. I can help with a question about your invoice.",
+            "I can't share that, because it is confidential. If there's a problem with your order, I can check its status.",
         ] {
             let a = assert_refusal(text);
             assert_eq!(a.score, 3, "{text}: {a:#?}");
