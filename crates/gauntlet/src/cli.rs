@@ -58,8 +58,8 @@ pub enum Command {
     ServeFake(ServeFakeArgs),
     /// Stored runs: list them, or show one.
     Runs(RunsArgs),
-    /// Re-render report.json, junit.xml, summary.md and report.html of a stored run (no
-    /// target calls).
+    /// Re-render report.json, junit.xml, summary.md, report.html and results.sarif of a
+    /// stored run (no target calls).
     Report(ReportArgs),
     /// Re-grade a stored run's traces with the current graders (no target calls), as a new run.
     Regrade(RegradeArgs),
@@ -903,7 +903,7 @@ pub struct ExecOpts {
     /// A model that plays the user in cases with `simulated_user` (e.g. fake:user, openai:MODEL).
     #[arg(long, value_name = "SPEC")]
     pub user_model: Option<String>,
-    /// Where to write report.json, junit.xml, summary.md and report.html.
+    /// Where to write report.json, junit.xml, summary.md, report.html and results.sarif.
     #[arg(long, short = 'o', value_name = "DIR", default_value = "gauntlet-out")]
     pub out: PathBuf,
     /// Do not write report files.

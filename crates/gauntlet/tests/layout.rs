@@ -33,11 +33,22 @@ fn ident(text: &str) -> &str {
 }
 
 /// Every (module, item) a source names through `crate::MODULE::ITEM`, `crate::MODULE` or
-/// a grouped `use crate::{...}`; the item is empty when none follows.
+/// a grouped `use crate::{...}`; the item is empty when none follows. In a module at the top
+/// of `src/`, `super::` is the crate root too, so it is read the same way.
 fn named(source: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for (at, _) in source.match_indices("crate::") {
-        let rest = &source[at + "crate::".len()..];
+    let roots = source
+        .match_indices("crate::")
+        .chain(source.match_indices("super::"));
+    for (at, root) in roots {
+        if source[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let rest = &source[at + root.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             // `use crate::{a, b::c, d::{e, f}}`: every path's first segment.
             let mut depth = 1;
@@ -101,12 +112,48 @@ fn no_command_module_names_another() {
     );
 }
 
+/// The shared modules (`setup`, `out`, ...) name no command module either: a re-export there
+/// (`pub use crate::runcmd::execute`) would be a command module importing another by a
+/// detour. Only `main.rs`, which dispatches to them, names them.
+#[test]
+fn no_shared_module_names_a_command_module() {
+    let modules = command_modules();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(src())
+        .expect("src/")
+        .filter_map(Result::ok)
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(m) = name.strip_suffix(".rs") else {
+            continue;
+        };
+        if m == "main" || modules.contains(m) {
+            continue;
+        }
+        let text = std::fs::read_to_string(entry.path()).expect("read");
+        for (module, item) in named(&text) {
+            if modules.contains(&module) {
+                found.push(format!("{m}.rs names crate::{module}::{item}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "shared modules must not name command modules:\n{}",
+        found.join("\n")
+    );
+}
+
 #[test]
 fn the_check_sees_plain_and_grouped_imports() {
-    let text = "use crate::setup::{load_all};\nuse crate::{cli::X, runcmd::{a, b}};\nlet x = crate::flakycmd::go();";
+    let text = "use crate::setup::{load_all};\nuse crate::{cli::X, runcmd::{a, b}};\nlet x = crate::flakycmd::go();\nfn s() { let _ = super::stabilitycmd::run; }\nuse super::{metamorphiccmd::m};\nlet y = my_crate::gradecmd::g();";
     let got = named(text);
     assert!(got.contains(&("setup".into(), "".into())));
     assert!(got.contains(&("runcmd".into(), "".into())));
     assert!(got.contains(&("flakycmd".into(), "go".into())));
     assert!(got.contains(&("cli".into(), "X".into())));
+    assert!(got.contains(&("stabilitycmd".into(), "run".into())));
+    assert!(got.contains(&("metamorphiccmd".into(), "m".into())));
+    // `my_crate::` is another path, not the crate root.
+    assert!(!got.iter().any(|(m, _)| m == "gradecmd"), "{got:?}");
 }
