@@ -111,7 +111,10 @@ pub(super) fn js_escape_at(s: &str, i: usize, out: &mut String) -> Option<usize>
     };
     match next {
         b'u' if b.get(i + 2) == Some(&b'{') => {
-            let close = s[i + 3..].find('}')?;
+            // At most six hex digits: look no further than the seventh byte for the `}`, so
+            // that `\u{` repeated does not search to the end of the text each time.
+            let window = &b[i + 3..b.len().min(i + 10)];
+            let close = window.iter().position(|&c| c == b'}')?;
             if close == 0 || close > 6 {
                 return None;
             }
@@ -224,4 +227,27 @@ pub(super) fn decode_layer(
     }
     map.push(orig(src.len()));
     changed.then_some(Layer { text, map })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::js_escape_at;
+
+    fn at0(s: &str) -> Option<(usize, String)> {
+        let mut out = String::new();
+        js_escape_at(s, 0, &mut out).map(|n| (n, out))
+    }
+
+    /// `\u{...}` reads at most six hex digits and looks no further for its `}`.
+    #[test]
+    fn braced_unicode_escapes() {
+        assert_eq!(at0("\\u{41}"), Some((6, "A".into())));
+        assert_eq!(at0("\\u{1F600}x"), Some((9, "\u{1F600}".into())));
+        assert_eq!(at0("\\u{000041}"), Some((10, "A".into())));
+        assert_eq!(at0("\\u{0000041}"), None);
+        assert_eq!(at0("\\u{}"), None);
+        assert_eq!(at0("\\u{41"), None);
+        let long = format!("\\u{{{}}}", "\\u{".repeat(100_000));
+        assert_eq!(at0(&long), None);
+    }
 }
