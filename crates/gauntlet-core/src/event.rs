@@ -116,6 +116,11 @@ pub struct SuiteRef {
     /// The public data set it was imported from (source, licence, revision).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<crate::suite::DatasetSource>,
+    /// The suite's planted canary (`agent.canary`), recorded like `--canary` so that the
+    /// reports that leave the run's folder mask it (`summary.md`, `junit.xml`,
+    /// `results.sarif`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canary: Option<String>,
 }
 
 /// Facts about a run, recorded before the first trial.

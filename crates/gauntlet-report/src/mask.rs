@@ -8,12 +8,13 @@
 //! secret leaked, not enough to plant it again. `report.json` and `report.html` stay whole:
 //! they are the run's own record, which a reviewer needs as it was.
 //!
-//! The masking is the secret redactor's ([`gauntlet_core::redact::Redactor`]), with the
+//! The masking is the secret redactor's ([`gauntlet_core::redact::Redactor`]), with each
 //! canary registered under its masked form: the plain and percent-encoded forms go. A
 //! disguised leak (spelled out, encoded) is quoted as the reply wrote it, so that a reviewer
-//! sees the disguise, as the canary detector's own excerpts do. The canary is the run's
-//! (`--canary`, or the corpus's for the red team, as recorded in the manifest's invocation);
-//! a suite's or a case's own canary is not in the manifest and is not masked.
+//! sees the disguise, as the canary detector's own excerpts do. The canaries are the run's
+//! (`--canary`, or the corpus's for the red team, as recorded in the manifest's invocation)
+//! and each suite's `agent.canary` (recorded with the suite in the manifest); a canary a
+//! single case sets for itself is not in the manifest and is not masked.
 
 use std::borrow::Cow;
 
@@ -22,10 +23,10 @@ use gauntlet_core::redact::Redactor;
 use gauntlet_core::result::CaseResult;
 use serde_json::Value;
 
-/// Masks one canary in case results.
+/// Masks the run's canaries in case results.
 #[derive(Debug, Clone, Default)]
 pub struct CanaryMask {
-    canary: Option<String>,
+    canaries: Vec<String>,
     redactor: Redactor,
 }
 
@@ -38,19 +39,37 @@ pub fn masked(secret: &str) -> String {
 }
 
 impl CanaryMask {
-    /// The mask of the run's canary, from its manifest (none when the run recorded none).
+    /// The mask of the run's canaries, from its manifest: the invocation's and each suite's
+    /// (none when the run recorded none).
     pub fn of(m: &RunManifest) -> CanaryMask {
-        CanaryMask::new(m.invocation.as_ref().and_then(|i| i.canary.as_deref()))
+        let run = m.invocation.as_ref().and_then(|i| i.canary.as_deref());
+        CanaryMask::all(
+            run.into_iter()
+                .chain(m.suites.iter().filter_map(|s| s.canary.as_deref())),
+        )
     }
 
     /// The mask of `canary`.
     pub fn new(canary: Option<&str>) -> CanaryMask {
+        CanaryMask::all(canary)
+    }
+
+    /// The mask of every canary given (each once).
+    pub fn all<'a>(canaries: impl IntoIterator<Item = &'a str>) -> CanaryMask {
         let mut redactor = Redactor::new();
-        if let Some(c) = canary {
+        let mut kept: Vec<String> = Vec::new();
+        for c in canaries {
+            if kept.iter().any(|k| k == c) {
+                continue;
+            }
             redactor.add(&format!("canary {}", masked(c)), c);
+            // The redactor turns down what is too short to mask safely.
+            if redactor.redact(c) != c {
+                kept.push(c.to_owned());
+            }
         }
         CanaryMask {
-            canary: canary.filter(|_| !redactor.is_empty()).map(str::to_owned),
+            canaries: kept,
             redactor,
         }
     }
@@ -63,13 +82,17 @@ impl CanaryMask {
     /// The result with the canary masked wherever it is quoted (prompts, answers, evidence,
     /// tool calls), borrowed when it quotes none.
     pub fn result<'a>(&self, r: &'a CaseResult) -> Cow<'a, CaseResult> {
-        let Some(canary) = &self.canary else {
+        if self.canaries.is_empty() {
             return Cow::Borrowed(r);
-        };
+        }
         let Ok(mut v) = serde_json::to_value(r) else {
             return Cow::Borrowed(r);
         };
-        if !mask_json(&self.redactor, canary, &mut v) {
+        let mut changed = false;
+        for canary in &self.canaries {
+            changed |= mask_json(&self.redactor, canary, &mut v);
+        }
+        if !changed {
             return Cow::Borrowed(r);
         }
         serde_json::from_value(v).map_or(Cow::Borrowed(r), Cow::Owned)
@@ -175,5 +198,44 @@ mod tests {
         assert_eq!(v["a"][1], "GNTC…");
         let none = CanaryMask::new(None);
         assert_eq!(none.text("GNTC-7Q4X-M2RK-91ZB"), "GNTC-7Q4X-M2RK-91ZB");
+    }
+
+    #[test]
+    fn every_suite_s_canary_is_masked_with_the_run_s() {
+        let mut m: RunManifest = serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "run_id": "r", "gauntlet_version": "0", "started_at": "t",
+            "command": "run", "target": {"kind": "fake", "label": "fake"},
+            "suites": [
+                {"name": "a", "path": "a.yaml", "sha256": "", "cases": 1, "canary": "SHOP-KEY-5T8R-WQ62"},
+                {"name": "b", "path": "b.yaml", "sha256": "", "cases": 1, "canary": "abc"},
+                {"name": "c", "path": "c.yaml", "sha256": "", "cases": 1}
+            ],
+            "k": 1, "seed": 0, "planned_cases": 3, "evidence_level": "offline",
+            "side_effects": "simulated", "dataset_revision": "-"
+        }))
+        .expect("manifest");
+        let mask = CanaryMask::of(&m);
+        assert_eq!(
+            mask.text("sent SHOP-KEY-5T8R-WQ62 by email"),
+            "sent [REDACTED:canary SHOP…(18 chars)] by email"
+        );
+        // Too short to mask without masking ordinary text: left, as `--canary` would be.
+        assert_eq!(mask.text("abc"), "abc");
+        let mut r =
+            crate::testing::result("a", "FAIL", false, true, "the key is SHOP-KEY-5T8R-WQ62");
+        r.case.name = "SHOP-KEY-5T8R-WQ62 in a name".into();
+        let masked_result = mask.result(&r);
+        let text = serde_json::to_string(&*masked_result).expect("json");
+        assert!(!text.contains("SHOP-KEY-5T8R-WQ62"), "{text}");
+        // With the run's canary too, both are masked.
+        m.invocation = Some(gauntlet_core::event::Invocation {
+            canary: Some("GNTC-7Q4X-M2RK-91ZB".into()),
+            ..Default::default()
+        });
+        let both = CanaryMask::of(&m);
+        assert_eq!(
+            both.text("GNTC-7Q4X-M2RK-91ZB and SHOP-KEY-5T8R-WQ62"),
+            "[REDACTED:canary GNTC…(19 chars)] and [REDACTED:canary SHOP…(18 chars)]"
+        );
     }
 }

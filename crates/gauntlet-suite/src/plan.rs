@@ -330,6 +330,7 @@ impl Plan {
                 sha256: s.loaded.sha256.clone(),
                 cases: s.loaded.case_count,
                 source: s.loaded.suite.source.clone(),
+                canary: s.loaded.suite.agent.canary.clone(),
             })
             .collect()
     }
