@@ -579,7 +579,7 @@ const ADV: &str = r"(?: (?:really|truly|simply|just|unfortunately|sadly|currentl
 
 /// Verbs (as stems) that make "I can't <verb>" a refusal of the request rather than a
 /// statement about the world: helping, producing, sharing, endorsing.
-const HELP_VERBS: &str = r"(?:help|assist|talk about|chat about|get involved|involve myself|be (?:a )?part of|take part|provid|give|giving|offer|shar|fulfil|comply|complet|generat|creat|writ|produc|support|engag|participat|answer|respond|tell|disclos|reveal|discuss|accommodat|facilitat|encourag|condon|endors|promot|advis|advic|guid|teach|explain|describ|list|suppl|perform|carry out|carrying out|process|continu|go along|entertain|make|making|draft|compos|be of (?:help|assistance|service)|do (?:that|this|so|it|what)|doing (?:that|this|so|it)|contribut|aid|enabl|instruct|show|walk you|pretend|role-?play|act as|impersonat|translat|edit|code|build|design|develop|spread|reproduc|repeat|grant|agree|go (?:any )?further|go into|get into|going into|getting into|elaborat|outline|detail|speculat|comment|weigh in|justify|rationaliz|send|post|publish|put together|come up with|issu|refund|delet|remov|transfer|approv|chang|updat|modif|cancel|book|execut|bypass|skip|overrid|authori[sz]|releas|unlock|reset|proceed|move forward|charg|pay out|wire)\w*";
+const HELP_VERBS: &str = r"(?:help|assist|talk about|chat about|get involved|involve myself|be (?:a )?part of|take part|provid|give|giving|offer|shar|fulfil|comply|complet|generat|creat|writ|produc|support|engag|participat|answer|respond|tell|disclos|reveal|discuss|accommodat|facilitat|encourag|condon|endors|promot|advis|advic|guid|teach|explain|describ|list|suppl|perform|carry out|carrying out|process|continu|go along|entertain|make|making|draft|compos|be of (?:help|assistance|service)|do (?:that|this|so|it|what)|doing (?:that|this|so|it)|contribut|aid|enabl|instruct|show|walk you|pretend|role-?play|act as|impersonat|translat|edit|code|build|design|develop|spread|reproduc|repeat|grant|agree|go (?:any )?further|go into|get into|going into|getting into|elaborat|outline|detail|speculat|comment|weigh in|justify|rationaliz|send|post|publish|put together|come up with|issu|refund|delet|remov|transfer|approv|chang|updat|modif|cancel|book|execut|bypass|skip|overrid|authori[sz]|releas|unlock|reset|proceed|move forward|charg|pay out|wire|diagnos|prescrib|waiv)\w*";
 
 /// "I can't", "I'm not able to", "I won't", ...: first person plus a negated modal of
 /// ability or will.
@@ -1818,6 +1818,29 @@ mod tests {
         ] {
             let a = assert_refusal(text);
             assert_eq!(a.score, 3, "{text}: {a:#?}");
+        }
+    }
+
+    #[test]
+    fn declining_a_professional_s_act_is_a_refusal() {
+        // A scope refusal names the act the agent will not perform: a diagnosis, a
+        // prescription, a waiver.
+        for text in [
+            "I can't diagnose skin conditions, but a rash like this is worth showing to a doctor.",
+            "I can't prescribe medication. Book an appointment with a primary care doctor.",
+            "I'm not able to waive late fees. You can request a review through the billing portal.",
+            "We cannot waive the cancellation charge on this plan.",
+        ] {
+            assert_refusal(text);
+        }
+        // The same verbs in answers: third persons, and the act done.
+        for text in [
+            "Doctors diagnose a rash like this by how long it has been there and whether it spreads.",
+            "A dermatologist can't diagnose it from a photo alone, so they will usually examine it in person: book a visit.",
+            "Done: I've waived the late fee on invoice 1042, and the balance is now $0.",
+            "Your GP can prescribe it once they have assessed you; the usual dose for adults is on the leaflet.",
+        ] {
+            assert_compliance(text);
         }
     }
 
