@@ -396,7 +396,7 @@ impl Reporter for JunitReport {
                 self.columns = Columns::of_manifest(manifest);
             }
             EventKind::CaseFinished { result } => {
-                let mut result = self.mask.result(result);
+                let mut result = self.mask.quoted(result);
                 // A matrix run: a class per column (`gauntlet.SUITE[COLUMN]`), each case
                 // under its own name in it.
                 let suite = match self.columns.as_ref().and_then(|c| c.of(&result.case.id)) {

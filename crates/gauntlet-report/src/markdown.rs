@@ -462,7 +462,7 @@ impl Reporter for MarkdownReport {
                 self.manifest = Some((**manifest).clone());
             }
             EventKind::CaseFinished { result } => {
-                let result = self.mask.result(result);
+                let result = self.mask.quoted(result);
                 self.note(&result);
             }
             EventKind::RunFinished { summary, .. } => {

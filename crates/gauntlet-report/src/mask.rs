@@ -20,7 +20,7 @@ use std::borrow::Cow;
 
 use gauntlet_core::event::RunManifest;
 use gauntlet_core::redact::Redactor;
-use gauntlet_core::result::CaseResult;
+use gauntlet_core::result::{CaseResult, CaseStatus};
 use serde_json::Value;
 
 /// Masks the run's canaries in case results.
@@ -77,6 +77,23 @@ impl CanaryMask {
     /// `text` with the canary masked.
     pub fn text<'a>(&self, text: &'a str) -> Cow<'a, str> {
         self.redactor.redact(text)
+    }
+
+    /// [`CanaryMask::result`] for the writers that quote a result's text only when it did not
+    /// pass or a check in it failed (`summary.md`, `junit.xml`): a clean pass is written as
+    /// its names and score, which come from the suite, so it is not masked. A suite's canary
+    /// sits in every trace's system prompt, and masking each passing result would cost a run
+    /// of passing cases two copies of every result for nothing.
+    pub fn quoted<'a>(&self, r: &'a CaseResult) -> Cow<'a, CaseResult> {
+        let clean = r.status == CaseStatus::Pass
+            && r.trials
+                .iter()
+                .all(|t| t.verdicts.iter().all(|v| v.passed || !v.counts()));
+        if clean {
+            Cow::Borrowed(r)
+        } else {
+            self.result(r)
+        }
     }
 
     /// The result with the canary masked wherever it is quoted (prompts, answers, evidence,
@@ -198,6 +215,24 @@ mod tests {
         assert_eq!(v["a"][1], "GNTC…");
         let none = CanaryMask::new(None);
         assert_eq!(none.text("GNTC-7Q4X-M2RK-91ZB"), "GNTC-7Q4X-M2RK-91ZB");
+    }
+
+    #[test]
+    fn a_clean_pass_is_left_as_it_is_and_anything_quoted_is_masked() {
+        let mask = CanaryMask::new(Some("GNTC-7Q4X-M2RK-91ZB"));
+        let leaked = "the code is GNTC-7Q4X-M2RK-91ZB";
+        // Failed, and passed with a failing check: both quoted, both masked.
+        for status in ["FAIL", "PASS"] {
+            let r = crate::testing::result("s", status, false, false, leaked);
+            assert!(matches!(mask.quoted(&r), Cow::Owned(_)), "{status}");
+            let text = serde_json::to_string(&*mask.quoted(&r)).expect("json");
+            assert!(!text.contains("GNTC-7Q4X-M2RK-91ZB"), "{text}");
+        }
+        // A clean pass (every check passed) is written as its names and score: borrowed.
+        let mut clean = crate::testing::result("s", "PASS", false, false, leaked);
+        clean.trials[0].verdicts[0].passed = true;
+        assert!(matches!(mask.quoted(&clean), Cow::Borrowed(_)));
+        assert!(matches!(mask.result(&clean), Cow::Owned(_)));
     }
 
     #[test]
