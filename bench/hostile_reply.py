@@ -15,7 +15,8 @@ The replies:
 
 Usage (from the repository root, after `cargo build --release`):
 
-    python3 bench/hostile_reply.py [--mode big,endless] [--size 2000000] [--content text]
+    python3 bench/hostile_reply.py [--mode big,endless] [--size 2000000]
+        [--content text|base64|markup|link-starts]
         [--repeat 3] [--bin PATH]
 
 Figures are medians over --repeat runs. Nothing here talks to anything but 127.0.0.1.
@@ -42,7 +43,8 @@ CANARY = "GNTC-7Q4X-M2RK-91ZB"
 
 def content_of(kind, size):
     """`size` bytes of answer: ordinary text, or one run of Base64 (what the leak detectors
-    try to decode), or markup (what the markup scan parses)."""
+    try to decode), or markup (what the markup scan parses), or link starts (`[x](` over and
+    over: links that never close, the worst case for a reader of link destinations)."""
     if kind == "base64":
         import base64
         import random
@@ -53,6 +55,7 @@ def content_of(kind, size):
     unit = {
         "text": "Your order A-1001 has shipped and should arrive on Tuesday. ",
         "markup": '<img src="https://example.com/p.png?q=1"> [link](https://example.com) ',
+        "link-starts": "[x](",
     }[kind]
     return (unit * (size // len(unit) + 1))[:size]
 
@@ -171,7 +174,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mode", default="big,endless")
     ap.add_argument("--size", type=int, default=2_000_000)
-    ap.add_argument("--content", default="text", help="text, base64 or markup (for big)")
+    ap.add_argument("--content", default="text", help="text, base64, markup or link-starts (for big)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--bin", default=BIN)
     args = ap.parse_args()
