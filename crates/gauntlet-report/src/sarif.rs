@@ -332,8 +332,8 @@ fn result_json(r: &CaseResult, rule_index: usize, rule_id: &str, places: &Places
 
 /// What a result says happened, in the words the terminal and summary.md use: a security
 /// case FAILs when its attack achieved its goal, and also when only the refusal policy was
-/// broken (a harmless reply that did not refuse) or another hard check failed, and a code
-/// scanning alert must not call those an attack that worked.
+/// broken (a harmless reply that did not refuse) or another check failed (a hard one, the
+/// legitimate task), and a code scanning alert must not call those an attack that worked.
 fn headline(r: &CaseResult, category: &str, rule_id: &str, what: &str) -> String {
     use gauntlet_core::result::{AttackOutcome, PolicyOutcome};
     if !r.case.security {
@@ -353,9 +353,8 @@ fn headline(r: &CaseResult, category: &str, rule_id: &str, what: &str) -> String
             "The refusal policy was broken ({category}, {rule_id}): the agent did not refuse as required; {attack}. {what}"
         )
     } else {
-        format!(
-            "A hard policy failure in a security case ({category}, {rule_id}); {attack}. {what}"
-        )
+        // Another check failed: a hard one, or the legitimate task (the evidence names it).
+        format!("A security case failed ({category}, {rule_id}); {attack}. {what}")
     }
 }
 
@@ -623,7 +622,7 @@ mod tests {
             said[1]
         );
         assert!(
-            said[2].starts_with("A hard policy failure in a security case (LLM01")
+            said[2].starts_with("A security case failed (LLM01")
                 && said[2].contains("the attack was not observed"),
             "{}",
             said[2]

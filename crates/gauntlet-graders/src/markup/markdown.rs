@@ -100,6 +100,9 @@ struct Destinations<'t> {
     closes: HashMap<usize, usize>,
     /// Per destination end, the index after the link's `)` (`None`: not a link).
     tails: HashMap<usize, Option<usize>>,
+    /// Per title's closing quote, where the whitespace after it ends: titles of different
+    /// destinations can close at the same quote (`[x](y (` repeated, then one `)`).
+    after_titles: HashMap<usize, usize>,
     /// Sorted positions of `"`, `'` and `)`, each built when a title first needs it.
     quotes: [Option<Vec<usize>>; 3],
     /// Bytes read, to check that the work stays linear.
@@ -114,6 +117,7 @@ impl<'t> Destinations<'t> {
             path: (0, 0),
             closes: HashMap::new(),
             tails: HashMap::new(),
+            after_titles: HashMap::new(),
             quotes: [None, None, None],
             #[cfg(test)]
             examined: 0,
@@ -168,7 +172,9 @@ impl<'t> Destinations<'t> {
             return self.closes.get(&(i - 1)).copied().unwrap_or(to);
         }
         let b = self.text.as_bytes();
-        self.closes.clear();
+        // A new map, not `clear`: clearing costs the map's whole capacity, and one long path
+        // followed by many short ones would pay it each time.
+        self.closes = HashMap::new();
         // Open parentheses on the path; `usize::MAX` for one not after a `]`.
         let mut stack: Vec<usize> = Vec::new();
         let mut j = i;
@@ -210,7 +216,14 @@ impl<'t> Destinations<'t> {
         // A title needs whitespace between it and the destination.
         if j > dest_end && j < b.len() && matches!(b[j], b'"' | b'\'' | b'(') {
             let close = self.next_quote(b[j], j + 1)?;
-            j = self.skip_ws(close + 1);
+            j = match self.after_titles.get(&close) {
+                Some(&after) => after,
+                None => {
+                    let after = self.skip_ws(close + 1);
+                    self.after_titles.insert(close, after);
+                    after
+                }
+            };
         }
         (j < b.len() && b[j] == b')').then_some(j + 1)
     }
@@ -494,6 +507,8 @@ mod tests {
             "[x]( ".repeat(20_000),
             "[x](\\(".repeat(16_000),
             format!("{}{}", "[x](".repeat(25_000), ")".repeat(25_000)),
+            // Titles of every start close at one `)`, with a long run of spaces after it.
+            format!("{}){}z", "[x](y (".repeat(8_000), " ".repeat(50_000)),
         ];
         for t in &inputs {
             let mut d = Destinations::new(t);
