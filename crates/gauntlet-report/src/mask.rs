@@ -86,9 +86,7 @@ impl CanaryMask {
     /// of passing cases two copies of every result for nothing.
     pub fn quoted<'a>(&self, r: &'a CaseResult) -> Cow<'a, CaseResult> {
         let clean = r.status == CaseStatus::Pass
-            && r.trials
-                .iter()
-                .all(|t| t.verdicts.iter().all(|v| v.passed || !v.counts()))
+            && crate::text::failed_checks(r).is_empty()
             // The names are written: a canary the suite put in one is still masked.
             && !self.canaries.iter().any(|c| {
                 [&r.case.id, &r.case.name, &r.case.suite]
@@ -111,25 +109,25 @@ impl CanaryMask {
         let Ok(mut v) = serde_json::to_value(r) else {
             return Cow::Borrowed(r);
         };
-        let mut changed = false;
-        for canary in &self.canaries {
-            changed |= mask_json(&self.redactor, canary, &mut v);
-        }
-        if !changed {
+        if !mask_json(&self.redactor, &self.canaries, &mut v) {
             return Cow::Borrowed(r);
         }
         serde_json::from_value(v).map_or(Cow::Borrowed(r), Cow::Owned)
     }
 }
 
-/// Masks every string in `v`; whether any changed. A head of the canary longer than the
+/// Masks every string in `v`; whether any changed. A head of a canary longer than the
 /// mask shows, cut with `…` by whoever quoted it, is masked as well: the rest was cut off,
 /// but the head alone gives most of the secret away.
-fn mask_json(red: &Redactor, canary: &str, v: &mut Value) -> bool {
+fn mask_json(red: &Redactor, canaries: &[String], v: &mut Value) -> bool {
     match v {
         Value::String(s) => {
             let mut out = red.redact(s).into_owned();
-            let changed = mask_cut_heads(red, canary, &mut out) || out != *s;
+            let mut cut = false;
+            for canary in canaries {
+                cut |= mask_cut_heads(red, canary, &mut out);
+            }
+            let changed = cut || out != *s;
             if changed {
                 *s = out;
             }
@@ -138,14 +136,14 @@ fn mask_json(red: &Redactor, canary: &str, v: &mut Value) -> bool {
         // Every element is masked: no short cut after the first change.
         Value::Array(a) => {
             a.iter_mut()
-                .map(|x| mask_json(red, canary, x))
+                .map(|x| mask_json(red, canaries, x))
                 .filter(|&c| c)
                 .count()
                 > 0
         }
         Value::Object(o) => {
             o.values_mut()
-                .map(|x| mask_json(red, canary, x))
+                .map(|x| mask_json(red, canaries, x))
                 .filter(|&c| c)
                 .count()
                 > 0
@@ -212,7 +210,7 @@ mod tests {
             "code: [REDACTED:canary GNTC…(19 chars)]."
         );
         let mut v = serde_json::json!({"a": ["leaked GNTC-7Q4X-M2R…\" and more", "GNTC…"]});
-        assert!(mask_json(&m.redactor, "GNTC-7Q4X-M2RK-91ZB", &mut v));
+        assert!(mask_json(&m.redactor, &m.canaries, &mut v));
         assert_eq!(
             v["a"][0],
             "leaked [REDACTED:canary GNTC…(19 chars)]…\" and more"
