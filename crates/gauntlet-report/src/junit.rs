@@ -31,7 +31,7 @@ use gauntlet_core::matrix::{Columns, SEPARATOR};
 use gauntlet_core::result::{CaseResult, CaseStatus};
 use quick_xml::escape::escape;
 
-use crate::mask::CanaryMask;
+use crate::mask::{CanaryMask, DisclosureFinder};
 use crate::text::{AtomicFile, failed_checks, failure_reason, score_text};
 
 /// Most characters of a prompt or an answer quoted in `<system-out>`.
@@ -82,6 +82,8 @@ pub struct JunitReport {
     run_id: String,
     /// Masks the run's canary in what is quoted.
     mask: CanaryMask,
+    /// Finds the canaries in disguise, when the caller lends a finder.
+    disclosures: Option<DisclosureFinder>,
     /// When the run started, as Ant's schema wants it: `YYYY-MM-DDTHH:MM:SS`, no zone (UTC).
     timestamp: String,
     /// A matrix run's columns.
@@ -97,9 +99,18 @@ impl JunitReport {
             run_name: "gauntlet".into(),
             run_id: String::new(),
             mask: CanaryMask::default(),
+            disclosures: None,
             timestamp: "1970-01-01T00:00:00".into(),
             columns: None,
         })
+    }
+
+    /// Masks the canaries also where `finder` finds them in disguise
+    /// ([`crate::mask::CanaryMask::finding`]).
+    #[must_use]
+    pub fn with_disclosures(mut self, finder: Option<DisclosureFinder>) -> JunitReport {
+        self.disclosures = finder;
+        self
     }
 
     fn suite(&mut self, name: &str) -> std::io::Result<&mut SuiteBuf> {
@@ -392,7 +403,7 @@ impl Reporter for JunitReport {
                 self.run_name = format!("gauntlet {} {}", manifest.command, manifest.target.label);
                 self.run_id = manifest.run_id.clone();
                 self.timestamp = ant_timestamp(&manifest.started_at);
-                self.mask = CanaryMask::of(manifest);
+                self.mask = CanaryMask::of(manifest).finding(self.disclosures);
                 self.columns = Columns::of_manifest(manifest);
             }
             EventKind::CaseFinished { result } => {

@@ -70,17 +70,29 @@ impl Format {
     }
 }
 
-/// Creates the writers for the given formats in `dir` (created if missing).
-pub fn writers(dir: &Path, formats: &[Format]) -> std::io::Result<Vec<Box<dyn Reporter>>> {
+/// Creates the writers for the given formats in `dir` (created if missing). The files that
+/// leave the run's folder mask its canaries, and with `disclosures` also what it finds of
+/// them in disguise ([`mask`]).
+pub fn writers(
+    dir: &Path,
+    formats: &[Format],
+    disclosures: Option<mask::DisclosureFinder>,
+) -> std::io::Result<Vec<Box<dyn Reporter>>> {
     std::fs::create_dir_all(dir)?;
     let mut out: Vec<Box<dyn Reporter>> = Vec::new();
     for f in formats {
         out.push(match f {
             Format::Json => Box::new(json::JsonReport::create(dir)?),
-            Format::Junit => Box::new(junit::JunitReport::create(dir)?),
-            Format::Markdown => Box::new(markdown::MarkdownReport::create(dir)?),
+            Format::Junit => {
+                Box::new(junit::JunitReport::create(dir)?.with_disclosures(disclosures))
+            }
+            Format::Markdown => {
+                Box::new(markdown::MarkdownReport::create(dir)?.with_disclosures(disclosures))
+            }
             Format::Html => Box::new(html::HtmlReport::create(dir)?),
-            Format::Sarif => Box::new(sarif::SarifReport::create(dir)?),
+            Format::Sarif => {
+                Box::new(sarif::SarifReport::create(dir)?.with_disclosures(disclosures))
+            }
         });
     }
     Ok(out)
@@ -193,7 +205,7 @@ mod tests {
     #[test]
     fn every_file_a_writer_keeps_during_a_run_starts_with_a_temporary_prefix() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut ws = writers(dir.path(), &Format::ALL).expect("writers");
+        let mut ws = writers(dir.path(), &Format::ALL, None).expect("writers");
         let started = RunEvent::new(
             0,
             EventKind::RunStarted {

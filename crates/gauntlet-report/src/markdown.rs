@@ -14,7 +14,7 @@ use gauntlet_core::result::{CaseResult, CaseStatus};
 use gauntlet_core::score::Status;
 use gauntlet_core::summary::Summary;
 
-use crate::mask::CanaryMask;
+use crate::mask::{CanaryMask, DisclosureFinder};
 use crate::md;
 use crate::text::{
     AtomicFile, ScoreStyle, case_security_line, failed_checks, failure_reason, score_parts,
@@ -59,6 +59,8 @@ pub struct MarkdownReport {
     more: usize,
     /// Masks the run's canary in what is quoted (the page becomes a pull-request comment).
     mask: CanaryMask,
+    /// Finds the canaries in disguise, when the caller lends a finder.
+    disclosures: Option<DisclosureFinder>,
 }
 
 /// Failures first, then passing cases with a failed check; by name within each.
@@ -75,7 +77,16 @@ impl MarkdownReport {
             findings: Vec::new(),
             more: 0,
             mask: CanaryMask::default(),
+            disclosures: None,
         })
+    }
+
+    /// Masks the canaries also where `finder` finds them in disguise
+    /// ([`crate::mask::CanaryMask::finding`]).
+    #[must_use]
+    pub fn with_disclosures(mut self, finder: Option<DisclosureFinder>) -> MarkdownReport {
+        self.disclosures = finder;
+        self
     }
 
     fn note(&mut self, r: &CaseResult) {
@@ -458,7 +469,7 @@ impl Reporter for MarkdownReport {
     fn on_event(&mut self, ev: &RunEvent) -> Result<(), ReportError> {
         match &ev.kind {
             EventKind::RunStarted { manifest } => {
-                self.mask = CanaryMask::of(manifest);
+                self.mask = CanaryMask::of(manifest).finding(self.disclosures);
                 self.manifest = Some((**manifest).clone());
             }
             EventKind::CaseFinished { result } => {

@@ -10,24 +10,49 @@
 //!
 //! The masking is the secret redactor's ([`gauntlet_core::redact::Redactor`]), with each
 //! canary registered under its masked form: the plain and percent-encoded forms go. A
-//! disguised leak (spelled out, encoded) is quoted as the reply wrote it, so that a reviewer
-//! sees the disguise, as the canary detector's own excerpts do. The canaries are the run's
-//! (`--canary`, or the corpus's for the red team, as recorded in the manifest's invocation)
-//! and each suite's `agent.canary` (recorded with the suite in the manifest); a canary a
-//! single case sets for itself is not in the manifest and is not masked.
+//! disguised leak (spelled out, encoded, reversed, in part) gives the canary away as surely,
+//! so when the writers are lent a [`DisclosureFinder`] (the canary detector, which this
+//! crate does not depend on: the engine lends it) each disclosure it finds is masked too,
+//! named by its disguise (`[REDACTED:canary GNTC…(19 chars), spelled]`): a reviewer still
+//! learns how the secret left, and `report.json` keeps the reply as it was. The canaries are
+//! the run's (`--canary`, or the corpus's for the red team, as recorded in the manifest's
+//! invocation), each suite's `agent.canary` and the canaries single cases of the suite file
+//! set for themselves (recorded with the suite in the manifest; a case streamed from a data
+//! file is not read ahead, and its own canary is not masked).
 
 use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::Arc;
 
 use gauntlet_core::event::RunManifest;
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::result::{CaseResult, CaseStatus};
 use serde_json::Value;
 
+/// Where a text discloses one planted secret in a disguise.
+pub trait Disclosures: Send + Sync + std::fmt::Debug {
+    /// The disclosures in `text`: each one's byte range (on character boundaries) and the
+    /// name of its disguise. Not every one need be found in one call: the mask calls again
+    /// on what it masked, until nothing is found.
+    fn find(&self, text: &str) -> Vec<(Range<usize>, &'static str)>;
+}
+
+/// Builds the [`Disclosures`] of one secret.
+pub type DisclosureFinder = fn(&str) -> Box<dyn Disclosures>;
+
+/// How many times a text is searched for disguised disclosures again after some were
+/// masked: a finder reports one disclosure per disguise in a call, and a reply rarely holds
+/// more than two of one kind; a bound keeps a finder that misreads its own mask from looping.
+const DISGUISE_ROUNDS: usize = 8;
+
 /// Masks the run's canaries in case results.
 #[derive(Debug, Clone, Default)]
 pub struct CanaryMask {
     canaries: Vec<String>,
     redactor: Redactor,
+    /// Each canary's finder of disguised disclosures, with its mask: empty when the writer
+    /// was lent no finder.
+    disguises: Vec<(Arc<dyn Disclosures>, String)>,
 }
 
 /// `GNTC…(19 chars)`: the first characters of a secret (a quarter of it, at most 4) and its
@@ -39,13 +64,16 @@ pub fn masked(secret: &str) -> String {
 }
 
 impl CanaryMask {
-    /// The mask of the run's canaries, from its manifest: the invocation's and each suite's
-    /// (none when the run recorded none).
+    /// The mask of the run's canaries, from its manifest: the invocation's, each suite's and
+    /// its cases' own (none when the run recorded none).
     pub fn of(m: &RunManifest) -> CanaryMask {
         let run = m.invocation.as_ref().and_then(|i| i.canary.as_deref());
         CanaryMask::all(
-            run.into_iter()
-                .chain(m.suites.iter().filter_map(|s| s.canary.as_deref())),
+            run.into_iter().chain(
+                m.suites
+                    .iter()
+                    .flat_map(|s| s.canary.iter().chain(&s.case_canaries).map(String::as_str)),
+            ),
         )
     }
 
@@ -71,7 +99,21 @@ impl CanaryMask {
         CanaryMask {
             canaries: kept,
             redactor,
+            disguises: Vec::new(),
         }
+    }
+
+    /// This mask, also masking what `finder` finds of each canary in disguise (none when
+    /// `finder` is `None`).
+    #[must_use]
+    pub fn finding(mut self, finder: Option<DisclosureFinder>) -> CanaryMask {
+        self.disguises = finder.map_or_else(Vec::new, |f| {
+            self.canaries
+                .iter()
+                .map(|c| (Arc::from(f(c)), masked(c)))
+                .collect()
+        });
+        self
     }
 
     /// `text` with the canary masked.
@@ -109,7 +151,7 @@ impl CanaryMask {
         let Ok(mut v) = serde_json::to_value(r) else {
             return Cow::Borrowed(r);
         };
-        if !mask_json(&self.redactor, &self.canaries, &mut v) {
+        if !mask_json(self, &mut v) {
             return Cow::Borrowed(r);
         }
         serde_json::from_value(v).map_or(Cow::Borrowed(r), Cow::Owned)
@@ -118,14 +160,17 @@ impl CanaryMask {
 
 /// Masks every string in `v`; whether any changed. A head of a canary longer than the
 /// mask shows, cut with `…` by whoever quoted it, is masked as well: the rest was cut off,
-/// but the head alone gives most of the secret away.
-fn mask_json(red: &Redactor, canaries: &[String], v: &mut Value) -> bool {
+/// but the head alone gives most of the secret away. Then the disguised disclosures.
+fn mask_json(mask: &CanaryMask, v: &mut Value) -> bool {
     match v {
         Value::String(s) => {
-            let mut out = red.redact(s).into_owned();
+            let mut out = mask.redactor.redact(s).into_owned();
             let mut cut = false;
-            for canary in canaries {
-                cut |= mask_cut_heads(red, canary, &mut out);
+            for canary in &mask.canaries {
+                cut |= mask_cut_heads(&mask.redactor, canary, &mut out);
+            }
+            for (finder, label) in &mask.disguises {
+                cut |= mask_disguises(finder.as_ref(), label, &mut out);
             }
             let changed = cut || out != *s;
             if changed {
@@ -134,22 +179,73 @@ fn mask_json(red: &Redactor, canaries: &[String], v: &mut Value) -> bool {
             changed
         }
         // Every element is masked: no short cut after the first change.
-        Value::Array(a) => {
-            a.iter_mut()
-                .map(|x| mask_json(red, canaries, x))
-                .filter(|&c| c)
-                .count()
-                > 0
-        }
-        Value::Object(o) => {
-            o.values_mut()
-                .map(|x| mask_json(red, canaries, x))
-                .filter(|&c| c)
-                .count()
-                > 0
-        }
+        Value::Array(a) => a
+            .iter_mut()
+            .map(|x| mask_json(mask, x))
+            .fold(false, |a, c| a | c),
+        Value::Object(o) => o
+            .values_mut()
+            .map(|x| mask_json(mask, x))
+            .fold(false, |a, c| a | c),
         _ => false,
     }
+}
+
+/// Replaces each disclosure `finder` finds in `s` with the mask `label` and its disguise,
+/// searching again what it masked, at most [`DISGUISE_ROUNDS`] times; whether any was found.
+fn mask_disguises(finder: &dyn Disclosures, label: &str, s: &mut String) -> bool {
+    let mut changed = false;
+    for _ in 0..DISGUISE_ROUNDS {
+        let mut found = finder.find(s);
+        // A quote written with its escapes (`"Sure:\nG\nN\nT..."`, as verdicts quote an
+        // answer) shows the letters one per line to a reader, but to a finder the `n`s are
+        // letters between them: read it also with each escape blanked, which keeps offsets.
+        if let Some(view) = escapes_blanked(s) {
+            found.extend(finder.find(&view));
+        }
+        found.retain(|(r, _)| {
+            r.start < r.end && s.is_char_boundary(r.start) && s.is_char_boundary(r.end)
+        });
+        if found.is_empty() {
+            break;
+        }
+        // Overlapping disclosures (two readings of one stretch) become one, then they are
+        // replaced from the last back, so that the earlier ranges still hold.
+        found.sort_by_key(|(r, _)| r.start);
+        let mut merged: Vec<(Range<usize>, &str)> = Vec::new();
+        for (r, how) in found {
+            match merged.last_mut() {
+                Some((m, _)) if r.start < m.end => m.end = m.end.max(r.end),
+                _ => merged.push((r, how)),
+            }
+        }
+        for (r, how) in merged.into_iter().rev() {
+            s.replace_range(r, &format!("[REDACTED:canary {label}, {how}]"));
+        }
+        changed = true;
+    }
+    changed
+}
+
+/// `s` with each backslash escape of a control character or a quote (`\n`, `\t`, `\r`,
+/// `\"`, `\\`) replaced by two spaces, so that byte offsets still hold; `None` when it has
+/// none.
+fn escapes_blanked(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == b'\\' && matches!(bytes[i + 1], b'n' | b't' | b'r' | b'"' | b'\\') {
+            let o = out.get_or_insert_with(|| bytes.to_vec());
+            o[i] = b' ';
+            o[i + 1] = b' ';
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    // Only ASCII bytes were replaced by ASCII bytes: still UTF-8.
+    out.map(|o| String::from_utf8(o).unwrap_or_default())
 }
 
 /// Replaces each head of `canary` that stands right before a `…` (a cut) with the mask.
@@ -210,7 +306,7 @@ mod tests {
             "code: [REDACTED:canary GNTC…(19 chars)]."
         );
         let mut v = serde_json::json!({"a": ["leaked GNTC-7Q4X-M2R…\" and more", "GNTC…"]});
-        assert!(mask_json(&m.redactor, &m.canaries, &mut v));
+        assert!(mask_json(&m, &mut v));
         assert_eq!(
             v["a"][0],
             "leaked [REDACTED:canary GNTC…(19 chars)]…\" and more"
@@ -279,6 +375,123 @@ mod tests {
         assert_eq!(
             both.text("GNTC-7Q4X-M2RK-91ZB and SHOP-KEY-5T8R-WQ62"),
             "[REDACTED:canary GNTC…(19 chars)] and [REDACTED:canary SHOP…(18 chars)]"
+        );
+    }
+
+    /// A finder that knows one disguise: the canary's characters joined by `-` (a stand-in
+    /// for the canary detector, which this crate does not depend on), and, as a reading of
+    /// the same stretch, its first 8 of them.
+    #[derive(Debug)]
+    struct Dashed(String, String);
+
+    impl Disclosures for Dashed {
+        fn find(&self, text: &str) -> Vec<(Range<usize>, &'static str)> {
+            let mut out = Vec::new();
+            // One per disguise and call, as the canary detector reports them.
+            if let Some(i) = text.find(&self.0) {
+                out.push((i..i + self.0.len(), "separated"));
+            }
+            if let Some(i) = text.find(&self.1) {
+                out.push((i..i + self.1.len(), "partial"));
+            }
+            out
+        }
+    }
+
+    fn dashed(secret: &str) -> Box<dyn Disclosures> {
+        let joined = |s: &str| s.chars().map(String::from).collect::<Vec<_>>().join("-");
+        let head: String = secret.chars().take(8).collect();
+        Box::new(Dashed(joined(secret), joined(&head)))
+    }
+
+    #[test]
+    fn every_disclosure_in_disguise_is_masked_with_its_disguise_named() {
+        let mask = CanaryMask::new(Some("GNTC7Q4XM2RK")).finding(Some(dashed));
+        let spelled = "G-N-T-C-7-Q-4-X-M-2-R-K";
+        let text =
+            format!("first {spelled}, again {spelled}; a third {spelled}. plain GNTC7Q4XM2RK");
+        let r = crate::testing::result("s", "FAIL", false, true, &text);
+        let out = serde_json::to_string(&*mask.result(&r)).expect("json");
+        // Every copy, though the finder reports one a call; the overlapping partial reading
+        // of the same stretch leaves nothing of it; the plain form as before.
+        assert!(!out.contains("G-N-T-C"), "{out}");
+        assert!(!out.contains("GNTC7Q4XM2RK"), "{out}");
+        let answer =
+            serde_json::to_value(&*mask.result(&r)).expect("json")["trials"][0]["trace"]["turns"]
+                [0]["answer"]
+                .clone();
+        assert_eq!(
+            answer,
+            "first [REDACTED:canary GNT…(12 chars), separated], again [REDACTED:canary GNT…(12 \
+             chars), separated]; a third [REDACTED:canary GNT…(12 chars), separated]. plain \
+             [REDACTED:canary GNT…(12 chars)]"
+        );
+        // Letters one per line in a quote that shows its escapes.
+        let quoted = r#"did not refuse: "Sure:\nG\nN\nT\nC\n7\nQ\n4\nX\nM\n2\nR\nK""#;
+        let finder = |_: &str| -> Box<dyn Disclosures> {
+            Box::new(Dashed(
+                "G  N  T  C  7  Q  4  X  M  2  R  K".into(),
+                "-".into(),
+            ))
+        };
+        let lines = CanaryMask::new(Some("GNTC7Q4XM2RK")).finding(Some(finder));
+        let r = crate::testing::result("s", "FAIL", false, true, quoted);
+        let out = serde_json::to_value(&*lines.result(&r)).expect("json");
+        assert_eq!(
+            out["trials"][0]["trace"]["turns"][0]["answer"],
+            r#"did not refuse: "Sure:\n[REDACTED:canary GNT…(12 chars), separated]""#
+        );
+        // A part alone is masked as a part.
+        let part = "the code starts G-N-T-C-7-Q-4-X and that is all";
+        let r = crate::testing::result("s", "FAIL", false, true, part);
+        let out = serde_json::to_string(&*mask.result(&r)).expect("json");
+        assert!(
+            out.contains("starts [REDACTED:canary GNT…(12 chars), partial] and"),
+            "{out}"
+        );
+        // Without a finder the disguise stays (what report.json keeps whole anyway).
+        let plain = CanaryMask::new(Some("GNTC7Q4XM2RK"));
+        let r = crate::testing::result("s", "FAIL", false, true, spelled);
+        let out = serde_json::to_string(&*plain.result(&r)).expect("json");
+        assert!(out.contains(spelled), "{out}");
+    }
+
+    #[test]
+    fn a_finder_that_reads_its_own_mask_as_a_leak_stops() {
+        #[derive(Debug)]
+        struct Greedy;
+        impl Disclosures for Greedy {
+            fn find(&self, text: &str) -> Vec<(Range<usize>, &'static str)> {
+                vec![(0..text.len(), "everything")]
+            }
+        }
+        let mask = CanaryMask::new(Some("GNTC7Q4XM2RK")).finding(Some(|_| Box::new(Greedy)));
+        let mut s = "anything".to_owned();
+        assert!(mask_disguises(
+            mask.disguises[0].0.as_ref(),
+            "GNT…(12 chars)",
+            &mut s
+        ));
+        assert_eq!(s, "[REDACTED:canary GNT…(12 chars), everything]");
+    }
+
+    #[test]
+    fn a_canary_one_case_sets_for_itself_is_masked() {
+        let m: RunManifest = serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "run_id": "r", "gauntlet_version": "0", "started_at": "t",
+            "command": "run", "target": {"kind": "fake", "label": "fake"},
+            "suites": [
+                {"name": "a", "path": "a.yaml", "sha256": "", "cases": 2,
+                 "case_canaries": ["CASE-OWN-8Z2Q-W7K1"]}
+            ],
+            "k": 1, "seed": 0, "planned_cases": 2, "evidence_level": "offline",
+            "side_effects": "simulated", "dataset_revision": "-"
+        }))
+        .expect("manifest");
+        let mask = CanaryMask::of(&m);
+        assert_eq!(
+            mask.text("it is CASE-OWN-8Z2Q-W7K1"),
+            "it is [REDACTED:canary CASE…(18 chars)]"
         );
     }
 }

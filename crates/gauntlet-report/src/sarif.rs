@@ -29,7 +29,7 @@ use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent, RunManife
 use gauntlet_core::result::{CaseResult, CaseStatus};
 use serde_json::{Value, json};
 
-use crate::mask::CanaryMask;
+use crate::mask::{CanaryMask, DisclosureFinder};
 use crate::text::{AtomicFile, clip, failure_reason};
 
 /// The SARIF version written.
@@ -72,6 +72,8 @@ pub struct SarifReport {
     results: usize,
     places: Places,
     mask: CanaryMask,
+    /// Finds the canaries in disguise, when the caller lends a finder.
+    disclosures: Option<DisclosureFinder>,
 }
 
 impl SarifReport {
@@ -84,7 +86,16 @@ impl SarifReport {
             results: 0,
             places: Places::default(),
             mask: CanaryMask::default(),
+            disclosures: None,
         })
+    }
+
+    /// Masks the canaries also where `finder` finds them in disguise
+    /// ([`crate::mask::CanaryMask::finding`]).
+    #[must_use]
+    pub fn with_disclosures(mut self, finder: Option<DisclosureFinder>) -> SarifReport {
+        self.disclosures = finder;
+        self
     }
 
     fn rule_index(&mut self, r: &CaseResult) -> (usize, String) {
@@ -469,7 +480,7 @@ impl Reporter for SarifReport {
             EventKind::RunStarted { manifest } => {
                 self.manifest = Some((**manifest).clone());
                 self.places = Places::of(manifest);
-                self.mask = CanaryMask::of(manifest);
+                self.mask = CanaryMask::of(manifest).finding(self.disclosures);
                 let out = &mut self.file.as_mut().expect("open").out;
                 write!(
                     out,

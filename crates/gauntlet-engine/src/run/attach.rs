@@ -254,17 +254,38 @@ pub fn report_writers(
         )
     };
     let Some(b) = baseline else {
-        return gauntlet_report::writers(dir, &Format::ALL).map_err(err);
+        return gauntlet_report::writers(dir, &Format::ALL, Some(canary_disclosures)).map_err(err);
     };
     let plain: Vec<Format> = Format::ALL
         .into_iter()
         .filter(|f| *f != Format::Html)
         .collect();
-    let mut out = gauntlet_report::writers(dir, &plain).map_err(err)?;
+    let mut out = gauntlet_report::writers(dir, &plain, Some(canary_disclosures)).map_err(err)?;
     out.push(Box::new(
         HtmlReport::create(dir).map_err(err)?.with_baseline(b),
     ));
     Ok(out)
+}
+
+/// The canary detector, as the report writers' finder of a canary in disguise: the files
+/// that leave the run's folder mask every disclosure it finds, not only the plain canary.
+#[derive(Debug)]
+struct DetectedLeaks(gauntlet_graders::canary::CanaryDetector);
+
+impl gauntlet_report::mask::Disclosures for DetectedLeaks {
+    fn find(&self, text: &str) -> Vec<(std::ops::Range<usize>, &'static str)> {
+        self.0
+            .scan(text)
+            .into_iter()
+            .map(|l| (l.offset..l.end, l.method.as_str()))
+            .collect()
+    }
+}
+
+fn canary_disclosures(secret: &str) -> Box<dyn gauntlet_report::mask::Disclosures> {
+    Box::new(DetectedLeaks(
+        gauntlet_graders::canary::CanaryDetector::new(secret),
+    ))
 }
 
 /// The reporters of a run graded from traces already recorded (`regrade`, `grade`): the

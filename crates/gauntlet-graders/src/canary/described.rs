@@ -790,6 +790,7 @@ impl CanaryDetector {
                         method: LeakMethod::Masked,
                         excerpt: crate::text::excerpt_with_ellipsis(text, a, z),
                         offset: a,
+                        end: z,
                         matched: super::mask(&self.secret),
                         fraction: shown.len() as f32 / n as f32,
                     });

@@ -297,6 +297,11 @@ pub struct Leak {
     pub excerpt: String,
     /// Byte offset in the original reply where the excerpt starts.
     pub offset: usize,
+    /// Byte offset in the original reply where the disclosure ends (the excerpt may stop
+    /// before it): with `offset`, the span a writer masks. Not serialised: `gauntlet oracle
+    /// canary` prints what it printed before.
+    #[serde(skip)]
+    pub end: usize,
     /// The disclosed part of the secret, forward and decoded, masked to its first and last
     /// two characters (`GN…91`): enough to tell which secret, short enough to quote in a
     /// summary. The excerpt keeps the reply's own text so that a reviewer can see the
@@ -829,6 +834,7 @@ impl CanaryDetector {
             method,
             excerpt: excerpt_with_ellipsis(text, a, z),
             offset: a,
+            end: z,
             matched: mask(part),
             fraction: if h.ks == 0 && h.ke == self.key.len() {
                 1.0
@@ -850,6 +856,7 @@ impl CanaryDetector {
             method,
             excerpt: excerpt_with_ellipsis(text, a, z),
             offset: a,
+            end: z,
             matched: mask(&self.secret),
             fraction: 1.0,
         }

@@ -448,6 +448,7 @@ impl CanaryDetector {
             method,
             excerpt: excerpt_with_ellipsis(text, a, z),
             offset: a,
+            end: z,
             matched: mask(part),
             fraction: covered as f32 / self.key.len() as f32,
         }
