@@ -339,20 +339,25 @@ mod tests {
         assert!(!text.contains("GNTC-7Q4X-M2RK-91ZB"), "{text}");
     }
 
-    #[test]
-    fn every_suite_s_canary_is_masked_with_the_run_s() {
-        let mut m: RunManifest = serde_json::from_value(serde_json::json!({
+    /// A run's manifest with these suites.
+    fn manifest_with(suites: Value) -> RunManifest {
+        serde_json::from_value(serde_json::json!({
             "schema_version": 1, "run_id": "r", "gauntlet_version": "0", "started_at": "t",
             "command": "run", "target": {"kind": "fake", "label": "fake"},
-            "suites": [
-                {"name": "a", "path": "a.yaml", "sha256": "", "cases": 1, "canary": "SHOP-KEY-5T8R-WQ62"},
-                {"name": "b", "path": "b.yaml", "sha256": "", "cases": 1, "canary": "abc"},
-                {"name": "c", "path": "c.yaml", "sha256": "", "cases": 1}
-            ],
+            "suites": suites,
             "k": 1, "seed": 0, "planned_cases": 3, "evidence_level": "offline",
             "side_effects": "simulated", "dataset_revision": "-"
         }))
-        .expect("manifest");
+        .expect("manifest")
+    }
+
+    #[test]
+    fn every_suite_s_canary_is_masked_with_the_run_s() {
+        let mut m = manifest_with(serde_json::json!([
+            {"name": "a", "path": "a.yaml", "sha256": "", "cases": 1, "canary": "SHOP-KEY-5T8R-WQ62"},
+            {"name": "b", "path": "b.yaml", "sha256": "", "cases": 1, "canary": "abc"},
+            {"name": "c", "path": "c.yaml", "sha256": "", "cases": 1}
+        ]));
         let mask = CanaryMask::of(&m);
         assert_eq!(
             mask.text("sent SHOP-KEY-5T8R-WQ62 by email"),
@@ -477,17 +482,10 @@ mod tests {
 
     #[test]
     fn a_canary_one_case_sets_for_itself_is_masked() {
-        let m: RunManifest = serde_json::from_value(serde_json::json!({
-            "schema_version": 1, "run_id": "r", "gauntlet_version": "0", "started_at": "t",
-            "command": "run", "target": {"kind": "fake", "label": "fake"},
-            "suites": [
-                {"name": "a", "path": "a.yaml", "sha256": "", "cases": 2,
-                 "case_canaries": ["CASE-OWN-8Z2Q-W7K1"]}
-            ],
-            "k": 1, "seed": 0, "planned_cases": 2, "evidence_level": "offline",
-            "side_effects": "simulated", "dataset_revision": "-"
-        }))
-        .expect("manifest");
+        let m = manifest_with(serde_json::json!([
+            {"name": "a", "path": "a.yaml", "sha256": "", "cases": 2,
+             "case_canaries": ["CASE-OWN-8Z2Q-W7K1"]}
+        ]));
         let mask = CanaryMask::of(&m);
         assert_eq!(
             mask.text("it is CASE-OWN-8Z2Q-W7K1"),
