@@ -40,6 +40,10 @@ use crate::setup::resolve_spec;
 pub struct TargetJudge {
     target: Arc<dyn Target>,
     identity: JudgeIdentity,
+    /// How long one question may take, session start to answer: the target's
+    /// `request_timeout_ms`, else the HTTP client's default. An HTTP judge's client stops at
+    /// it on its own; an `exec:` judge (a process) would be waited for forever.
+    limit: std::time::Duration,
 }
 
 impl TargetJudge {
@@ -58,7 +62,15 @@ impl TargetJudge {
             }
             identity.params.push_str(&format!("extra_body={extra}"));
         }
-        Ok(TargetJudge { identity, target })
+        let limit = cfg
+            .request_timeout_ms
+            .map(std::time::Duration::from_millis)
+            .unwrap_or(gauntlet_targets::client::DEFAULT_REQUEST_TIMEOUT);
+        Ok(TargetJudge {
+            identity,
+            target,
+            limit,
+        })
     }
 }
 
@@ -112,9 +124,20 @@ impl JudgeModel for TargetJudge {
             };
             let started = Instant::now();
             let mut rec = TraceRecorder::new();
-            let mut session = self.target.open(&ctx).await?;
-            let answer = session.turn(&req.user, &mut NoTools, &mut rec).await?;
-            drop(session);
+            // A judge that does not answer in time is not assessed, never waited for: the
+            // session is dropped with the future, and an exec judge's process with it.
+            let asked = async {
+                let mut session = self.target.open(&ctx).await?;
+                session.turn(&req.user, &mut NoTools, &mut rec).await
+            };
+            let answer = tokio::time::timeout(self.limit, asked)
+                .await
+                .map_err(|_| {
+                    TargetError::Timeout(format!(
+                        "the judge gave no answer within {} ms (request_timeout_ms)",
+                        self.limit.as_millis()
+                    ))
+                })??;
             let trace = rec.finish();
             let mut usage = Usage::default();
             let mut attempts = 0;

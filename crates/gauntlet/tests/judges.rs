@@ -701,3 +701,43 @@ fn an_exec_judge_that_pins_no_model_cannot_gate_and_one_whose_model_changed_does
         assert_eq!(call["model"], "lenient", "{call}");
     }
 }
+
+#[test]
+fn an_exec_judge_that_never_answers_is_not_assessed_at_its_time_limit() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "s.yaml", &suite("answers politely"));
+    // A judge that reads its question and hangs: without a limit the run waits for it.
+    write(
+        t.path(),
+        "gauntlet.yaml",
+        "targets:\n  hung:\n    kind: exec\n    request_timeout_ms: 1500\n    exec:\n      command: [sh, -c, \"read -r start; sleep 600\"]\n",
+    );
+    let o = run(
+        &[
+            "run",
+            "s.yaml",
+            "--judge",
+            "hung",
+            "-v",
+            "--no-store",
+            "--out",
+            "out",
+        ],
+        t.path(),
+    );
+    assert!(
+        text(&o).contains("the judge gave no answer within 1500 ms"),
+        "{}",
+        text(&o)
+    );
+    for trial in judged_trials(&t.path().join("out")) {
+        let v = trial["verdicts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["check"].as_str().is_some_and(|c| c.contains("tone")))
+            .cloned()
+            .unwrap_or_default();
+        assert_ne!(v["passed"], true, "not assessed is no pass: {v}");
+    }
+}
