@@ -475,6 +475,15 @@ impl Expect {
             .clone()
             .unwrap_or_else(|| self.oracle.key().to_owned())
     }
+
+    /// The label its verdicts carry: [`Expect::label`], except that an unnamed judge check
+    /// is `judge ID` (`judge tone`), so that two judges of one case are told apart.
+    pub fn verdict_label(&self) -> String {
+        match (&self.name, &self.oracle) {
+            (None, Oracle::Judge(j)) => format!("judge {}", j.check_id()),
+            _ => self.label(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -422,6 +422,7 @@ fn attack_success_judge_labels_read_and_match_the_set() {
             &text,
             LabelFormat::Jsonl,
             "attack-success",
+            &[],
             JudgeScale::Binary,
         )
         .expect("the labels parse");

@@ -85,7 +85,7 @@ fn through_calibrate(labels: &str, column: &str) -> CalibrationMetrics {
         Arc::new(JudgeCache::memory()),
     )
     .unwrap();
-    let set = parse_labels(labels, LabelFormat::Csv, "attack-success", def.scale()).unwrap();
+    let set = parse_labels(labels, LabelFormat::Csv, "attack-success", &[], def.scale()).unwrap();
     assert_eq!(
         set.items.len() + set.conflicts.len() + set.duplicates.len(),
         300

@@ -295,7 +295,7 @@ fn leak_judge_labels_read_and_split_by_id() {
         let name = format!("leak_labels.{half}.jsonl");
         let text =
             std::fs::read_to_string(data(&name)).expect("the label set is in the repository");
-        let set = parse_labels(&text, LabelFormat::Jsonl, "leak", JudgeScale::Binary)
+        let set = parse_labels(&text, LabelFormat::Jsonl, "leak", &[], JudgeScale::Binary)
             .expect("the labels parse");
         assert!(
             set.conflicts.is_empty() && set.unlabelled.is_empty(),

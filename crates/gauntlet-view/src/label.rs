@@ -91,9 +91,18 @@ fn references(app: &App, store: &mut Store, run: &str) -> Arc<References> {
         return Arc::clone(r);
     }
     let mut refs = References::new();
+    // A judge the suite defines under `judges.checks` keeps its rubric there.
+    let mut rubrics: HashMap<(String, String), String> = HashMap::new();
     let loaded = store.manifest(run).ok().and_then(|manifest| {
         let inv = manifest.invocation.as_ref()?;
         let suites = (app.suites)(inv, &manifest, store.location())?;
+        for s in &suites {
+            for (id, def) in &s.suite.judges.checks {
+                if let Some(r) = &def.rubric {
+                    rubrics.insert((s.suite.suite.clone(), id.clone()), r.clone());
+                }
+            }
+        }
         Some(gauntlet_suite::Plan::new(
             suites,
             gauntlet_suite::filter::Selection::default(),
@@ -114,10 +123,15 @@ fn references(app: &App, store: &mut Store, run: &str) -> Arc<References> {
                     Oracle::Judge(j) => j
                         .rubric
                         .clone()
+                        .or_else(|| {
+                            let id = j.check.clone()?;
+                            rubrics.get(&(planned.suite.name.clone(), id)).cloned()
+                        })
                         .unwrap_or_else(|| serde_json::to_string(e).unwrap_or_default()),
                     _ => serde_json::to_string(e).unwrap_or_default(),
                 };
-                refs.insert((planned.case.id.clone(), e.label()), text);
+                // Keyed as the verdicts are labelled (`judge tone` for `judge: tone`).
+                refs.insert((planned.case.id.clone(), e.verdict_label()), text);
             }
         }
     }

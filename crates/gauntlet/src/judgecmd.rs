@@ -63,7 +63,12 @@ fn calibrate_cmd(args: CalibrateArgs) -> Result<i32, CliError> {
     )
     .map_err(|e| CliError::usage(e.to_string(), e.hint()))?;
 
-    let (bytes, labels) = read_labels(&args.labels, &args.check, def.scale())?;
+    let (bytes, labels) = read_labels(
+        &args.labels,
+        &args.check,
+        &judge_names(suite, &args.check),
+        def.scale(),
+    )?;
     if let (Some(t), Some(who)) = (&suite.suite.target, judge.identity())
         && t.model.as_deref() == Some(who.configured_model.as_str())
     {
@@ -164,11 +169,27 @@ fn judge_def<'a>(suite: &'a LoadedSuite, check: &str) -> Result<&'a JudgeDef, Cl
     Ok(def)
 }
 
+/// The names a suite's cases give judge `check` (`name:` on a `judge: CHECK` entry), which
+/// the viewer writes as a label's `check_label`.
+fn judge_names(suite: &LoadedSuite, check: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for e in suite.suite.cases.iter().flat_map(|c| &c.expect) {
+        if let (Some(n), gauntlet_core::expect::Oracle::Judge(j)) = (&e.name, &e.oracle)
+            && j.check.as_deref() == Some(check)
+            && !names.contains(n)
+        {
+            names.push(n.clone());
+        }
+    }
+    names
+}
+
 /// The labels file's bytes (hashed into the record) and its items for one judge, with its
 /// problems warned about; a file with no labelled item for the judge is an error.
 fn read_labels(
     path: &Path,
     check: &str,
+    names: &[String],
     scale: JudgeScale,
 ) -> Result<(Vec<u8>, LabelSet), CliError> {
     let bytes = std::fs::read(path).map_err(|e| {
@@ -183,12 +204,13 @@ fn read_labels(
             "save the labels as UTF-8",
         )
     })?;
-    let labels = parse_labels(&text, LabelFormat::of_path(path), check, scale).map_err(|e| {
-        CliError::usage(
-            format!("{}: {e}", path.display()),
-            "columns: case_id, check_id, input, output, reference (optional), label",
-        )
-    })?;
+    let labels =
+        parse_labels(&text, LabelFormat::of_path(path), check, names, scale).map_err(|e| {
+            CliError::usage(
+                format!("{}: {e}", path.display()),
+                "columns: case_id, check_id, input, output, reference (optional), label",
+            )
+        })?;
     report_label_problems(&labels, path);
     if labels.items.is_empty() {
         return Err(CliError::usage(

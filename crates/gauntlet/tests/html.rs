@@ -350,3 +350,80 @@ fn the_viewer_answers_only_its_own_host_and_labels_only_with_its_token() {
         "the reference: {row}"
     );
 }
+
+#[test]
+fn labels_made_in_the_viewer_calibrate_the_judge_they_label() {
+    let t = tempfile::tempdir().unwrap();
+    // A judge the suite defines under `judges.checks`, used plainly in three cases and
+    // under a name of its own in a fourth.
+    let mut suite = String::from(
+        "suite: labelled\ntarget: fake:scripted\njudges:\n  checks:\n    tone:\n      rubric: answers politely\n      scale: binary\n      judge: fake:judge-const:pass\ncases:\n",
+    );
+    for i in 0..4 {
+        let judge = if i == 3 {
+            "{contains: hi}, {judge: tone, name: politeness}"
+        } else {
+            "{contains: hi}, {judge: tone}"
+        };
+        suite.push_str(&format!(
+            "  - id: c{i}\n    input: hello {i}\n    scripted: [\"hi {i}\"]\n    expect: [{judge}]\n"
+        ));
+    }
+    std::fs::write(t.path().join("s.yaml"), suite).unwrap();
+    let o = run(&["run", "s.yaml", "--out", "a", "-q"], t.path());
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+    let id = run_id(&t.path().join("a"));
+    let (_child, port) = viewer(t.path());
+    let host = format!("127.0.0.1:{port}");
+    let field = |page: &str, name: &str| -> String {
+        page.split(&format!("{name}=\""))
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .unwrap_or_else(|| panic!("no {name} in {page}"))
+            .to_owned()
+    };
+    for _ in 0..4 {
+        let (_, page) = request(
+            port,
+            &format!(
+                "GET /label?run={id}&check=judge HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+            ),
+        );
+        let (token, case) = (
+            field(&page, "name=\"token\" value"),
+            field(&page, "data-case"),
+        );
+        let label = if case == "c0" || case == "c2" {
+            "pass"
+        } else {
+            "fail"
+        };
+        let form = format!("token={token}&run={id}&check=judge&case={case}&trial=0&label={label}");
+        let (code, _) = request(
+            port,
+            &format!(
+                "POST /label HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{form}",
+                form.len()
+            ),
+        );
+        assert_eq!(code, 303);
+    }
+    let csv = std::fs::read_to_string(t.path().join("l.csv")).unwrap();
+    // Each row names the judge's rubric as its reference, the named one too.
+    assert_eq!(csv.matches(",answers politely,").count(), 4, "{csv}");
+    // And calibration reads all four, the named judge's row with them.
+    let o = run(
+        &[
+            "judge",
+            "calibrate",
+            "s.yaml",
+            "--check",
+            "tone",
+            "--labels",
+            "l.csv",
+            "--dry-run",
+        ],
+        t.path(),
+    );
+    assert!(text(&o).contains("4 answered of 4"), "{}", text(&o));
+}

@@ -246,12 +246,26 @@ fn read_rows(text: &str, format: LabelFormat) -> Result<Vec<Row>, LabelError> {
     Ok(rows)
 }
 
+/// Whether a row with this `check_id` and `check_label` labels judge `check` (see
+/// [`parse_labels`]).
+fn row_is_for(check_id: &str, check_label: &str, check: &str, names: &[String]) -> bool {
+    check_id.is_empty()
+        || check_id == check
+        || (check_id == "judge"
+            && (check_label.strip_prefix("judge ") == Some(check)
+                || names.iter().any(|n| n == check_label)))
+}
+
 /// Reads a label file's rows for `check` on `scale`. A row whose `check_id` is empty belongs
-/// to every check (a file written for one check).
+/// to every check (a file written for one check). The viewer writes a row as its verdict
+/// shows it, the check's kind (`judge`) as `check_id` and the verdict's label as
+/// `check_label`: such a row is `check`'s when that label is `judge CHECK` (an unnamed
+/// `judge: CHECK`) or one of `names`, the names the suite gives `judge: CHECK` in its cases.
 pub fn parse_labels(
     text: &str,
     format: LabelFormat,
     check: &str,
+    names: &[String],
     scale: JudgeScale,
 ) -> Result<LabelSet, LabelError> {
     let rows = read_rows(text, format)?;
@@ -265,7 +279,8 @@ pub fn parse_labels(
     for mut row in rows {
         let line = row.line;
         let check_id = row.values.remove("check_id").unwrap_or_default();
-        if !check_id.trim().is_empty() && check_id.trim() != check {
+        let check_label = row.values.remove("check_label").unwrap_or_default();
+        if !row_is_for(check_id.trim(), check_label.trim(), check, names) {
             set.other_checks += 1;
             continue;
         }
@@ -624,7 +639,8 @@ mod tests {
         assert_eq!(outputs, FORMULAS);
         assert!(back.iter().all(|r| r.output == r.case_id));
         // The calibration's reader sees the same text.
-        let set = parse_labels(&text, LabelFormat::Csv, "contains", JudgeScale::Binary).unwrap();
+        let set =
+            parse_labels(&text, LabelFormat::Csv, "contains", &[], JudgeScale::Binary).unwrap();
         let inputs: Vec<&str> = set.items.iter().map(|i| i.output.as_str()).collect();
         assert_eq!(inputs, FORMULAS);
         // Exported items are guarded too.
@@ -638,7 +654,7 @@ mod tests {
         let text = write_items(&items, LabelFormat::Csv);
         assert!(text.contains("c,tone,'=1+1,'@cmd,'-x,"), "{text}");
         let filled = text.replace(",\n", ",pass\n");
-        let s = parse_labels(&filled, LabelFormat::Csv, "tone", JudgeScale::Binary).unwrap();
+        let s = parse_labels(&filled, LabelFormat::Csv, "tone", &[], JudgeScale::Binary).unwrap();
         assert_eq!(
             (s.items[0].input.as_str(), s.items[0].output.as_str()),
             ("=1+1", "@cmd")
@@ -653,7 +669,7 @@ mod tests {
                    c2,tone,hi,go away,,fail,y\n\
                    c3,other,hi,meh,,pass,z\n\
                    c4,,hi,ok,,,w\n";
-        let a = parse_labels(csv, LabelFormat::Csv, "tone", JudgeScale::Binary).unwrap();
+        let a = parse_labels(csv, LabelFormat::Csv, "tone", &[], JudgeScale::Binary).unwrap();
         assert_eq!(a.rows, 4);
         assert_eq!(a.items.len(), 2);
         assert_eq!(a.items[0].output, "hello, there");
@@ -663,7 +679,7 @@ mod tests {
         assert_eq!(a.unlabelled, vec![5]);
         let jsonl = "{\"case_id\":\"c1\",\"check_id\":\"tone\",\"input\":\"hi\",\"output\":\"hello, there\",\"label\":1,\"extra\":\"x\"}\n\
                      {\"case_id\":\"c2\",\"check_id\":\"tone\",\"input\":\"hi\",\"output\":\"go away\",\"label\":\"fail\",\"extra\":\"y\"}\n";
-        let b = parse_labels(jsonl, LabelFormat::Jsonl, "tone", JudgeScale::Binary).unwrap();
+        let b = parse_labels(jsonl, LabelFormat::Jsonl, "tone", &[], JudgeScale::Binary).unwrap();
         assert_eq!(
             a.items
                 .iter()
@@ -686,7 +702,7 @@ mod tests {
             r#"{"case_id":"c","input":"q","output":"z","label":"fail"}"#,
         ]
         .join("\n");
-        let s = parse_labels(&rows, LabelFormat::Jsonl, "t", JudgeScale::Binary).unwrap();
+        let s = parse_labels(&rows, LabelFormat::Jsonl, "t", &[], JudgeScale::Binary).unwrap();
         assert_eq!(s.items.len(), 2, "a once, c; b left out");
         assert_eq!(
             s.duplicates,
@@ -705,11 +721,25 @@ mod tests {
     }
 
     #[test]
+    fn a_row_the_viewer_wrote_belongs_to_the_judge_its_label_names() {
+        let names = ["politeness".to_owned()];
+        assert!(row_is_for("", "", "tone", &[]));
+        assert!(row_is_for("tone", "", "tone", &[]));
+        assert!(row_is_for("judge", "judge tone", "tone", &[]));
+        assert!(row_is_for("judge", "politeness", "tone", &names));
+        assert!(!row_is_for("judge", "politeness", "tone", &[]));
+        assert!(!row_is_for("judge", "judge tones", "tone", &[]));
+        assert!(!row_is_for("refusal", "judge tone", "tone", &names));
+        assert!(!row_is_for("other", "", "tone", &[]));
+    }
+
+    #[test]
     fn bad_rows_name_their_line() {
         let err = parse_labels(
             "{\"input\":\"q\",\"output\":\"x\",\"label\":\"maybe\"}",
             LabelFormat::Jsonl,
             "t",
+            &[],
             JudgeScale::Binary,
         )
         .unwrap_err();
@@ -722,6 +752,7 @@ mod tests {
                 "input,label\nq,1\n",
                 LabelFormat::Csv,
                 "t",
+                &[],
                 JudgeScale::Binary
             )
             .unwrap_err(),
@@ -742,7 +773,7 @@ mod tests {
         }];
         for f in [LabelFormat::Csv, LabelFormat::Jsonl] {
             let text = write_items(&items, f);
-            let s = parse_labels(&text, f, "tone", JudgeScale::Binary).unwrap();
+            let s = parse_labels(&text, f, "tone", &[], JudgeScale::Binary).unwrap();
             assert_eq!(
                 (s.rows, s.items.len(), s.unlabelled.len()),
                 (1, 0, 1),
@@ -751,7 +782,7 @@ mod tests {
             let filled = text
                 .replace(",\n", ",pass\n")
                 .replace("\"label\":\"\"", "\"label\":\"pass\"");
-            let s = parse_labels(&filled, f, "tone", JudgeScale::Binary).unwrap();
+            let s = parse_labels(&filled, f, "tone", &[], JudgeScale::Binary).unwrap();
             assert_eq!(s.items[0].input, "hi;\n\"there\"", "{f:?}: {filled}");
         }
     }

@@ -631,7 +631,7 @@ impl JudgePanel {
     /// Grades one `judge` entry of a completed trial.
     pub async fn grade(&self, e: &Expect, spec: &JudgeSpec, ctx: &GradeContext<'_>) -> Verdict {
         let id = spec.check_id().to_owned();
-        let label = e.name.clone().unwrap_or_else(|| format!("judge {id}"));
+        let label = e.verdict_label();
         let inline;
         let judge: &Judge = match &spec.check {
             Some(check) => match self.judges.get(check) {

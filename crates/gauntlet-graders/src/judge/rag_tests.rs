@@ -177,7 +177,7 @@ fn calibrated(j: &Judge) -> CalibrationRecord {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let set = parse_labels(&text, LabelFormat::Jsonl, "rag", JudgeScale::Binary).unwrap();
+    let set = parse_labels(&text, LabelFormat::Jsonl, "rag", &[], JudgeScale::Binary).unwrap();
     let cal = block_on(calibrate(j, &set, &CalibrateOptions::default()));
     assert!(
         cal.items.iter().all(|i| i.judge.is_ok()),

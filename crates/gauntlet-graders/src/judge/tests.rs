@@ -66,7 +66,14 @@ fn labels(n: usize) -> String {
 }
 
 fn calibrated(j: &Judge, n: usize) -> CalibrationRecord {
-    let set = parse_labels(&labels(n), LabelFormat::Jsonl, "tone", JudgeScale::Binary).unwrap();
+    let set = parse_labels(
+        &labels(n),
+        LabelFormat::Jsonl,
+        "tone",
+        &[],
+        JudgeScale::Binary,
+    )
+    .unwrap();
     let cal = block_on(calibrate(j, &set, &CalibrateOptions::default()));
     record(
         j,
