@@ -15,7 +15,8 @@
 //! Every variable but the rubric is untrusted text that the prompts put between tags, so it
 //! is *fenced* ([`fence`]) before rendering: a closing tag in it (`</answer>`, `< /conversation>`)
 //! is written `<\/answer>`, so no reply can end its own section and speak outside it. A
-//! suite's own template gets the same fenced values, whatever tags it uses.
+//! suite's own template gets the same fenced values, whatever tags it uses; other
+//! delimiters (a code fence, `"""`) are not fenced.
 
 use std::collections::BTreeMap;
 
@@ -314,18 +315,20 @@ impl PromptVars<'_> {
 
 /// Untrusted text made safe to put between a template's tags: every closing tag
 /// (`</answer>`, `< / conversation>`, in any case) is written `<\/...`, which no model reads
-/// as the end of the section, while a person still reads the same text. Nothing else changes,
-/// so the same reply always renders the same prompt (the response cache relies on it).
+/// as the end of the section, while a person still reads the same text. A model reads a
+/// look-alike of `<` or `/` (fullwidth `＜／`, `﹤`, `‹`, `∕`, `⁄`) and an invisible character
+/// between them (`<\u{200B}/answer>`) as the tag too, so those are fenced the same way.
+/// Nothing else changes, so the same reply always renders the same prompt (the response
+/// cache relies on it).
 pub fn fence(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(at) = rest.find(['<', '\u{FF1C}']) {
+    while let Some(at) = rest.find(is_less_than) {
         let lt = rest[at..].chars().next().unwrap_or('<');
         out.push_str(&rest[..at]);
         let after = &rest[at + lt.len_utf8()..];
-        let spaces = after.len() - after.trim_start().len();
-        let tail = &after[spaces..];
-        if let Some(slash) = tail.chars().next().filter(|&c| c == '/' || c == '\u{FF0F}') {
+        let tail = after.trim_start_matches(|c: char| c.is_whitespace() || is_invisible(c));
+        if let Some(slash) = tail.chars().next().filter(|&c| is_slash(c)) {
             out.push_str("<\\/");
             rest = &tail[slash.len_utf8()..];
         } else {
@@ -335,6 +338,35 @@ pub fn fence(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// `<` and the characters a model reads as it.
+fn is_less_than(c: char) -> bool {
+    matches!(
+        c,
+        '<' | '\u{FF1C}' | '\u{FE64}' | '\u{2039}' | '\u{2329}' | '\u{3008}' | '\u{27E8}'
+    )
+}
+
+/// `/` and the characters a model reads as it.
+fn is_slash(c: char) -> bool {
+    matches!(c, '/' | '\u{FF0F}' | '\u{2215}' | '\u{2044}' | '\u{29F8}')
+}
+
+/// Characters that show nothing: zero-width spaces and joiners, word joiners, the BOM, the
+/// soft hyphen, bidirectional marks and tag characters.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{FEFF}'
+            | '\u{E0000}'..='\u{E007F}'
+    )
 }
 
 /// SHA-256 of what a judge is asked beyond its template: the criterion, the form, the scale
@@ -474,6 +506,24 @@ mod tests {
         assert_eq!(fence("a < / Answer > b"), "a <\\/ Answer > b");
         assert_eq!(fence("x < y and 1<2"), "x < y and 1<2");
         assert_eq!(fence("\u{FF1C}/answer>"), "<\\/answer>");
+        // Look-alikes, and invisible characters between `<` and `/`.
+        for closing in [
+            "<\u{200B}/answer>",
+            "<\u{2060}/conversation>",
+            "< \u{FEFF} /answer>",
+            "\u{FE64}/answer\u{FE65}",
+            "\u{2039}\u{2215}answer>",
+            "\u{2039}/answer\u{203A}",
+            "<\u{2044}answer>",
+        ] {
+            assert!(
+                fence(closing).starts_with("<\\/"),
+                "{closing:?}: {:?}",
+                fence(closing)
+            );
+        }
+        // An invisible character that closes nothing stays.
+        assert_eq!(fence("a\u{200B}b < c"), "a\u{200B}b < c");
     }
 
     #[test]
