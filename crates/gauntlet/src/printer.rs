@@ -118,6 +118,15 @@ impl TerminalReporter {
                 r.passed_trials,
                 r.trials.len()
             ));
+            // A trial a check could not assess did not fail: say how many there were.
+            let unassessed = r
+                .trials
+                .iter()
+                .filter(|t| t.status == CaseStatus::NotAssessed)
+                .count();
+            if unassessed > 0 {
+                text.push_str(&format!(", {unassessed} not assessed"));
+            }
         }
         // A check that failed while the case still passed (a soft check of a quality case):
         // counted on the case line, and named under it as a failure's reasons are.

@@ -238,6 +238,26 @@ fn a_gating_judge_that_answers_malformed_json_is_inconclusive() {
         "{}",
         text(&o)
     );
+    // Over several trials, the case line says they were not assessed, not only not passed.
+    let o = run(
+        &[
+            "run",
+            "s.yaml",
+            "--no-store",
+            "--no-reports",
+            "-k",
+            "2",
+            "--judge",
+            "fake:judge-malformed",
+        ],
+        t.path(),
+    );
+    assert_eq!(code(&o), 4, "{}", text(&o));
+    assert!(
+        text(&o).contains("0/2 trials passed, 2 not assessed"),
+        "{}",
+        text(&o)
+    );
     // Calibrating the malformed judge itself: every answer is an error, nothing to gate on.
     let o = run(
         &[
