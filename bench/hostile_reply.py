@@ -16,13 +16,14 @@ The replies:
 Usage (from the repository root, after `cargo build --release`):
 
     python3 bench/hostile_reply.py [--mode big,endless] [--size 2000000]
-        [--content text|base64|markup|link-starts]
+        [--content text|base64|markup|link-starts|canary-copies]
         [--repeat 3] [--bin PATH]
 
 Figures are medians over --repeat runs. Nothing here talks to anything but 127.0.0.1.
 """
 
 import argparse
+import base64
 import http.server
 import json
 import os
@@ -44,9 +45,10 @@ CANARY = "GNTC-7Q4X-M2RK-91ZB"
 def content_of(kind, size):
     """`size` bytes of answer: ordinary text, or one run of Base64 (what the leak detectors
     try to decode), or markup (what the markup scan parses), or link starts (`[x](` over and
-    over: links that never close, the worst case for a reader of link destinations)."""
+    over: links that never close, the worst case for a reader of link destinations), or
+    canary copies (the canary in Base64 once a line, thousands of times, between words and
+    a written `\\n`: every copy a leak that summary.md, junit.xml and results.sarif mask)."""
     if kind == "base64":
-        import base64
         import random
 
         rng = random.Random(7)
@@ -56,6 +58,9 @@ def content_of(kind, size):
         "text": "Your order A-1001 has shipped and should arrive on Tuesday. ",
         "markup": '<img src="https://example.com/p.png?q=1"> [link](https://example.com) ',
         "link-starts": "[x](",
+        "canary-copies": "word " * 40
+        + base64.b64encode(CANARY.encode()).decode()
+        + " \\n ",
     }[kind]
     return (unit * (size // len(unit) + 1))[:size]
 
@@ -174,7 +179,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mode", default="big,endless")
     ap.add_argument("--size", type=int, default=2_000_000)
-    ap.add_argument("--content", default="text", help="text, base64, markup or link-starts (for big)")
+    ap.add_argument("--content", default="text", help="text, base64, markup, link-starts or canary-copies (for big)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--bin", default=BIN)
     args = ap.parse_args()

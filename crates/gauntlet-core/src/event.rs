@@ -121,11 +121,12 @@ pub struct SuiteRef {
     /// `results.sarif`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canary: Option<String>,
-    /// The canaries single cases set for themselves (a case's `canary:`), each once, masked
-    /// as the suite's is: those of the cases the suite file holds (inline or included), not
-    /// of cases streamed from data files, which are not read ahead of the run.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub case_canaries: Vec<String>,
+    /// The canaries single cases set for themselves (a case's `canary:`), by case id,
+    /// masked as the suite's is in that case's results: those of the cases the suite file
+    /// holds (inline or included), not of cases streamed from data files, which are not read
+    /// ahead of the run.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub case_canaries: BTreeMap<String, String>,
 }
 
 /// Facts about a run, recorded before the first trial.

@@ -470,7 +470,13 @@ impl Reporter for MarkdownReport {
         match &ev.kind {
             EventKind::RunStarted { manifest } => {
                 self.mask = CanaryMask::of(manifest).finding(self.disclosures);
-                self.manifest = Some((**manifest).clone());
+                // The header names the target and the suites: a canary in a name is masked.
+                let mut m = (**manifest).clone();
+                m.target.label = self.mask.text(&m.target.label).into_owned();
+                for s in &mut m.suites {
+                    s.name = self.mask.text(&s.name).into_owned();
+                }
+                self.manifest = Some(m);
             }
             EventKind::CaseFinished { result } => {
                 let result = self.mask.quoted(result);

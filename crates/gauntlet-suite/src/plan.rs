@@ -331,15 +331,11 @@ impl Plan {
                 cases: s.loaded.case_count,
                 source: s.loaded.suite.source.clone(),
                 canary: s.loaded.suite.agent.canary.clone(),
-                case_canaries: {
-                    let mut own: Vec<String> = Vec::new();
-                    for c in s.inline.iter().filter_map(|c| c.canary.as_ref()) {
-                        if !own.contains(c) {
-                            own.push(c.clone());
-                        }
-                    }
-                    own
-                },
+                case_canaries: s
+                    .inline
+                    .iter()
+                    .filter_map(|c| Some((c.id.clone(), c.canary.clone()?)))
+                    .collect(),
             })
             .collect()
     }

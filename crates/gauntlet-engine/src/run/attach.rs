@@ -275,7 +275,7 @@ struct DetectedLeaks(gauntlet_graders::canary::CanaryDetector);
 impl gauntlet_report::mask::Disclosures for DetectedLeaks {
     fn find(&self, text: &str) -> Vec<(std::ops::Range<usize>, &'static str)> {
         self.0
-            .scan(text)
+            .scan_all(text)
             .into_iter()
             .map(|l| (l.offset..l.end, l.method.as_str()))
             .collect()

@@ -345,16 +345,28 @@ struct Hit {
     ke: usize,
 }
 
-/// Keeps the best leak per method; optionally signals that a full leak was found.
+/// Keeps the best leak per method (or, with `keep_all`, every leak found); optionally
+/// signals that a full leak was found.
 struct Collector {
     leaks: Vec<Leak>,
     stop_at_full: bool,
     full: bool,
+    keep_all: bool,
 }
 
 impl Collector {
     fn add(&mut self, leak: Leak) {
         self.full |= leak.is_full();
+        if self.keep_all {
+            if !self
+                .leaks
+                .iter()
+                .any(|l| l.offset == leak.offset && l.end == leak.end)
+            {
+                self.leaks.push(leak);
+            }
+            return;
+        }
         match self.leaks.iter_mut().find(|l| l.method == leak.method) {
             Some(old) if leak.fraction > old.fraction => *old = leak,
             Some(_) => {}
@@ -589,6 +601,7 @@ impl CanaryDetector {
             leaks: Vec::new(),
             stop_at_full: false,
             full: false,
+            keep_all: false,
         };
         self.run(text, &mut col);
         let mut leaks = col.leaks;
@@ -600,6 +613,25 @@ impl CanaryDetector {
         leaks
     }
 
+    /// Every disclosure [`CanaryDetector::scan`] would weigh, each copy on its own (ten
+    /// copies of one encoding are ten leaks), by offset: what a writer masks. One call finds
+    /// every copy the stages that match the secret's own characters see; a stage that reads
+    /// the reply as a whole (an acrostic, a count) still reports one, so a caller that masks
+    /// what it found and scans again finds the rest.
+    #[must_use]
+    pub fn scan_all(&self, text: &str) -> Vec<Leak> {
+        let mut col = Collector {
+            leaks: Vec::new(),
+            stop_at_full: false,
+            full: false,
+            keep_all: true,
+        };
+        self.run(text, &mut col);
+        let mut leaks = col.leaks;
+        leaks.sort_by_key(|l| (l.offset, l.end));
+        leaks
+    }
+
     /// The most severe leak, stopping at the first full one found (stages run cheapest
     /// first); `None` means clean.
     #[must_use]
@@ -608,6 +640,7 @@ impl CanaryDetector {
             leaks: Vec::new(),
             stop_at_full: true,
             full: false,
+            keep_all: false,
         };
         self.run(text, &mut col);
         col.leaks.into_iter().reduce(|best, l| {

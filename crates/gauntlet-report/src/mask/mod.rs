@@ -20,9 +20,13 @@
 //! set for themselves (recorded with the suite in the manifest; a case streamed from a data
 //! file is not read ahead, and its own canary is not masked).
 
+mod disguise;
+
 use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
+
+use disguise::{Disguise, Scope};
 
 use gauntlet_core::event::RunManifest;
 use gauntlet_core::redact::Redactor;
@@ -40,19 +44,21 @@ pub trait Disclosures: Send + Sync + std::fmt::Debug {
 /// Builds the [`Disclosures`] of one secret.
 pub type DisclosureFinder = fn(&str) -> Box<dyn Disclosures>;
 
-/// How many times a text is searched for disguised disclosures again after some were
-/// masked: a finder reports one disclosure per disguise in a call, and a reply rarely holds
-/// more than two of one kind; a bound keeps a finder that misreads its own mask from looping.
-const DISGUISE_ROUNDS: usize = 8;
-
 /// Masks the run's canaries in case results.
 #[derive(Debug, Clone, Default)]
 pub struct CanaryMask {
     canaries: Vec<String>,
     redactor: Redactor,
-    /// Each canary's finder of disguised disclosures, with its mask: empty when the writer
-    /// was lent no finder.
-    disguises: Vec<(Arc<dyn Disclosures>, String)>,
+    /// Every form of every canary the redactor replaces (plain and percent-encoded), in one
+    /// automaton, longest first where two overlap, with the label of each: one pass over a
+    /// text however many canaries there are (a run whose cases each plant their own has
+    /// hundreds, and the redactor looks for each in turn).
+    any: Option<(aho_corasick::AhoCorasick, Vec<String>)>,
+    /// Each canary and the results it can be in.
+    scopes: Vec<(String, Scope)>,
+    /// Each canary's finder of disguised disclosures: empty when the writer was lent no
+    /// finder.
+    disguises: Vec<Disguise>,
 }
 
 /// `GNTC…(19 chars)`: the first characters of a secret (a quarter of it, at most 4) and its
@@ -68,13 +74,22 @@ impl CanaryMask {
     /// its cases' own (none when the run recorded none).
     pub fn of(m: &RunManifest) -> CanaryMask {
         let run = m.invocation.as_ref().and_then(|i| i.canary.as_deref());
-        CanaryMask::all(
-            run.into_iter().chain(
-                m.suites
-                    .iter()
-                    .flat_map(|s| s.canary.iter().chain(&s.case_canaries).map(String::as_str)),
-            ),
-        )
+        let mut scoped: Vec<(&str, Scope)> = run.into_iter().map(|c| (c, Scope::Run)).collect();
+        for s in &m.suites {
+            scoped.extend(
+                s.canary
+                    .as_deref()
+                    .map(|c| (c, Scope::Suite(s.name.clone()))),
+            );
+            scoped.extend(s.case_canaries.iter().map(|(id, c)| {
+                let scope = Scope::Case {
+                    suite: s.name.clone(),
+                    id: id.clone(),
+                };
+                (c.as_str(), scope)
+            }));
+        }
+        CanaryMask::scoped(scoped)
     }
 
     /// The mask of `canary`.
@@ -82,35 +97,68 @@ impl CanaryMask {
         CanaryMask::all(canary)
     }
 
-    /// The mask of every canary given (each once).
+    /// The mask of every canary given (each once), each read in every result.
     pub fn all<'a>(canaries: impl IntoIterator<Item = &'a str>) -> CanaryMask {
+        CanaryMask::scoped(canaries.into_iter().map(|c| (c, Scope::Run)).collect())
+    }
+
+    fn scoped(canaries: Vec<(&str, Scope)>) -> CanaryMask {
         let mut redactor = Redactor::new();
         let mut kept: Vec<String> = Vec::new();
-        for c in canaries {
-            if kept.iter().any(|k| k == c) {
-                continue;
-            }
-            redactor.add(&format!("canary {}", masked(c)), c);
-            // The redactor turns down what is too short to mask safely.
-            if redactor.redact(c) != c {
+        let mut scopes: Vec<(String, Scope)> = Vec::new();
+        for (c, scope) in canaries {
+            if !kept.iter().any(|k| k == c) {
+                redactor.add(&format!("canary {}", masked(c)), c);
+                // The redactor turns down what is too short to mask safely.
+                if redactor.redact(c) == c {
+                    continue;
+                }
                 kept.push(c.to_owned());
             }
+            scopes.push((c.to_owned(), scope));
         }
+        let (forms, labels): (Vec<String>, Vec<String>) = kept
+            .iter()
+            .flat_map(|c| {
+                let label = format!("[REDACTED:canary {}]", masked(c));
+                [
+                    (c.clone(), label.clone()),
+                    (gauntlet_core::text::percent_encode(c), label),
+                ]
+            })
+            .unzip();
+        let any = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(&forms)
+            .ok()
+            .filter(|_| !forms.is_empty())
+            .map(|a| (a, labels));
         CanaryMask {
             canaries: kept,
             redactor,
+            any,
+            scopes,
             disguises: Vec::new(),
         }
     }
 
     /// This mask, also masking what `finder` finds of each canary in disguise (none when
-    /// `finder` is `None`).
+    /// `finder` is `None`), in the results that can hold that canary.
     #[must_use]
     pub fn finding(mut self, finder: Option<DisclosureFinder>) -> CanaryMask {
         self.disguises = finder.map_or_else(Vec::new, |f| {
             self.canaries
                 .iter()
-                .map(|c| (Arc::from(f(c)), masked(c)))
+                .map(|c| Disguise {
+                    scopes: self
+                        .scopes
+                        .iter()
+                        .filter(|(k, _)| k == c)
+                        .map(|(_, s)| s.clone())
+                        .collect(),
+                    finder: Arc::from(f(c)),
+                    label: masked(c),
+                })
                 .collect()
         });
         self
@@ -151,27 +199,33 @@ impl CanaryMask {
         let Ok(mut v) = serde_json::to_value(r) else {
             return Cow::Borrowed(r);
         };
-        if !mask_json(self, &mut v) {
+        let disguises: Vec<&Disguise> = self.disguises.iter().filter(|d| d.covers(r)).collect();
+        if !mask_json(self, &disguises, &mut v) {
             return Cow::Borrowed(r);
         }
         serde_json::from_value(v).map_or(Cow::Borrowed(r), Cow::Owned)
     }
 }
 
-/// Masks every string in `v`; whether any changed. A head of a canary longer than the
-/// mask shows, cut with `…` by whoever quoted it, is masked as well: the rest was cut off,
-/// but the head alone gives most of the secret away. Then the disguised disclosures.
-fn mask_json(mask: &CanaryMask, v: &mut Value) -> bool {
+/// Masks every string in `v` (and every key); whether any changed. A head of a canary
+/// longer than the mask shows, cut with `…` by whoever quoted it, is masked as well: the
+/// rest was cut off, but the head alone gives most of the secret away. Then the disguised
+/// disclosures, in each string and split between the strings of one object.
+fn mask_json(mask: &CanaryMask, disguises: &[&Disguise], v: &mut Value) -> bool {
     match v {
         Value::String(s) => {
-            let mut out = mask.redactor.redact(s).into_owned();
+            let mut out = match &mask.any {
+                Some((a, labels)) => a.replace_all(s, labels),
+                None => s.clone(),
+            };
             let mut cut = false;
-            for canary in &mask.canaries {
-                cut |= mask_cut_heads(&mask.redactor, canary, &mut out);
+            // Looked for once: most texts hold no cut, and there may be many canaries.
+            if out.contains('…') {
+                for canary in &mask.canaries {
+                    cut |= mask_cut_heads(&mask.redactor, canary, &mut out);
+                }
             }
-            for (finder, label) in &mask.disguises {
-                cut |= mask_disguises(finder.as_ref(), label, &mut out);
-            }
+            cut |= disguise::mask_text(disguises, &mut out);
             let changed = cut || out != *s;
             if changed {
                 *s = out;
@@ -179,73 +233,29 @@ fn mask_json(mask: &CanaryMask, v: &mut Value) -> bool {
             changed
         }
         // Every element is masked: no short cut after the first change.
-        Value::Array(a) => a
-            .iter_mut()
-            .map(|x| mask_json(mask, x))
-            .fold(false, |a, c| a | c),
-        Value::Object(o) => o
-            .values_mut()
-            .map(|x| mask_json(mask, x))
-            .fold(false, |a, c| a | c),
+        Value::Array(a) => {
+            let inner = a
+                .iter_mut()
+                .map(|x| mask_json(mask, disguises, x))
+                .fold(false, |a, c| a | c);
+            inner | disguise::mask_split(disguises, v)
+        }
+        Value::Object(o) => {
+            let mut changed = o
+                .values_mut()
+                .map(|x| mask_json(mask, disguises, x))
+                .fold(false, |a, c| a | c);
+            if o.keys().any(|k| mask.redactor.redact(k) != k.as_str()) {
+                let old = std::mem::take(o);
+                for (k, x) in old {
+                    o.insert(mask.redactor.redact(&k).into_owned(), x);
+                }
+                changed = true;
+            }
+            changed | disguise::mask_split(disguises, v)
+        }
         _ => false,
     }
-}
-
-/// Replaces each disclosure `finder` finds in `s` with the mask `label` and its disguise,
-/// searching again what it masked, at most [`DISGUISE_ROUNDS`] times; whether any was found.
-fn mask_disguises(finder: &dyn Disclosures, label: &str, s: &mut String) -> bool {
-    let mut changed = false;
-    for _ in 0..DISGUISE_ROUNDS {
-        let mut found = finder.find(s);
-        // A quote written with its escapes (`"Sure:\nG\nN\nT..."`, as verdicts quote an
-        // answer) shows the letters one per line to a reader, but to a finder the `n`s are
-        // letters between them: read it also with each escape blanked, which keeps offsets.
-        if let Some(view) = escapes_blanked(s) {
-            found.extend(finder.find(&view));
-        }
-        found.retain(|(r, _)| {
-            r.start < r.end && s.is_char_boundary(r.start) && s.is_char_boundary(r.end)
-        });
-        if found.is_empty() {
-            break;
-        }
-        // Overlapping disclosures (two readings of one stretch) become one, then they are
-        // replaced from the last back, so that the earlier ranges still hold.
-        found.sort_by_key(|(r, _)| r.start);
-        let mut merged: Vec<(Range<usize>, &str)> = Vec::new();
-        for (r, how) in found {
-            match merged.last_mut() {
-                Some((m, _)) if r.start < m.end => m.end = m.end.max(r.end),
-                _ => merged.push((r, how)),
-            }
-        }
-        for (r, how) in merged.into_iter().rev() {
-            s.replace_range(r, &format!("[REDACTED:canary {label}, {how}]"));
-        }
-        changed = true;
-    }
-    changed
-}
-
-/// `s` with each backslash escape of a control character or a quote (`\n`, `\t`, `\r`,
-/// `\"`, `\\`) replaced by two spaces, so that byte offsets still hold; `None` when it has
-/// none.
-fn escapes_blanked(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out: Option<Vec<u8>> = None;
-    let mut i = 0;
-    while i + 1 < bytes.len() {
-        if bytes[i] == b'\\' && matches!(bytes[i + 1], b'n' | b't' | b'r' | b'"' | b'\\') {
-            let o = out.get_or_insert_with(|| bytes.to_vec());
-            o[i] = b' ';
-            o[i + 1] = b' ';
-            i += 2;
-        } else {
-            i += 1;
-        }
-    }
-    // Only ASCII bytes were replaced by ASCII bytes: still UTF-8.
-    out.map(|o| String::from_utf8(o).unwrap_or_default())
 }
 
 /// Replaces each head of `canary` that stands right before a `…` (a cut) with the mask.
@@ -306,7 +316,7 @@ mod tests {
             "code: [REDACTED:canary GNTC…(19 chars)]."
         );
         let mut v = serde_json::json!({"a": ["leaked GNTC-7Q4X-M2R…\" and more", "GNTC…"]});
-        assert!(mask_json(&m, &mut v));
+        assert!(mask_json(&m, &[], &mut v));
         assert_eq!(
             v["a"][0],
             "leaked [REDACTED:canary GNTC…(19 chars)]…\" and more"
@@ -472,11 +482,12 @@ mod tests {
         }
         let mask = CanaryMask::new(Some("GNTC7Q4XM2RK")).finding(Some(|_| Box::new(Greedy)));
         let mut s = "anything".to_owned();
-        assert!(mask_disguises(
-            mask.disguises[0].0.as_ref(),
-            "GNT…(12 chars)",
-            &mut s
-        ));
+        assert!(disguise::mask_text(&[&mask.disguises[0]], &mut s));
+        // One label, not one inside another: the finder never saw a label.
+        assert_eq!(s, "[REDACTED:canary GNT…(12 chars), everything]");
+        // Nor in a text holding the placeholders' own characters, where labels go in at once.
+        let mut s = "any\u{E000}thing".to_owned();
+        assert!(disguise::mask_text(&[&mask.disguises[0]], &mut s));
         assert_eq!(s, "[REDACTED:canary GNT…(12 chars), everything]");
     }
 
@@ -484,7 +495,7 @@ mod tests {
     fn a_canary_one_case_sets_for_itself_is_masked() {
         let m = manifest_with(serde_json::json!([
             {"name": "a", "path": "a.yaml", "sha256": "", "cases": 2,
-             "case_canaries": ["CASE-OWN-8Z2Q-W7K1"]}
+             "case_canaries": {"own": "CASE-OWN-8Z2Q-W7K1"}}
         ]));
         let mask = CanaryMask::of(&m);
         assert_eq!(
