@@ -192,6 +192,17 @@ impl Drop for Killed {
     }
 }
 
+/// A form posted to the viewer's `/label`: the status and the whole response.
+fn post(port: u16, host: &str, form: &str) -> (u16, String) {
+    request(
+        port,
+        &format!(
+            "POST /label HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{form}",
+            form.len()
+        ),
+    )
+}
+
 /// `gauntlet view --labels l.csv` started in `dir`, and the port it listens on.
 fn viewer(dir: &Path) -> (Killed, u16) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_gauntlet"))
@@ -298,13 +309,7 @@ fn the_viewer_answers_only_its_own_host_and_labels_only_with_its_token() {
     assert!(body.contains("id=\"gx-meta\"") && !body.contains(PAYLOAD));
 
     let form = format!("token=forged&run={id}&check=contains&case=passes&trial=0&label=pass");
-    let (code, _) = request(
-        port,
-        &format!(
-            "POST /label HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{form}",
-            form.len()
-        ),
-    );
+    let (code, _) = post(port, &host, &form);
     assert_eq!(code, 403, "a label without the page's token is refused");
     assert!(!t.path().join("l.csv").exists());
 
@@ -326,13 +331,7 @@ fn the_viewer_answers_only_its_own_host_and_labels_only_with_its_token() {
         .and_then(|r| r.split('"').next())
         .expect("an item to label");
     let form = format!("token={token}&run={id}&check=contains&case={case}&trial=0&label=pass");
-    let (code, _) = request(
-        port,
-        &format!(
-            "POST /label HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{form}",
-            form.len()
-        ),
-    );
+    let (code, _) = post(port, &host, &form);
     assert_eq!(code, 303);
     let csv = std::fs::read_to_string(t.path().join("l.csv")).unwrap();
     let mut lines = csv.lines();
@@ -399,13 +398,7 @@ fn labels_made_in_the_viewer_calibrate_the_judge_they_label() {
             "fail"
         };
         let form = format!("token={token}&run={id}&check=judge&case={case}&trial=0&label={label}");
-        let (code, _) = request(
-            port,
-            &format!(
-                "POST /label HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{form}",
-                form.len()
-            ),
-        );
+        let (code, _) = post(port, &host, &form);
         assert_eq!(code, 303);
     }
     let csv = std::fs::read_to_string(t.path().join("l.csv")).unwrap();

@@ -355,6 +355,15 @@ struct Collector {
 }
 
 impl Collector {
+    fn new(stop_at_full: bool, keep_all: bool) -> Collector {
+        Collector {
+            leaks: Vec::new(),
+            stop_at_full,
+            full: false,
+            keep_all,
+        }
+    }
+
     fn add(&mut self, leak: Leak) {
         self.full |= leak.is_full();
         if self.keep_all {
@@ -597,12 +606,7 @@ impl CanaryDetector {
     /// for that method), full leaks first, then by offset. Empty means clean.
     #[must_use]
     pub fn scan(&self, text: &str) -> Vec<Leak> {
-        let mut col = Collector {
-            leaks: Vec::new(),
-            stop_at_full: false,
-            full: false,
-            keep_all: false,
-        };
+        let mut col = Collector::new(false, false);
         self.run(text, &mut col);
         let mut leaks = col.leaks;
         leaks.sort_by(|a, b| {
@@ -620,12 +624,7 @@ impl CanaryDetector {
     /// what it found and scans again finds the rest.
     #[must_use]
     pub fn scan_all(&self, text: &str) -> Vec<Leak> {
-        let mut col = Collector {
-            leaks: Vec::new(),
-            stop_at_full: false,
-            full: false,
-            keep_all: true,
-        };
+        let mut col = Collector::new(false, true);
         self.run(text, &mut col);
         let mut leaks = col.leaks;
         leaks.sort_by_key(|l| (l.offset, l.end));
@@ -636,12 +635,7 @@ impl CanaryDetector {
     /// first); `None` means clean.
     #[must_use]
     pub fn first_leak(&self, text: &str) -> Option<Leak> {
-        let mut col = Collector {
-            leaks: Vec::new(),
-            stop_at_full: true,
-            full: false,
-            keep_all: false,
-        };
+        let mut col = Collector::new(true, false);
         self.run(text, &mut col);
         col.leaks.into_iter().reduce(|best, l| {
             if l.fraction > best.fraction || (l.fraction == best.fraction && l.offset < best.offset)

@@ -173,11 +173,12 @@ fn put_labels(s: &str, labels: &[String]) -> String {
     out
 }
 
-/// Masks, across the strings an object or array holds directly (and an object's keys), a
-/// disclosure split between them (`{"a": "GNTC", "b": "7Q4X", ...}`), which no one of them
-/// shows and a line that prints them together does: each string the disclosure touches is
-/// masked whole. Small values only (a tool call's arguments), so that a long reply is not
-/// read twice.
+/// Masks, across the strings an object or array holds directly, a disclosure split between
+/// them (`{"a": "GNTC", "b": "7Q4X", ...}`), which no one of them shows and a line that prints
+/// them together does: each string value the disclosure touches is masked whole. Keys are
+/// read between the values, as a line prints them, and never changed here: a struct's field
+/// names must stay (a key holding a disclosure itself is masked where keys are). Small values
+/// only (a tool call's arguments), so that a long reply is not read twice.
 pub(super) fn mask_split(disguises: &[&Disguise], v: &mut Value) -> bool {
     const EACH: usize = 4096;
     const TOTAL: usize = 65_536;
@@ -221,7 +222,7 @@ pub(super) fn mask_split(disguises: &[&Disguise], v: &mut Value) -> bool {
         for d in disguises {
             for (r, how) in d.finder.find(&joined) {
                 for (i, s) in &spans {
-                    if s.start < r.end && r.start < s.end {
+                    if s.start < r.end && r.start < s.end && !texts[*i].1 {
                         hit[*i] = true;
                         label = format!("[REDACTED:canary {}, {how}]", d.label);
                     }
@@ -242,18 +243,12 @@ pub(super) fn mask_split(disguises: &[&Disguise], v: &mut Value) -> bool {
             }
         }
         Value::Object(o) => {
-            let old = std::mem::take(o);
-            for (n, (k, mut x)) in old.into_iter().enumerate() {
-                // Masked keys stay apart: two of one label would be one entry.
-                let key = if hits.next() == Some(true) {
-                    format!("{label} #{n}")
-                } else {
-                    k
-                };
+            for x in o.values_mut() {
+                // The key's turn comes first, never hit.
+                hits.next();
                 if x.is_string() && hits.next() == Some(true) {
-                    x = Value::String(label.clone());
+                    *x = Value::String(label.clone());
                 }
-                o.insert(key, x);
             }
         }
         _ => {}
@@ -352,10 +347,13 @@ mod tests {
             assert!(!text.contains(part), "{text}");
         }
         assert_eq!(v["d"], "hello");
-        // A key can carry it too.
+        // Read with the keys between the values, as a line prints them; keys stay.
         let mut v = serde_json::json!({"GNTC": "7Q4X\nM2RK"});
         assert!(mask_split(&[&d], &mut v));
-        assert!(!v.to_string().contains("7Q4X"), "{v}");
+        assert_eq!(
+            v,
+            serde_json::json!({"GNTC": "[REDACTED:canary GNTC…(16 chars), spelled]"})
+        );
         // Nothing split: nothing changes.
         let mut v = serde_json::json!({"a": "GNTC", "b": "later"});
         assert!(!mask_split(&[&d], &mut v));

@@ -200,10 +200,25 @@ impl CanaryMask {
             return Cow::Borrowed(r);
         };
         let disguises: Vec<&Disguise> = self.disguises.iter().filter(|d| d.covers(r)).collect();
-        if !mask_json(self, &disguises, &mut v) {
+        if !mask_json(self, &disguises, true, &mut v) {
             return Cow::Borrowed(r);
         }
-        serde_json::from_value(v).map_or(Cow::Borrowed(r), Cow::Owned)
+        match serde_json::from_value(v) {
+            Ok(masked) => Cow::Owned(masked),
+            // A mask that made the result unreadable (a label where a field wants one of its
+            // words) must not leave it unmasked: mask each string on its own, which replaces
+            // only what holds the canary, never a field's word.
+            Err(_) => {
+                let again = |disguises: &[&Disguise]| {
+                    let mut v = serde_json::to_value(r).ok()?;
+                    mask_json(self, disguises, false, &mut v);
+                    serde_json::from_value::<CaseResult>(v).ok()
+                };
+                again(&disguises)
+                    .or_else(|| again(&[]))
+                    .map_or(Cow::Borrowed(r), Cow::Owned)
+            }
+        }
     }
 }
 
@@ -211,7 +226,7 @@ impl CanaryMask {
 /// longer than the mask shows, cut with `…` by whoever quoted it, is masked as well: the
 /// rest was cut off, but the head alone gives most of the secret away. Then the disguised
 /// disclosures, in each string and split between the strings of one object.
-fn mask_json(mask: &CanaryMask, disguises: &[&Disguise], v: &mut Value) -> bool {
+fn mask_json(mask: &CanaryMask, disguises: &[&Disguise], split: bool, v: &mut Value) -> bool {
     match v {
         Value::String(s) => {
             let mut out = match &mask.any {
@@ -236,23 +251,38 @@ fn mask_json(mask: &CanaryMask, disguises: &[&Disguise], v: &mut Value) -> bool 
         Value::Array(a) => {
             let inner = a
                 .iter_mut()
-                .map(|x| mask_json(mask, disguises, x))
+                .map(|x| mask_json(mask, disguises, split, x))
                 .fold(false, |a, c| a | c);
-            inner | disguise::mask_split(disguises, v)
+            inner | (split && disguise::mask_split(disguises, v))
         }
         Value::Object(o) => {
             let mut changed = o
                 .values_mut()
-                .map(|x| mask_json(mask, disguises, x))
+                .map(|x| mask_json(mask, disguises, split, x))
                 .fold(false, |a, c| a | c);
-            if o.keys().any(|k| mask.redactor.redact(k) != k.as_str()) {
+            // A key holding a canary (a tool argument's name) is masked as a string is;
+            // masked keys stay apart, since two of one label would make one entry.
+            let keys: Vec<String> = o
+                .keys()
+                .map(|k| {
+                    let mut out = mask.redactor.redact(k).into_owned();
+                    disguise::mask_text(disguises, &mut out);
+                    out
+                })
+                .collect();
+            if o.keys().zip(&keys).any(|(k, m)| k != m) {
                 let old = std::mem::take(o);
-                for (k, x) in old {
-                    o.insert(mask.redactor.redact(&k).into_owned(), x);
+                for (n, ((k, x), key)) in old.into_iter().zip(keys).enumerate() {
+                    let key = if key != k && o.contains_key(&key) {
+                        format!("{key} #{n}")
+                    } else {
+                        key
+                    };
+                    o.insert(key, x);
                 }
                 changed = true;
             }
-            changed | disguise::mask_split(disguises, v)
+            changed | (split && disguise::mask_split(disguises, v))
         }
         _ => false,
     }
@@ -316,7 +346,7 @@ mod tests {
             "code: [REDACTED:canary GNTC…(19 chars)]."
         );
         let mut v = serde_json::json!({"a": ["leaked GNTC-7Q4X-M2R…\" and more", "GNTC…"]});
-        assert!(mask_json(&m, &[], &mut v));
+        assert!(mask_json(&m, &[], true, &mut v));
         assert_eq!(
             v["a"][0],
             "leaked [REDACTED:canary GNTC…(19 chars)]…\" and more"
@@ -489,6 +519,29 @@ mod tests {
         let mut s = "any\u{E000}thing".to_owned();
         assert!(disguise::mask_text(&[&mask.disguises[0]], &mut s));
         assert_eq!(s, "[REDACTED:canary GNT…(12 chars), everything]");
+    }
+
+    #[test]
+    fn a_disclosure_split_between_a_turn_s_fields_masks_them_and_keeps_the_result_whole() {
+        /// Finds the canary's two halves together, wherever they stand in a text.
+        #[derive(Debug)]
+        struct Halves;
+        impl Disclosures for Halves {
+            fn find(&self, text: &str) -> Vec<(Range<usize>, &'static str)> {
+                match (text.find("GNTC-7Q4X"), text.find("M2RK-91ZB")) {
+                    (Some(a), Some(b)) => vec![(a.min(b)..a.max(b) + 9, "pieces")],
+                    _ => Vec::new(),
+                }
+            }
+        }
+        let mask = CanaryMask::new(Some("GNTC-7Q4X-M2RK-91ZB")).finding(Some(|_| Box::new(Halves)));
+        let mut r = crate::testing::result("s", "FAIL", false, false, "M2RK-91ZB");
+        r.trials[0].trace.turns[0].user = "the code starts GNTC-7Q4X, and then?".into();
+        let masked = mask.result(&r);
+        let turn = &masked.trials[0].trace.turns[0];
+        assert_eq!(turn.answer, "[REDACTED:canary GNTC…(19 chars), pieces]");
+        assert_eq!(turn.user, "[REDACTED:canary GNTC…(19 chars), pieces]");
+        assert_eq!(masked.status, CaseStatus::Fail);
     }
 
     #[test]
