@@ -40,10 +40,12 @@ use crate::setup::resolve_spec;
 pub struct TargetJudge {
     target: Arc<dyn Target>,
     identity: JudgeIdentity,
-    /// How long one question may take, session start to answer: the target's
-    /// `request_timeout_ms`, else the HTTP client's default. An HTTP judge's client stops at
-    /// it on its own; an `exec:` judge (a process) would be waited for forever.
-    limit: std::time::Duration,
+    /// How long one question to a judge that is a process (`exec`, `proxy`) may take,
+    /// session start to answer: the target's `request_timeout_ms`, else the HTTP client's
+    /// default. An HTTP judge's client bounds each attempt on its own and retries within its
+    /// policy, which a limit on the whole question would cut short; a process would be
+    /// waited for forever.
+    limit: Option<std::time::Duration>,
 }
 
 impl TargetJudge {
@@ -62,10 +64,12 @@ impl TargetJudge {
             }
             identity.params.push_str(&format!("extra_body={extra}"));
         }
-        let limit = cfg
-            .request_timeout_ms
-            .map(std::time::Duration::from_millis)
-            .unwrap_or(gauntlet_targets::client::DEFAULT_REQUEST_TIMEOUT);
+        use gauntlet_core::target_config::TargetKind;
+        let limit = matches!(cfg.kind, Some(TargetKind::Exec | TargetKind::Proxy)).then(|| {
+            cfg.request_timeout_ms
+                .map(std::time::Duration::from_millis)
+                .unwrap_or(gauntlet_targets::client::DEFAULT_REQUEST_TIMEOUT)
+        });
         Ok(TargetJudge {
             identity,
             target,
@@ -130,14 +134,15 @@ impl JudgeModel for TargetJudge {
                 let mut session = self.target.open(&ctx).await?;
                 session.turn(&req.user, &mut NoTools, &mut rec).await
             };
-            let answer = tokio::time::timeout(self.limit, asked)
-                .await
-                .map_err(|_| {
+            let answer = match self.limit {
+                Some(limit) => tokio::time::timeout(limit, asked).await.map_err(|_| {
                     TargetError::Timeout(format!(
                         "the judge gave no answer within {} ms (request_timeout_ms)",
-                        self.limit.as_millis()
+                        limit.as_millis()
                     ))
-                })??;
+                })??,
+                None => asked.await?,
+            };
             let trace = rec.finish();
             let mut usage = Usage::default();
             let mut attempts = 0;

@@ -169,16 +169,18 @@ fn judge_def<'a>(suite: &'a LoadedSuite, check: &str) -> Result<&'a JudgeDef, Cl
     Ok(def)
 }
 
-/// The names a suite's cases give judge `check` (`name:` on a `judge: CHECK` entry), which
-/// the viewer writes as a label's `check_label`.
-fn judge_names(suite: &LoadedSuite, check: &str) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for e in suite.suite.cases.iter().flat_map(|c| &c.expect) {
-        if let (Some(n), gauntlet_core::expect::Oracle::Judge(j)) = (&e.name, &e.oracle)
-            && j.check.as_deref() == Some(check)
-            && !names.contains(n)
-        {
-            names.push(n.clone());
+/// The names a suite's cases give judge `check` (`name:` on a `judge: CHECK` entry), with
+/// each case's id: the viewer writes the name as a label's `check_label`, and another case
+/// may give another judge the same name.
+fn judge_names(suite: &LoadedSuite, check: &str) -> Vec<(String, String)> {
+    let mut names = Vec::new();
+    for c in &suite.suite.cases {
+        for e in &c.expect {
+            if let (Some(n), gauntlet_core::expect::Oracle::Judge(j)) = (&e.name, &e.oracle)
+                && j.check.as_deref() == Some(check)
+            {
+                names.push((c.id.clone(), n.clone()));
+            }
         }
     }
     names
@@ -189,7 +191,7 @@ fn judge_names(suite: &LoadedSuite, check: &str) -> Vec<String> {
 fn read_labels(
     path: &Path,
     check: &str,
-    names: &[String],
+    names: &[(String, String)],
     scale: JudgeScale,
 ) -> Result<(Vec<u8>, LabelSet), CliError> {
     let bytes = std::fs::read(path).map_err(|e| {

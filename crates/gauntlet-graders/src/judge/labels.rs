@@ -248,24 +248,38 @@ fn read_rows(text: &str, format: LabelFormat) -> Result<Vec<Row>, LabelError> {
 
 /// Whether a row with this `check_id` and `check_label` labels judge `check` (see
 /// [`parse_labels`]).
-fn row_is_for(check_id: &str, check_label: &str, check: &str, names: &[String]) -> bool {
+fn row_is_for(
+    check_id: &str,
+    check_label: &str,
+    case: &str,
+    check: &str,
+    names: &[(String, String)],
+) -> bool {
+    // A case's benign twin (`ID~benign`) and its matrix columns (`ID @ COLUMN`) are its own.
+    let same_case = |id: &str| {
+        case.strip_prefix(id)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('~') || rest.starts_with(' '))
+    };
     check_id.is_empty()
         || check_id == check
         || (check_id == "judge"
             && (check_label.strip_prefix("judge ") == Some(check)
-                || names.iter().any(|n| n == check_label)))
+                || names
+                    .iter()
+                    .any(|(id, n)| n == check_label && same_case(id))))
 }
 
 /// Reads a label file's rows for `check` on `scale`. A row whose `check_id` is empty belongs
 /// to every check (a file written for one check). The viewer writes a row as its verdict
 /// shows it, the check's kind (`judge`) as `check_id` and the verdict's label as
 /// `check_label`: such a row is `check`'s when that label is `judge CHECK` (an unnamed
-/// `judge: CHECK`) or one of `names`, the names the suite gives `judge: CHECK` in its cases.
+/// `judge: CHECK`), or when `names` holds its case and label: the `(case id, name)` of each
+/// `judge: CHECK` the suite names (two judges may share a name in different cases).
 pub fn parse_labels(
     text: &str,
     format: LabelFormat,
     check: &str,
-    names: &[String],
+    names: &[(String, String)],
     scale: JudgeScale,
 ) -> Result<LabelSet, LabelError> {
     let rows = read_rows(text, format)?;
@@ -280,7 +294,8 @@ pub fn parse_labels(
         let line = row.line;
         let check_id = row.values.remove("check_id").unwrap_or_default();
         let check_label = row.values.remove("check_label").unwrap_or_default();
-        if !row_is_for(check_id.trim(), check_label.trim(), check, names) {
+        let case = row.values.get("case_id").map_or("", |c| c.trim());
+        if !row_is_for(check_id.trim(), check_label.trim(), case, check, names) {
             set.other_checks += 1;
             continue;
         }
@@ -722,15 +737,20 @@ mod tests {
 
     #[test]
     fn a_row_the_viewer_wrote_belongs_to_the_judge_its_label_names() {
-        let names = ["politeness".to_owned()];
-        assert!(row_is_for("", "", "tone", &[]));
-        assert!(row_is_for("tone", "", "tone", &[]));
-        assert!(row_is_for("judge", "judge tone", "tone", &[]));
-        assert!(row_is_for("judge", "politeness", "tone", &names));
-        assert!(!row_is_for("judge", "politeness", "tone", &[]));
-        assert!(!row_is_for("judge", "judge tones", "tone", &[]));
-        assert!(!row_is_for("refusal", "judge tone", "tone", &names));
-        assert!(!row_is_for("other", "", "tone", &[]));
+        let names = [("c1".to_owned(), "style".to_owned())];
+        assert!(row_is_for("", "", "c9", "tone", &[]));
+        assert!(row_is_for("tone", "", "c9", "tone", &[]));
+        assert!(row_is_for("judge", "judge tone", "c9", "tone", &[]));
+        assert!(row_is_for("judge", "style", "c1", "tone", &names));
+        assert!(row_is_for("judge", "style", "c1~benign", "tone", &names));
+        assert!(row_is_for("judge", "style", "c1 @ gpt", "tone", &names));
+        // The same name on another case's judge is that judge's.
+        assert!(!row_is_for("judge", "style", "c2", "tone", &names));
+        assert!(!row_is_for("judge", "style", "c10", "tone", &names));
+        assert!(!row_is_for("judge", "style", "c1", "tone", &[]));
+        assert!(!row_is_for("judge", "judge tones", "c1", "tone", &[]));
+        assert!(!row_is_for("refusal", "judge tone", "c1", "tone", &names));
+        assert!(!row_is_for("other", "", "c1", "tone", &[]));
     }
 
     #[test]

@@ -25,6 +25,15 @@ pub(super) enum Scope {
 }
 
 impl Scope {
+    /// Where the mask's index files it: `("", "")`, `(suite, "")` or `(suite, case id)`.
+    pub(super) fn key(&self) -> (String, String) {
+        match self {
+            Scope::Run => (String::new(), String::new()),
+            Scope::Suite(s) => (s.clone(), String::new()),
+            Scope::Case { suite, id } => (suite.clone(), id.clone()),
+        }
+    }
+
     fn covers(&self, r: &CaseResult) -> bool {
         match self {
             Scope::Run => true,
@@ -45,6 +54,7 @@ pub(super) struct Disguise {
     pub(super) scopes: Vec<Scope>,
     pub(super) finder: Arc<dyn Disclosures>,
     pub(super) label: String,
+    pub(super) canary: String,
 }
 
 impl Disguise {
@@ -71,11 +81,28 @@ fn is_placeholder_char(c: char) -> bool {
     ('\u{E000}'..='\u{E01F}').contains(&c)
 }
 
-/// Replaces each disclosure the `disguises` find in `s` with its label, searching again what
-/// was masked until nothing more is found; whether any was found.
+/// How much of a text is searched for disguises: the files that quote a result show at most
+/// the first 4,000 characters of any text (summary.md 160 a cell, junit.xml 1,000 a quote,
+/// results.sarif 4,000 of a prompt), and a finder that reports one copy a call would read a
+/// 2 MB reply dozens of times for nothing. The plain canary is masked in the whole text.
+const SEARCHED: usize = 65_536;
+
+/// Replaces each disclosure the `disguises` find in `s` (its first [`SEARCHED`] bytes) with
+/// its label, searching again what was masked until nothing more is found; whether any was
+/// found.
 pub(super) fn mask_text(disguises: &[&Disguise], s: &mut String) -> bool {
     if disguises.is_empty() {
         return false;
+    }
+    if s.len() > SEARCHED {
+        let cut = s.floor_char_boundary(SEARCHED);
+        let mut head = s[..cut].to_owned();
+        if !mask_text(disguises, &mut head) {
+            return false;
+        }
+        head.push_str(&s[cut..]);
+        *s = head;
+        return true;
     }
     let direct = s.chars().any(is_placeholder_char);
     let mut labels: Vec<String> = Vec::new();
@@ -304,6 +331,7 @@ mod tests {
             scopes,
             finder: Arc::new(First(secret)),
             label: "GNTC…(16 chars)".into(),
+            canary: "GNTC-7Q4X-M2RK-91ZB".into(),
         }
     }
 

@@ -59,6 +59,9 @@ pub struct CanaryMask {
     /// Each canary's finder of disguised disclosures: empty when the writer was lent no
     /// finder.
     disguises: Vec<Disguise>,
+    /// The disguises by where they can be: `("", "")` every result, `(suite, "")` a suite's,
+    /// `(suite, case id)` a case's.
+    index: std::collections::HashMap<(String, String), Vec<usize>>,
 }
 
 /// `GNTC…(19 chars)`: the first characters of a secret (a quarter of it, at most 4) and its
@@ -105,14 +108,16 @@ impl CanaryMask {
     fn scoped(canaries: Vec<(&str, Scope)>) -> CanaryMask {
         let mut redactor = Redactor::new();
         let mut kept: Vec<String> = Vec::new();
+        let mut known: std::collections::HashSet<&str> = std::collections::HashSet::new();
         let mut scopes: Vec<(String, Scope)> = Vec::new();
         for (c, scope) in canaries {
-            if !kept.iter().any(|k| k == c) {
-                redactor.add(&format!("canary {}", masked(c)), c);
+            if !known.contains(c) {
                 // The redactor turns down what is too short to mask safely.
-                if redactor.redact(c) == c {
+                if c.len() < gauntlet_core::redact::MIN_SECRET_HEAD {
                     continue;
                 }
+                redactor.add(&format!("canary {}", masked(c)), c);
+                known.insert(c);
                 kept.push(c.to_owned());
             }
             scopes.push((c.to_owned(), scope));
@@ -139,6 +144,7 @@ impl CanaryMask {
             any,
             scopes,
             disguises: Vec::new(),
+            index: std::collections::HashMap::new(),
         }
     }
 
@@ -146,22 +152,61 @@ impl CanaryMask {
     /// `finder` is `None`), in the results that can hold that canary.
     #[must_use]
     pub fn finding(mut self, finder: Option<DisclosureFinder>) -> CanaryMask {
-        self.disguises = finder.map_or_else(Vec::new, |f| {
+        let mut by_canary: std::collections::HashMap<&str, Vec<Scope>> =
+            std::collections::HashMap::new();
+        for (c, s) in &self.scopes {
+            by_canary.entry(c.as_str()).or_default().push(s.clone());
+        }
+        let disguises = finder.map_or_else(Vec::new, |f| {
             self.canaries
                 .iter()
                 .map(|c| Disguise {
-                    scopes: self
-                        .scopes
-                        .iter()
-                        .filter(|(k, _)| k == c)
-                        .map(|(_, s)| s.clone())
-                        .collect(),
+                    scopes: by_canary.remove(c.as_str()).unwrap_or_default(),
                     finder: Arc::from(f(c)),
                     label: masked(c),
+                    canary: c.clone(),
                 })
                 .collect()
         });
+        let mut index: std::collections::HashMap<(String, String), Vec<usize>> =
+            std::collections::HashMap::new();
+        for (i, d) in disguises.iter().enumerate() {
+            for scope in &d.scopes {
+                index.entry(scope.key()).or_default().push(i);
+            }
+        }
+        self.disguises = disguises;
+        self.index = index;
         self
+    }
+
+    /// `text` with every plain canary masked, in one pass.
+    fn plain(&self, text: &str) -> String {
+        match &self.any {
+            Some((a, labels)) => a.replace_all(text, labels),
+            None => text.to_owned(),
+        }
+    }
+
+    /// The disguises a result can hold: the run's, its suite's and its case's (found through
+    /// an index, so that a run of many cases each planting its own canary stays linear).
+    fn covering(&self, r: &CaseResult) -> Vec<&Disguise> {
+        let base = r.case.id.split(['~', ' ']).next().unwrap_or(&r.case.id);
+        let mut out: Vec<&Disguise> = Vec::new();
+        let keys = [
+            (String::new(), String::new()),
+            (r.case.suite.clone(), String::new()),
+            (r.case.suite.clone(), base.to_owned()),
+        ];
+        for k in &keys {
+            for &i in self.index.get(k).into_iter().flatten() {
+                let d = &self.disguises[i];
+                if d.covers(r) && !out.iter().any(|o| std::ptr::eq(*o, d)) {
+                    out.push(d);
+                }
+            }
+        }
+        out
     }
 
     /// `text` with the canary masked.
@@ -178,11 +223,9 @@ impl CanaryMask {
         let clean = r.status == CaseStatus::Pass
             && crate::text::failed_checks(r).is_empty()
             // The names are written: a canary the suite put in one is still masked.
-            && !self.canaries.iter().any(|c| {
-                [&r.case.id, &r.case.name, &r.case.suite]
-                    .iter()
-                    .any(|s| s.contains(c.as_str()))
-            });
+            && ![&r.case.id, &r.case.name, &r.case.suite]
+                .iter()
+                .any(|s| self.plain(s) != **s);
         if clean {
             Cow::Borrowed(r)
         } else {
@@ -199,8 +242,13 @@ impl CanaryMask {
         let Ok(mut v) = serde_json::to_value(r) else {
             return Cow::Borrowed(r);
         };
-        let disguises: Vec<&Disguise> = self.disguises.iter().filter(|d| d.covers(r)).collect();
-        if !mask_json(self, &disguises, true, &mut v) {
+        let disguises = self.covering(r);
+        let heads: Vec<&str> = if self.disguises.is_empty() {
+            self.canaries.iter().map(String::as_str).collect()
+        } else {
+            disguises.iter().map(|d| d.canary.as_str()).collect()
+        };
+        if !mask_json(self, &heads, &disguises, true, &mut v) {
             return Cow::Borrowed(r);
         }
         match serde_json::from_value(v) {
@@ -211,7 +259,7 @@ impl CanaryMask {
             Err(_) => {
                 let again = |disguises: &[&Disguise]| {
                     let mut v = serde_json::to_value(r).ok()?;
-                    mask_json(self, disguises, false, &mut v);
+                    mask_json(self, &heads, disguises, false, &mut v);
                     serde_json::from_value::<CaseResult>(v).ok()
                 };
                 again(&disguises)
@@ -226,17 +274,21 @@ impl CanaryMask {
 /// longer than the mask shows, cut with `…` by whoever quoted it, is masked as well: the
 /// rest was cut off, but the head alone gives most of the secret away. Then the disguised
 /// disclosures, in each string and split between the strings of one object.
-fn mask_json(mask: &CanaryMask, disguises: &[&Disguise], split: bool, v: &mut Value) -> bool {
+fn mask_json(
+    mask: &CanaryMask,
+    heads: &[&str],
+    disguises: &[&Disguise],
+    split: bool,
+    v: &mut Value,
+) -> bool {
     match v {
         Value::String(s) => {
-            let mut out = match &mask.any {
-                Some((a, labels)) => a.replace_all(s, labels),
-                None => s.clone(),
-            };
+            let mut out = mask.plain(s);
             let mut cut = false;
-            // Looked for once: most texts hold no cut, and there may be many canaries.
+            // Looked for once: most texts hold no cut, and there may be many canaries; the
+            // heads looked for are those of the canaries the result can hold.
             if out.contains('…') {
-                for canary in &mask.canaries {
+                for canary in heads {
                     cut |= mask_cut_heads(&mask.redactor, canary, &mut out);
                 }
             }
@@ -251,21 +303,21 @@ fn mask_json(mask: &CanaryMask, disguises: &[&Disguise], split: bool, v: &mut Va
         Value::Array(a) => {
             let inner = a
                 .iter_mut()
-                .map(|x| mask_json(mask, disguises, split, x))
+                .map(|x| mask_json(mask, heads, disguises, split, x))
                 .fold(false, |a, c| a | c);
             inner | (split && disguise::mask_split(disguises, v))
         }
         Value::Object(o) => {
             let mut changed = o
                 .values_mut()
-                .map(|x| mask_json(mask, disguises, split, x))
+                .map(|x| mask_json(mask, heads, disguises, split, x))
                 .fold(false, |a, c| a | c);
             // A key holding a canary (a tool argument's name) is masked as a string is;
             // masked keys stay apart, since two of one label would make one entry.
             let keys: Vec<String> = o
                 .keys()
                 .map(|k| {
-                    let mut out = mask.redactor.redact(k).into_owned();
+                    let mut out = mask.plain(k);
                     disguise::mask_text(disguises, &mut out);
                     out
                 })
@@ -346,7 +398,7 @@ mod tests {
             "code: [REDACTED:canary GNTC…(19 chars)]."
         );
         let mut v = serde_json::json!({"a": ["leaked GNTC-7Q4X-M2R…\" and more", "GNTC…"]});
-        assert!(mask_json(&m, &[], true, &mut v));
+        assert!(mask_json(&m, &["GNTC-7Q4X-M2RK-91ZB"], &[], true, &mut v));
         assert_eq!(
             v["a"][0],
             "leaked [REDACTED:canary GNTC…(19 chars)]…\" and more"
