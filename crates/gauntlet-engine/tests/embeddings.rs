@@ -121,12 +121,8 @@ fn not_assessed_class(s: &Similarity) -> String {
 
 #[tokio::test]
 async fn a_server_that_is_down_or_answers_garbage_is_not_assessed_never_a_pass() {
-    // Down: a port that was free a moment ago.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // Down: a port that refuses connections.
+    let (_held, port) = refusing_port();
     let down = embeddings(&format!("http://127.0.0.1:{port}/v1"));
     assert_eq!(
         not_assessed_class(&grade(&down, REFERENCE).await),
@@ -164,4 +160,15 @@ async fn a_server_that_is_down_or_answers_garbage_is_not_assessed_never_a_pass()
     // A failure is not cached: asking again goes to the server again.
     assert_eq!(not_assessed_class(&grade(&e, REFERENCE).await), "refused");
     assert_eq!(count.load(Ordering::SeqCst), 2);
+}
+
+/// A port that refuses every connection while the returned socket lives: bound, never
+/// listening. A port freed by dropping a listener can be taken by a test running alongside.
+fn refusing_port() -> (socket2::Socket, u16) {
+    use socket2::{Domain, Socket, Type};
+    let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+    s.bind(&std::net::SocketAddr::from(([127, 0, 0, 1], 0)).into())
+        .unwrap();
+    let port = s.local_addr().unwrap().as_socket().unwrap().port();
+    (s, port)
 }

@@ -399,11 +399,7 @@ fn content_stays_out_unless_asked_for() {
 #[test]
 fn a_dead_endpoint_costs_a_bounded_wait_and_is_counted() {
     // A port nobody listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let (_held, port) = refusing_port();
     let cfg = config(
         &format!("http://127.0.0.1:{port}"),
         false,
@@ -449,4 +445,15 @@ fn an_endpoint_that_never_answers_does_not_hang_the_end_of_the_run() {
     let s = handle.summary();
     assert_eq!(s.exported, 0);
     assert_eq!(s.undelivered(), 4);
+}
+
+/// A port that refuses every connection while the returned socket lives: bound, never
+/// listening. A port freed by dropping a listener can be taken by a test running alongside.
+fn refusing_port() -> (socket2::Socket, u16) {
+    use socket2::{Domain, Socket, Type};
+    let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+    s.bind(&std::net::SocketAddr::from(([127, 0, 0, 1], 0)).into())
+        .unwrap();
+    let port = s.local_addr().unwrap().as_socket().unwrap().port();
+    (s, port)
 }

@@ -581,9 +581,8 @@ async fn upstream_failures_are_passed_back_once_and_recorded() {
     assert_eq!(trace.transport[0].status, Some(503));
 
     // Nothing listening upstream: 502, in the wire's error shape.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let dead = format!("http://{}", closed.local_addr().unwrap());
-    drop(closed);
+    let (_held, port) = common::refusing_port();
+    let dead = format!("http://127.0.0.1:{port}");
     let (proxy, base) = proxy_for(&dead, true).await;
     let (status, body) = post(
         &format!("{base}/s/x/v1/messages"),

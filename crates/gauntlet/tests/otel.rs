@@ -361,11 +361,7 @@ fn a_dead_endpoint_changes_nothing_but_a_warning_and_does_not_hold_the_exit() {
     ];
     let plain = gauntlet(&args, &[], dir.path());
     // One port nobody listens on, one that takes connections and never answers.
-    let dead = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let (_held, dead) = common::refusing_port();
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let silent_port = silent.local_addr().unwrap().port();
     std::thread::spawn(move || {

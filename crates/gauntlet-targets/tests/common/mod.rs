@@ -36,3 +36,14 @@ pub async fn serve_fake(persona: Persona) -> SocketAddr {
     tokio::spawn(fut);
     addr
 }
+
+/// A port that refuses every connection while the returned socket lives: bound, never
+/// listening. A port freed by dropping a listener can be taken by a test running alongside.
+pub fn refusing_port() -> (socket2::Socket, u16) {
+    use socket2::{Domain, Socket, Type};
+    let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+    s.bind(&std::net::SocketAddr::from(([127, 0, 0, 1], 0)).into())
+        .unwrap();
+    let port = s.local_addr().unwrap().as_socket().unwrap().port();
+    (s, port)
+}

@@ -568,3 +568,14 @@ pub fn completion(content: &str) -> String {
     })
     .to_string()
 }
+
+/// A port that refuses every connection while the returned socket lives: bound, never
+/// listening. A port freed by dropping a listener can be taken by a test running alongside.
+pub fn refusing_port() -> (socket2::Socket, u16) {
+    use socket2::{Domain, Socket, Type};
+    let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+    s.bind(&std::net::SocketAddr::from(([127, 0, 0, 1], 0)).into())
+        .unwrap();
+    let port = s.local_addr().unwrap().as_socket().unwrap().port();
+    (s, port)
+}
