@@ -298,12 +298,23 @@ def _shown(path: str) -> str:
 
 
 def _mask_canary(text: str, result: RunResult) -> str:
-    """The run's canary masked as gauntlet masks it in junit.xml and summary.md (its first
-    characters and its length): a pytest failure lands in CI logs and test pages too."""
-    canary = (result.manifest.get("invocation") or {}).get("canary")
-    if not canary or len(canary) < 4:
-        return text
-    return text.replace(canary, "[REDACTED:canary %s…(%d chars)]" % (canary[:4], len(canary)))
+    """The run's canaries masked as gauntlet masks them in junit.xml and summary.md (their
+    first characters and their length): a pytest failure lands in CI logs and test pages
+    too. Every secret the manifest records is masked: the run's, each suite's, and those
+    single cases name (a case's `canary:`, a `no_canary: SECRET` check). A disclosure in
+    disguise (spelled out, encoded) is masked in gauntlet's own files only."""
+    manifest = result.manifest or {}
+    secrets = [(manifest.get("invocation") or {}).get("canary")]
+    for suite in manifest.get("suites") or []:
+        secrets.append(suite.get("canary"))
+        for named in (suite.get("case_canaries") or {}).values():
+            secrets.extend(named if isinstance(named, list) else [named])
+    # Longest first, so that a secret holding another is masked whole.
+    for canary in sorted({s for s in secrets if isinstance(s, str) and len(s) >= 4},
+                         key=len, reverse=True):
+        head = canary[:min(len(canary) // 4, 4)]
+        text = text.replace(canary, "[REDACTED:canary %s…(%d chars)]" % (head, len(canary)))
+    return text
 
 
 def _worst(codes: List[int]) -> Optional[int]:

@@ -121,12 +121,12 @@ pub struct SuiteRef {
     /// `results.sarif`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canary: Option<String>,
-    /// The canaries single cases set for themselves (a case's `canary:`), by case id,
-    /// masked as the suite's is in that case's results: those of the cases the suite file
-    /// holds (inline or included), not of cases streamed from data files, which are not read
-    /// ahead of the run.
+    /// The secrets single cases name for themselves (a case's `canary:` and the secret of
+    /// each of its `no_canary: SECRET` checks), by case id, masked as the suite's is in that
+    /// case's results: those of the cases the suite file holds (inline or included), not of
+    /// cases streamed from data files, which are not read ahead of the run.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub case_canaries: BTreeMap<String, String>,
+    pub case_canaries: BTreeMap<String, Vec<String>>,
 }
 
 /// Facts about a run, recorded before the first trial.

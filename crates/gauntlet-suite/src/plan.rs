@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use gauntlet_core::event::{Invocation, REPORT_SCHEMA_VERSION, RunManifest, ShardOf, SuiteRef};
+use gauntlet_core::expect::{NoCanaryCheck, Oracle};
 use gauntlet_core::plan::{PlannedCase, SuiteContext};
 use gauntlet_core::suite::Case;
 use gauntlet_core::summary::PackRequirements;
@@ -334,7 +335,8 @@ impl Plan {
                 case_canaries: s
                     .inline
                     .iter()
-                    .filter_map(|c| Some((c.id.clone(), c.canary.clone()?)))
+                    .map(|c| (c.id.clone(), case_secrets(c)))
+                    .filter(|(_, secrets)| !secrets.is_empty())
                     .collect(),
             })
             .collect()
@@ -426,4 +428,20 @@ pub fn pack_requirements(suites: &[LoadedSuite]) -> PackRequirements {
     packs.tool_agent = tool_suites > 0;
     packs.no_refusal_pack = tool_suites > 0 && waived == tool_suites;
     packs
+}
+
+/// The secrets a case names for itself: its `canary:` and the secret of each of its
+/// `no_canary: SECRET` checks, each once, in that order.
+fn case_secrets(c: &Case) -> Vec<String> {
+    let named = c.expect.iter().filter_map(|e| match &e.oracle {
+        Oracle::NoCanary(NoCanaryCheck { canary }) => canary.as_ref(),
+        _ => None,
+    });
+    let mut out: Vec<String> = Vec::new();
+    for secret in c.canary.iter().chain(named) {
+        if !out.contains(secret) {
+            out.push(secret.clone());
+        }
+    }
+    out
 }

@@ -6,6 +6,7 @@
 //! suites and models, so they are printed through [`shown`]: a model's own colour or
 //! cursor sequences come out as visible escapes.
 
+use std::borrow::Cow;
 use std::io::Write;
 
 use anstyle::{AnsiColor, Style};
@@ -14,6 +15,7 @@ use gauntlet_core::result::{CaseResult, CaseStatus};
 use gauntlet_core::score::Status;
 use gauntlet_core::summary::Summary;
 use gauntlet_core::verdict::Verdict;
+use gauntlet_report::mask::CanaryMask;
 use gauntlet_report::text::{
     ScoreStyle, case_security_line, clip, failed_checks, failure_reason, harm_lines, score_parts,
     score_text, security_lines,
@@ -45,6 +47,9 @@ pub struct TerminalReporter {
     planned: usize,
     bar: Option<ProgressBar>,
     name_width: usize,
+    /// The run's canaries, masked in what the case lines quote as in summary.md and JUnit:
+    /// a CI log is read by others too.
+    mask: Option<CanaryMask>,
 }
 
 const fn style(c: AnsiColor) -> Style {
@@ -85,6 +90,7 @@ impl TerminalReporter {
             planned: 0,
             bar: None,
             name_width: 50,
+            mask: None,
         }
     }
 
@@ -441,6 +447,8 @@ impl Reporter for TerminalReporter {
         match &ev.kind {
             EventKind::RunStarted { manifest } => {
                 self.planned = manifest.planned_cases;
+                let mask = CanaryMask::of(manifest)
+                    .finding(Some(gauntlet_engine::run::canary_disclosures));
                 let suites: Vec<&str> = manifest.suites.iter().map(|s| s.name.as_str()).collect();
                 writeln!(
                     self.out,
@@ -448,8 +456,8 @@ impl Reporter for TerminalReporter {
                     "Starting",
                     manifest.planned_cases,
                     if manifest.planned_cases == 1 { "" } else { "s" },
-                    shown(&suites.join(", ")),
-                    shown(&manifest.target.label),
+                    shown(&mask.text(&suites.join(", "))),
+                    shown(&mask.text(&manifest.target.label)),
                     manifest.k,
                     if manifest.filters.is_empty() {
                         String::new()
@@ -470,6 +478,7 @@ impl Reporter for TerminalReporter {
                     );
                     self.bar = Some(bar);
                 }
+                self.mask = Some(mask);
             }
             EventKind::TrialFinished { .. } => {}
             EventKind::CaseFinished { result } => {
@@ -477,7 +486,12 @@ impl Reporter for TerminalReporter {
                     b.inc(1);
                 }
                 if self.show(result) {
-                    self.line(result)?;
+                    let shown = match &self.mask {
+                        Some(m) if self.verbosity == Verbosity::Verbose => m.result(result),
+                        Some(m) => m.quoted(result),
+                        None => Cow::Borrowed(&**result),
+                    };
+                    self.line(&shown)?;
                 }
             }
             EventKind::Warning { message } => {

@@ -210,6 +210,12 @@ fn pytest_runs_the_shipped_support_agent_suite_one_item_per_case() {
         message.contains("failed check no_canary [hard]: canary leaked (literal) in answer 1"),
         "{message}"
     );
+    // The suite's own canary (`agent.canary`) is masked too, not only a `--canary`.
+    assert!(
+        message.contains("[REDACTED:canary SHOP…(18 chars)]"),
+        "{message}"
+    );
+    assert!(!out.contains("SHOP-KEY-5T8R-WQ62"), "{out}");
     assert!(
         message.contains("reports: ") && message.contains("report.json"),
         "{message}"

@@ -37,7 +37,7 @@ use gauntlet_suite::load::LoadedSuite;
 use crate::error::{EngineError, Notice};
 use crate::otel::OtelFlags;
 
-pub use attach::report_writers;
+pub use attach::{canary_disclosures, report_writers};
 pub(crate) use attach::{graded_run_reporters, recorded};
 pub use list::list;
 pub use target::helpers;

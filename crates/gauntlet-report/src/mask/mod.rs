@@ -84,13 +84,15 @@ impl CanaryMask {
                     .as_deref()
                     .map(|c| (c, Scope::Suite(s.name.clone()))),
             );
-            scoped.extend(s.case_canaries.iter().map(|(id, c)| {
-                let scope = Scope::Case {
-                    suite: s.name.clone(),
-                    id: id.clone(),
-                };
-                (c.as_str(), scope)
-            }));
+            for (id, secrets) in &s.case_canaries {
+                scoped.extend(secrets.iter().map(|c| {
+                    let scope = Scope::Case {
+                        suite: s.name.clone(),
+                        id: id.clone(),
+                    };
+                    (c.as_str(), scope)
+                }));
+            }
         }
         CanaryMask::scoped(scoped)
     }
@@ -603,7 +605,7 @@ mod tests {
     fn a_canary_one_case_sets_for_itself_is_masked() {
         let m = manifest_with(serde_json::json!([
             {"name": "a", "path": "a.yaml", "sha256": "", "cases": 2,
-             "case_canaries": {"own": "CASE-OWN-8Z2Q-W7K1"}}
+             "case_canaries": {"own": ["CASE-OWN-8Z2Q-W7K1"]}}
         ]));
         let mask = CanaryMask::of(&m);
         assert_eq!(
