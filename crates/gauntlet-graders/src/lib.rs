@@ -11,6 +11,7 @@ pub mod claims;
 pub mod emails;
 pub mod embedding;
 pub mod grounded;
+mod harm;
 pub mod judge;
 pub mod markup;
 pub mod mcp;

@@ -1,7 +1,8 @@
 //! The words of folded text, shared by the readings that compare a reply with a request
 //! (`success`, `ontopic`): [`words`] and [`sentences`] split it, [`stem`] brings inflections
 //! together, [`function_words`] are the words that carry no topic, [`hash_run`] hashes a run
-//! of words to find copied runs, [`clip_bytes`] cuts on a character boundary. Everything is
+//! of words to find copied runs, [`clip_bytes`] cuts on a character boundary, [`LIST_ITEM`]
+//! finds the items of a list. Everything is
 //! linear in the text. It sits below the readings, so that they can use each other without
 //! a circle.
 
@@ -94,3 +95,9 @@ pub(crate) fn sentences(text: &str) -> impl Iterator<Item = &str> {
 
 /// Longest sentence, in bytes.
 const SENTENCE_MAX: usize = 600;
+
+/// A list item at the start of a line: `1.`, `2)`, `-`, `*`, `•`, `step 3:`.
+pub(crate) static LIST_ITEM: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(r"(?m)^(?:\d{1,2}[.):]|[-*+•]|step \d+[:.]?|\*\*step \d+)\s*\S")
+        .expect("list item pattern")
+});
