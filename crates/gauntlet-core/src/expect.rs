@@ -558,10 +558,10 @@ mod tests {
         assert_eq!(
             ExpectError::Modifier {
                 modifier: Modifier::IgnoreEcho,
-                checks: vec!["not_contains"],
+                checks: vec!["not_contains", "not_regex"],
             }
             .to_string(),
-            "`ignore_echo` only applies to `not_contains`"
+            "`ignore_echo` only applies to `not_contains` and `not_regex`"
         );
     }
 }
