@@ -125,8 +125,35 @@ pub struct SuiteRef {
     /// each of its `no_canary: SECRET` checks), by case id, masked as the suite's is in that
     /// case's results: those of the cases the suite file holds (inline or included), not of
     /// cases streamed from data files, which are not read ahead of the run.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "secrets_by_case"
+    )]
     pub case_canaries: BTreeMap<String, Vec<String>>,
+}
+
+/// Reads `case_canaries` either way it was written: a list per case, or one canary per case
+/// (runs recorded before a case's `no_canary:` secrets were kept too), so that a stored run
+/// stays readable.
+fn secrets_by_case<'de, D>(d: D) -> Result<BTreeMap<String, Vec<String>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Secrets {
+        One(String),
+        Many(Vec<String>),
+    }
+    let by_case = BTreeMap::<String, Secrets>::deserialize(d)?;
+    Ok(by_case
+        .into_iter()
+        .map(|(id, s)| match s {
+            Secrets::One(one) => (id, vec![one]),
+            Secrets::Many(many) => (id, many),
+        })
+        .collect())
 }
 
 /// Facts about a run, recorded before the first trial.
@@ -302,5 +329,24 @@ pub trait Reporter: Send {
     /// run store commits here).
     fn flush(&mut self) -> Result<(), ReportError> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_suite_ref_reads_case_secrets_as_a_list_or_as_one_canary() {
+        let base =
+            r#"{"name": "s", "path": "s.yaml", "sha256": "x", "cases": 2, "case_canaries": "#;
+        let list: SuiteRef =
+            serde_json::from_str(&format!(r#"{base}{{"a": ["K-1111", "K-2222"]}}}}"#)).unwrap();
+        assert_eq!(list.case_canaries["a"], ["K-1111", "K-2222"]);
+        // A run recorded with one canary per case still reads.
+        let one: SuiteRef = serde_json::from_str(&format!(r#"{base}{{"a": "K-1111"}}}}"#)).unwrap();
+        assert_eq!(one.case_canaries["a"], ["K-1111"]);
+        let back = serde_json::to_value(&one).unwrap();
+        assert_eq!(back["case_canaries"]["a"], serde_json::json!(["K-1111"]));
     }
 }
