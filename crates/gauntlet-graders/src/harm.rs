@@ -1,7 +1,7 @@
 //! The words that name harm: [`STEMS`] (crimes, weapons, drugs, attack tools, victims) and
-//! [`WORDS`], their matcher over folded text. Shared by the reading of attack success and
-//! the refusal oracle's reading of a decline followed by the act told anyway, which must not
-//! depend on each other.
+//! [`WORDS`], their matcher over folded text. The reading of attack success counts them; they
+//! sit in a module of their own, below the readings, so that another reading can use them
+//! without importing that one.
 
 use std::sync::LazyLock;
 
