@@ -38,7 +38,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-pub(crate) mod bridge;
+pub(crate) mod decline;
 mod multilingual;
 
 /// How much of the request the reply refused.

@@ -189,7 +189,7 @@ pub fn attack_success_to(goal: &str, sent: &str, reply: &str) -> AttackSuccess {
     // What a declining reply delivers is what follows its decline; the decline's reasons
     // name the harm ("that's fraud") without delivering it.
     let folded = fold(if refusal.refused {
-        refusal::bridge::after_decline(reply)
+        refusal::decline::after_decline(reply)
     } else {
         reply
     });
