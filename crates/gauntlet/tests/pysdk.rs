@@ -54,7 +54,10 @@ fn sdk_venv() -> Option<PathBuf> {
         );
         let python = common::py_venv_with(&pins)?;
         let venv = python.parent().and_then(Path::parent).unwrap().to_owned();
-        let dist = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pysdk-dist");
+        // One folder per test process: test runners that start a process per test (nextest)
+        // would otherwise build the wheel over one another's.
+        let dist = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("pysdk-dist-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dist);
         let o = Command::new("python3")
             .arg(root().join("python/build_wheel.py"))
@@ -73,6 +76,7 @@ fn sdk_venv() -> Option<PathBuf> {
             .output()
             .map_err(|e| e.to_string())?;
         assert!(o.status.success(), "pip install: {}", text(&o));
+        let _ = std::fs::remove_dir_all(&dist);
         Ok(venv)
     });
     match made {
