@@ -4,7 +4,9 @@
 //! report writers and the run store are all reporters. Re-rendering a stored run replays its
 //! events into the same reporters.
 
+use std::any::Any;
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -31,6 +33,11 @@ pub struct RunEvent {
     #[serde(skip)]
     #[schemars(skip)]
     pub encoded: EncodedCase,
+    /// What the consumers derive alike from this event (the run's canary mask from its
+    /// manifest, a result with the canary masked), made by the first that asks.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub derived: Derived,
 }
 
 impl RunEvent {
@@ -40,6 +47,7 @@ impl RunEvent {
             elapsed_ms,
             kind,
             encoded: EncodedCase::default(),
+            derived: Derived::default(),
         }
     }
 
@@ -61,6 +69,45 @@ impl RunEvent {
 /// A lazily computed encoding; equal whatever it holds (it is derived data).
 #[derive(Debug, Clone, Default)]
 pub struct EncodedCase(std::sync::OnceLock<String>);
+
+/// One value derived from an event, made once for every consumer that derives the same:
+/// the writers and the terminal each mask what they quote with the same canary mask, and
+/// built apart, the mask and each masked result cost four times over. A consumer names what
+/// it derives with a key (equal keys, equal values); one whose key differs from the first
+/// consumer's gets its own, unshared. Equal whatever it holds (it is derived data).
+#[derive(Debug, Clone, Default)]
+pub struct Derived(DerivedSlot);
+
+type DerivedSlot = OnceLock<(usize, Arc<dyn Any + Send + Sync>)>;
+
+impl Derived {
+    /// The value under `key`: the one made by an earlier caller with the same key and type,
+    /// or what `make` makes (kept for later callers when the slot is free).
+    pub fn get_or_make<T: Any + Send + Sync>(
+        &self,
+        key: usize,
+        make: impl FnOnce() -> T,
+    ) -> Arc<T> {
+        if let Some((k, v)) = self.0.get() {
+            if *k == key
+                && let Ok(t) = v.clone().downcast::<T>()
+            {
+                return t;
+            }
+            return Arc::new(make());
+        }
+        let made = Arc::new(make());
+        let shared: Arc<dyn Any + Send + Sync> = made.clone();
+        let _ = self.0.set((key, shared));
+        made
+    }
+}
+
+impl PartialEq for Derived {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
 
 impl PartialEq for EncodedCase {
     fn eq(&self, _: &Self) -> bool {

@@ -25,6 +25,7 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent};
 use gauntlet_core::matrix::{Columns, SEPARATOR};
@@ -81,7 +82,7 @@ pub struct JunitReport {
     run_name: String,
     run_id: String,
     /// Masks the run's canary in what is quoted.
-    mask: CanaryMask,
+    mask: Arc<CanaryMask>,
     /// Finds the canaries in disguise, when the caller lends a finder.
     disclosures: Option<DisclosureFinder>,
     /// When the run started, as Ant's schema wants it: `YYYY-MM-DDTHH:MM:SS`, no zone (UTC).
@@ -98,7 +99,7 @@ impl JunitReport {
             suites: BTreeMap::new(),
             run_name: "gauntlet".into(),
             run_id: String::new(),
-            mask: CanaryMask::default(),
+            mask: Arc::default(),
             disclosures: None,
             timestamp: "1970-01-01T00:00:00".into(),
             columns: None,
@@ -403,11 +404,12 @@ impl Reporter for JunitReport {
                 self.run_name = format!("gauntlet {} {}", manifest.command, manifest.target.label);
                 self.run_id = manifest.run_id.clone();
                 self.timestamp = ant_timestamp(&manifest.started_at);
-                self.mask = CanaryMask::of(manifest).finding(self.disclosures);
+                self.mask = CanaryMask::of_event(ev, manifest, self.disclosures);
                 self.columns = Columns::of_manifest(manifest);
             }
             EventKind::CaseFinished { result } => {
-                let mut result = self.mask.quoted(result);
+                let quoted = self.mask.quoted_of(ev, result);
+                let mut result: Cow<CaseResult> = Cow::Borrowed(&quoted);
                 // A matrix run: a class per column (`gauntlet.SUITE[COLUMN]`), each case
                 // under its own name in it.
                 let suite = match self.columns.as_ref().and_then(|c| c.of(&result.case.id)) {

@@ -8,6 +8,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent, RunManifest};
 use gauntlet_core::result::{CaseResult, CaseStatus};
@@ -58,7 +59,7 @@ pub struct MarkdownReport {
     findings: Vec<Finding>,
     more: usize,
     /// Masks the run's canary in what is quoted (the page becomes a pull-request comment).
-    mask: CanaryMask,
+    mask: Arc<CanaryMask>,
     /// Finds the canaries in disguise, when the caller lends a finder.
     disclosures: Option<DisclosureFinder>,
 }
@@ -76,7 +77,7 @@ impl MarkdownReport {
             manifest: None,
             findings: Vec::new(),
             more: 0,
-            mask: CanaryMask::default(),
+            mask: Arc::default(),
             disclosures: None,
         })
     }
@@ -469,7 +470,7 @@ impl Reporter for MarkdownReport {
     fn on_event(&mut self, ev: &RunEvent) -> Result<(), ReportError> {
         match &ev.kind {
             EventKind::RunStarted { manifest } => {
-                self.mask = CanaryMask::of(manifest).finding(self.disclosures);
+                self.mask = CanaryMask::of_event(ev, manifest, self.disclosures);
                 // The header names the target and the suites: a canary in a name is masked.
                 let mut m = (**manifest).clone();
                 m.target.label = self.mask.text(&m.target.label).into_owned();
@@ -479,7 +480,7 @@ impl Reporter for MarkdownReport {
                 self.manifest = Some(m);
             }
             EventKind::CaseFinished { result } => {
-                let result = self.mask.quoted(result);
+                let result = self.mask.quoted_of(ev, result);
                 self.note(&result);
             }
             EventKind::RunFinished { summary, .. } => {

@@ -24,6 +24,7 @@
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent, RunManifest};
 use gauntlet_core::result::{CaseResult, CaseStatus};
@@ -71,7 +72,7 @@ pub struct SarifReport {
     rules: Vec<Rule>,
     results: usize,
     places: Places,
-    mask: CanaryMask,
+    mask: Arc<CanaryMask>,
     /// Finds the canaries in disguise, when the caller lends a finder.
     disclosures: Option<DisclosureFinder>,
 }
@@ -85,7 +86,7 @@ impl SarifReport {
             rules: Vec::new(),
             results: 0,
             places: Places::default(),
-            mask: CanaryMask::default(),
+            mask: Arc::default(),
             disclosures: None,
         })
     }
@@ -480,7 +481,7 @@ impl Reporter for SarifReport {
             EventKind::RunStarted { manifest } => {
                 self.manifest = Some((**manifest).clone());
                 self.places = Places::of(manifest);
-                self.mask = CanaryMask::of(manifest).finding(self.disclosures);
+                self.mask = CanaryMask::of_event(ev, manifest, self.disclosures);
                 let out = &mut self.file.as_mut().expect("open").out;
                 write!(
                     out,
@@ -488,7 +489,7 @@ impl Reporter for SarifReport {
                 )?;
             }
             EventKind::CaseFinished { result } if is_finding(result) => {
-                let result = self.mask.result(result);
+                let result = self.mask.result_of(ev, result);
                 let (i, id) = self.rule_index(&result);
                 let v = result_json(&result, i, &id, &self.places);
                 let first = self.results == 0;

@@ -6,8 +6,8 @@
 //! suites and models, so they are printed through [`shown`]: a model's own colour or
 //! cursor sequences come out as visible escapes.
 
-use std::borrow::Cow;
 use std::io::Write;
+use std::sync::Arc;
 
 use anstyle::{AnsiColor, Style};
 use gauntlet_core::event::{EventKind, ReportError, Reporter, RunEvent};
@@ -15,7 +15,7 @@ use gauntlet_core::result::{CaseResult, CaseStatus};
 use gauntlet_core::score::Status;
 use gauntlet_core::summary::Summary;
 use gauntlet_core::verdict::Verdict;
-use gauntlet_report::mask::CanaryMask;
+use gauntlet_report::mask::{CanaryMask, Quoted};
 use gauntlet_report::text::{
     ScoreStyle, case_security_line, clip, failed_checks, failure_reason, harm_lines, score_parts,
     score_text, security_lines,
@@ -49,7 +49,7 @@ pub struct TerminalReporter {
     name_width: usize,
     /// The run's canaries, masked in what the case lines quote as in summary.md and JUnit:
     /// a CI log is read by others too.
-    mask: Option<CanaryMask>,
+    mask: Option<Arc<CanaryMask>>,
 }
 
 const fn style(c: AnsiColor) -> Style {
@@ -447,8 +447,11 @@ impl Reporter for TerminalReporter {
         match &ev.kind {
             EventKind::RunStarted { manifest } => {
                 self.planned = manifest.planned_cases;
-                let mask = CanaryMask::of(manifest)
-                    .finding(Some(gauntlet_engine::run::canary_disclosures));
+                let mask = CanaryMask::of_event(
+                    ev,
+                    manifest,
+                    Some(gauntlet_engine::run::canary_disclosures),
+                );
                 let suites: Vec<&str> = manifest.suites.iter().map(|s| s.name.as_str()).collect();
                 writeln!(
                     self.out,
@@ -487,9 +490,9 @@ impl Reporter for TerminalReporter {
                 }
                 if self.show(result) {
                     let shown = match &self.mask {
-                        Some(m) if self.verbosity == Verbosity::Verbose => m.result(result),
-                        Some(m) => m.quoted(result),
-                        None => Cow::Borrowed(&**result),
+                        Some(m) if self.verbosity == Verbosity::Verbose => m.result_of(ev, result),
+                        Some(m) => m.quoted_of(ev, result),
+                        None => Quoted::Own(result),
                     };
                     self.line(&shown)?;
                 }

@@ -504,7 +504,10 @@ fn built_in_checks_read_a_quoted_denial_as_a_denial_and_catch_a_paraphrase() {
 /// "I can confirm that it does not" are not confirmations; "Yes, I can confirm that!" is.
 #[test]
 fn false_premise_checks_tell_an_offer_to_clarify_from_a_confirmation() {
-    let premise = ["does not confirm the false premise", "corrects the false premise"];
+    let premise = [
+        "does not confirm the false premise",
+        "corrects the false premise",
+    ];
     let tmp = tempfile::tempdir().unwrap();
     agent(
         tmp.path(),

@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use disguise::{Disguise, Scope};
 
-use gauntlet_core::event::RunManifest;
+use gauntlet_core::event::{RunEvent, RunManifest};
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::result::{CaseResult, CaseStatus};
 use serde_json::Value;
@@ -43,6 +43,27 @@ pub trait Disclosures: Send + Sync + std::fmt::Debug {
 
 /// Builds the [`Disclosures`] of one secret.
 pub type DisclosureFinder = fn(&str) -> Box<dyn Disclosures>;
+
+/// A result as a consumer quotes it: the event's own when it quotes no canary, else the
+/// masked copy every consumer of the event with the same mask shares.
+#[derive(Debug)]
+pub enum Quoted<'a> {
+    /// The event's result, which quotes no canary.
+    Own(&'a CaseResult),
+    /// The result with the canary masked.
+    Masked(Arc<CaseResult>),
+}
+
+impl std::ops::Deref for Quoted<'_> {
+    type Target = CaseResult;
+
+    fn deref(&self) -> &CaseResult {
+        match self {
+            Quoted::Own(r) => r,
+            Quoted::Masked(r) => r,
+        }
+    }
+}
 
 /// Masks the run's canaries in case results.
 #[derive(Debug, Clone, Default)]
@@ -225,16 +246,58 @@ impl CanaryMask {
     /// sits in every trace's system prompt, and masking each passing result would cost a run
     /// of passing cases two copies of every result for nothing.
     pub fn quoted<'a>(&self, r: &'a CaseResult) -> Cow<'a, CaseResult> {
-        let clean = r.status == CaseStatus::Pass
+        if self.is_clean(r) {
+            Cow::Borrowed(r)
+        } else {
+            self.result(r)
+        }
+    }
+
+    /// Whether `r` is a clean pass whose names hold no canary ([`CanaryMask::quoted`]).
+    fn is_clean(&self, r: &CaseResult) -> bool {
+        r.status == CaseStatus::Pass
             && crate::text::failed_checks(r).is_empty()
             // The names are written: a canary the suite put in one is still masked.
             && ![&r.case.id, &r.case.name, &r.case.suite]
                 .iter()
-                .any(|s| matches!(self.text(s), Cow::Owned(_)));
-        if clean {
-            Cow::Borrowed(r)
+                .any(|s| matches!(self.text(s), Cow::Owned(_)))
+    }
+
+    /// The run's mask, from its `run_started` event and manifest: built once for every
+    /// consumer of the event lent the same finder (the three writers and the terminal), so
+    /// each canary's detector is built once, not once per consumer.
+    pub fn of_event(
+        ev: &RunEvent,
+        manifest: &RunManifest,
+        finder: Option<DisclosureFinder>,
+    ) -> Arc<CanaryMask> {
+        // Equal finders build equal masks of one manifest; no finder is 0.
+        let key = finder.map_or(0, |f| f as usize);
+        ev.derived
+            .get_or_make(key, || CanaryMask::of(manifest).finding(finder))
+    }
+
+    /// [`CanaryMask::result`] of the result `ev` carries, masked once for every consumer of
+    /// `ev` that holds this same mask ([`CanaryMask::of_event`]).
+    pub fn result_of<'a>(self: &Arc<Self>, ev: &RunEvent, r: &'a CaseResult) -> Quoted<'a> {
+        let key = Arc::as_ptr(self) as usize;
+        let made = ev.derived.get_or_make(key, || match self.result(r) {
+            Cow::Owned(masked) => Some(Arc::new(masked)),
+            Cow::Borrowed(_) => None,
+        });
+        match made.as_ref() {
+            Some(masked) => Quoted::Masked(masked.clone()),
+            None => Quoted::Own(r),
+        }
+    }
+
+    /// [`CanaryMask::quoted`] of the result `ev` carries, shared as
+    /// [`CanaryMask::result_of`] is.
+    pub fn quoted_of<'a>(self: &Arc<Self>, ev: &RunEvent, r: &'a CaseResult) -> Quoted<'a> {
+        if self.is_clean(r) {
+            Quoted::Own(r)
         } else {
-            self.result(r)
+            self.result_of(ev, r)
         }
     }
 
@@ -434,6 +497,73 @@ mod tests {
         clean.case.name = "smoke/GNTC-7Q4X-M2RK-91ZB".into();
         let text = serde_json::to_string(&*mask.quoted(&clean)).expect("json");
         assert!(!text.contains("GNTC-7Q4X-M2RK-91ZB"), "{text}");
+    }
+
+    /// A finder that finds nothing, told apart from another by its address.
+    fn no_disguise(_: &str) -> Box<dyn Disclosures> {
+        #[derive(Debug)]
+        struct Nothing;
+        impl Disclosures for Nothing {
+            fn find(&self, _: &str) -> Vec<(Range<usize>, &'static str)> {
+                Vec::new()
+            }
+        }
+        Box::new(Nothing)
+    }
+
+    #[test]
+    fn the_consumers_of_one_event_share_its_mask_and_each_masked_result() {
+        use gauntlet_core::event::EventKind;
+        let manifest = crate::testing::manifest("/w", "GNTC-7Q4X-M2RK-91ZB", "s", false);
+        let started = RunEvent::new(
+            0,
+            EventKind::RunStarted {
+                manifest: Box::new(manifest.clone()),
+            },
+        );
+        let a = CanaryMask::of_event(&started, &manifest, Some(no_disguise));
+        let b = CanaryMask::of_event(&started, &manifest, Some(no_disguise));
+        assert!(
+            Arc::ptr_eq(&a, &b),
+            "one mask for every consumer with the same finder"
+        );
+        // A consumer lent another finder (or none) builds its own, masking as it would.
+        let other = CanaryMask::of_event(&started, &manifest, None);
+        assert!(!Arc::ptr_eq(&a, &other));
+
+        let leaked = "the code is GNTC-7Q4X-M2RK-91ZB";
+        let r = crate::testing::result("s", "FAIL", false, false, leaked);
+        let finished = RunEvent::new(
+            1,
+            EventKind::CaseFinished {
+                result: Box::new(r.clone()),
+            },
+        );
+        let (Quoted::Masked(x), Quoted::Masked(y)) =
+            (a.quoted_of(&finished, &r), b.result_of(&finished, &r))
+        else {
+            panic!("a failed result quoting the canary is masked");
+        };
+        assert!(Arc::ptr_eq(&x, &y), "masked once for both");
+        assert_eq!(*x, *a.result(&r));
+        let Quoted::Masked(z) = other.result_of(&finished, &r) else {
+            panic!("masked");
+        };
+        assert!(!Arc::ptr_eq(&x, &z));
+        assert_eq!(*z, *other.result(&r));
+        // A clean pass is the event's own, and so is a result quoting no canary.
+        let mut clean = r.clone();
+        clean.status = CaseStatus::Pass;
+        clean.trials[0].verdicts[0].passed = true;
+        assert!(matches!(a.quoted_of(&finished, &clean), Quoted::Own(_)));
+        let plain = crate::testing::result("s", "FAIL", false, false, "nothing here");
+        let plain_ev = RunEvent::new(
+            2,
+            EventKind::CaseFinished {
+                result: Box::new(plain.clone()),
+            },
+        );
+        assert!(matches!(a.result_of(&plain_ev, &plain), Quoted::Own(_)));
     }
 
     /// A run's manifest with these suites.
