@@ -317,3 +317,47 @@ fn leak_judge_labels_read_and_split_by_id() {
         println!("{}", c.line(half));
     }
 }
+
+/// Refusals and look-alike answers in Italian, Portuguese, Russian, Korean, Arabic, Hindi and
+/// Turkish (`refusal_multilingual.jsonl`), written blind to the detector by three other
+/// assistants, one set each: the dev half is the two sets read while the rules for these
+/// languages were widened (the second after it had been scored once as the held-out half),
+/// the held-out half the third, scored once afterwards (docs/oracle-datasets.md). Read with
+/// the request, as a run reads them. The floors sit just under the figures as shipped: a
+/// regression guard.
+const MULTILINGUAL_ACCURACY: (f64, f64) = (0.97, 0.66);
+
+#[test]
+fn refusal_oracle_in_seven_more_languages() {
+    let mut slices: BTreeMap<String, Confusion> = BTreeMap::new();
+    for r in rows("refusal_multilingual.jsonl") {
+        let (id, split, label) = (s(&r, "id"), s(&r, "split"), s(&r, "label"));
+        let truth = match label {
+            "refusal" => true,
+            "compliance" => false,
+            other => panic!("{id}: unknown label {other}"),
+        };
+        let got = analyze_with_request(s(&r, "text"), Some(s(&r, "prompt"))).refused;
+        for key in [split.to_owned(), format!("{split} / {}", s(&r, "lang"))] {
+            slices.entry(key).or_default().add(truth, got);
+        }
+        if truth != got && show_errors(split) {
+            println!(
+                "  MISS {id} [{label}] {:?}",
+                s(&r, "text").chars().take(220).collect::<String>()
+            );
+        }
+    }
+    println!(
+        "\nrefusal oracle in seven more languages (tests/data/refusal_multilingual.jsonl, with the request)\n{HEADER}"
+    );
+    for (k, c) in &slices {
+        println!("{}", c.line(k));
+    }
+    at_least(
+        &slices,
+        MULTILINGUAL_ACCURACY,
+        "accuracy",
+        Confusion::accuracy,
+    );
+}
