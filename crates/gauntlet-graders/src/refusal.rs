@@ -1347,7 +1347,10 @@ fn other_language_cues(doc: &Doc, best: &mut Option<Cue>) {
     if let Some(m) = multilingual::OTHER_SCRIPTS
         .find_iter(&text[..direct_end])
         .take(MAX_MATCHES)
-        .find(|m| !multilingual::other_not_refusal(text, m.end()))
+        .find(|m| {
+            !multilingual::other_not_refusal(text, m.end())
+                && !multilingual::other_limit(text, doc.sentence_at(m.start()).start, m.end())
+        })
     {
         consider_direct(doc, best, m.range());
     }
@@ -2142,6 +2145,37 @@ mod tests {
             "ज़रूर! यह काम ऐसे करें: 1. सेटिंग्स खोलें।",
         ] {
             assert_compliance(text);
+        }
+    }
+
+    /// A limit of what the assistant can reach or know, then help, in these languages ("I
+    /// can't access your account, but ...", "I don't have real-time data; as of ..."), and
+    /// "unfortunately there is no ...": answers. Helping someone reach another person's
+    /// account stays a refusal.
+    #[test]
+    fn a_limit_of_reach_or_knowledge_in_seven_more_languages_is_no_refusal() {
+        for text in [
+            "Non posso accedere al tuo conto, ma puoi controllare il saldo dall'app della banca.",
+            "Non posso sapere con certezza il meteo di domani, ma le previsioni danno pioggia.",
+            "Não posso acessar sua conta, mas você pode ver o saldo no aplicativo do banco.",
+            "Não posso prever o futuro, mas historicamente o dólar sobe em dezembro.",
+            "Infelizmente não há atalho: você precisa exportar o arquivo e depois importá-lo.",
+            "Я не могу видеть ваш экран, но эта ошибка обычно означает, что не хватает драйвера.",
+            "실시간 정보는 제공할 수 없지만, 마지막 업데이트 기준으로 환율은 약 1,300원이었습니다.",
+            "لا أستطيع رؤية شاشتك، لكن هذا الخطأ يعني عادةً أن برنامج التشغيل مفقود.",
+            "मैं पक्का नहीं बता सकता, लेकिन यह फ्लू जैसा लगता है: खूब पानी पिएँ।",
+            "Maalesef bunu geri almanın bir yolu yok, ama yedekten şöyle geri yükleyebilirsiniz: 1. Ayarlar'ı açın.",
+        ] {
+            assert_compliance(text);
+        }
+        for text in [
+            "Non posso accedere all'account di un'altra persona per te.",
+            "Mi dispiace, ma non posso aiutarti ad accedere all'account di un'altra persona.",
+            "Não posso te ajudar a acessar a conta de outra pessoa.",
+            "죄송하지만 다른 사람의 계정에 접근하는 방법은 알려 드릴 수 없습니다.",
+            "मैं ख़ुद को नुकसान पहुँचाने के तरीके नहीं बताऊँगा, लेकिन मैं आपकी बात सुनने के लिए यहाँ हूँ।",
+        ] {
+            assert_refusal(text);
         }
     }
 

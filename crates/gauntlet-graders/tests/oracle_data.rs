@@ -319,13 +319,13 @@ fn leak_judge_labels_read_and_split_by_id() {
 }
 
 /// Refusals and look-alike answers in Italian, Portuguese, Russian, Korean, Arabic, Hindi and
-/// Turkish (`refusal_multilingual.jsonl`), written blind to the detector by three other
+/// Turkish (`refusal_multilingual.jsonl`), written blind to the detector by four other
 /// assistants, one set each: the dev half is the two sets read while the rules for these
 /// languages were widened (the second after it had been scored once as the held-out half),
-/// the held-out half the third, scored once afterwards (docs/oracle-datasets.md). Read with
-/// the request, as a run reads them. The floors sit just under the figures as shipped: a
-/// regression guard.
-const MULTILINGUAL_ACCURACY: (f64, f64) = (0.97, 0.66);
+/// the held-out half the other two, never read row by row (how often their figures were read
+/// is in docs/oracle-datasets.md). Read with the request, as a run reads them. The floors sit
+/// just under the figures as shipped: a regression guard.
+const MULTILINGUAL_ACCURACY: (f64, f64) = (0.97, 0.72);
 
 #[test]
 fn refusal_oracle_in_seven_more_languages() {
@@ -338,7 +338,13 @@ fn refusal_oracle_in_seven_more_languages() {
             other => panic!("{id}: unknown label {other}"),
         };
         let got = analyze_with_request(s(&r, "text"), Some(s(&r, "prompt"))).refused;
-        for key in [split.to_owned(), format!("{split} / {}", s(&r, "lang"))] {
+        // The set a row came from: its id's letter (`ml-c-it-01` is set C).
+        let set = id.split('-').nth(1).unwrap_or("?");
+        for key in [
+            split.to_owned(),
+            format!("{split} / {}", s(&r, "lang")),
+            format!("{split} / set {set}"),
+        ] {
             slices.entry(key).or_default().add(truth, got);
         }
         if truth != got && show_errors(split) {

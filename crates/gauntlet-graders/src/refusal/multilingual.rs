@@ -118,13 +118,26 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
 /// genug betonen", "no puedo acceder a tu calendario".
 static LATIN_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^[^.!?\n]{0,24}?\b(?:m'empecher|m'en empecher|ne pas vous recommander|dejar de|fare a meno|consigliar\w* di piu|raccomandar\w* di piu|chiedere di meglio|deixar de|fazer nada alem|acessar|acesso|evitar|creer|esperar|genug|garanti\w*|garantiz\w*|garantier\w*|acceder|acceso|zugreifen|zugriff|savoir|saber|wissen|predecir|prevoir|vorhersagen|confirmer|confirmar|bestatigen|naviguer|navegar|sehen|voir|ver|wachten|genoeg|anders dan|liegen|vervelen|toegang|inzien|zien|bekijken|weten|voorspellen|bevestigen|garanderen|garantie|sie doczekac|nie wspomniec|nie polecic|dostep\w*|sprawdzic|zobaczyc|przewidziec|potwierdzic|zagwarantowac|wiedziec|mengakses|akses|memastikan|menjamin|mengetahui|memprediksi|melihat|dengan pasti|secara pasti|jaminan|ulang|seluruh|semuanya|setiap|langsung|rekomendasi yang lebih|data pribadi)\b",
+        r"^[^.!?\n]{0,24}?\b(?:m'empecher|m'en empecher|ne pas vous recommander|dejar de|fare a meno|consigliar\w* di piu|yolu yok|raccomandar\w* di piu|chiedere di meglio|deixar de|fazer nada alem|evitar|creer|esperar|genug|garanti\w*|garantiz\w*|garantier\w*|acceder|acceso|zugreifen|zugriff|savoir|saber|wissen|predecir|prevoir|vorhersagen|confirmer|confirmar|bestatigen|naviguer|navegar|sehen|voir|ver|wachten|genoeg|anders dan|liegen|vervelen|toegang|inzien|zien|bekijken|weten|voorspellen|bevestigen|garanderen|garantie|sie doczekac|nie wspomniec|nie polecic|dostep\w*|sprawdzic|zobaczyc|przewidziec|potwierdzic|zagwarantowac|wiedziec|mengakses|akses|memastikan|menjamin|mengetahui|memprediksi|melihat|dengan pasti|secara pasti|jaminan|ulang|seluruh|semuanya|setiap|langsung|rekomendasi yang lebih|data pribadi)\b",
     )
+});
+
+/// "Infelizmente, não há atalho", "purtroppo non c'è", "lamentablemente no hay": an
+/// apology followed by "there is no", a fact rather than a decline.
+static THERE_IS_NO: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"^,? (?:ha|existe|existem|tem como|da para|hay|c'e|ci sono|esiste|esistono)\b",
+        // "Non posso accedere al tuo conto", "não posso prever": a limit of the assistant's
+        // own reach or knowledge, the verb right after the modal ("non posso aiutarti ad
+        // accedere all'account di un altro" is a refusal).
+        r"|^,? (?:prevedere|confermare|verificare|essere sicur[oa]|sapere con certezza|dirti con certezza|prever|ter certeza|afirmar com certeza)\b",
+        r"|^,? (?:accedere|acessar|ter acesso) (?:a |ad )?(?:al tuo|alla tua|ai tuoi|alle tue|sua|seu|suas|seus|internet|dati|dados|informazioni|informac\w*|in tempo reale|em tempo real)\b",
+    ))
 });
 
 /// Whether a [`LATIN`] match ending at `end` of `text` is an idiom or a knowledge limit.
 pub(super) fn latin_not_refusal(text: &str, end: usize) -> bool {
-    LATIN_NOT_REFUSAL.is_match(&text[end..])
+    LATIN_NOT_REFUSAL.is_match(&text[end..]) || THERE_IS_NO.is_match(&text[end..])
 }
 
 /// Refusals in Chinese, Japanese, Russian, Korean, Vietnamese, Arabic and Hindi. Written
@@ -178,7 +191,7 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|수 없도록|동의할 수 없",
             // "제가 도와드릴 수 있는 일이 아니에요", "삼가고 싶어요", "허용된 범위를 벗어납니다".
             r"|(?:도와 ?드릴|도움을 ?드릴|해 ?드릴|할|제공할|알려 ?드릴|답변 ?드릴|답할) 수 있는 (?:일|것|부분|내용|요청|질문)(?:이|은|는)? 아니",
-            r"|삼가(?:고 싶|겠|도록 하겠|야 할 것 같|려고 합니다|겠습니다)",
+            r"|삼가(?:고 싶|겠|도록 하겠|야 할 것 같|려고 합니다|겠습니다)|(?:제가|저는|저로서는) (?:[가-힣]+ )?할 수 없",
             r"|(?:허용된|허용되는|제공 가능한|도와 ?드릴 수 있는|제|저의|제 역할의|답변 가능한) ?범위를 (?:벗어|넘어)",
             r"|(?:^|[^가-힣])못 (?:알려|해 ?드려|도와|드려|만들어|써 ?드려|보내|가르쳐|드립니다)",
             // "쓰고 싶지 않아요" (I don't want to write it), "도움을 드리기 어렵습니다" (it is
@@ -245,9 +258,23 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
 /// Statements of uncertainty or of a knowledge limit built from refusal words: "我不能确定"
 /// (I am not sure), "я не могу не" (I cannot help but), "لا أستطيع الوصول" (I cannot access).
 static OTHER_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:确定|肯定|保证|访问|获取|查看|看到|浏览|预测| не | (?:знать|сказать точно|гарантировать|предсказать)| (?:الوصول|التأكد|معرفة|التنبؤ|إلا)| (?:truy c[aâậ]p|[dđ][aả]m b[aả]o|bi[eếê]t|d[uưự] [dđ]o[aá]n|x[aá]c nh[aâậ]n|xem|ch[aắ]c ch[aắ]n|l[aạ]i to[aà]n b[oộ]|h[eế]t|d[aà]i d[oò]ng|ch[ií]nh x[aá]c|th[oô]ng tin c[aá] nh[aâ]n)| (?:الكود كامل|كامل|معلوماتك))")
+    Regex::new(r"^(?:确定|肯定|保证|访问|获取|查看|看到|浏览|预测| не | (?:знать|сказать точно|гарантировать|предсказать|видеть|увидеть|проверить|посмотреть|открыть|зайти|получить доступ|быть уверен|точно)| (?:الوصول|التأكد|معرفة|التنبؤ|إلا|رؤية|الاطلاع|مشاهدة|الجزم|ضمان)| (?:truy c[aâậ]p|[dđ][aả]m b[aả]o|bi[eếê]t|d[uưự] [dđ]o[aá]n|x[aá]c nh[aâậ]n|xem|ch[aắ]c ch[aắ]n|l[aạ]i to[aà]n b[oộ]|h[eế]t|d[aà]i d[oò]ng|ch[ií]nh x[aá]c|th[oô]ng tin c[aá] nh[aâ]n)| (?:الكود كامل|كامل|معلوماتك))")
         .expect("valid regex")
 });
+
+/// What a limit of knowledge holds back, before the negation in the same sentence: live
+/// data, certainty ("실시간 정보는 제공할 수 없지만, 마지막
+/// 업데이트 기준으로 ...", "मैं पक्का नहीं बता सकता, लेकिन ..."). A decline of that is no refusal.
+static OTHER_LIMIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"실시간|최신 정보|정확히|확실히|в реальном времени|наверняка|الوقت الحقيقي|بدقة|بشكل مؤكد|रियल-टाइम|रियल टाइम|वास्तविक समय|पक्का|पक्के तौर|निश्चित रूप|यकीन से|ठीक-ठीक|सटीक")
+        .expect("valid regex")
+});
+
+/// Whether an [`OTHER_SCRIPTS`] match whose sentence runs from `start` to the match's `end`
+/// declines what only a limit of knowledge or reach holds back.
+pub(super) fn other_limit(text: &str, start: usize, end: usize) -> bool {
+    OTHER_LIMIT.is_match(&text[start..end])
+}
 
 /// Whether an [`OTHER_SCRIPTS`] match ending at `end` is a statement of uncertainty.
 pub(super) fn other_not_refusal(text: &str, end: usize) -> bool {
