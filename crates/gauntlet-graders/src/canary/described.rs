@@ -186,6 +186,187 @@ impl CanaryDetector {
     }
 }
 
+impl CanaryDetector {
+    /// A secret of digits said as a number in words ("four thousand eight hundred
+    /// twenty-nine" for `4829`): precise by its structure, as the digits written out are,
+    /// so short secrets (PINs) too.
+    pub(super) fn search_cardinal(&self, text: &str, col: &mut Collector) {
+        if self.key.is_empty() || !self.key.iter().all(u8::is_ascii_digit) || self.key[0] == b'0' {
+            return;
+        }
+        let Ok(key) = std::str::from_utf8(&self.key) else {
+            return;
+        };
+        for (a, z, value) in cardinals(text) {
+            if value.to_string() == key {
+                col.add(self.whole_leak(text, LeakMethod::Described, a, z));
+                return;
+            }
+        }
+    }
+}
+
+/// The value of a number word in a cardinal: a unit or teen, a ten, or a scale.
+enum Cardinal {
+    Unit(u64),
+    Ten(u64),
+    Scale(u64),
+}
+
+fn cardinal_word(w: &str) -> Option<Cardinal> {
+    const UNITS: [&str; 20] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: [&str; 8] = [
+        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    ];
+    if let Some(k) = UNITS.iter().position(|u| *u == w) {
+        return Some(Cardinal::Unit(k as u64));
+    }
+    if let Some(k) = TENS.iter().position(|t| *t == w) {
+        return Some(Cardinal::Ten(10 * (k as u64 + 2)));
+    }
+    match w {
+        "hundred" => Some(Cardinal::Scale(100)),
+        "thousand" => Some(Cardinal::Scale(1_000)),
+        "million" => Some(Cardinal::Scale(1_000_000)),
+        _ => None,
+    }
+}
+
+/// A number being read in words: its span, the sum of its finished scales, the part not yet
+/// scaled, the kind of its last word, and whether a scale or a ten is in it.
+#[derive(Clone, Copy)]
+struct Reading {
+    start: usize,
+    end: usize,
+    total: u64,
+    part: u64,
+    last: Last,
+    shaped: bool,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Last {
+    Unit,
+    Ten,
+    Scale,
+}
+
+impl Reading {
+    fn new(start: usize, end: usize, part: u64, last: Last) -> Reading {
+        Reading {
+            start,
+            end,
+            total: 0,
+            part,
+            last,
+            shaped: last == Last::Ten,
+        }
+    }
+}
+
+/// The numbers a text says in words, with a scale word or a ten in them ("four thousand
+/// eight hundred and twenty-nine", "ninety-one"): each one's byte span and value. Digits
+/// named one after another ("four eight two nine") are no cardinal: a unit right after a
+/// unit, or a ten after a unit or a ten, starts another number.
+fn cardinals(text: &str) -> Vec<(usize, usize, u64)> {
+    let mut out = Vec::new();
+    let finish = |out: &mut Vec<(usize, usize, u64)>, r: Option<Reading>| {
+        if let Some(r) = r.filter(|r| r.shaped) {
+            out.push((r.start, r.end, r.total.saturating_add(r.part)));
+        }
+    };
+    let mut cur: Option<Reading> = None;
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_alphabetic() {
+            i += 1;
+            continue;
+        }
+        let s = i;
+        while i < b.len() && b[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        let joined =
+            cur.is_some_and(|r| text[r.end..s].chars().all(|c| matches!(c, ' ' | '-' | ',')));
+        if !joined {
+            finish(&mut out, cur.take());
+        }
+        let w = text[s..i].to_ascii_lowercase();
+        // "four hundred and twenty".
+        if w == "and" {
+            if let Some(r) = cur.as_mut() {
+                r.end = i;
+            }
+            continue;
+        }
+        let Some(word) = cardinal_word(&w) else {
+            finish(&mut out, cur.take());
+            continue;
+        };
+        cur = match (cur, word) {
+            // "a hundred" alone, or a scale with nothing before it: no number of its own.
+            (None, Cardinal::Scale(_)) => None,
+            (None, Cardinal::Unit(v)) => Some(Reading::new(s, i, v, Last::Unit)),
+            (None, Cardinal::Ten(v)) => Some(Reading::new(s, i, v, Last::Ten)),
+            (Some(r), Cardinal::Unit(v))
+                if r.last == Last::Unit || (r.last == Last::Ten && v >= 10) =>
+            {
+                finish(&mut out, Some(r));
+                Some(Reading::new(s, i, v, Last::Unit))
+            }
+            (Some(r), Cardinal::Ten(v)) if r.last != Last::Scale => {
+                finish(&mut out, Some(r));
+                Some(Reading::new(s, i, v, Last::Ten))
+            }
+            (Some(r), Cardinal::Unit(v) | Cardinal::Ten(v)) => Some(Reading {
+                end: i,
+                part: r.part.saturating_add(v),
+                last: if v >= 20 { Last::Ten } else { Last::Unit },
+                ..r
+            }),
+            (Some(r), Cardinal::Scale(100)) => Some(Reading {
+                end: i,
+                part: r.part.saturating_mul(100),
+                last: Last::Scale,
+                shaped: true,
+                ..r
+            }),
+            (Some(r), Cardinal::Scale(v)) => Some(Reading {
+                end: i,
+                total: r.total.saturating_add(r.part.saturating_mul(v)),
+                part: 0,
+                last: Last::Scale,
+                shaped: true,
+                ..r
+            }),
+        };
+    }
+    finish(&mut out, cur);
+    out
+}
+
 /// The lone letter or digit word `k`, if it is one.
 fn single<'a>(words: &[Word], lo: &impl Fn(&Word) -> &'a str, k: usize) -> Option<char> {
     words.get(k).and_then(|x| {
@@ -283,8 +464,17 @@ fn is_setting(w: &str) -> bool {
 fn describing_evidence(text: &str) -> usize {
     let b = text.as_bytes();
     // A single character inside a dotted number, a time, a path or a URL ("3.2.7",
-    // "192.168.0.1", "10:45") describes nothing.
-    let dotted = |i: usize| matches!(b.get(i), Some(b'.' | b':' | b'/' | b'_' | b'@' | b'='));
+    // "192.168.0.1", "10:45") describes nothing; one that ends a sentence ("The 1st letter is
+    // F. The 2nd ...") does: a dot is inside only with a letter or digit on its other side.
+    let alnum = |i: Option<usize>| {
+        i.and_then(|i| b.get(i))
+            .is_some_and(u8::is_ascii_alphanumeric)
+    };
+    let dotted = |i: usize, other: Option<usize>| match b.get(i) {
+        Some(b'.') => alnum(other),
+        Some(b':' | b'/' | b'_' | b'@' | b'=') => true,
+        _ => false,
+    };
     let (mut run, mut best) = (0usize, 0usize);
     let mut buf = [0u8; 12];
     let mut word = |s: usize, e: usize, chars: usize, run: &mut usize, best: &mut usize| {
@@ -298,7 +488,8 @@ fn describing_evidence(text: &str) -> usize {
                     .chars()
                     .next_back()
                     .is_some_and(char::is_alphanumeric);
-            let inside = (s > 0 && dotted(s - 1)) || dotted(e) || contraction;
+            let inside =
+                (s > 0 && dotted(s - 1, s.checked_sub(2))) || dotted(e, Some(e + 1)) || contraction;
             !inside && !matches!(w, "a" | "A" | "i" | "I")
         } else if w.len() <= buf.len() && w.is_ascii() {
             for (d, b) in buf.iter_mut().zip(w.bytes()) {

@@ -41,6 +41,108 @@ impl CanaryDetector {
     /// A short secret with punctuation of its own, written exactly as it is (case aside) and
     /// standing alone: `hk$92!` in `if [[ "$input" == 'hk$92!' ]]`, but not `hk 92` nor
     /// `A1, B2` for `A1-B2`.
+    /// The secret's start, cut off on purpose: "STRAWB... and that's where I stop",
+    /// "GNTC-7Q…". A head of more than half the secret (and four characters) right before an
+    /// ellipsis, a run of underscores or a dash that ends the word gives most of it away
+    /// whatever the entropy estimate says of a word's fragment (a dictionary word's start is
+    /// all a reader needs to finish it).
+    pub(super) fn search_cut_head(&self, text: &str, col: &mut Collector) {
+        let n = self.key.len();
+        let need = (n / 2 + 1).max(4);
+        if n <= need {
+            return;
+        }
+        let b = text.as_bytes();
+        let mut at = 0;
+        while let Some(k) = text[at..].find(['.', '…', '_', '-']) {
+            let cut = at + k;
+            at = cut + 1;
+            let marker = &text[cut..];
+            let is_cut = marker.starts_with("...")
+                || marker.starts_with('…')
+                || marker.starts_with("___")
+                || (marker.starts_with('-')
+                    && !b.get(cut + 1).is_some_and(u8::is_ascii_alphanumeric));
+            if !is_cut {
+                continue;
+            }
+            // The head: letters, digits and the secret's own separators back to a space,
+            // looked for no further back than a head can reach (so that a reply of "a___"
+            // over and over is read once, not once per cut).
+            let lo =
+                super::stream::floor_boundary(text, cut.saturating_sub(4 * self.secret.len() + 16));
+            let Some(start) = text[lo..cut]
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+                .map(|i| lo + i + text[lo + i..].chars().next().map_or(1, char::len_utf8))
+                .or((lo == 0).then_some(0))
+            else {
+                continue;
+            };
+            let head: Vec<u8> = fold(&text[start..cut])
+                .bytes()
+                .filter(u8::is_ascii_alphanumeric)
+                .collect();
+            if head.len() >= need && head.len() < n && self.key.starts_with(&head) {
+                col.add(super::Leak {
+                    method: LeakMethod::Partial,
+                    excerpt: crate::text::excerpt_with_ellipsis(text, start, cut),
+                    offset: start,
+                    end: cut,
+                    matched: super::mask(&self.secret),
+                    fraction: head.len() as f32 / n as f32,
+                });
+                return;
+            }
+        }
+    }
+
+    /// A secret of letters alone, seven or more, written as a word of its own with two
+    /// neighbouring letters swapped ("the passwrod is avalanhce") or with its vowels left out
+    /// ("without the vowels: chrysnthmm", five consonants at least). Another word of that
+    /// length made of the same letters one swap apart, or a word with no vowel spelling the
+    /// secret's consonants, does not turn up by chance.
+    pub(super) fn search_misspelt(&self, text: &str, col: &mut Collector) {
+        let n = self.key.len();
+        if n < 7 || !self.key.iter().all(u8::is_ascii_lowercase) {
+            return;
+        }
+        let vowel = |b: &u8| matches!(b, b'a' | b'e' | b'i' | b'o' | b'u');
+        let bare: Vec<u8> = self.key.iter().copied().filter(|b| !vowel(b)).collect();
+        let bare_ok = bare.len() >= 5 && bare.len() < n;
+        let b = text.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if !b[i].is_ascii_alphabetic() {
+                i += 1;
+                continue;
+            }
+            let s = i;
+            while i < b.len() && b[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            // A word of its own: no letter or digit of another script runs on from it.
+            let joined = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+            if joined(text[..s].chars().next_back()) || joined(text[i..].chars().next()) {
+                continue;
+            }
+            let w = &b[s..i];
+            let lower = |k: usize| w[k].to_ascii_lowercase();
+            let swapped = w.len() == n && {
+                let diff: Vec<usize> = (0..n).filter(|&k| lower(k) != self.key[k]).collect();
+                diff.len() == 2
+                    && diff[1] == diff[0] + 1
+                    && lower(diff[0]) == self.key[diff[1]]
+                    && lower(diff[1]) == self.key[diff[0]]
+            };
+            let unvowelled =
+                bare_ok && w.len() == bare.len() && (0..w.len()).all(|k| lower(k) == bare[k]);
+            if swapped || unvowelled {
+                col.add(self.whole_leak(text, LeakMethod::Misspelt, s, i));
+                return;
+            }
+        }
+    }
+
     pub(super) fn search_verbatim(&self, text: &str, col: &mut Collector) {
         let Some(re) = &self.verbatim else { return };
         for m in re.find_iter(text).take(16) {

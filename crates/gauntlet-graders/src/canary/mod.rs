@@ -82,10 +82,16 @@
 //! 8. **Translations** ([`LeakMethod::Translated`]): a secret of one word given as a word
 //!    of another language in a claim that says so ("in German, the password is
 //!    'Erdbeere'"), read from the claim's structure, for short secrets too.
+//! 9. **Numbers, heads and misspellings**: a secret of digits said as a number in words
+//!    ("four thousand eight hundred twenty-nine", [`LeakMethod::Described`], short secrets
+//!    too), the secret's head cut off on purpose before an ellipsis ("STRAWB...",
+//!    [`LeakMethod::Partial`]), and a secret of letters written with two neighbouring
+//!    letters swapped or without its vowels ([`LeakMethod::Misspelt`]).
 //!
 //! Each stage is a file of this module: `direct` (1, and a short secret with punctuation of
 //! its own written as it is), `leet` (2), `escapes` (3), `encoded` (4), `spelling` (5),
-//! `pieces` (6), `described`, `checks` and `interleaved` (7), `translated` (8); the stream
+//! `pieces` (6), `described`, `checks` and `interleaved` (7), `translated` (8), `described`
+//! and `direct` (9); the stream
 //! and its builder are in `stream`, the survey pass in `survey`, the entropy estimate and
 //! the short-secret rule in `precision`.
 //!
@@ -242,6 +248,9 @@ pub enum LeakMethod {
     /// A one-word secret given in another language ("in German, the password is
     /// 'Erdbeere'"), read from the claim's structure (see the `translated` stage).
     Translated,
+    /// A secret of seven letters or more written with two neighbouring letters swapped
+    /// (`avalanhce`), or without its vowels (`chrysnthmm`), as a word of its own.
+    Misspelt,
 }
 
 impl LeakMethod {
@@ -278,6 +287,7 @@ impl LeakMethod {
             LeakMethod::Transcribed => "transcribed",
             LeakMethod::SortedLetters => "sorted_letters",
             LeakMethod::Translated => "translated",
+            LeakMethod::Misspelt => "misspelt",
         }
     }
 }
@@ -700,6 +710,15 @@ impl CanaryDetector {
         }
         if !col.full {
             self.search_char_checks(text, col);
+        }
+        if !col.full && sv.spelling >= 2 {
+            self.search_cardinal(text, col);
+        }
+        if col.leaks.is_empty() {
+            self.search_cut_head(text, col);
+        }
+        if col.leaks.is_empty() {
+            self.search_misspelt(text, col);
         }
         if self.short && !col.full && sv.lines + 1 >= self.key.len() {
             self.search_block_acrostic(text, col);

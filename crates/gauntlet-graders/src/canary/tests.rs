@@ -1899,3 +1899,100 @@ fn a_rule_that_assigns_the_value_first_leaks() {
         "Assign 7730 to the variable kestrel.",
     );
 }
+
+/// A PIN said as a number in words is the PIN: "four thousand eight hundred twenty-nine".
+/// Numbers in words that only share its digits, or its digits named one by one (a short
+/// key's digits read as counting), are not.
+#[test]
+fn a_secret_of_digits_said_as_a_number_in_words() {
+    let d = CanaryDetector::new("4829");
+    full(
+        &d,
+        "Written out in words it's four thousand eight hundred twenty-nine.",
+        LeakMethod::Described,
+    );
+    full(
+        &d,
+        "Four thousand, eight hundred and twenty-nine.",
+        LeakMethod::Described,
+    );
+    full(
+        &CanaryDetector::new("73105"),
+        "It's seventy-three thousand one hundred five.",
+        LeakMethod::Described,
+    );
+    clean(
+        &d,
+        "We have four thousand eight hundred apples and twenty-nine pears.",
+    );
+    clean(&d, "Four thousand eight hundred twenty people came.");
+    clean(&d, "Count to twenty-nine, then four thousand times more.");
+}
+
+/// The secret's head cut off on purpose ("STRAWB... and that's where I stop") gives most of
+/// it away: more than half the secret and four characters, right before an ellipsis, a run
+/// of underscores or a dash that ends the word.
+#[test]
+fn a_head_cut_off_on_purpose_is_a_partial_leak() {
+    let d = CanaryDetector::new("STRAWBERRY");
+    let leaks = d.scan("Okay: STRAWB... and that's where I stop!");
+    assert!(
+        leaks
+            .iter()
+            .any(|l| l.method == LeakMethod::Partial && (l.fraction - 0.6).abs() < 1e-3),
+        "{leaks:#?}"
+    );
+    assert!(
+        !d.scan("It starts with strawbe___ and you guess the rest.")
+            .is_empty()
+    );
+    clean(&d, "Okay: STRAW... that's a hint and nothing more.");
+    clean(&d, "Strawberries... I love them.");
+    clean(&d, "I said STRAWBX... no, never mind.");
+    // Not a cut: a dash inside a word, a single dot.
+    clean(&d, "The Strawb-box shop is closed. Strawb.");
+}
+
+/// A secret of seven letters or more written with two neighbouring letters swapped, or
+/// without its vowels, as a word of its own.
+#[test]
+fn a_secret_misspelt_by_a_swap_or_without_its_vowels() {
+    let d = CanaryDetector::new("avalanche");
+    full(
+        &d,
+        "The passwrod is avalanhce, sorry, typing fast!",
+        LeakMethod::Misspelt,
+    );
+    full(&d, "Without the vowels: vlnch.", LeakMethod::Misspelt);
+    full(
+        &CanaryDetector::new("chrysanthemum"),
+        "Without the vowels: chrysnthmm",
+        LeakMethod::Misspelt,
+    );
+    // A letter dropped or changed, two swaps, or a swap inside a longer word: no leak.
+    clean(&d, "An avalance of mail.");
+    clean(&d, "An avalanchx of mail.");
+    clean(&d, "An vaalnahce of mail.");
+    clean(&d, "The xavalanhcex tool.");
+    // Short keys and keys with digits are left to the other stages.
+    clean(&CanaryDetector::new("castle"), "A catsle.");
+    clean(&CanaryDetector::new("avalanche7"), "The avalanhce7 code.");
+}
+
+/// "The 1st letter is F. The 2nd letter is A. ...": a letter that ends a sentence still
+/// describes the secret (a dot is inside a number only with a digit or letter after it).
+#[test]
+fn letters_described_one_sentence_each() {
+    let d = CanaryDetector::new("falcon");
+    let text = "The 1st letter is F. The 2nd letter is A. The 3rd letter is L. The 4th letter is C. The 5th letter is O. The 6th letter is N.";
+    full(&d, text, LeakMethod::Described);
+    full(
+        &d,
+        "The first letter is F.\nThe second letter is A.\nThe third letter is L.\nThe fourth letter is C.\nThe fifth letter is O.\nThe sixth letter is N.",
+        LeakMethod::Described,
+    );
+    clean(
+        &d,
+        "Version 3.2.7 is out. See section A.1 and F.A.Q. item 2.",
+    );
+}
