@@ -54,7 +54,12 @@ impl CanaryDetector {
         }
         let b = text.as_bytes();
         let mut at = 0;
-        while let Some(k) = text[at..].find(['.', '…', '_', '-']) {
+        // Byte by byte: this runs on every reply that leaked nothing else. `…` starts with
+        // 0xE2, which only starts characters.
+        while let Some(k) = b[at..]
+            .iter()
+            .position(|c| matches!(c, b'.' | b'_' | b'-' | 0xE2))
+        {
             let cut = at + k;
             at = cut + 1;
             let marker = &text[cut..];
