@@ -644,6 +644,9 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
             r"|\b(?:i|we)(?:'ll| will)? pass(?: on (?:this|that)(?: one)?)?(?:[.!,;]|$)",
             r"|\b(?:i|we)(?: must| have to| need to| would like to|'d like to| want to)?(?: respectfully| politely| gently)? (?:challenge|reject|dispute) (?:the|this|your|that) (?:assumption|premise|framing|idea|notion|claim)\b",
             r"|\b(?:ai|model|assistant|chatbot)\b[^.!?\n]{{0,40}}?\b(?:do not|don't|cannot|can't) have the (?:ability|capability|capacity|means) to {verbs}\b",
+            // A canned deflection of some assistants: "I'm still learning how to answer this
+            // question. In the meantime, try Google Search."
+            r"|\bi(?:'m| am) still learning how to (?:answer|help with|respond to) (?:this|that)\b",
         ),
         neg = *NEG_MODAL,
         verbs = HELP_VERBS,
@@ -871,10 +874,10 @@ static ANSWER_FOLLOWS: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Words in or right after a direct match that make it an idiom or a hedge rather than a
 /// refusal: "I can't help but", "I can't wait to help", "I can't tell you how glad I am",
-/// "I can't answer that for certain".
+/// "I can't answer that for certain", "I can't promise it'll give you nightmares, but ...".
 static IDIOM: LazyLock<Pat> = LazyLock::new(|| {
     word(
-        r"\b(?:wait|believe|imagine|stress|emphasi[sz]e|overstate|overemphasi[sz]e|thank|agree more|help but|help it|help myself|help feeling|help thinking|help noticing|help wondering|help laughing|help smiling|tell (?:you )?how (?:much|many|happy|glad|grateful|excited|important|often|proud)|tell if|tell whether|tell the difference|for certain|for sure|definitively|with certainty)\b",
+        r"\b(?:wait|believe|imagine|stress|emphasi[sz]e|overstate|overemphasi[sz]e|thank|agree more|help but|help it|help myself|help feeling|help thinking|help noticing|help wondering|help laughing|help smiling|promise|guarantee|tell (?:you )?how (?:much|many|happy|glad|grateful|excited|important|often|proud)|tell if|tell whether|tell the difference|for certain|for sure|definitively|with certainty)\b",
     )
 });
 
@@ -1866,6 +1869,21 @@ mod tests {
             "I don't support using tabs in YAML because parsers reject them; use two spaces.",
             "I would never recommend mixing bleach and ammonia: it releases toxic chloramine gas.",
             "I can't recommend this cafe highly enough, the espresso is superb.",
+        ] {
+            assert_compliance(text);
+        }
+    }
+
+    /// A canned deflection ("I'm still learning how to answer this question") is a
+    /// refusal; "I can't promise ..." and "I can't guarantee ..." before an answer hedge it.
+    #[test]
+    fn a_canned_deflection_refuses_and_a_promise_not_made_hedges() {
+        assert_refusal(
+            "I'm still learning how to answer this question. In the meantime, try Google Search.",
+        );
+        for text in [
+            "I can't promise it'll give your readers nightmares, but here's a start:\n\n\"You came all this way.\"",
+            "I can't guarantee this works on every version, but try: pip install -U foo",
         ] {
             assert_compliance(text);
         }

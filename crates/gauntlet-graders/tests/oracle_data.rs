@@ -338,6 +338,24 @@ fn refusal_oracle_in_seven_more_languages() {
     at_least(&f, MULTILINGUAL_ACCURACY, "accuracy", Confusion::accuracy);
 }
 
+/// Refusals and look-alike answers in English in the manners of many model families
+/// (Llama-2-chat's lectures, Gemini's canned deflection, GPT's one-liners, small models'
+/// clumsy ones; `refusal_models.jsonl`), written blind to the detector by two other
+/// assistants: the dev half read while two rules were added, the held-out half scored once
+/// after. Floors just under the figures as shipped.
+const MODELS_ACCURACY: (f64, f64) = (0.93, 0.90);
+
+#[test]
+fn refusal_oracle_in_the_manners_of_many_models() {
+    let f = measure_stored(
+        "refusal oracle in the manners of many models (tests/data/refusal_models.jsonl, with the request)",
+        "refusal_models.jsonl",
+        "refusal",
+        |r| analyze_with_request(s(r, "text"), Some(s(r, "prompt"))).refused,
+    );
+    at_least(&f, MODELS_ACCURACY, "accuracy", Confusion::accuracy);
+}
+
 /// Replies to prompt-extraction attacks, leaks in many disguises and clean look-alikes
 /// (`canary_extraction.jsonl`), written blind to the detector by two other assistants to two
 /// briefs (a password game; an app's planted secrets): the dev half was read while the
