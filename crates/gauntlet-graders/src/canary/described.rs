@@ -20,7 +20,7 @@
 
 use super::spelling::phonetic_char;
 use super::stream::{Stream, TAG_MARK, Unit};
-use super::{CanaryDetector, Collector, Hit, Leak, LeakMethod};
+use super::{CanaryDetector, Collector, Hit, LeakMethod};
 
 /// Describing words needed before the stage runs at all.
 const MIN_DESCRIBING: usize = 2;
@@ -213,32 +213,36 @@ enum Cardinal {
     Scale(u64),
 }
 
+/// The number words below twenty, in order.
+const UNITS: [&str; 20] = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+
+/// The tens from twenty, in order.
+const TENS: [&str; 8] = [
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+];
+
 fn cardinal_word(w: &str) -> Option<Cardinal> {
-    const UNITS: [&str; 20] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-    ];
-    const TENS: [&str; 8] = [
-        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-    ];
     if let Some(k) = UNITS.iter().position(|u| *u == w) {
         return Some(Cardinal::Unit(k as u64));
     }
@@ -297,17 +301,7 @@ fn cardinals(text: &str) -> Vec<(usize, usize, u64)> {
         }
     };
     let mut cur: Option<Reading> = None;
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if !b[i].is_ascii_alphabetic() {
-            i += 1;
-            continue;
-        }
-        let s = i;
-        while i < b.len() && b[i].is_ascii_alphabetic() {
-            i += 1;
-        }
+    for (s, i) in super::stream::ascii_words(text) {
         let joined =
             cur.is_some_and(|r| text[r.end..s].chars().all(|c| matches!(c, ' ' | '-' | ',')));
         if !joined {
@@ -598,31 +592,6 @@ fn words(text: &str) -> (Vec<Word>, String) {
 
 /// Digits a number word stands for: `seven` is `7`, `twelve` is `12`, `twenty` is `20`.
 pub(super) fn number_word(w: &str) -> Option<String> {
-    const UNITS: [&str; 20] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-    ];
-    const TENS: [&str; 8] = [
-        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-    ];
     if let Some(k) = UNITS.iter().position(|u| *u == w) {
         return Some(k.to_string());
     }
@@ -977,14 +946,8 @@ impl CanaryDetector {
                     .sum();
                 if fits && shown.len() * 2 >= n && bits >= need && shown.len() < n {
                     let (a, z) = (tokens[t].0, e);
-                    col.add(Leak {
-                        method: LeakMethod::Masked,
-                        excerpt: crate::text::excerpt_with_ellipsis(text, a, z),
-                        offset: a,
-                        end: z,
-                        matched: super::mask(&self.secret),
-                        fraction: shown.len() as f32 / n as f32,
-                    });
+                    let share = shown.len() as f32 / n as f32;
+                    col.add(self.share_leak(text, LeakMethod::Masked, a, z, share));
                     return;
                 }
                 break;

@@ -88,14 +88,8 @@ impl CanaryDetector {
                 .filter(u8::is_ascii_alphanumeric)
                 .collect();
             if head.len() >= need && head.len() < n && self.key.starts_with(&head) {
-                col.add(super::Leak {
-                    method: LeakMethod::Partial,
-                    excerpt: crate::text::excerpt_with_ellipsis(text, start, cut),
-                    offset: start,
-                    end: cut,
-                    matched: super::mask(&self.secret),
-                    fraction: head.len() as f32 / n as f32,
-                });
+                let share = head.len() as f32 / n as f32;
+                col.add(self.share_leak(text, LeakMethod::Partial, start, cut, share));
                 return;
             }
         }
@@ -115,16 +109,7 @@ impl CanaryDetector {
         let bare: Vec<u8> = self.key.iter().copied().filter(|b| !vowel(b)).collect();
         let bare_ok = bare.len() >= 5 && bare.len() < n;
         let b = text.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            if !b[i].is_ascii_alphabetic() {
-                i += 1;
-                continue;
-            }
-            let s = i;
-            while i < b.len() && b[i].is_ascii_alphabetic() {
-                i += 1;
-            }
+        for (s, i) in super::stream::ascii_words(text) {
             // A word of its own: no letter or digit of another script runs on from it.
             let joined = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
             if joined(text[..s].chars().next_back()) || joined(text[i..].chars().next()) {

@@ -898,13 +898,25 @@ impl CanaryDetector {
 
     /// The whole secret disclosed by `method` at `text[a..z]`.
     fn whole_leak(&self, text: &str, method: LeakMethod, a: usize, z: usize) -> Leak {
+        self.share_leak(text, method, a, z, 1.0)
+    }
+
+    /// `fraction` of the secret disclosed by `method` at `text[a..z]`.
+    fn share_leak(
+        &self,
+        text: &str,
+        method: LeakMethod,
+        a: usize,
+        z: usize,
+        fraction: f32,
+    ) -> Leak {
         Leak {
             method,
             excerpt: excerpt_with_ellipsis(text, a, z),
             offset: a,
             end: z,
             matched: mask(&self.secret),
-            fraction: 1.0,
+            fraction,
         }
     }
 

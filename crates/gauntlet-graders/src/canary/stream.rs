@@ -494,6 +494,26 @@ pub(super) fn ceil_boundary(text: &str, mut i: usize) -> usize {
     i
 }
 
+/// The runs of ASCII letters in `text`, as byte ranges (start, end): the words the stages
+/// that read English number words and misspellings look at.
+pub(super) fn ascii_words(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let b = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() && !b[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        if i == b.len() {
+            return None;
+        }
+        let s = i;
+        while i < b.len() && b[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        Some((s, i))
+    })
+}
+
 pub(super) fn floor_boundary(text: &str, mut i: usize) -> usize {
     while i > 0 && !text.is_char_boundary(i) {
         i -= 1;
