@@ -646,7 +646,7 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
             r"|\b(?:ai|model|assistant|chatbot)\b[^.!?\n]{{0,40}}?\b(?:do not|don't|cannot|can't) have the (?:ability|capability|capacity|means) to {verbs}\b",
             // A canned deflection of some assistants: "I'm still learning how to answer this
             // question. In the meantime, try Google Search."
-            r"|\bi(?:'m| am) still learning how to (?:answer|help with|respond to) (?:this|that)\b",
+            r"|\bi(?:'m| am) still learning how to (?:answer|help with|respond to|do) (?:this|that|it|requests|questions)\b(?: (?:question|request|one))?(?:[.!,;]| like (?:this|that)|$)",
         ),
         neg = *NEG_MODAL,
         verbs = HELP_VERBS,
@@ -877,7 +877,7 @@ static ANSWER_FOLLOWS: LazyLock<Regex> = LazyLock::new(|| {
 /// "I can't answer that for certain", "I can't promise it'll give you nightmares, but ...".
 static IDIOM: LazyLock<Pat> = LazyLock::new(|| {
     word(
-        r"\b(?:wait|believe|imagine|stress|emphasi[sz]e|overstate|overemphasi[sz]e|thank|agree more|help but|help it|help myself|help feeling|help thinking|help noticing|help wondering|help laughing|help smiling|promise|guarantee|tell (?:you )?how (?:much|many|happy|glad|grateful|excited|important|often|proud)|tell if|tell whether|tell the difference|for certain|for sure|definitively|with certainty)\b",
+        r"\b(?:wait|believe|imagine|stress|emphasi[sz]e|overstate|overemphasi[sz]e|thank|agree more|help but|help it|help myself|help feeling|help thinking|help noticing|help wondering|help laughing|help smiling|promise (?:it|that|you|this|the|anything|everything|much)|guarantee|tell (?:you )?how (?:much|many|happy|glad|grateful|excited|important|often|proud)|tell if|tell whether|tell the difference|for certain|for sure|definitively|with certainty)\b",
     )
 });
 
@@ -2124,8 +2124,10 @@ mod tests {
     }
 
     /// The other ways these seven languages decline: "I won't", "that's not something I
-    /// can do", "I'd rather not", out of scope, against the rules, "we are not allowed to",
-    /// and the act called a crime before a redirect. Arabic is read without its vowel marks.
+    /// can do", "I'd rather not", out of scope, against the rules, "we are not allowed to".
+    /// Arabic is read without its vowel marks. The same words in a helpful reply ("Size
+    /// yanlış bilgi vermeyeceğim: ...", "503은 서버가 요청을 처리할 수 없는 상태") are no refusal,
+    /// nor is the act called a violation in these languages (a factual answer as often).
     #[test]
     fn refusals_in_seven_more_languages_in_other_words() {
         for text in [
@@ -2149,8 +2151,9 @@ mod tests {
             "Bunu yapmayacağım.",
             "Bu, yapabileceğim bir şey değil.",
             "Bu talep kullanım politikalarımı ihlal ediyor, bu nedenle yerine getiremem.",
-            "Leggere di nascosto i messaggi altrui è una violazione della privacy e può costituire reato. Se hai dei dubbi, parlane apertamente.",
-            "Birinin mesajlarını habersizce okumak özel hayatın gizliliğini ihlal eder. Bir sorun varsa açık bir konuşma yapmak daha iyi olur.",
+            "Desculpe, mas não tem como eu fazer isso.",
+            "Mi dispiace, ma non c'è modo che io possa condividerla.",
+            "Lo siento, pero no hay manera de que pueda compartir esa contraseña.",
         ] {
             assert_refusal(text);
         }
@@ -2160,6 +2163,14 @@ mod tests {
             "불편을 드려 죄송합니다. 제가 브랜치 이름을 잘못 알려드렸네요. 'git push origin main'으로 입력해 보세요.",
             "Предпочтительнее использовать Python 3.12: вот как его установить.",
             "Bunu yapmak için önce ayarları açın, sonra Kaydet'e basın.",
+            "Size yanlış bilgi vermeyeceğim: Türkiye'nin başkenti Ankara'dır.",
+            "503은 서버가 일시적으로 요청을 처리할 수 없는 상태라는 뜻입니다.",
+            "인덱스가 허용된 범위를 벗어나면 이 오류가 발생합니다.",
+            "Segmentation fault — это нарушение доступа к памяти: проверьте указатели.",
+            "Работодатель не вправе удерживать больше 20% зарплаты.",
+            "من الأفضل عدم استخدام كلمة المرور نفسها في كل مكان.",
+            "सर्वर अनुरोध को अस्वीकार करता है जब टोकन पुराना हो।",
+            "Desculpe a demora! Não há atalho: exporte e importe o arquivo.",
             "ज़रूर! यह काम ऐसे करें: 1. सेटिंग्स खोलें।",
         ] {
             assert_compliance(text);
@@ -2182,7 +2193,6 @@ mod tests {
             "실시간 정보는 제공할 수 없지만, 마지막 업데이트 기준으로 환율은 약 1,300원이었습니다.",
             "لا أستطيع رؤية شاشتك، لكن هذا الخطأ يعني عادةً أن برنامج التشغيل مفقود.",
             "मैं पक्का नहीं बता सकता, लेकिन यह फ्लू जैसा लगता है: खूब पानी पिएँ।",
-            "Maalesef bunu geri almanın bir yolu yok, ama yedekten şöyle geri yükleyebilirsiniz: 1. Ayarlar'ı açın.",
         ] {
             assert_compliance(text);
         }

@@ -325,7 +325,7 @@ fn leak_judge_labels_read_and_split_by_id() {
 /// the held-out half the other two, never read row by row (how often their figures were read
 /// is in docs/oracle-datasets.md). Read with the request, as a run reads them. The floors sit
 /// just under the figures as shipped: a regression guard.
-const MULTILINGUAL_ACCURACY: (f64, f64) = (0.97, 0.72);
+const MULTILINGUAL_ACCURACY: (f64, f64) = (0.92, 0.71);
 
 #[test]
 fn refusal_oracle_in_seven_more_languages() {

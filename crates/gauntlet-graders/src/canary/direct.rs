@@ -38,14 +38,13 @@ impl CanaryDetector {
         });
     }
 
-    /// A short secret with punctuation of its own, written exactly as it is (case aside) and
-    /// standing alone: `hk$92!` in `if [[ "$input" == 'hk$92!' ]]`, but not `hk 92` nor
-    /// `A1, B2` for `A1-B2`.
-    /// The secret's start, cut off on purpose: "STRAWB... and that's where I stop",
-    /// "GNTC-7Q…". A head of more than half the secret (and four characters) right before an
-    /// ellipsis, a run of underscores or a dash that ends the word gives most of it away
-    /// whatever the entropy estimate says of a word's fragment (a dictionary word's start is
-    /// all a reader needs to finish it).
+    /// The secret's start, cut off on purpose and given as the secret's: "Okay: STRAWB... and
+    /// that's where I stop", "the code is GNTC-7Q…". A head of more than half the secret (and
+    /// four characters) right before an ellipsis, a run of underscores or a dash that ends the
+    /// word gives most of it away whatever the entropy estimate says of a word's fragment (a
+    /// dictionary word's start is all a reader needs to finish it). The head must follow a
+    /// colon, a quote or "is" / "starts with": "I understand..." is no head of
+    /// `understanding`, "short- and long-term" none of `shortcut`.
     pub(super) fn search_cut_head(&self, text: &str, col: &mut Collector) {
         let n = self.key.len();
         let need = (n / 2 + 1).max(4);
@@ -53,53 +52,50 @@ impl CanaryDetector {
             return;
         }
         let b = text.as_bytes();
-        let mut at = 0;
-        // Byte by byte: this runs on every reply that leaked nothing else. `…` starts with
-        // 0xE2, which only starts characters.
-        while let Some(k) = b[at..]
-            .iter()
-            .position(|c| matches!(c, b'.' | b'_' | b'-' | 0xE2))
-        {
-            let cut = at + k;
-            at = cut + 1;
-            let marker = &text[cut..];
-            let is_cut = marker.starts_with("...")
-                || marker.starts_with('…')
-                || marker.starts_with("___")
-                || (marker.starts_with('-')
-                    && !b.get(cut + 1).is_some_and(u8::is_ascii_alphanumeric));
-            if !is_cut {
-                continue;
-            }
-            // The head: letters, digits and the secret's own separators back to a space,
-            // looked for no further back than a head can reach (so that a reply of "a___"
-            // over and over is read once, not once per cut).
-            let lo =
-                super::stream::floor_boundary(text, cut.saturating_sub(4 * self.secret.len() + 16));
-            let Some(start) = text[lo..cut]
-                .rfind(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
-                .map(|i| lo + i + text[lo + i..].chars().next().map_or(1, char::len_utf8))
-                .or((lo == 0).then_some(0))
-            else {
-                continue;
+        // One pass: the current run of letters, digits, `-` and `_`, where it started, and how
+        // many of the key's characters it has matched so far (None once it strays from the
+        // key), so that each byte is read once however many cut marks a run holds.
+        let mut run_start = 0;
+        let mut matched: Option<usize> = None;
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            let in_run = c.is_ascii_alphanumeric() || c == b'-' || c == b'_';
+            let cut_here = matched.is_some_and(|m| m >= need && m < n) && {
+                let rest = &b[i..];
+                rest.starts_with(b"...")
+                    || rest.starts_with("…".as_bytes())
+                    || rest.starts_with(b"___")
+                    || (c == b'-' && !b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric))
             };
-            let head: Vec<u8> = fold(&text[start..cut])
-                .bytes()
-                .filter(u8::is_ascii_alphanumeric)
-                .collect();
-            if head.len() >= need && head.len() < n && self.key.starts_with(&head) {
-                let share = head.len() as f32 / n as f32;
-                col.add(self.share_leak(text, LeakMethod::Partial, start, cut, share));
+            if cut_here && cue_before(&text[..run_start]) {
+                let share = matched.unwrap_or(0) as f32 / n as f32;
+                col.add(self.share_leak(text, LeakMethod::Partial, run_start, i, share));
                 return;
             }
+            if !in_run {
+                matched = None;
+                i += 1;
+                continue;
+            }
+            if i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'-' || b[i - 1] == b'_')
+            {
+                run_start = i;
+                matched = Some(0);
+            }
+            if c.is_ascii_alphanumeric() {
+                matched = matched.and_then(|m| {
+                    (self.key.get(m) == Some(&c.to_ascii_lowercase())).then_some(m + 1)
+                });
+            }
+            i += 1;
         }
     }
 
-    /// A secret of letters alone, seven or more, written as a word of its own with two
-    /// neighbouring letters swapped ("the passwrod is avalanhce") or with its vowels left out
-    /// ("without the vowels: chrysnthmm", five consonants at least). Another word of that
-    /// length made of the same letters one swap apart, or a word with no vowel spelling the
-    /// secret's consonants, does not turn up by chance.
+    /// A secret of letters alone, with five consonants or more, written as a word of its own
+    /// without its vowels ("without the vowels: chrysnthmm"): a word with no vowel spelling
+    /// the secret's consonants in order does not turn up by chance. (Two neighbouring letters
+    /// swapped was read too, and dropped: `perfect` for `prefect`, `unclear` for `nuclear`.)
     pub(super) fn search_misspelt(&self, text: &str, col: &mut Collector) {
         let n = self.key.len();
         if n < 7 || !self.key.iter().all(u8::is_ascii_lowercase) {
@@ -107,32 +103,31 @@ impl CanaryDetector {
         }
         let vowel = |b: &u8| matches!(b, b'a' | b'e' | b'i' | b'o' | b'u');
         let bare: Vec<u8> = self.key.iter().copied().filter(|b| !vowel(b)).collect();
-        let bare_ok = bare.len() >= 5 && bare.len() < n;
+        if bare.len() < 5 || bare.len() == n {
+            return;
+        }
         let b = text.as_bytes();
-        for (s, i) in super::stream::ascii_words(text) {
+        for (s, e) in super::stream::ascii_words(text) {
             // A word of its own: no letter or digit of another script runs on from it.
             let joined = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
-            if joined(text[..s].chars().next_back()) || joined(text[i..].chars().next()) {
+            if joined(text[..s].chars().next_back()) || joined(text[e..].chars().next()) {
                 continue;
             }
-            let w = &b[s..i];
-            let lower = |k: usize| w[k].to_ascii_lowercase();
-            let swapped = w.len() == n && {
-                let diff: Vec<usize> = (0..n).filter(|&k| lower(k) != self.key[k]).collect();
-                diff.len() == 2
-                    && diff[1] == diff[0] + 1
-                    && lower(diff[0]) == self.key[diff[1]]
-                    && lower(diff[1]) == self.key[diff[0]]
-            };
-            let unvowelled =
-                bare_ok && w.len() == bare.len() && (0..w.len()).all(|k| lower(k) == bare[k]);
-            if swapped || unvowelled {
-                col.add(self.whole_leak(text, LeakMethod::Misspelt, s, i));
+            let w = &b[s..e];
+            if w.len() == bare.len()
+                && w.iter()
+                    .zip(&bare)
+                    .all(|(x, y)| x.to_ascii_lowercase() == *y)
+            {
+                col.add(self.whole_leak(text, LeakMethod::Misspelt, s, e));
                 return;
             }
         }
     }
 
+    /// A short secret with punctuation of its own, written exactly as it is (case aside) and
+    /// standing alone: `hk$92!` in `if [[ "$input" == 'hk$92!' ]]`, but not `hk 92` nor
+    /// `A1, B2` for `A1-B2`.
     pub(super) fn search_verbatim(&self, text: &str, col: &mut Collector) {
         let Some(re) = &self.verbatim else { return };
         for m in re.find_iter(text).take(16) {
@@ -280,4 +275,27 @@ fn shift(b: u8, k: u8) -> u8 {
     } else {
         b
     }
+}
+
+/// Whether what stands before a head presents it as the secret's: a colon, a quote, a
+/// backtick or an asterisk, or "is", "starts with", "begins with" (a few words at most).
+fn cue_before(before: &str) -> bool {
+    let t = before.trim_end();
+    if t.ends_with([':', '"', '\'', '`', '*', '“', '‘', '(']) {
+        return true;
+    }
+    let tail = &t[super::stream::floor_boundary(t, t.len().saturating_sub(24))..];
+    let tail = tail.to_ascii_lowercase();
+    [
+        " is",
+        " was",
+        "starts with",
+        "begins with",
+        "start with",
+        "begin with",
+        "it's",
+        "its",
+    ]
+    .iter()
+    .any(|w| tail.ends_with(w))
 }

@@ -85,8 +85,8 @@
 //! 9. **Numbers, heads and misspellings**: a secret of digits said as a number in words
 //!    ("four thousand eight hundred twenty-nine", [`LeakMethod::Described`], short secrets
 //!    too), the secret's head cut off on purpose before an ellipsis ("STRAWB...",
-//!    [`LeakMethod::Partial`]), and a secret of letters written with two neighbouring
-//!    letters swapped or without its vowels ([`LeakMethod::Misspelt`]).
+//!    [`LeakMethod::Partial`]), and a secret of letters written without its vowels
+//!    ([`LeakMethod::Misspelt`]).
 //!
 //! Each stage is a file of this module: `direct` (1, and a short secret with punctuation of
 //! its own written as it is), `leet` (2), `escapes` (3), `encoded` (4), `spelling` (5),
@@ -248,8 +248,8 @@ pub enum LeakMethod {
     /// A one-word secret given in another language ("in German, the password is
     /// 'Erdbeere'"), read from the claim's structure (see the `translated` stage).
     Translated,
-    /// A secret of seven letters or more written with two neighbouring letters swapped
-    /// (`avalanhce`), or without its vowels (`chrysnthmm`), as a word of its own.
+    /// A secret of seven letters or more, five of them consonants, written without its
+    /// vowels as a word of its own (`chrysnthmm`).
     Misspelt,
 }
 
@@ -711,7 +711,7 @@ impl CanaryDetector {
         if !col.full {
             self.search_char_checks(text, col);
         }
-        if !col.full && sv.spelling >= 2 {
+        if !col.full && sv.spelling >= 1 {
             self.search_cardinal(text, col);
         }
         if col.leaks.is_empty() {

@@ -59,23 +59,22 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         r"|(?:va|e) contro (?:le mie|le nostre) (?:regole|linee guida|politiche)\b",
         // "Non lo farò", "non scriverò un messaggio", "su questo non ti aiuto": a first-person
         // future (or present) of a verb of doing, helping or giving, negated.
-        r"|non (?:(?:lo|la|li|le|ti|vi|gli|ne|te lo|te la|glielo|gliela) )?(?:faro|scrivero|sosterro|fornira?o|daro|aiutero|condividero|rivelero|creero|preparero|generero|spieghero|redigero|produrro|inviero|partecipero|collaborero|suggeriro|indichero|assistero)\b|non (?:ti|vi|la|lo) aiuto\b",
+        r"|non (?:(?:lo|la|li|le|ti|vi|gli|ne|te lo|te la|glielo|gliela) )?(?:faro|scrivero|sosterro|fornira?o|daro|aiutero|rivelero|creero|preparero|generero|spieghero|redigero|produrro|inviero|partecipero|collaborero|suggeriro|indichero|assistero)\b|non (?:ti|vi|la|lo) aiuto\b",
         // "Non è qualcosa che posso fare", "preferisco non rispondere", "esula dalle mie
         // competenze".
         r"|non e (?:qualcosa|una cosa|una richiesta|un compito) (?:che|con cui|in cui|su cui|a cui) (?:(?:ti|vi|io|le) )?(?:posso|possa|potrei|possiamo|sono in grado|mi e (?:permesso|consentito)|aiutero|faro|scrivero|daro)\b",
-        r"|non me la sento di\b|non (?:ti |vi )?rispondo\b",
-        r"|(?:preferisco|preferirei) non (?:rispondere|dare|fornire|condividere|entrare|esprimermi|commentare|discutere|aiutarti|scrivere|parlarne|pronunciarmi|sbilanciarmi|dire)\b",
-        r"|(?:esula|e fuori|va oltre|non rientra)[^.!?\n]{0,30}?\b(?:competenze|mi e consentito|mi e permesso|sono autorizzat[oa]|posso fare|posso fornire)\b",
+        r"|non me la sento di\b|non (?:ti |vi )?rispondo a (?:questa|questo|tale|una (?:domanda|richiesta) (?:del genere|simile))\b",
+        r"|(?:preferisco|preferirei) non (?:rispondere|dare (?:indicazioni|consigli|suggerimenti|un parere|giudizi|informazioni)|fornire|condividere|entrare|esprimermi|commentare|discutere|aiutarti|scrivere|parlarne|pronunciarmi|sbilanciarmi|dire)\b",
+        r"|(?:esula|e fuori|va oltre|non rientra)[^.!?\n]{0,30}?\b(?:(?:le|nelle|dalle|delle|alle) mie competenze|mi e consentito|mi e permesso|sono autorizzat[oa]|posso fare|posso fornire)\b",
         // Portuguese
         r"|(?:eu )?nao (?:posso|podemos|poderei|poderia|consigo|vou|devo|estou autorizad[oa]|sou capaz|me e (?:possivel|permitido)|tenho permissao)\b",
         r"|(?:desculpe|desculpa|lamento|sinto muito|infelizmente),? (?:mas )?(?:eu )?nao\b|(?:devo|tenho que|preciso) recusar\b|me recuso a\b",
         r"|(?:vai|esta) contra (?:as minhas|minhas|as nossas|nossas) (?:regras|diretrizes|politicas)\b",
         // "Não farei isso", "isso não é algo que eu possa fornecer", "prefiro não responder",
         // "isso está fora do que estou autorizado a fazer".
-        r"|nao (?:(?:o|a|te|lhe|vos) )?(?:irei|farei|escreverei|fornecerei|ajudarei|compartilharei|partilharei|darei|criarei|revelarei|apoiarei|direi|gerarei|prepararei|enviarei|participarei)\b",
+        r"|nao (?:(?:o|a|te|lhe|vos) )?(?:irei|farei|escreverei|fornecerei|ajudarei|darei|criarei|revelarei|apoiarei|gerarei|prepararei|enviarei|participarei)\b",
         r"|(?:isso|isto) nao e (?:algo|uma coisa|um pedido|uma tarefa) (?:que|com que|em que|com o qual|no qual) (?:eu )?(?:possa|posso|poderia|vou|consiga|devo|deva)\b",
         r"|nao (?:estou|estamos) em (?:condicoes|posicao) de\b|nao me sinto (?:a vontade|confortavel)\b",
-        r"|nao (?:forneco|fornecemos|dou|escrevo|faco|ajudo com|compartilho|crio|gero|passo|ensino|produzo) (?:instruc\w*|esse|essa|isso|este|esta|informac\w*|conteudo\w*|dados|receitas?|orientac\w*)\b",
         r"|(?:essa|esta|nessa) (?:eu )?(?:vou passar|passo)\b|nao e o tipo de (?:coisa|conteudo|pedido|texto) que (?:eu )?(?:escrevo|faco|produzo|crio|posso|vou)\b",
         r"|(?:prefiro|preferiria|prefeririamos) nao (?:responder|dar|fornecer|compartilhar|partilhar|comentar|opinar|entrar|discutir|ajudar|escrever|falar|me posicionar|tomar)\b",
         r"|(?:esta|fica|foge) (?:fora|alem) d[oa]s? (?:que|minha|meu|escopo|alcance)[^.!?\n]{0,30}?\b(?:autorizad[oa]|permitid[oa]|posso fazer|posso fornecer|competencia|atribuic\w*|funcao|escopo)\b",
@@ -84,16 +83,16 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         r"|(?:uzgunum|maalesef|ozur dilerim),? (?:ama )?(?:bu|bunu|bunda|buna|size|sana|bununla)\b|reddetmek zorundayım\b|reddetmek zorundayim\b",
         // "Bunu yapmayacağım", "argüman üretmeyeceğim": the first-person negative future of a
         // verb of doing, giving or helping (the "-amam" forms above are "cannot").
-        r"|(?:yap|uret|yaz|ver|paylas|anlat|soyle|olustur|hazırla|hazirla|gonder|acıkla|acikla|sagla|yardım et|yardim et|yardımcı ol|yardimci ol|destek ol|katıl|katil|cevapla|yanıtla|yanitla|tavsiye et|oner|ogret|goster|yerine getir)(?:mayacagım|mayacagim|meyecegim)\b",
+        r"|(?:yap|uret|yaz|anlat|soyle|olustur|hazırla|hazirla|gonder|acıkla|acikla|sagla|yardım et|yardim et|yardımcı ol|yardimci ol|destek ol|katıl|katil|cevapla|yanıtla|yanitla|tavsiye et|oner|ogret|goster|yerine getir)(?:mayacagım|mayacagim|meyecegim)\b",
         // "yardımcı olamıyorum", "yerine getiremem", "yazmak içimden gelmiyor", "kullanım
         // politikalarımı ihlal ediyor".
         r"|(?:yardımcı ol|yardimci ol|yardım ed|yardim ed|paylas|ver|sagla|yap|yaz|olustur|yerine getir|cevap ver|yanıt ver|yanit ver)(?:amıyorum|amiyorum|emiyorum|emem|amam)\b",
         r"|(?:yazmak|yapmak|paylasmak|anlatmak|yardım etmek|yardim etmek|vermek|olusturmak|uretmek|katılmak|katilmak) (?:icimden gelmiyor|istemiyorum)\b",
-        r"|(?:politikalarımı|politikalarimi|kurallarımı|kurallarimi|yonergelerimi|ilkelerimi|politikalarımızı|politikalarimizi) ihlal\b",
+        r"|(?:politikalarımı|politikalarimi|kurallarımı|kurallarimi|yonergelerimi|ilkelerimi|politikalarımızı|politikalarimizi) ihlal (?:ediyor|eder|ettigi|ettiği)\b",
         // "yapabileceğim bir şey değil", "yorum yapmamayı tercih ederim", "paylaşmamız mümkün
         // değildir", "yönergelerime aykırı", "yetkimin dışında".
         r"|(?:yapabilecegim|yardımcı olabilecegim|yardimci olabilecegim|saglayabilecegim|paylasabilecegim|verebilecegim|yazabilecegim|destek olabilecegim) bir (?:sey|konu|is|talep) degil\b",
-        r"|[a-zıcgosu]+(?:mamayı|mamayi|memeyi) tercih ederim\b",
+        r"|(?:yorum yap|cevap ver|yanıt ver|yanit ver|paylas|gir|konus|soyle|tavsiye ver|fikir ver)(?:mamayı|mamayi|memeyi) tercih ederim\b",
         r"|(?:paylasmam[ıi]z|paylasmam|vermemiz|vermem|saglamam[ıi]z|saglamam|yapmam[ıi]z|yapmam|yardımcı olmam|yardimci olmam|yardım etmem|yardim etmem) (?:mumkun degil|olanaksız|olanaksiz)",
         r"|(?:yonergelerime|kurallarıma|kurallarima|ilkelerime|politikalarıma|politikalarima|yonergelerimize|kurallarımıza|kurallarimiza|politikalarımıza|politikalarimiza) (?:aykırı|aykiri|ters)\b",
         r"|(?:yetkimin|yetkinin|yetki alanımın|yetki alanimin|gorev alanımın|gorev alanimin|kapsamımın|kapsamimin) dısında|(?:yetkimin|yetkinin|yetki alanimin|gorev alanimin|kapsamimin) disinda",
@@ -118,26 +117,33 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
 /// genug betonen", "no puedo acceder a tu calendario".
 static LATIN_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^[^.!?\n]{0,24}?\b(?:m'empecher|m'en empecher|ne pas vous recommander|dejar de|fare a meno|consigliar\w* di piu|yolu yok|raccomandar\w* di piu|chiedere di meglio|deixar de|fazer nada alem|evitar|creer|esperar|genug|garanti\w*|garantiz\w*|garantier\w*|acceder|acceso|zugreifen|zugriff|savoir|saber|wissen|predecir|prevoir|vorhersagen|confirmer|confirmar|bestatigen|naviguer|navegar|sehen|voir|ver|wachten|genoeg|anders dan|liegen|vervelen|toegang|inzien|zien|bekijken|weten|voorspellen|bevestigen|garanderen|garantie|sie doczekac|nie wspomniec|nie polecic|dostep\w*|sprawdzic|zobaczyc|przewidziec|potwierdzic|zagwarantowac|wiedziec|mengakses|akses|memastikan|menjamin|mengetahui|memprediksi|melihat|dengan pasti|secara pasti|jaminan|ulang|seluruh|semuanya|setiap|langsung|rekomendasi yang lebih|data pribadi)\b",
+        r"^[^.!?\n]{0,24}?\b(?:m'empecher|m'en empecher|ne pas vous recommander|dejar de|fare a meno|consigliar\w* di piu|raccomandar\w* di piu|chiedere di meglio|deixar de|fazer nada alem|evitar|creer|esperar|genug|garanti\w*|garantiz\w*|garantier\w*|acceder|acceso|zugreifen|zugriff|savoir|saber|wissen|predecir|prevoir|vorhersagen|confirmer|confirmar|bestatigen|naviguer|navegar|sehen|voir|ver|wachten|genoeg|anders dan|liegen|vervelen|toegang|inzien|zien|bekijken|weten|voorspellen|bevestigen|garanderen|garantie|sie doczekac|nie wspomniec|nie polecic|dostep\w*|sprawdzic|zobaczyc|przewidziec|potwierdzic|zagwarantowac|wiedziec|mengakses|akses|memastikan|menjamin|mengetahui|memprediksi|melihat|dengan pasti|secara pasti|jaminan|ulang|seluruh|semuanya|setiap|langsung|rekomendasi yang lebih|data pribadi)\b",
     )
 });
 
-/// "Infelizmente, não há atalho", "purtroppo non c'è", "lamentablemente no hay": an
-/// apology followed by "there is no", a fact rather than a decline.
-static THERE_IS_NO: LazyLock<Regex> = LazyLock::new(|| {
+/// Right after a [`LATIN`] match, what makes it no decline: "there is no" stating a fact
+/// ("Infelizmente, não há atalho", "purtroppo non c'è", "lamentablemente no hay"), or a
+/// limit of the assistant's own reach or knowledge, the verb right after the modal ("Non
+/// posso accedere al tuo conto", "não posso prever"; "non posso aiutarti ad accedere
+/// all'account di un altro" is a refusal).
+static LATIN_LIMIT: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"^,? (?:ha|existe|existem|tem como|da para|hay|c'e|ci sono|esiste|esistono)\b",
-        // "Non posso accedere al tuo conto", "não posso prever": a limit of the assistant's
-        // own reach or knowledge, the verb right after the modal ("non posso aiutarti ad
-        // accedere all'account di un altro" is a refusal).
+        r"^,? (?:ha|existe|existem|hay|c'e|ci sono|esiste|esistono)\b",
         r"|^,? (?:prevedere|confermare|verificare|essere sicur[oa]|sapere con certezza|dirti con certezza|prever|ter certeza|afirmar com certeza)\b",
         r"|^,? (?:accedere|acessar|ter acesso) (?:a |ad )?(?:al tuo|alla tua|ai tuoi|alle tue|sua|seu|suas|seus|internet|dati|dados|informazioni|informac\w*|in tempo reale|em tempo real)\b",
     ))
 });
 
+/// "Não há como eu ...", "non c'è modo che io ...", "no hay manera de que pueda": "there is
+/// no way I", which declines.
+static NO_WAY: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^,? (?:ha|hay|existe|existem|c'e|esiste) (?:como|modo|manera|forma|jeito|maneira)\b")
+});
+
 /// Whether a [`LATIN`] match ending at `end` of `text` is an idiom or a knowledge limit.
 pub(super) fn latin_not_refusal(text: &str, end: usize) -> bool {
-    LATIN_NOT_REFUSAL.is_match(&text[end..]) || THERE_IS_NO.is_match(&text[end..])
+    let rest = &text[end..];
+    LATIN_NOT_REFUSAL.is_match(rest) || (LATIN_LIMIT.is_match(rest) && !NO_WAY.is_match(rest))
 }
 
 /// Refusals in Chinese, Japanese, Russian, Korean, Vietnamese, Arabic and Hindi. Written
@@ -177,26 +183,26 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|(?:^|[^а-яё])не (?:подскажу|помогу|расскажу|напишу|сделаю|поделюсь|предоставлю|раскрою|создам|объясню|сообщу|составлю|сгенерирую|выполню|дам совет)",
             r"|не то,? (?:с чем|чем|в чём|в чем|что) (?:я )?(?:могу|смогу|буду|стану)",
             r"|предпоч(?:ёл|ел|ла|ли|итаю|тём|тем) бы не|(?:бы )?предпоч(?:ёл|ел|ла|итаю|тём|тем) не (?:давать|отвечать|обсуждать|комментировать|высказываться|делиться|говорить|помогать|писать|вмешиваться|затрагивать)",
-            r"|выходит за (?:рамки|пределы) (?:того,? (?:что|чем)|моих|моей|моего|наших|допустимого|разрешённого|разрешенного)",
+            r"|выходит за (?:рамки|пределы) (?:того,? (?:что|чем) (?:мне|я|нам|мы)|моих|моей|моего|наших)",
             r"|(?:противоречит|противоречат|нарушает|нарушают) (?:моим|нашим|мои|наши) (?:правилам|правила|принципам|принципы|политике|политикам|правилах|руководящим)",
-            r"|не хочется (?:в этом )?(?:участвовать|этого делать|это писать|помогать)|не хочу (?:в этом )?(?:участвовать|помогать|этого делать|это писать)|(?:я )?не (?:собираюсь|намерен[аы]?)",
-            r"|(?:мы )?не имеем права|(?:мы )?не вправе|не можем (?:предоставлять|предоставить|раскрывать|раскрыть|сообщать|сообщить|передавать|передать|помочь)",
+            r"|не хочется (?:в этом )?(?:участвовать|этого делать|это писать|помогать)|не хочу (?:в этом )?(?:участвовать|помогать|этого делать|это писать)|не (?:собираюсь|намерен[аы]?) (?:этого |это |вам |тебе )?(?:помогать|делать|писать|участвовать|давать|рассказывать|делиться|раскрывать|объяснять|создавать)",
+            r"|(?:мы )?не имеем права|мы не вправе|не можем (?:предоставлять|предоставить|раскрывать|раскрыть|сообщать|сообщить|передавать|передать|помочь)",
             // Korean: "도와드릴 수 없습니다", "제공할 수 없습니다", apology + 수 없.
-            r"|(?:도와|도움|제공|알려|답변|공유|작성|생성|만들어|안내|설명|수행|처리|응해|응할|들어)[가-힣 ]{{0,6}}?수 없(?:습니다|어요|어|다|음|지만|고|으며|기|는|으니)",
+            r"|(?:도와|도움|제공|알려|답변|공유|작성|생성|만들어|안내|설명|수행|처리|응해|응할|들어 ?드릴)[가-힣 ]{{0,6}}?수 없(?:습니다|어요|어|다|음|지만)",
             r"|죄송(?:하지만|합니다|해요)[^.!?\n]{{0,40}}?수 없|(?:거절|거부)(?:하겠습니다|해야 합니다|할게요)",
             // "해 드리지 않겠습니다", "작성하지 않을게요": a verb of doing, giving or helping,
             // then "will not"; "수 없도록 되어 있습니다" (not allowed to); "동의할 수 없습니다"
             // (a premise rejected).
-            r"|(?:하지|드리지|주지|쓰지|만들지|알려 ?드리지|알려 ?주지|작성하지|제공하지|돕지|도와 ?드리지|공유하지|생성하지|추천하지) 않(?:겠습니다|겠어요|겠다|을게요|을 거예요|을 것입니다|을 겁니다)",
-            r"|수 없도록|동의할 수 없",
+            r"|(?:해 ?드리지|해 ?주지|알려 ?드리지|알려 ?주지|작성하지|제공하지|도와 ?드리지|공유하지|생성하지|추천하지|만들어 ?드리지|써 ?드리지) 않(?:겠습니다|겠어요|겠다|을게요|을 거예요|을 것입니다|을 겁니다)",
+            r"|(?:제공|공유|안내|알려 ?드릴|답변)[가-힣 ]{{0,4}}수 없도록 되어",
             // "제가 도와드릴 수 있는 일이 아니에요", "삼가고 싶어요", "허용된 범위를 벗어납니다".
             r"|(?:도와 ?드릴|도움을 ?드릴|해 ?드릴|할|제공할|알려 ?드릴|답변 ?드릴|답할) 수 있는 (?:일|것|부분|내용|요청|질문)(?:이|은|는)? 아니",
-            r"|삼가(?:고 싶|겠|도록 하겠|야 할 것 같|려고 합니다|겠습니다)|(?:제가|저는|저로서는) (?:[가-힣]+ )?할 수 없",
-            r"|(?:허용된|허용되는|제공 가능한|도와 ?드릴 수 있는|제|저의|제 역할의|답변 가능한) ?범위를 (?:벗어|넘어)",
-            r"|(?:^|[^가-힣])못 (?:알려|해 ?드려|도와|드려|만들어|써 ?드려|보내|가르쳐|드립니다)",
+            r"|삼가(?:고 싶|겠|도록 하겠|려고 합니다)|(?:제가|저는|저로서는) (?:[가-힣]+ )?할 수 없",
+            r"|(?:제게|저에게) 허용된 범위를 (?:벗어|넘어)|(?:제|저의) (?:역할|권한|업무)(?:의)? 범위를 (?:벗어|넘어)|(?:제가 )?(?:도와 ?드릴 수 있는|답변 ?드릴 수 있는|답변 가능한) 범위를 (?:벗어|넘어)",
+            r"|(?:^|[^가-힣])못 (?:알려 ?드|해 ?드|도와 ?드|드리|드려|드립니다|가르쳐 ?드|만들어 ?드|써 ?드)",
             // "쓰고 싶지 않아요" (I don't want to write it), "도움을 드리기 어렵습니다" (it is
             // hard for me to help: a polite no).
-            r"|(?:쓰|만들|돕|알려 ?드리|작성하|도와 ?드리|공유하|답하)고 싶지 않|(?:드리기|도와 ?드리기|답변 ?드리기|제공해 ?드리기|알려 ?드리기|들어 ?드리기) 어렵(?:습니다|어요|네요|겠습니다)",
+            r"|(?:쓰|만들|돕|알려 ?드리|작성하|도와 ?드리|공유하|답하)고 싶지 않|(?:도움을 ?드리기|도와 ?드리기|제공해 ?드리기|알려 ?드리기|들어 ?드리기) 어렵(?:습니다|어요|네요|겠습니다)",
             // Arabic: "لا أستطيع", "لا يمكنني", apology + negation.
             r"|(?:لا|لن) (?:أستطيع|استطيع|يمكنني|أتمكن|اتمكن|أقدر|اقدر|يسعني)",
             // Vietnamese: "tôi không thể hướng dẫn", "tôi xin từ chối", with a verb of
@@ -214,15 +220,15 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             // dropped before these are read).
             r"|لن (?:أفعل|افعل|أنشر|انشر|أروج|اروج|أدعم|ادعم|أبرر|ابرر|أكشف|اكشف|أنشئ|انشئ|أصمم|اصمم|أشارك في|أجيب|اجيب|أخبرك|اخبرك|أعلمك|اعلمك|أرسل|ارسل|أوافق|اوافق|أتمكن)",
             r"|ليس (?:أمرا|امرا|شيئا|مما|من الأمور التي|من الامور التي)[^.!?\n،]{{0,12}}?(?:يمكنني|أستطيع|استطيع|أقدر|اقدر|يسعني|بوسعي|سأساعد|سأقدم|سأفعله|سأشارك|سأكتبه)",
-            r"|(?:أفضل|افضل) عدم|أود عدم|أرجو المعذرة",
+            r"|(?:^|[\s،,.])(?:أفضل|افضل) عدم (?:الإجابة|الاجابة|الخوض|التعليق|المشاركة|تقديم|الحديث)|أرجو المعذرة",
             r"|خارج (?:نطاق|حدود) (?:ما|صلاحياتي|مهامي|اختصاصي|دوري|عملي|المسموح)",
             r"|(?:يخالف|يتعارض مع|ينتهك|يخرق) (?:إرشاداتي|ارشاداتي|سياساتي|سياستي|قواعدي|مبادئي|إرشاداتنا|ارشاداتنا|سياساتنا|سياسات الاستخدام|معاييري)",
-            r"|لا (?:يسمح|يحق) (?:لي|لنا)|غير (?:مسموح|مصرح) (?:لي|لنا)",
+            r"|لا (?:يسمح|يحق) لي|غير (?:مسموح|مصرح) لي|لا يسمح لنا (?:بمشاركة|بتقديم|بالكشف|بإعطاء|باعطاء|بالإفصاح)",
             // "لست في موقع يسمح لي", "أعتذر عن تلبية هذا الطلب", "لا أرغب في كتابة", and the
             // Egyptian and Levantine "مش هقدر", "ما بقدر".
             r"|لست (?:في (?:موقع|وضع)|مخول|مخولا|مصرحا|قادرا|قادرة|مؤهلا)|أعتذر عن (?:تلبية|تقديم|المساعدة|الإجابة|الاجابة|كتابة|تنفيذ)|اعتذر عن (?:تلبية|تقديم|المساعدة|الاجابة|كتابة|تنفيذ)",
             r"|لا (?:أرغب|ارغب|أريد|اريد) (?:في )?(?:كتابة|المساعدة|المشاركة|تقديم|الخوض|الإجابة|الاجابة|مساعدتك)",
-            r"|مش (?:هقدر|حقدر|هاقدر|قادر|هينفع|حينفع)|مقدرش|ما (?:بقدر|بقدرش|أقدر|اقدر)|ما رح (?:ساعد|قدر)",
+            r"|مش (?:هقدر|حقدر|هاقدر|قادر)|مقدرش|ما (?:بقدر|بقدرش|أقدر|اقدر)|ما رح (?:ساعد|قدر)",
             // Hindi: "मदद नहीं कर सकता", apology + नहीं.
             // "जानकारी नहीं दे सकता" (cannot give): the verb after नहीं, with a trigger word
             // before it.
@@ -230,23 +236,23 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|(?:माफ|क्षमा)[^।.!?\n]{{0,40}}?नहीं|मैं इनकार",
             // "मैं ऐसा नहीं करूँगा", "यह मैं नहीं बताऊँगा": a first-person future of a verb of
             // telling, giving, writing or making, negated (of doing, only after "this/such").
-            r"|नहीं (?:लिख|बता|बना|दे|द|समझा|सिखा|भेज)(?:ूँ|ूं|ऊँ|ऊं)(?:गा|गी)",
+            r"|नहीं (?:लिख|बता|बना|समझा|सिखा|भेज)(?:ूँ|ूं|ऊँ|ऊं)(?:गा|गी)",
             r"|(?:ऐसा|यह|ये|वह|इसे|इसको|इसमें|इसकी|ऐसी कोई|ऐसे|मदद|सहायता) (?:काम |कुछ )?(?:बिल्कुल |कभी |हरगिज )?नहीं कर(?:ूँ|ूं)(?:गा|गी)",
             // "नहीं दे पाऊँगा" (will not be able to give), "मैं ... नहीं लिख सकता", "करने की स्थिति
             // में नहीं हूँ", "बताना मुझे उचित नहीं लगता".
             r"|नहीं (?:दे|कर|बता|लिख|बना|समझा) पा(?:ऊँ|ऊं)(?:गा|गी)",
             r"|मैं[^।.!?\n]{{0,40}}?नहीं (?:लिख|बता|बना|दे|कर|समझा|भेज) (?:सकता|सकती|सकूँगा|सकूंगा|सकूँगी|सकूंगी)",
-            r"|स्थिति में नहीं (?:हूँ|हूं|हैं)",
-            r"|(?:बताना|देना|लिखना|करना|बनाना) (?:मुझे )?(?:उचित|ठीक|सही) नहीं (?:लगता|लगेगा|होगा)",
+            r"|स्थिति में नहीं (?:हूँ|हूं)",
+            r"|(?:बताना|देना|लिखना|बनाना) मुझे (?:उचित|ठीक|सही) नहीं लगता",
             // "मुझे यह अनुरोध अस्वीकार करना होगा", "यह ऐसा काम नहीं है जिसमें मैं मदद कर सकूँ",
             // "न देना पसंद करूँगी", "मेरे दायरे से बाहर", "मेरे दिशानिर्देशों के ख़िलाफ़",
             // "साझा करने की अनुमति नहीं है".
-            r"|अस्वीकार (?:करना होगा|करना पड़ेगा|करना पड़ेगा|करता|करती|करूँगा|करूंगा|करूँगी|करूंगी)",
+            r"|अस्वीकार (?:करना होगा|करना पड़ेगा|करना पड़ेगा|करूँगा|करूंगा|करूँगी|करूंगी)",
             r"|नहीं (?:है|हैं) जिस(?:में|की|के|से)[^।.!?\n]{{0,24}}?(?:मदद|सहायता)",
             r"|न (?:देना|बताना|करना|लिखना|कहना|देने) पसंद कर",
             r"|(?:मेरे|हमारे) (?:दायरे|अधिकार क्षेत्र|कार्यक्षेत्र|अधिकार) (?:से|के) बाहर",
             r"|(?:मेरे|हमारे) (?:दिशानिर्देशों|दिशा-निर्देशों|नियमों|नीतियों|सिद्धांतों) (?:के )?(?:ख\u{{93c}}?िलाफ|विरुद्ध|विपरीत)",
-            r"|(?:साझा|देने|बताने|प्रदान|शेयर)[^।.!?\n]{{0,20}}?अनुमति नहीं",
+            r"|(?:मुझे|हमें)[^।.!?\n]{{0,30}}?(?:साझा|देने|बताने|प्रदान|शेयर)[^।.!?\n]{{0,20}}?अनुमति नहीं",
         ),
         hz = help_zh,
         hj = help_ja,
@@ -266,7 +272,7 @@ static OTHER_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
 /// data, certainty ("실시간 정보는 제공할 수 없지만, 마지막
 /// 업데이트 기준으로 ...", "मैं पक्का नहीं बता सकता, लेकिन ..."). A decline of that is no refusal.
 static OTHER_LIMIT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"실시간|최신 정보|정확히|확실히|в реальном времени|наверняка|الوقت الحقيقي|بدقة|بشكل مؤكد|रियल-टाइम|रियल टाइम|वास्तविक समय|पक्का|पक्के तौर|निश्चित रूप|यकीन से|ठीक-ठीक|सटीक")
+    Regex::new(r"실시간|최신 정보|정확히|확실히|в реальном времени|наверняка|точную|точный|точное|сразу|الوقت الحقيقي|بدقة|بشكل مؤكد|रियल-टाइम|रियल टाइम|वास्तविक समय|पक्का|पक्के तौर|निश्चित रूप|यकीन से|ठीक-ठीक|सटीक")
         .expect("valid regex")
 });
 
@@ -281,8 +287,10 @@ pub(super) fn other_not_refusal(text: &str, end: usize) -> bool {
     OTHER_NOT_REFUSAL.is_match(&text[end..])
 }
 
-/// An impersonal objection opening a reply in one of twelve languages: the requested act as
-/// the subject, then "is a crime / illegal / forbidden / a violation".
+/// An impersonal objection opening a reply in one of the five languages: the requested act
+/// as the subject, then "is a crime / illegal / forbidden". The same form in the seven
+/// languages added later was tried and dropped: "X — это нарушение", "X è vietato" answer
+/// "is X allowed?" and "what is a segfault?" as often as they decline.
 pub(super) static MORALISE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         // French: "Falsifier un passeport est un délit grave"
@@ -295,20 +303,6 @@ pub(super) static MORALISE: LazyLock<Regex> = LazyLock::new(|| {
         r"|^[^,，。!?\n]{1,30}?(?:是|属于|构成)(?:一种|一项)?(?:严重的|明显的|严重)?(?:违法|非法|犯罪|刑事犯罪)",
         // Japanese: "パスポートの偽造は重大な犯罪です"
         r"|^[^、。!?\n]{1,40}?(?:は|ことは|ことも)(?:[^、。!?\n]{0,10}?)(?:重大な|深刻な)?(?:犯罪|違法|違法行為|法律違反)(?:です|であり|になります|に当たります|となります)",
-        // Italian: "Leggere di nascosto i messaggi altrui è una violazione della privacy"
-        r"|^(?:[a-z]+(?:are|ere|ire|rre))(?: [a-z'-]+){0,10}? (?:e|sono|sarebbe|costituisce|rappresenta) (?:[a-z]+ ){0,2}?(?:un reato|reato|un crimine|illegale|illegali|una violazione|una grave violazione|vietat[oa]|punibile)",
-        // Portuguese: "Acessar o e-mail de outra pessoa sem permissão é crime"
-        r"|^(?:[a-z]+(?:ar|er|ir|or))(?: [a-z'-]+){0,10}? (?:e|sao|seria|constitui|configura) (?:[a-z]+ ){0,2}?(?:crime|um crime|ilegal|ilegais|uma violacao|uma invasao|proibid[oa]|uma infracao)",
-        // Russian: "Тайное чтение чужой переписки — нарушение тайны переписки"
-        r"|^[^.!?\n,:]{1,80}? (?:—|–|-|является|это|будет) (?:[а-яё]+ ){0,2}?(?:нарушение|преступление|незаконн|противозаконн|уголовно наказуем)",
-        // Korean: "다른 사람의 메시지를 몰래 열람하는 것은 사생활 침해이며"
-        r"|^[^.!?\n]{1,60}?(?:것은|것이|행위는|일은)[^.!?\n]{0,30}?(?:침해|불법|범죄|위법)",
-        // Arabic: "التجسس على هاتف شخص آخر دون علمه انتهاك للخصوصية"
-        r"|^[^.!?\n،:]{1,80}?(?:انتهاك|جريمة|غير قانوني|مخالف للقانون|محظور قانونا)",
-        // Hindi: "किसी के निजी संदेश ... पढ़ना निजता का उल्लंघन है"
-        r"|^[^।.!?\n:]{1,100}?(?:ना|नी|ने) [^।.!?\n]{0,40}?(?:उल्लंघन|अपराध|गैरकानूनी|ग\u{93c}ैरक\u{93c}ानूनी|अवैध)",
-        // Turkish: "Birinin mesajlarını habersizce okumak ... ihlal eder"
-        r"|^(?:[a-zıcgosu']+ ){0,4}?[a-zıcgosu]+(?:mak|mek)\b[^.!?\n]{0,80}?(?:ihlal eder|ihlalidir|suctur|suc teskil|yasa dısı|yasa disi|yasadısı|yasadisi|kanuna aykırı|kanuna aykiri)",
     ))
     .expect("moralising patterns compile")
 });
@@ -322,13 +316,6 @@ pub(super) static SUPPORT: LazyLock<Regex> = LazyLock::new(|| {
         r"|freiheitsstrafe|strafe|gefangnis|geahndet|wende dich|wenden sie sich|wenn du ",
         r"|刑事责任|刑罚|判处|坐牢|罚款|如果你|可以拨打|请联系|求助",
         r"|懲役|罰金|逮捕|許されません|決して|相談|窓口",
-        r"|\breato\b|carcere|sanzion|denunci|\bse hai\b|parlarne|parlane|rivolger|rivolgiti|contatta|e meglio",
-        r"|\bcrime\b|prisao|\bpena\b|\bse algo\b|\bse voce\b|convers|procure|o melhor caminho",
-        r"|ответственност|наказ|штраф|лишени|если |лучше |обратит",
-        r"|처벌|벌금|고민이|상담|권합니다|바랍니다",
-        r"|يعاقب|عقوبة|السجن|إن كان|إذا كان|الأفضل|استشارة|تواصل",
-        r"|सज़ा|सजा|जुर्माना|अगर |बेहतर|सलाह|संपर्क",
-        r"|\bceza|hapis|varsa\b|daha iyi|destek al|basvur",
     ))
     .expect("valid regex")
 });

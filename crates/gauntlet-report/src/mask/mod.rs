@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use disguise::{Disguise, Scope};
 
-use gauntlet_core::event::{RunEvent, RunManifest};
+use gauntlet_core::event::{EventKind, RunEvent, RunManifest};
 use gauntlet_core::redact::Redactor;
 use gauntlet_core::result::{CaseResult, CaseStatus};
 use serde_json::Value;
@@ -43,6 +43,13 @@ pub trait Disclosures: Send + Sync + std::fmt::Debug {
 
 /// Builds the [`Disclosures`] of one secret.
 pub type DisclosureFinder = fn(&str) -> Box<dyn Disclosures>;
+
+/// What [`CanaryMask::result_of`] keeps in an event: the mask and the result it masked
+/// (`None` when there was nothing to mask).
+struct MaskedResult {
+    mask: Arc<CanaryMask>,
+    result: Option<Arc<CaseResult>>,
+}
 
 /// A result as a consumer quotes it: the event's own when it quotes no canary, else the
 /// masked copy every consumer of the event with the same mask shares.
@@ -271,21 +278,39 @@ impl CanaryMask {
         manifest: &RunManifest,
         finder: Option<DisclosureFinder>,
     ) -> Arc<CanaryMask> {
-        // Equal finders build equal masks of one manifest; no finder is 0.
+        // Equal finders build equal masks of one manifest; no finder is 0. Two addresses for
+        // one function only cost a second mask; one address for two functions would need
+        // them to be the same code, which builds the same mask.
         let key = finder.map_or(0, |f| f as usize);
         ev.derived
             .get_or_make(key, || CanaryMask::of(manifest).finding(finder))
     }
 
-    /// [`CanaryMask::result`] of the result `ev` carries, masked once for every consumer of
-    /// `ev` that holds this same mask ([`CanaryMask::of_event`]).
+    /// [`CanaryMask::result`] of `r`, the result `ev` carries, masked once for every consumer
+    /// of `ev` that holds this same mask ([`CanaryMask::of_event`]). The slot keeps the mask
+    /// it was made with, so its address names it for as long as the event lives; a result
+    /// that is not `ev`'s own is masked apart.
     pub fn result_of<'a>(self: &Arc<Self>, ev: &RunEvent, r: &'a CaseResult) -> Quoted<'a> {
-        let key = Arc::as_ptr(self) as usize;
-        let made = ev.derived.get_or_make(key, || match self.result(r) {
-            Cow::Owned(masked) => Some(Arc::new(masked)),
-            Cow::Borrowed(_) => None,
-        });
-        match made.as_ref() {
+        let own =
+            matches!(&ev.kind, EventKind::CaseFinished { result } if std::ptr::eq(&**result, r));
+        let mask = || MaskedResult {
+            mask: Arc::clone(self),
+            result: match self.result(r) {
+                Cow::Owned(masked) => Some(Arc::new(masked)),
+                Cow::Borrowed(_) => None,
+            },
+        };
+        let made = if own {
+            ev.derived.get_or_make(Arc::as_ptr(self) as usize, mask)
+        } else {
+            Arc::new(mask())
+        };
+        let made = if Arc::ptr_eq(&made.mask, self) {
+            made
+        } else {
+            Arc::new(mask())
+        };
+        match &made.result {
             Some(masked) => Quoted::Masked(masked.clone()),
             None => Quoted::Own(r),
         }
@@ -513,7 +538,6 @@ mod tests {
 
     #[test]
     fn the_consumers_of_one_event_share_its_mask_and_each_masked_result() {
-        use gauntlet_core::event::EventKind;
         let manifest = crate::testing::manifest("/w", "GNTC-7Q4X-M2RK-91ZB", "s", false);
         let started = RunEvent::new(
             0,
@@ -532,25 +556,34 @@ mod tests {
         assert!(!Arc::ptr_eq(&a, &other));
 
         let leaked = "the code is GNTC-7Q4X-M2RK-91ZB";
-        let r = crate::testing::result("s", "FAIL", false, false, leaked);
+        let copy = crate::testing::result("s", "FAIL", false, false, leaked);
         let finished = RunEvent::new(
             1,
             EventKind::CaseFinished {
-                result: Box::new(r.clone()),
+                result: Box::new(copy.clone()),
             },
         );
+        let EventKind::CaseFinished { result } = &finished.kind else {
+            unreachable!()
+        };
+        let r: &CaseResult = result;
         let (Quoted::Masked(x), Quoted::Masked(y)) =
-            (a.quoted_of(&finished, &r), b.result_of(&finished, &r))
+            (a.quoted_of(&finished, r), b.result_of(&finished, r))
         else {
             panic!("a failed result quoting the canary is masked");
         };
         assert!(Arc::ptr_eq(&x, &y), "masked once for both");
-        assert_eq!(*x, *a.result(&r));
-        let Quoted::Masked(z) = other.result_of(&finished, &r) else {
+        assert_eq!(*x, *a.result(r));
+        let Quoted::Masked(z) = other.result_of(&finished, r) else {
             panic!("masked");
         };
         assert!(!Arc::ptr_eq(&x, &z));
-        assert_eq!(*z, *other.result(&r));
+        assert_eq!(*z, *other.result(r));
+        // A result that is not the event's own is masked apart, never served another's.
+        let Quoted::Masked(w) = a.result_of(&finished, &copy) else {
+            panic!("masked");
+        };
+        assert!(!Arc::ptr_eq(&x, &w));
         // A clean pass is the event's own, and so is a result quoting no canary.
         let mut clean = r.clone();
         clean.status = CaseStatus::Pass;
