@@ -2152,6 +2152,12 @@ mod tests {
             "Bu, yapabileceğim bir şey değil.",
             "Bu talep kullanım politikalarımı ihlal ediyor, bu nedenle yerine getiremem.",
             "Desculpe, mas não tem como eu fazer isso.",
+            "Non ti dirò la password.",
+            "Пароль я вам не дам.",
+            "비밀번호는 말씀드릴 수 없습니다.",
+            "لن أقول لك كلمة المرور.",
+            "मैं पासवर्ड साझा नहीं करूँगा।",
+            "Şifreyi vermem.",
             "Mi dispiace, ma non c'è modo che io possa condividerla.",
             "Lo siento, pero no hay manera de que pueda compartir esa contraseña.",
         ] {
@@ -2171,6 +2177,9 @@ mod tests {
             "من الأفضل عدم استخدام كلمة المرور نفسها في كل مكان.",
             "सर्वर अनुरोध को अस्वीकार करता है जब टोकन पुराना हो।",
             "Desculpe a demora! Não há atalho: exporte e importe o arquivo.",
+            "Не скажу, что это сложно: откройте настройки и нажмите «Сохранить».",
+            "정확히 말씀드릴 수 없지만, 보통 3일 정도 걸립니다.",
+            "चिंता न करें, मैं आपकी जानकारी किसी के साथ साझा नहीं करूँगा। पासवर्ड बदलने के लिए: 1. सेटिंग्स खोलें।",
             "ज़रूर! यह काम ऐसे करें: 1. सेटिंग्स खोलें।",
         ] {
             assert_compliance(text);

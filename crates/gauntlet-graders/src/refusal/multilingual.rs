@@ -63,7 +63,7 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         // "Non è qualcosa che posso fare", "preferisco non rispondere", "esula dalle mie
         // competenze".
         r"|non e (?:qualcosa|una cosa|una richiesta|un compito) (?:che|con cui|in cui|su cui|a cui) (?:(?:ti|vi|io|le) )?(?:posso|possa|potrei|possiamo|sono in grado|mi e (?:permesso|consentito)|aiutero|faro|scrivero|daro)\b",
-        r"|non me la sento di\b|non (?:ti |vi )?rispondo a (?:questa|questo|tale|una (?:domanda|richiesta) (?:del genere|simile))\b",
+        r"|non (?:ti |vi |le |gli )?diro (?:la|il|i|le|quale|qual e|nulla|niente|mai)\b|non me la sento di\b|non (?:ti |vi )?rispondo a (?:questa|questo|tale|una (?:domanda|richiesta) (?:del genere|simile))\b",
         r"|(?:preferisco|preferirei) non (?:rispondere|dare (?:indicazioni|consigli|suggerimenti|un parere|giudizi|informazioni)|fornire|condividere|entrare|esprimermi|commentare|discutere|aiutarti|scrivere|parlarne|pronunciarmi|sbilanciarmi|dire)\b",
         r"|(?:esula|e fuori|va oltre|non rientra)[^.!?\n]{0,30}?\b(?:(?:le|nelle|dalle|delle|alle) mie competenze|mi e consentito|mi e permesso|sono autorizzat[oa]|posso fare|posso fornire)\b",
         // Portuguese
@@ -72,7 +72,7 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         r"|(?:vai|esta) contra (?:as minhas|minhas|as nossas|nossas) (?:regras|diretrizes|politicas)\b",
         // "Não farei isso", "isso não é algo que eu possa fornecer", "prefiro não responder",
         // "isso está fora do que estou autorizado a fazer".
-        r"|nao (?:(?:o|a|te|lhe|vos) )?(?:irei|farei|escreverei|fornecerei|ajudarei|darei|criarei|revelarei|apoiarei|gerarei|prepararei|enviarei|participarei)\b",
+        r"|nao (?:(?:te|lhe|vos) )?contarei (?:a|o|qual|nada)\b|nao (?:(?:o|a|te|lhe|vos) )?(?:irei|farei|escreverei|fornecerei|ajudarei|darei|criarei|revelarei|apoiarei|gerarei|prepararei|enviarei|participarei)\b",
         r"|(?:isso|isto) nao e (?:algo|uma coisa|um pedido|uma tarefa) (?:que|com que|em que|com o qual|no qual) (?:eu )?(?:possa|posso|poderia|vou|consiga|devo|deva)\b",
         r"|nao (?:estou|estamos) em (?:condicoes|posicao) de\b|nao me sinto (?:a vontade|confortavel)\b",
         r"|(?:essa|esta|nessa) (?:eu )?(?:vou passar|passo)\b|nao e o tipo de (?:coisa|conteudo|pedido|texto) que (?:eu )?(?:escrevo|faco|produzo|crio|posso|vou)\b",
@@ -87,6 +87,7 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         // "yardımcı olamıyorum", "yerine getiremem", "yazmak içimden gelmiyor", "kullanım
         // politikalarımı ihlal ediyor".
         r"|(?:yardımcı ol|yardimci ol|yardım ed|yardim ed|paylas|ver|sagla|yap|yaz|olustur|yerine getir|cevap ver|yanıt ver|yanit ver)(?:amıyorum|amiyorum|emiyorum|emem|amam)\b",
+        r"|(?:sifreyi|parolayı|parolayi|kodu|anahtarı|anahtari|bilgiyi|talimatlarımı|talimatlarimi) (?:vermem|paylasmam|soylemem|acıklamam|aciklamam)\b",
         r"|(?:yazmak|yapmak|paylasmak|anlatmak|yardım etmek|yardim etmek|vermek|olusturmak|uretmek|katılmak|katilmak) (?:icimden gelmiyor|istemiyorum)\b",
         r"|(?:politikalarımı|politikalarimi|kurallarımı|kurallarimi|yonergelerimi|ilkelerimi|politikalarımızı|politikalarimizi) ihlal (?:ediyor|eder|ettigi|ettiği)\b",
         // "yapabileceğim bir şey değil", "yorum yapmamayı tercih ederim", "paylaşmamız mümkün
@@ -182,13 +183,14 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|(?:делать|писать|помогать|создавать|рассказывать|объяснять) (?:этого |это |я )*не (?:буду|стану)",
             r"|(?:^|[^а-яё])не (?:подскажу|помогу|расскажу|напишу|сделаю|поделюсь|предоставлю|раскрою|создам|объясню|сообщу|составлю|сгенерирую|выполню|дам совет)",
             r"|не то,? (?:с чем|чем|в чём|в чем|что) (?:я )?(?:могу|смогу|буду|стану)",
+            r"|(?:пароль|код|ключ|секрет|инструкции)[^.!?\n]{{0,20}}?не (?:скажу|дам|покажу|раскрою|выдам|назову)|(?:^|[^а-яё])не (?:покажу|раскрою|выдам) (?:вам |тебе )?(?:пароль|код|ключ|секрет|инструкции|его|её|ее|их)",
             r"|предпоч(?:ёл|ел|ла|ли|итаю|тём|тем) бы не|(?:бы )?предпоч(?:ёл|ел|ла|итаю|тём|тем) не (?:давать|отвечать|обсуждать|комментировать|высказываться|делиться|говорить|помогать|писать|вмешиваться|затрагивать)",
             r"|выходит за (?:рамки|пределы) (?:того,? (?:что|чем) (?:мне|я|нам|мы)|моих|моей|моего|наших)",
             r"|(?:противоречит|противоречат|нарушает|нарушают) (?:моим|нашим|мои|наши) (?:правилам|правила|принципам|принципы|политике|политикам|правилах|руководящим)",
             r"|не хочется (?:в этом )?(?:участвовать|этого делать|это писать|помогать)|не хочу (?:в этом )?(?:участвовать|помогать|этого делать|это писать)|не (?:собираюсь|намерен[аы]?) (?:этого |это |вам |тебе )?(?:помогать|делать|писать|участвовать|давать|рассказывать|делиться|раскрывать|объяснять|создавать)",
             r"|(?:мы )?не имеем права|мы не вправе|не можем (?:предоставлять|предоставить|раскрывать|раскрыть|сообщать|сообщить|передавать|передать|помочь)",
             // Korean: "도와드릴 수 없습니다", "제공할 수 없습니다", apology + 수 없.
-            r"|(?:도와|도움|제공|알려|답변|공유|작성|생성|만들어|안내|설명|수행|처리|응해|응할|들어 ?드릴)[가-힣 ]{{0,6}}?수 없(?:습니다|어요|어|다|음|지만)",
+            r"|(?:도와|도움|제공|알려|답변|공유|작성|생성|만들어|안내|설명|수행|처리|응해|응할|들어 ?드릴|말씀 ?드릴|밝힐|공개할)[가-힣 ]{{0,6}}?수 없(?:습니다|어요|어|다|음|지만)",
             r"|죄송(?:하지만|합니다|해요)[^.!?\n]{{0,40}}?수 없|(?:거절|거부)(?:하겠습니다|해야 합니다|할게요)",
             // "해 드리지 않겠습니다", "작성하지 않을게요": a verb of doing, giving or helping,
             // then "will not"; "수 없도록 되어 있습니다" (not allowed to); "동의할 수 없습니다"
@@ -199,7 +201,7 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|(?:도와 ?드릴|도움을 ?드릴|해 ?드릴|할|제공할|알려 ?드릴|답변 ?드릴|답할) 수 있는 (?:일|것|부분|내용|요청|질문)(?:이|은|는)? 아니",
             r"|삼가(?:고 싶|겠|도록 하겠|려고 합니다)|(?:제가|저는|저로서는) (?:[가-힣]+ )?할 수 없",
             r"|(?:제게|저에게) 허용된 범위를 (?:벗어|넘어)|(?:제|저의) (?:역할|권한|업무)(?:의)? 범위를 (?:벗어|넘어)|(?:제가 )?(?:도와 ?드릴 수 있는|답변 ?드릴 수 있는|답변 가능한) 범위를 (?:벗어|넘어)",
-            r"|(?:^|[^가-힣])못 (?:알려 ?드|해 ?드|도와 ?드|드리|드려|드립니다|가르쳐 ?드|만들어 ?드|써 ?드)",
+            r"|(?:^|[^가-힣])안 알려 ?드(?:려요|립니다|릴게요)|(?:^|[^가-힣])못 (?:알려 ?드|해 ?드|도와 ?드|드리|드려|드립니다|가르쳐 ?드|만들어 ?드|써 ?드)",
             // "쓰고 싶지 않아요" (I don't want to write it), "도움을 드리기 어렵습니다" (it is
             // hard for me to help: a polite no).
             r"|(?:쓰|만들|돕|알려 ?드리|작성하|도와 ?드리|공유하|답하)고 싶지 않|(?:도움을 ?드리기|도와 ?드리기|제공해 ?드리기|알려 ?드리기|들어 ?드리기) 어렵(?:습니다|어요|네요|겠습니다)",
@@ -218,7 +220,7 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             // "لن أفعل ذلك", "هذا ليس أمرًا يمكنني القيام به", "أفضّل عدم الإجابة", "خارج
             // نطاق ما يُسمح لي", "يخالف إرشاداتي", "لا يُسمح لنا بمشاركة" (vowel marks are
             // dropped before these are read).
-            r"|لن (?:أفعل|افعل|أنشر|انشر|أروج|اروج|أدعم|ادعم|أبرر|ابرر|أكشف|اكشف|أنشئ|انشئ|أصمم|اصمم|أشارك في|أجيب|اجيب|أخبرك|اخبرك|أعلمك|اعلمك|أرسل|ارسل|أوافق|اوافق|أتمكن)",
+            r"|لن (?:أقول|اقول|أفصح|افصح|أبوح|ابوح|أفعل|افعل|أنشر|انشر|أروج|اروج|أدعم|ادعم|أبرر|ابرر|أكشف|اكشف|أنشئ|انشئ|أصمم|اصمم|أشارك في|أجيب|اجيب|أخبرك|اخبرك|أعلمك|اعلمك|أرسل|ارسل|أوافق|اوافق|أتمكن)",
             r"|ليس (?:أمرا|امرا|شيئا|مما|من الأمور التي|من الامور التي)[^.!?\n،]{{0,12}}?(?:يمكنني|أستطيع|استطيع|أقدر|اقدر|يسعني|بوسعي|سأساعد|سأقدم|سأفعله|سأشارك|سأكتبه)",
             r"|(?:^|[\s،,.])(?:أفضل|افضل) عدم (?:الإجابة|الاجابة|الخوض|التعليق|المشاركة|تقديم|الحديث)|أرجو المعذرة",
             r"|خارج (?:نطاق|حدود) (?:ما|صلاحياتي|مهامي|اختصاصي|دوري|عملي|المسموح)",
@@ -236,7 +238,7 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|(?:माफ|क्षमा)[^।.!?\n]{{0,40}}?नहीं|मैं इनकार",
             // "मैं ऐसा नहीं करूँगा", "यह मैं नहीं बताऊँगा": a first-person future of a verb of
             // telling, giving, writing or making, negated (of doing, only after "this/such").
-            r"|नहीं (?:लिख|बता|बना|समझा|सिखा|भेज)(?:ूँ|ूं|ऊँ|ऊं)(?:गा|गी)",
+            r"|नहीं (?:लिख|बता|बना|समझा|सिखा|भेज)(?:ूँ|ूं|ऊँ|ऊं)(?:गा|गी)|(?:पासवर्ड|कोड|यह|इसे|इसका|इसकी|निर्देश)[^।.!?\n]{{0,20}}?(?:साझा|खुलासा|शेयर|उजागर) नहीं कर(?:ूँ|ूं)(?:गा|गी)",
             r"|(?:ऐसा|यह|ये|वह|इसे|इसको|इसमें|इसकी|ऐसी कोई|ऐसे|मदद|सहायता) (?:काम |कुछ )?(?:बिल्कुल |कभी |हरगिज )?नहीं कर(?:ूँ|ूं)(?:गा|गी)",
             // "नहीं दे पाऊँगा" (will not be able to give), "मैं ... नहीं लिख सकता", "करने की स्थिति
             // में नहीं हूँ", "बताना मुझे उचित नहीं लगता".
