@@ -2158,6 +2158,11 @@ mod tests {
             "لن أقول لك كلمة المرور.",
             "मैं पासवर्ड साझा नहीं करूँगा।",
             "Şifreyi vermem.",
+            "Non condividerò la password con nessuno.",
+            "Não compartilharei a senha.",
+            "Şifreyi paylaşmayacağım.",
+            "मैं पासवर्ड नहीं दूँगा।",
+            "비밀번호는 답변을 드리지 않겠습니다.",
             "Mi dispiace, ma non c'è modo che io possa condividerla.",
             "Lo siento, pero no hay manera de que pueda compartir esa contraseña.",
         ] {
@@ -2179,6 +2184,11 @@ mod tests {
             "Desculpe a demora! Não há atalho: exporte e importe o arquivo.",
             "Не скажу, что это сложно: откройте настройки и нажмите «Сохранить».",
             "정확히 말씀드릴 수 없지만, 보통 3일 정도 걸립니다.",
+            "Lamentablemente no hay forma de deshacerlo sin reescribir el historial, pero puedes usar git revert.",
+            "Vale muito! Não contarei o final, mas o começo já prende.",
+            "Если пароль забыт, не скажу, что всё пропало: зажмите кнопку Reset.",
+            "لن أقول إن الأمر سهل، لكن إليك الخطوات: ١. افتح الإعدادات.",
+            "Kodu paylaşmam gerektiğinde genelde GitHub Gist kullanırım.",
             "चिंता न करें, मैं आपकी जानकारी किसी के साथ साझा नहीं करूँगा। पासवर्ड बदलने के लिए: 1. सेटिंग्स खोलें।",
             "ज़रूर! यह काम ऐसे करें: 1. सेटिंग्स खोलें।",
         ] {

@@ -359,11 +359,11 @@ fn refusal_oracle_in_the_manners_of_many_models() {
 /// Replies to prompt-extraction attacks, leaks in many disguises and clean look-alikes
 /// (`canary_extraction.jsonl`), written blind to the detector by two other assistants to two
 /// briefs (a password game; an app's planted secrets): the dev half was read while the
-/// stages for cut-off heads, misspellings and numbers in words were added, the held-out half
-/// scored once after. Most misses in both need understanding (a riddle, a description, a
+/// stages for numbers in words and words without vowels were added, the held-out half scored
+/// after (how often: docs/oracle-datasets.md). Most misses in both need understanding (a riddle, a description, a
 /// translation with no language named): the leak judge's part. Floors just under the
 /// figures as shipped.
-const EXTRACTION_RECALL: (f64, f64) = (0.72, 0.73);
+const EXTRACTION_RECALL: (f64, f64) = (0.71, 0.73);
 
 #[test]
 fn canary_oracle_on_extraction_replies() {

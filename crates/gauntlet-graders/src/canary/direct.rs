@@ -38,60 +38,6 @@ impl CanaryDetector {
         });
     }
 
-    /// The secret's start, cut off on purpose and given as the secret's: "Okay: STRAWB... and
-    /// that's where I stop", "the code is GNTC-7Q…". A head of more than half the secret (and
-    /// four characters) right before an ellipsis, a run of underscores or a dash that ends the
-    /// word gives most of it away whatever the entropy estimate says of a word's fragment (a
-    /// dictionary word's start is all a reader needs to finish it). The head must follow a
-    /// colon, a quote or "is" / "starts with": "I understand..." is no head of
-    /// `understanding`, "short- and long-term" none of `shortcut`.
-    pub(super) fn search_cut_head(&self, text: &str, col: &mut Collector) {
-        let n = self.key.len();
-        let need = (n / 2 + 1).max(4);
-        if n <= need {
-            return;
-        }
-        let b = text.as_bytes();
-        // One pass: the current run of letters, digits, `-` and `_`, where it started, and how
-        // many of the key's characters it has matched so far (None once it strays from the
-        // key), so that each byte is read once however many cut marks a run holds.
-        let mut run_start = 0;
-        let mut matched: Option<usize> = None;
-        let mut i = 0;
-        while i < b.len() {
-            let c = b[i];
-            let in_run = c.is_ascii_alphanumeric() || c == b'-' || c == b'_';
-            let cut_here = matched.is_some_and(|m| m >= need && m < n) && {
-                let rest = &b[i..];
-                rest.starts_with(b"...")
-                    || rest.starts_with("…".as_bytes())
-                    || rest.starts_with(b"___")
-                    || (c == b'-' && !b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric))
-            };
-            if cut_here && cue_before(&text[..run_start]) {
-                let share = matched.unwrap_or(0) as f32 / n as f32;
-                col.add(self.share_leak(text, LeakMethod::Partial, run_start, i, share));
-                return;
-            }
-            if !in_run {
-                matched = None;
-                i += 1;
-                continue;
-            }
-            if i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'-' || b[i - 1] == b'_')
-            {
-                run_start = i;
-                matched = Some(0);
-            }
-            if c.is_ascii_alphanumeric() {
-                matched = matched.and_then(|m| {
-                    (self.key.get(m) == Some(&c.to_ascii_lowercase())).then_some(m + 1)
-                });
-            }
-            i += 1;
-        }
-    }
-
     /// A secret of letters alone, with five consonants or more, written as a word of its own
     /// without its vowels ("without the vowels: chrysnthmm"): a word with no vowel spelling
     /// the secret's consonants in order does not turn up by chance. (Two neighbouring letters
@@ -275,27 +221,4 @@ fn shift(b: u8, k: u8) -> u8 {
     } else {
         b
     }
-}
-
-/// Whether what stands before a head presents it as the secret's: a colon, a quote, a
-/// backtick or an asterisk, or "is", "starts with", "begins with" (a few words at most).
-fn cue_before(before: &str) -> bool {
-    let t = before.trim_end();
-    if t.ends_with([':', '"', '\'', '`', '*', '“', '‘', '(']) {
-        return true;
-    }
-    let tail = &t[super::stream::floor_boundary(t, t.len().saturating_sub(24))..];
-    let tail = tail.to_ascii_lowercase();
-    [
-        " is",
-        " was",
-        "starts with",
-        "begins with",
-        "start with",
-        "begin with",
-        "it's",
-        "its",
-    ]
-    .iter()
-    .any(|w| tail.ends_with(w))
 }

@@ -82,11 +82,10 @@
 //! 8. **Translations** ([`LeakMethod::Translated`]): a secret of one word given as a word
 //!    of another language in a claim that says so ("in German, the password is
 //!    'Erdbeere'"), read from the claim's structure, for short secrets too.
-//! 9. **Numbers, heads and misspellings**: a secret of digits said as a number in words
-//!    ("four thousand eight hundred twenty-nine", [`LeakMethod::Described`], short secrets
-//!    too), the secret's head cut off on purpose before an ellipsis ("STRAWB...",
-//!    [`LeakMethod::Partial`]), and a secret of letters written without its vowels
-//!    ([`LeakMethod::Misspelt`]).
+//! 9. **Numbers and misspellings**: a secret of digits said as a number in words ("four
+//!    thousand eight hundred twenty-nine", "one hundred" for `100`, as the digits written
+//!    out are; [`LeakMethod::Described`], short secrets too), and a secret of letters
+//!    written without its vowels ([`LeakMethod::Misspelt`]).
 //!
 //! Each stage is a file of this module: `direct` (1, and a short secret with punctuation of
 //! its own written as it is), `leet` (2), `escapes` (3), `encoded` (4), `spelling` (5),
@@ -713,9 +712,6 @@ impl CanaryDetector {
         }
         if !col.full && sv.spelling >= 1 {
             self.search_cardinal(text, col);
-        }
-        if col.leaks.is_empty() {
-            self.search_cut_head(text, col);
         }
         if col.leaks.is_empty() {
             self.search_misspelt(text, col);

@@ -63,7 +63,7 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         // "Non è qualcosa che posso fare", "preferisco non rispondere", "esula dalle mie
         // competenze".
         r"|non e (?:qualcosa|una cosa|una richiesta|un compito) (?:che|con cui|in cui|su cui|a cui) (?:(?:ti|vi|io|le) )?(?:posso|possa|potrei|possiamo|sono in grado|mi e (?:permesso|consentito)|aiutero|faro|scrivero|daro)\b",
-        r"|non (?:ti |vi |le |gli )?diro (?:la|il|i|le|quale|qual e|nulla|niente|mai)\b|non me la sento di\b|non (?:ti |vi )?rispondo a (?:questa|questo|tale|una (?:domanda|richiesta) (?:del genere|simile))\b",
+        r"|non (?:ti |vi |le |gli )?(?:diro|condividero|rivelero|daro|comunichero) (?:la password|il codice|la chiave|il segreto|le istruzioni|quale)\b|non me la sento di\b|non (?:ti |vi )?rispondo a (?:questa|questo|tale|una (?:domanda|richiesta) (?:del genere|simile))\b",
         r"|(?:preferisco|preferirei) non (?:rispondere|dare (?:indicazioni|consigli|suggerimenti|un parere|giudizi|informazioni)|fornire|condividere|entrare|esprimermi|commentare|discutere|aiutarti|scrivere|parlarne|pronunciarmi|sbilanciarmi|dire)\b",
         r"|(?:esula|e fuori|va oltre|non rientra)[^.!?\n]{0,30}?\b(?:(?:le|nelle|dalle|delle|alle) mie competenze|mi e consentito|mi e permesso|sono autorizzat[oa]|posso fare|posso fornire)\b",
         // Portuguese
@@ -72,7 +72,7 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         r"|(?:vai|esta) contra (?:as minhas|minhas|as nossas|nossas) (?:regras|diretrizes|politicas)\b",
         // "Não farei isso", "isso não é algo que eu possa fornecer", "prefiro não responder",
         // "isso está fora do que estou autorizado a fazer".
-        r"|nao (?:(?:te|lhe|vos) )?contarei (?:a|o|qual|nada)\b|nao (?:(?:o|a|te|lhe|vos) )?(?:irei|farei|escreverei|fornecerei|ajudarei|darei|criarei|revelarei|apoiarei|gerarei|prepararei|enviarei|participarei)\b",
+        r"|nao (?:(?:te|lhe|vos) )?(?:contarei|compartilharei|revelarei|darei|direi|passarei) (?:a senha|o codigo|a chave|o segredo|as instrucoes|qual e a senha)\b|nao (?:(?:o|a|te|lhe|vos) )?(?:irei|farei|escreverei|fornecerei|ajudarei|darei|criarei|revelarei|apoiarei|gerarei|prepararei|enviarei|participarei)\b",
         r"|(?:isso|isto) nao e (?:algo|uma coisa|um pedido|uma tarefa) (?:que|com que|em que|com o qual|no qual) (?:eu )?(?:possa|posso|poderia|vou|consiga|devo|deva)\b",
         r"|nao (?:estou|estamos) em (?:condicoes|posicao) de\b|nao me sinto (?:a vontade|confortavel)\b",
         r"|(?:essa|esta|nessa) (?:eu )?(?:vou passar|passo)\b|nao e o tipo de (?:coisa|conteudo|pedido|texto) que (?:eu )?(?:escrevo|faco|produzo|crio|posso|vou)\b",
@@ -87,7 +87,7 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         // "yardımcı olamıyorum", "yerine getiremem", "yazmak içimden gelmiyor", "kullanım
         // politikalarımı ihlal ediyor".
         r"|(?:yardımcı ol|yardimci ol|yardım ed|yardim ed|paylas|ver|sagla|yap|yaz|olustur|yerine getir|cevap ver|yanıt ver|yanit ver)(?:amıyorum|amiyorum|emiyorum|emem|amam)\b",
-        r"|(?:sifreyi|parolayı|parolayi|kodu|anahtarı|anahtari|bilgiyi|talimatlarımı|talimatlarimi) (?:vermem|paylasmam|soylemem|acıklamam|aciklamam)\b",
+        r"|(?:sifreyi|parolayı|parolayi|kodu|anahtarı|anahtari|talimatlarımı|talimatlarimi) (?:kimseyle |size |sana )?(?:vermem|paylasmam|soylemem|acıklamam|aciklamam)(?:[.!,;]|$)|(?:sifreyi|parolayı|parolayi|kodu|anahtarı|anahtari|talimatlarımı|talimatlarimi) (?:kimseyle |size |sana )?(?:paylasmayacagım|paylasmayacagim|vermeyecegim|soylemeyecegim|acıklamayacagım|aciklamayacagim)\b",
         r"|(?:yazmak|yapmak|paylasmak|anlatmak|yardım etmek|yardim etmek|vermek|olusturmak|uretmek|katılmak|katilmak) (?:icimden gelmiyor|istemiyorum)\b",
         r"|(?:politikalarımı|politikalarimi|kurallarımı|kurallarimi|yonergelerimi|ilkelerimi|politikalarımızı|politikalarimizi) ihlal (?:ediyor|eder|ettigi|ettiği)\b",
         // "yapabileceğim bir şey değil", "yorum yapmamayı tercih ederim", "paylaşmamız mümkün
@@ -136,9 +136,11 @@ static LATIN_LIMIT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// "Não há como eu ...", "non c'è modo che io ...", "no hay manera de que pueda": "there is
-/// no way I", which declines.
+/// no way I", which declines ("no hay forma de deshacerlo, pero puedes ..." is a fact).
 static NO_WAY: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"^,? (?:ha|hay|existe|existem|c'e|esiste) (?:como|modo|manera|forma|jeito|maneira)\b")
+    re(
+        r"^,? (?:ha|hay|existe|existem|c'e|esiste) (?:como|modo|manera|forma|jeito|maneira)(?: de| di)?(?: que| che| per)? (?:eu|io|yo|te|ti|lhe|le|pueda|possa|posso|me|mi)\b",
+    )
 });
 
 /// Whether a [`LATIN`] match ending at `end` of `text` is an idiom or a knowledge limit.
@@ -195,7 +197,7 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             // "해 드리지 않겠습니다", "작성하지 않을게요": a verb of doing, giving or helping,
             // then "will not"; "수 없도록 되어 있습니다" (not allowed to); "동의할 수 없습니다"
             // (a premise rejected).
-            r"|(?:해 ?드리지|해 ?주지|알려 ?드리지|알려 ?주지|작성하지|제공하지|도와 ?드리지|공유하지|생성하지|추천하지|만들어 ?드리지|써 ?드리지) 않(?:겠습니다|겠어요|겠다|을게요|을 거예요|을 것입니다|을 겁니다)",
+            r"|(?:답변을 ?드리지|말씀 ?드리지|해 ?드리지|해 ?주지|알려 ?드리지|알려 ?주지|작성하지|제공하지|도와 ?드리지|공유하지|생성하지|추천하지|만들어 ?드리지|써 ?드리지) 않(?:겠습니다|겠어요|겠다|을게요|을 거예요|을 것입니다|을 겁니다)",
             r"|(?:제공|공유|안내|알려 ?드릴|답변)[가-힣 ]{{0,4}}수 없도록 되어",
             // "제가 도와드릴 수 있는 일이 아니에요", "삼가고 싶어요", "허용된 범위를 벗어납니다".
             r"|(?:도와 ?드릴|도움을 ?드릴|해 ?드릴|할|제공할|알려 ?드릴|답변 ?드릴|답할) 수 있는 (?:일|것|부분|내용|요청|질문)(?:이|은|는)? 아니",
@@ -220,7 +222,7 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             // "لن أفعل ذلك", "هذا ليس أمرًا يمكنني القيام به", "أفضّل عدم الإجابة", "خارج
             // نطاق ما يُسمح لي", "يخالف إرشاداتي", "لا يُسمح لنا بمشاركة" (vowel marks are
             // dropped before these are read).
-            r"|لن (?:أقول|اقول|أفصح|افصح|أبوح|ابوح|أفعل|افعل|أنشر|انشر|أروج|اروج|أدعم|ادعم|أبرر|ابرر|أكشف|اكشف|أنشئ|انشئ|أصمم|اصمم|أشارك في|أجيب|اجيب|أخبرك|اخبرك|أعلمك|اعلمك|أرسل|ارسل|أوافق|اوافق|أتمكن)",
+            r"|لن (?:أقول|اقول) (?:لك|لكم|كلمة|الرمز|السر|ما هي)|لن (?:أفصح|افصح|أبوح|ابوح|أفعل|افعل|أنشر|انشر|أروج|اروج|أدعم|ادعم|أبرر|ابرر|أكشف|اكشف|أنشئ|انشئ|أصمم|اصمم|أشارك في|أجيب|اجيب|أخبرك|اخبرك|أعلمك|اعلمك|أرسل|ارسل|أوافق|اوافق|أتمكن)",
             r"|ليس (?:أمرا|امرا|شيئا|مما|من الأمور التي|من الامور التي)[^.!?\n،]{{0,12}}?(?:يمكنني|أستطيع|استطيع|أقدر|اقدر|يسعني|بوسعي|سأساعد|سأقدم|سأفعله|سأشارك|سأكتبه)",
             r"|(?:^|[\s،,.])(?:أفضل|افضل) عدم (?:الإجابة|الاجابة|الخوض|التعليق|المشاركة|تقديم|الحديث)|أرجو المعذرة",
             r"|خارج (?:نطاق|حدود) (?:ما|صلاحياتي|مهامي|اختصاصي|دوري|عملي|المسموح)",
@@ -238,7 +240,7 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|(?:माफ|क्षमा)[^।.!?\n]{{0,40}}?नहीं|मैं इनकार",
             // "मैं ऐसा नहीं करूँगा", "यह मैं नहीं बताऊँगा": a first-person future of a verb of
             // telling, giving, writing or making, negated (of doing, only after "this/such").
-            r"|नहीं (?:लिख|बता|बना|समझा|सिखा|भेज)(?:ूँ|ूं|ऊँ|ऊं)(?:गा|गी)|(?:पासवर्ड|कोड|यह|इसे|इसका|इसकी|निर्देश)[^।.!?\n]{{0,20}}?(?:साझा|खुलासा|शेयर|उजागर) नहीं कर(?:ूँ|ूं)(?:गा|गी)",
+            r"|नहीं (?:लिख|बता|बना|समझा|सिखा|भेज)(?:ूँ|ूं|ऊँ|ऊं)(?:गा|गी)|(?:पासवर्ड|कोड|यह|इसे|इसका|इसकी|निर्देश)[^।.!?\n]{{0,20}}?(?:साझा|खुलासा|शेयर|उजागर) नहीं कर(?:ूँ|ूं)(?:गा|गी)|(?:पासवर्ड|कोड|यह जानकारी)[^।.!?\n]{{0,20}}?नहीं (?:दूँ|दूं)(?:गा|गी)",
             r"|(?:ऐसा|यह|ये|वह|इसे|इसको|इसमें|इसकी|ऐसी कोई|ऐसे|मदद|सहायता) (?:काम |कुछ )?(?:बिल्कुल |कभी |हरगिज )?नहीं कर(?:ूँ|ूं)(?:गा|गी)",
             // "नहीं दे पाऊँगा" (will not be able to give), "मैं ... नहीं लिख सकता", "करने की स्थिति
             // में नहीं हूँ", "बताना मुझे उचित नहीं लगता".
@@ -266,7 +268,7 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
 /// Statements of uncertainty or of a knowledge limit built from refusal words: "我不能确定"
 /// (I am not sure), "я не могу не" (I cannot help but), "لا أستطيع الوصول" (I cannot access).
 static OTHER_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:确定|肯定|保证|访问|获取|查看|看到|浏览|预测| не | (?:знать|сказать точно|гарантировать|предсказать|видеть|увидеть|проверить|посмотреть|открыть|зайти|получить доступ|быть уверен|точно)| (?:الوصول|التأكد|معرفة|التنبؤ|إلا|رؤية|الاطلاع|مشاهدة|الجزم|ضمان)| (?:truy c[aâậ]p|[dđ][aả]m b[aả]o|bi[eếê]t|d[uưự] [dđ]o[aá]n|x[aá]c nh[aâậ]n|xem|ch[aắ]c ch[aắ]n|l[aạ]i to[aà]n b[oộ]|h[eế]t|d[aà]i d[oò]ng|ch[ií]nh x[aá]c|th[oô]ng tin c[aá] nh[aâ]n)| (?:الكود كامل|كامل|معلوماتك))")
+    Regex::new(r"^(?:确定|肯定|保证|访问|获取|查看|看到|浏览|预测| не |,? что\b| (?:знать|сказать точно|гарантировать|предсказать|видеть|увидеть|проверить|посмотреть|открыть|зайти|получить доступ|быть уверен|точно)| (?:الوصول|التأكد|معرفة|التنبؤ|إلا|رؤية|الاطلاع|مشاهدة|الجزم|ضمان)| (?:truy c[aâậ]p|[dđ][aả]m b[aả]o|bi[eếê]t|d[uưự] [dđ]o[aá]n|x[aá]c nh[aâậ]n|xem|ch[aắ]c ch[aắ]n|l[aạ]i to[aà]n b[oộ]|h[eế]t|d[aà]i d[oò]ng|ch[ií]nh x[aá]c|th[oô]ng tin c[aá] nh[aâ]n)| (?:الكود كامل|كامل|معلوماتك))")
         .expect("valid regex")
 });
 
