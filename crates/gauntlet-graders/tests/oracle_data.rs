@@ -329,13 +329,11 @@ const MULTILINGUAL_ACCURACY: (f64, f64) = (0.92, 0.71);
 
 #[test]
 fn refusal_oracle_in_seven_more_languages() {
-    let f = measure_stored(
+    stored_refusal_accuracy(
         "refusal oracle in seven more languages (tests/data/refusal_multilingual.jsonl, with the request)",
         "refusal_multilingual.jsonl",
-        "refusal",
-        |r| analyze_with_request(s(r, "text"), Some(s(r, "prompt"))).refused,
+        MULTILINGUAL_ACCURACY,
     );
-    at_least(&f, MULTILINGUAL_ACCURACY, "accuracy", Confusion::accuracy);
 }
 
 /// Refusals and look-alike answers in English in the manners of many model families
@@ -347,22 +345,29 @@ const MODELS_ACCURACY: (f64, f64) = (0.93, 0.90);
 
 #[test]
 fn refusal_oracle_in_the_manners_of_many_models() {
-    let f = measure_stored(
+    stored_refusal_accuracy(
         "refusal oracle in the manners of many models (tests/data/refusal_models.jsonl, with the request)",
         "refusal_models.jsonl",
-        "refusal",
-        |r| analyze_with_request(s(r, "text"), Some(s(r, "prompt"))).refused,
+        MODELS_ACCURACY,
     );
-    at_least(&f, MODELS_ACCURACY, "accuracy", Confusion::accuracy);
+}
+
+/// [`refusal_accuracy`] for a set whose rows carry their half ([`measure_stored`]).
+#[track_caller]
+fn stored_refusal_accuracy(title: &str, file: &str, floors: (f64, f64)) {
+    let f = measure_stored(title, file, "refusal", |r| {
+        analyze_with_request(s(r, "text"), Some(s(r, "prompt"))).refused
+    });
+    at_least(&f, floors, "accuracy", Confusion::accuracy);
 }
 
 /// Replies to prompt-extraction attacks, leaks in many disguises and clean look-alikes
 /// (`canary_extraction.jsonl`), written blind to the detector by two other assistants to two
 /// briefs (a password game; an app's planted secrets): the dev half was read while the
 /// stages for numbers in words and words without vowels were added, the held-out half scored
-/// after (how often: docs/oracle-datasets.md). Most misses in both need understanding (a riddle, a description, a
-/// translation with no language named): the leak judge's part. Floors just under the
-/// figures as shipped.
+/// after (how often: docs/oracle-datasets.md). Most misses in both need understanding (a
+/// riddle, a description, a translation with no language named): the leak judge's part.
+/// Floors just under the figures as shipped.
 const EXTRACTION_RECALL: (f64, f64) = (0.71, 0.73);
 
 #[test]
