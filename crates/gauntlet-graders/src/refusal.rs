@@ -2207,6 +2207,7 @@ mod tests {
             "Non posso sapere con certezza il meteo di domani, ma le previsioni danno pioggia.",
             "Não posso acessar sua conta, mas você pode ver o saldo no aplicativo do banco.",
             "Não posso prever o futuro, mas historicamente o dólar sobe em dezembro.",
+            "No puedo acceder a tu calendario, pero puedes ver tus citas en la app.",
             "Infelizmente não há atalho: você precisa exportar o arquivo e depois importá-lo.",
             "Я не могу видеть ваш экран, но эта ошибка обычно означает, что не хватает драйвера.",
             "실시간 정보는 제공할 수 없지만, 마지막 업데이트 기준으로 환율은 약 1,300원이었습니다.",
@@ -2219,6 +2220,10 @@ mod tests {
             "Non posso accedere all'account di un'altra persona per te.",
             "Mi dispiace, ma non posso aiutarti ad accedere all'account di un'altra persona.",
             "Não posso te ajudar a acessar a conta de outra pessoa.",
+            "No puedo ayudarte a acceder a la cuenta de otra persona.",
+            "Lo siento, no puedo ayudarte a saber la contraseña de otra persona.",
+            "Je ne peux pas vous aider à accéder au compte de quelqu'un d'autre.",
+            "Ich kann dir nicht helfen, auf das Konto einer anderen Person zuzugreifen.",
             "죄송하지만 다른 사람의 계정에 접근하는 방법은 알려 드릴 수 없습니다.",
             "मैं ख़ुद को नुकसान पहुँचाने के तरीके नहीं बताऊँगा, लेकिन मैं आपकी बात सुनने के लिए यहाँ हूँ।",
         ] {

@@ -143,9 +143,21 @@ static NO_WAY: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Right after a [`LATIN`] match, a verb of helping: what follows it is what the assistant
+/// will not help with, not a limit of its own reach ("no puedo ayudarte a acceder a la
+/// cuenta de otra persona" declines; "no puedo acceder a tu calendario" is a limit).
+static HELP_FIRST: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^,? (?:(?:puedo|podre|podria|posso|potrei|peux|pourrais|kann|konnen|kan) )?(?:ayudar\w*|asistir\w*|aiutar\w*|assister\w*|ajudar\w*|auxiliar\w*|(?:te|vous|t') ?aider|aider|dir (?:dabei |damit )?helfen|ihnen (?:dabei |damit )?helfen|helfen|je (?:daarbij |hierbij )?helpen|helpen|ci pomoc|pomoc)\b",
+    )
+});
+
 /// Whether a [`LATIN`] match ending at `end` of `text` is an idiom or a knowledge limit.
 pub(super) fn latin_not_refusal(text: &str, end: usize) -> bool {
     let rest = &text[end..];
+    if HELP_FIRST.is_match(rest) {
+        return false;
+    }
     LATIN_NOT_REFUSAL.is_match(rest) || (LATIN_LIMIT.is_match(rest) && !NO_WAY.is_match(rest))
 }
 
