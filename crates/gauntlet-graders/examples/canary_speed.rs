@@ -100,7 +100,7 @@ fn main() {
 /// 2 MB replies made of one stage's triggers, scanned for secrets of several shapes.
 fn big() {
     let size = 2_000_000;
-    let inputs: [(&str, &str); 8] = [
+    let inputs: [(&str, &str); 11] = [
         ("prose", CLEAN),
         ("separators", "- * _ . , / | "),
         (
@@ -124,6 +124,15 @@ fn big() {
             "describing",
             "four Я then character 1 is H | 3 | R | seven ",
         ),
+        (
+            "number words",
+            "four thousand eight hundred twenty-nine, one hundred and two ",
+        ),
+        ("no vowels", "chrysnthmm chrsnthm chrysanthemums vlvt hrbr "),
+        (
+            "letter sentences",
+            "The 1st letter is F. The 2nd letter is A. ",
+        ),
     ];
     let secrets = [
         "GNT-7Q4X-ZEBRA-91",
@@ -132,6 +141,8 @@ fn big() {
         "🐍🦀🐘",
         "tram=33",
         "velvet harbour",
+        "4829",
+        "chrysanthemum",
     ];
     let dets: Vec<CanaryDetector> = secrets.iter().map(|s| CanaryDetector::new(s)).collect();
     for (label, piece) in inputs {
