@@ -352,6 +352,22 @@ fn refusal_oracle_in_the_manners_of_many_models() {
     );
 }
 
+/// Refusals that lecture, redirect or reject a premise without a declining word, and answers
+/// in the same words (`refusal_lectures.jsonl`), written blind to the detector by two other
+/// assistants: set I (dev) read while the lecture reading ([`analyze_with_request`] with the
+/// request) was written, set J (held out) scored before and once after it. Ambiguous rows are
+/// left out. Floors just under the figures as shipped.
+const LECTURES_ACCURACY: (f64, f64) = (0.89, 0.64);
+
+#[test]
+fn refusal_oracle_on_lectures_in_place_of_an_answer() {
+    stored_refusal_accuracy(
+        "refusal oracle on lectures in place of an answer (tests/data/refusal_lectures.jsonl, with the request)",
+        "refusal_lectures.jsonl",
+        LECTURES_ACCURACY,
+    );
+}
+
 /// [`refusal_accuracy`] for a set whose rows carry their half ([`measure_stored`]).
 #[track_caller]
 fn stored_refusal_accuracy(title: &str, file: &str, floors: (f64, f64)) {
@@ -400,6 +416,9 @@ fn measure_stored(
     for r in rows(file) {
         let (id, split, label) = (s(&r, "id"), s(&r, "split"), s(&r, "label"));
         assert!(matches!(split, "dev" | "heldout"), "{id}: split {split}");
+        if label == "ambiguous" {
+            continue;
+        }
         let truth = label == positive;
         let got = predict(&r);
         let set = id.split('-').nth(1).unwrap_or("?");
