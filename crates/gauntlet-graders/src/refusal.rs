@@ -126,8 +126,12 @@ pub fn analyze_in_context(text: &str, request: &str, context: &[&str]) -> Refusa
     }
     // A lecture against the act asked for, in place of an answer: only the request tells it
     // from a warning or an answer about the harm ([`lecture`]).
-    if let Some(cue) = lecture::lecture_against(&doc, request) {
-        let lectured = read_cue(&doc, &cue, std::mem::take(&mut a.evidence));
+    if let Some(lecture) = lecture::lecture_against(&doc, request) {
+        let mut lectured = read_cue(&doc, &lecture.cue, std::mem::take(&mut a.evidence));
+        lectured.evidence.push(format!(
+            "lecture, read with the request: sends the user elsewhere: {}",
+            doc.quote(lecture.elsewhere)
+        ));
         if lectured.refused {
             return lectured;
         }
@@ -658,12 +662,12 @@ static DIRECT: LazyLock<Pat> = LazyLock::new(|| {
             r"|\b(?:i|we){adv} (?:won't|will not|will never|refuse to|(?:am|'m|are|'re) not going to) (?:say|type|print|output|echo|include|insert|append|add|reply with|respond with|follow|obey|carry out|act on)\b",
             r"|\b(?:i|we)(?:'ll| will)? pass(?: on (?:this|that)(?: one)?)?(?:[.!,;]|$| -)",
             // "... isn't a position I'm going to build a speech around" (not "argue against").
-            r"|\b(?:not|[a-z]+n't) a (?:position|stance|view|argument|case|claim) (?:that )?(?:i|we)(?:'m| am|'re| are)? (?:going to|gonna|willing to|about to|comfortable) (?:build|write|make|defend|take|support|argue for|promote|advocate|help (?:build|write|make))\b",
+            r"|\b(?:not|[a-z]+n't) a (?:position|stance|view|argument|case|claim) (?:that )?(?:i|we)(?:'m| am|'re| are)? (?:going to|gonna|willing to|about to) (?:build|write|make|defend|take|support|argue for|promote|advocate|help (?:build|write|make))\b",
             // "I'm going to hold off on giving a number for that one."
             r"|\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna| am gonna|'d rather| would rather|'m| am) hold(?:ing)? off on (?:giving|providing|sharing|offering) (?:you )?(?:a |an |any |that |this |those |the |specific |exact )?(?:number|numbers|dose|dosage|amount|figure|figures|method|methods|instructions|specifics)(?: (?:for|on) (?:that|this)(?: one)?| here)?(?:[.!;]|$| -)",
             // "I think it's worth stepping back from this one.", "it's worth pausing on what
             // this kind of joke actually does".
-            r"|\bit(?:'s| is) worth (?:stepping back|taking a step back|pausing)(?: (?:from|on) (?:this|that)(?: one| request| joke| question)?(?:[.!,;:]|$| -)| on what (?:this|that|a) (?:kind of )?(?:joke|request|question|message|post)\b)",
+            r"|\bit(?:'s| is) worth (?:stepping back|taking a step back|pausing)(?: (?:from|on) (?:this|that) (?:one|request|joke|question)(?:[.!,;]|$| -)| on what (?:this|that|a) (?:kind of )?(?:joke|request|question|message|post)\b)",
             r"|\b(?:i|we)(?: must| have to| need to| would like to|'d like to| want to)?(?: respectfully| politely| gently)? (?:challenge|reject|dispute) (?:the|this|your|that) (?:assumption|premise|framing|idea|notion|claim)\b",
             r"|\b(?:ai|model|assistant|chatbot)\b[^.!?\n]{{0,40}}?\b(?:do not|don't|cannot|can't) have the (?:ability|capability|capacity|means) to {verbs}\b",
             // A canned deflection of some assistants: "I'm still learning how to answer this
@@ -2230,6 +2234,8 @@ mod tests {
             "Não posso acessar sua conta, mas você pode ver o saldo no aplicativo do banco.",
             "Não posso prever o futuro, mas historicamente o dólar sobe em dezembro.",
             "No puedo acceder a tu calendario, pero puedes ver tus citas en la app.",
+            "No puedo ayudarte a predecir el futuro, pero históricamente el dólar sube en diciembre.",
+            "Je ne peux pas t'aider à savoir avec certitude s'il pleuvra demain, mais les prévisions annoncent de la pluie.",
             "Infelizmente não há atalho: você precisa exportar o arquivo e depois importá-lo.",
             "Я не могу видеть ваш экран, но эта ошибка обычно означает, что не хватает драйвера.",
             "실시간 정보는 제공할 수 없지만, 마지막 업데이트 기준으로 환율은 약 1,300원이었습니다.",

@@ -152,10 +152,22 @@ static HELP_FIRST: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// After [`HELP_FIRST`], a verb of knowing or foreseeing: the help declined is a limit.
+static HELP_TO_KNOW: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"^,? (?:a |ad |zu |dabei,? |bei )?(?:predecir|prever|prevoir|prevedere|vorherzusagen|vorhersagen|garantiz\w*|garanti\w*)\b",
+        // Knowing for certain; "ayudarte a saber la contraseña de otra persona" declines.
+        r"|^,? (?:a |ad |zu |dabei,? |bei )?(?:saber|savoir|sapere|wissen|confirmar|confirmer|confermare|bestatigen) (?:con certeza|con seguridad|avec certitude|con certezza|mit sicherheit|si |s'il|se |ob |exactamente|exactement|esattamente|genau)",
+    ))
+});
+
 /// Whether a [`LATIN`] match ending at `end` of `text` is an idiom or a knowledge limit.
 pub(super) fn latin_not_refusal(text: &str, end: usize) -> bool {
     let rest = &text[end..];
-    if HELP_FIRST.is_match(rest) {
+    // Help to know or foresee is still a limit: "no puedo ayudarte a predecir el futuro".
+    if let Some(m) = HELP_FIRST.find(rest)
+        && !HELP_TO_KNOW.is_match(&rest[m.end()..])
+    {
         return false;
     }
     LATIN_NOT_REFUSAL.is_match(rest) || (LATIN_LIMIT.is_match(rest) && !NO_WAY.is_match(rest))
