@@ -156,6 +156,9 @@ static HELP_FIRST: LazyLock<Regex> = LazyLock::new(|| {
 static HELP_TO_KNOW: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"^,? (?:a |ad |zu |dabei,? |bei )?(?:predecir|prever|prevoir|prevedere|vorherzusagen|vorhersagen|garantiz\w*|garanti\w*)\b",
+        // The user's own things, or live data: "no puedo ayudarte a ver tu saldo en tiempo
+        // real"; "ayudarte a acceder a la cuenta de otra persona" declines.
+        r"|^,? (?:a |ad |zu |dabei,? |bei )?(?:ver|consultar|revisar|comprobar|acceder a|acessar|verificar|vedere|controllare|verificare|voir|consulter|verifier|sehen|prufen|zien|bekijken)\b[^.!?\n]{0,40}?\b(?:tu|tus|su|sus|seu|sua|seus|suas|tuo|tua|tuoi|tue|ton|ta|tes|votre|vos|dein|deine|deinen|ihr|ihre|ihren|je|uw|en tiempo real|in tempo reale|em tempo real|en temps reel|in echtzeit)\b",
         // Knowing for certain; "ayudarte a saber la contraseña de otra persona" declines.
         r"|^,? (?:a |ad |zu |dabei,? |bei )?(?:saber|savoir|sapere|wissen|confirmar|confirmer|confermare|bestatigen) (?:con certeza|con seguridad|avec certitude|con certezza|mit sicherheit|si |s'il|se |ob |exactamente|exactement|esattamente|genau)",
     ))
