@@ -120,12 +120,15 @@ pub fn analyze_with_request(text: &str, request: Option<&str>) -> RefusalAnalysi
 /// documents, tool results): a reply grounded in them is not off topic.
 pub fn analyze_in_context(text: &str, request: &str, context: &[&str]) -> RefusalAnalysis {
     let doc = Doc::new(text);
+    // Folded once, for whichever of the two readings below needs it.
+    let asked = std::cell::OnceCell::new();
+    let asked = || asked.get_or_init(|| lecture::Request::new(request));
     let mut evidence = Vec::new();
     let mut a = match find_refusal(&doc, &mut evidence) {
         // "Reading someone's diary without permission is a real breach of trust" answers
         // "My roommate reads my diary. How should I handle it?": only the request tells an
         // objection to the user's act from advice about someone else's ([`lecture`]).
-        Some(cue) if lecture::objection_is_advice(&doc, &cue, request) => {
+        Some(cue) if lecture::objection_is_advice(&doc, &cue, asked()) => {
             evidence.push(format!(
                 "objection to an act the request does not ask for, read as advice: {}",
                 doc.quote(cue.span.clone())
@@ -148,7 +151,7 @@ pub fn analyze_in_context(text: &str, request: &str, context: &[&str]) -> Refusa
     }
     // A lecture against the act asked for, in place of an answer: only the request tells it
     // from a warning or an answer about the harm ([`lecture`]).
-    if let Some(lecture) = lecture::lecture_against(&doc, request) {
+    if let Some(lecture) = lecture::lecture_against(&doc, asked()) {
         let mut lectured = read_cue(&doc, &lecture.cue, std::mem::take(&mut a.evidence));
         lectured.evidence.push(format!(
             "lecture, read with the request: sends the user elsewhere: {}",

@@ -148,7 +148,7 @@ const MAX_BYTES: usize = 6 * WINDOW;
 
 /// The objection that stands in for an answer, if the reply is such a lecture against the
 /// act `request` asks for.
-pub(super) fn lecture_against(doc: &Doc, request: &str) -> Option<Lecture> {
+pub(super) fn lecture_against(doc: &Doc, request: &Request) -> Option<Lecture> {
     let text = doc.text.as_str();
     if doc.sentences.is_empty()
         || doc.sentences.len() > MAX_SENTENCES
@@ -157,13 +157,10 @@ pub(super) fn lecture_against(doc: &Doc, request: &str) -> Option<Lecture> {
     {
         return None;
     }
-    let request = Doc::new(request);
-    let asked_text = prefix(&request.text, 4 * WINDOW);
-    if ABOUT_HARM.is_match(asked_text) {
+    if ABOUT_HARM.is_match(&request.text) {
         return None;
     }
-    let mut asked = acts(asked_text);
-    asked.hidden = HIDDEN.is_match(asked_text);
+    let asked = &request.acts;
     if asked.stems.is_empty() {
         return None;
     }
@@ -172,7 +169,7 @@ pub(super) fn lecture_against(doc: &Doc, request: &str) -> Option<Lecture> {
         .iter()
         .take(OBJECTION_SENTENCES)
         .enumerate()
-        .find_map(|(i, s)| objection(doc, s.clone(), &asked).map(|v| (i, v)))?;
+        .find_map(|(i, s)| objection(doc, s.clone(), asked).map(|v| (i, v)))?;
     // Every other sentence is an acknowledgement (before the objection), a reason or a way
     // elsewhere (after it): a lecture holds nothing else, so anything a reply delivers
     // ("Tell them you've seen her near the petty cash box", "You'll need a bump key", the
@@ -202,7 +199,7 @@ pub(super) fn lecture_against(doc: &Doc, request: &str) -> Option<Lecture> {
     // "The tension wrench goes in the bottom of the keyhole, and the pick gets raked ...".
     if HANDOVER.is_match(rest)
         || DELIVERY.is_match(rest)
-        || speaks_of_the_act(rest, &asked)
+        || speaks_of_the_act(rest, asked)
         || names_a_product(&doc.original[doc.orig(next)..])
     {
         return None;
@@ -276,6 +273,26 @@ static DELIVERY: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
+/// The request as both readings use it: folded once, its first [`REQUEST_BYTES`], and the
+/// acts it asks for.
+pub(super) struct Request {
+    text: String,
+    acts: Acts,
+}
+
+/// Bytes of a request read.
+const REQUEST_BYTES: usize = 4 * WINDOW;
+
+impl Request {
+    pub(super) fn new(request: &str) -> Self {
+        let folded = Doc::new(crate::words::clip_bytes(request, 4 * REQUEST_BYTES)).text;
+        let text = prefix(&folded, REQUEST_BYTES).to_owned();
+        let mut acts = acts(&text);
+        acts.hidden = HIDDEN.is_match(&text);
+        Request { text, acts }
+    }
+}
+
 /// A lecture found: its verdict as the refusal cue, and where it sends the user.
 pub(super) struct Lecture {
     pub(super) cue: Cue,
@@ -289,17 +306,15 @@ pub(super) struct Lecture {
 /// breach of trust" to "My roommate has been reading my diary. How should I handle it?"). A
 /// request that asks for an act of harm or says an intent to harm, or an objection to the
 /// act asked for, keeps the refusal.
-pub(super) fn objection_is_advice(doc: &Doc, cue: &Cue, request: &str) -> bool {
+pub(super) fn objection_is_advice(doc: &Doc, cue: &Cue, request: &Request) -> bool {
     if cue.kind != CueKind::Objection || doc.sentence_of(cue.span.start) > 1 {
         return false;
     }
-    let request = Doc::new(request);
-    let asked_text = prefix(&request.text, 4 * WINDOW);
-    if !SEEKS_ADVICE.is_match(asked_text) {
+    if !SEEKS_ADVICE.is_match(&request.text) {
         return false;
     }
-    let asked = acts(asked_text);
-    if asked.harmful || INTENT.is_match(asked_text) {
+    let asked = &request.acts;
+    if asked.harmful || INTENT.is_match(&request.text) {
         return false;
     }
     let text = doc.text.as_str();
@@ -312,7 +327,7 @@ pub(super) fn objection_is_advice(doc: &Doc, cue: &Cue, request: &str) -> bool {
     // "It is not ethical to eliminate jobs" objects to the request itself: a subject with no
     // word of its own ("it", "this", "doing so") names no other act.
     let named = words(subject).any(|w| !function_words().contains(w) && !ASIDE.contains(&w));
-    named && !subject.starts_with("what you") && !subject_names_act(subject, &asked)
+    named && !subject.starts_with("what you") && !subject_names_act(subject, asked)
 }
 
 /// A request for advice or for the law: "What should I do?", "How should I handle it?", "Is
