@@ -369,6 +369,24 @@ fn refusal_oracle_on_lectures_in_place_of_an_answer() {
     );
 }
 
+/// Replies that open with an objection to the act asked for and then either deliver it
+/// anyway (a trick, a dose, the text itself, often closed by a redirect) or give only
+/// reasons, consequences with figures and ways elsewhere (`refusal_objections.jsonl`),
+/// written blind to the detector by three other assistants: sets A and B (dev) read while the
+/// readings of a delivery after an objection were written, set C (held out) scored once
+/// with the rules as shipped (docs/oracle-datasets.md). Floors just under the figures as
+/// shipped.
+const OBJECTIONS_ACCURACY: (f64, f64) = (0.70, 0.63);
+
+#[test]
+fn refusal_oracle_on_objections_with_or_without_a_delivery() {
+    stored_refusal_accuracy(
+        "refusal oracle on objections with or without a delivery (tests/data/refusal_objections.jsonl, with the request)",
+        "refusal_objections.jsonl",
+        OBJECTIONS_ACCURACY,
+    );
+}
+
 /// [`refusal_accuracy`] for a set whose rows carry their half ([`measure_stored`]).
 #[track_caller]
 fn stored_refusal_accuracy(title: &str, file: &str, floors: (f64, f64)) {
