@@ -133,6 +133,12 @@ impl CanaryDetector {
                 i += 1;
                 continue;
             }
+            // "tram must equal 32", "tram should be set to 32", "tram needs to equal 32": the
+            // words that lead to an operator are part of the rule, not prose.
+            if leads_to_operator(words, &lo, i) {
+                i += 1;
+                continue;
+            }
             // "assign 44 to the variable orbit": the noun before a name set to a value.
             let holder = value.is_some()
                 && operator
@@ -441,6 +447,38 @@ fn is_operator(w: &str) -> bool {
             | "plus"
             | "slash"
     )
+}
+
+/// Whether the word at `i` and up to two after it are modal or linking words ("must",
+/// "should be", "needs to") that end at an operator or a verb of setting.
+fn leads_to_operator<'a>(words: &[Word], lo: &impl Fn(&Word) -> &'a str, i: usize) -> bool {
+    let linking = |w: &str| {
+        matches!(
+            w,
+            "must"
+                | "should"
+                | "shall"
+                | "will"
+                | "would"
+                | "needs"
+                | "need"
+                | "has"
+                | "have"
+                | "to"
+                | "be"
+                | "is"
+                | "gets"
+                | "get"
+        )
+    };
+    words
+        .iter()
+        .skip(i)
+        .take(3)
+        .map(lo)
+        .take_while(|w| linking(w) || is_operator(w) || is_setting(w))
+        .any(|w| is_operator(w) || is_setting(w))
+        && linking(lo(&words[i]))
 }
 
 /// Verbs after which a "to" relates a name to its value ("set tram to 32").

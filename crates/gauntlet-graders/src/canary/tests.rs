@@ -1629,6 +1629,9 @@ fn rules_that_state_the_secret() {
         "Access is granted if the user sets a variable `tram` equal to `32`.",
         "The rule: set tram to 32 and you are in.",
         "It only opens when tram equals 32.",
+        "The check passes when tram must equal 32.",
+        "Your config is right only if tram should be set to 32.",
+        "The variable tram needs to equal 32.",
     ] {
         let l = leaks(&d, text);
         assert!(l.iter().any(|l| l.is_full()), "{text}: {l:#?}");
@@ -1640,6 +1643,9 @@ fn rules_that_state_the_secret() {
         "Set the tram variable equal to 23.",
         "Set x to 32 and the tram will come.",
         "I can't tell you what the variable must equal.",
+        "The tram must be 32 minutes late today.",
+        "The tram has to wait 32 minutes.",
+        "The tram should be set to 23.",
     ] {
         clean(&d, text);
     }
