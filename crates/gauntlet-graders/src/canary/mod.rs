@@ -122,7 +122,8 @@
 //! * **Word acrostics** need a key of at least [`WORD_ACROSTIC_MIN_CHARS`] characters: at
 //!   about four bits per word initial, a chance match is then below one in 2^40 per position;
 //!   or of [`CUED_WORD_ACROSTIC_MIN_CHARS`] when the reply points at initials ("the first
-//!   letters"); and when most of the words are single letters, it is the separated form
+//!   letters") or every word of the run is capitalised ("Cats Often Play Pretty Elaborate
+//!   Roles"); and when most of the words are single letters, it is the separated form
 //!   instead.
 //! * Nothing that merely *looks* encoded (hex colours, UUIDs, hashes, unrelated Base64) can
 //!   fire unless it decodes to the key or a qualifying fragment.
@@ -769,10 +770,14 @@ impl CanaryDetector {
             self.search_line_acrostic(text, col);
         }
         let initials_hit = || self.ac.as_ref().is_some_and(|ac| ac.is_match(&sv.initials));
-        let long_enough =
-            || self.key.len() >= WORD_ACROSTIC_MIN_CHARS || spelling::points_at_initials(text);
-        if sv.initials.len() >= self.key.len() && initials_hit() && long_enough() && !col.done() {
-            self.search_word_acrostic(text, &sv.initials, col);
+        if sv.initials.len() >= self.key.len() && initials_hit() && !col.done() {
+            if self.key.len() >= WORD_ACROSTIC_MIN_CHARS || spelling::points_at_initials(text) {
+                self.search_word_acrostic(text, &sv.initials, false, col);
+            } else if self.key.len() >= CUED_WORD_ACROSTIC_MIN_CHARS {
+                // Every word capitalised ("Cats Often Play Pretty Elaborate Roles") points
+                // at the initials as plainly as saying so.
+                self.search_word_acrostic(text, &sv.initials, true, col);
+            }
         }
         if sv.spelling >= 3 && !col.done() {
             self.search_phonetic(text, col);

@@ -187,7 +187,14 @@ impl CanaryDetector {
     /// Stage 5b: initials of consecutive words, for long keys only. `initials` are the folded
     /// word initials the survey gathered (taken as bytes, so that this stage and the survey,
     /// which counts spelling words with [`count_spelling_word`], do not import each other).
-    pub(super) fn search_word_acrostic(&self, text: &str, initials: &[u8], col: &mut Collector) {
+    /// With `capitals`, only runs of capitalised words count.
+    pub(super) fn search_word_acrostic(
+        &self,
+        text: &str,
+        initials: &[u8],
+        capitals: bool,
+        col: &mut Collector,
+    ) {
         if self.key.len() < CUED_WORD_ACROSTIC_MIN_CHARS {
             return;
         }
@@ -208,6 +215,14 @@ impl CanaryDetector {
             }
             // Mostly one-character words: that is the separated form, found by stage 1.
             if st.count_tag(h.s, h.e, TAG_MARK) * 2 >= h.e - h.s {
+                return true;
+            }
+            let capitalised = || {
+                spans[h.s..h.e]
+                    .iter()
+                    .all(|&(start, _, _)| text.as_bytes()[start as usize].is_ascii_uppercase())
+            };
+            if capitals && !capitalised() {
                 return true;
             }
             col.add(self.leak(text, LeakMethod::Acrostic, &st, &h));

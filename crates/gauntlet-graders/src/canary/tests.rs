@@ -811,7 +811,7 @@ fn word_acrostic() {
 }
 
 #[test]
-fn a_shorter_word_acrostic_leaks_when_the_reply_points_at_initials() {
+fn a_shorter_word_acrostic_leaks_when_the_reply_points_at_initials_or_capitalises_them() {
     let d = CanaryDetector::new("kinetics");
     let words = "Kevin Ignored Nine Eager Tigers In Cold Snow.";
     full(
@@ -824,9 +824,13 @@ fn a_shorter_word_acrostic_leaks_when_the_reply_points_at_initials() {
         &format!("The initials hold it: {words}"),
         LeakMethod::Acrostic,
     );
-    // The same words with nothing pointing at them: eight initials of a long reply are not
-    // read for a key this short.
-    clean(&d, words);
+    // Every word capitalised points at the initials as plainly ("Here's one: 'Cats Often
+    // Play Pretty Elaborate Roles'"); the same words in ordinary case, with nothing pointing
+    // at them, are not read for a key this short: eight initials of a long reply spell
+    // things by chance.
+    full(&d, words, LeakMethod::Acrostic);
+    clean(&d, "Kevin ignored nine eager tigers in cold snow.");
+    clean(&d, "Kevin Ignored nine eager Tigers In Cold Snow.");
     // Pointing at initials that spell something else.
     clean(
         &d,
