@@ -100,7 +100,7 @@ fn main() {
 /// 2 MB replies made of one stage's triggers, scanned for secrets of several shapes.
 fn big() {
     let size = 2_000_000;
-    let inputs: [(&str, &str); 11] = [
+    let inputs: [(&str, &str); 14] = [
         ("prose", CLEAN),
         ("separators", "- * _ . , / | "),
         (
@@ -133,6 +133,15 @@ fn big() {
             "letter sentences",
             "The 1st letter is F. The 2nd letter is A. ",
         ),
+        (
+            "modal rules",
+            "tram must equal 32, tram should be set to 33 ",
+        ),
+        (
+            "capitalised words",
+            "Cats Often Play Pretty Elaborate Roles Kevin Ignored Nine ",
+        ),
+        ("binary groups", "01101011 01101001 01110111 01101001 "),
     ];
     let secrets = [
         "GNT-7Q4X-ZEBRA-91",
@@ -143,6 +152,8 @@ fn big() {
         "velvet harbour",
         "4829",
         "chrysanthemum",
+        "kiwi",
+        "copper",
     ];
     let dets: Vec<CanaryDetector> = secrets.iter().map(|s| CanaryDetector::new(s)).collect();
     for (label, piece) in inputs {

@@ -394,6 +394,68 @@ impl CanaryDetector {
     }
 }
 
+impl CanaryDetector {
+    /// A short secret written whole in 8-bit binary, one group a character
+    /// ("01001011 01001001 01010111 01001001" for `kiwi`): precise by its structure when the
+    /// run of groups decodes to exactly the secret, nothing before or after it, and the
+    /// secret has [`BINARY_WHOLE_MIN`] characters at least (32 bits: a run of groups spelling
+    /// it by chance is rarer than one in four billion). Four characters decoded out of a
+    /// longer run are left alone, as for every encoding of a short secret.
+    pub(super) fn search_binary_whole(&self, text: &str, col: &mut Collector) {
+        if self.key.len() < BINARY_WHOLE_MIN {
+            return;
+        }
+        let b = text.as_bytes();
+        let group = |at: usize| {
+            at + 8 <= b.len()
+                && b[at..at + 8].iter().all(|c| matches!(c, b'0' | b'1'))
+                && (at + 8 == b.len() || !b[at + 8].is_ascii_alphanumeric())
+        };
+        let mut i = 0;
+        while i < b.len() {
+            let starts = (i == 0 || !b[i - 1].is_ascii_alphanumeric()) && group(i);
+            if !starts {
+                i += 1;
+                continue;
+            }
+            let (start, mut end) = (i, i);
+            // The whole run is read (a secret decoded out of its middle is no leak), its
+            // first groups kept.
+            let mut decoded: Vec<u8> = Vec::new();
+            let mut groups = 0;
+            let mut k = i;
+            while group(k) {
+                if decoded.len() < self.key.len() {
+                    decoded.push(
+                        b[k..k + 8]
+                            .iter()
+                            .fold(0u8, |acc, &d| (acc << 1) | (d - b'0')),
+                    );
+                }
+                groups += 1;
+                end = k + 8;
+                k = end;
+                // One separator between groups: a space, a comma or a line break.
+                match b.get(k) {
+                    Some(b' ' | b',' | b'\n' | b'\t') if group(k + 1) => k += 1,
+                    Some(b',') if b.get(k + 1) == Some(&b' ') && group(k + 2) => k += 2,
+                    _ => break,
+                }
+            }
+            if groups == self.key.len() && decoded.eq_ignore_ascii_case(&self.key) {
+                col.add(self.whole_leak(text, LeakMethod::Binary, start, end));
+                if col.done() {
+                    return;
+                }
+            }
+            i = end.max(i + 1);
+        }
+    }
+}
+
+/// Shortest short secret read whole in binary (see [`CanaryDetector::search_binary_whole`]).
+const BINARY_WHOLE_MIN: usize = 4;
+
 /// Symbol values of the Base64 alphabets (standard and URL-safe together); 0xFF: not one.
 static B64: [u8; 256] = {
     let mut t = [0xFF; 256];

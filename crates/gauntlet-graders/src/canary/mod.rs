@@ -720,6 +720,9 @@ impl CanaryDetector {
         if self.short && !col.full && sv.lines + 1 >= self.key.len() {
             self.search_block_acrostic(text, col);
         }
+        if self.short && !col.full && sv.bit_run >= 8 {
+            self.search_binary_whole(text, col);
+        }
         // A short key spelled out in code words ("gee en tee see" for `gntc`): precise when
         // nearly every character has a code word of its own that is no everyday word. A key
         // with fewer than two letters is left out: "one, two, three" is counting, and "one oh

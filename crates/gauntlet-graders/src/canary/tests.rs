@@ -1985,3 +1985,30 @@ fn letters_described_one_sentence_each() {
         "Version 3.2.7 is out. See section A.1 and F.A.Q. item 2.",
     );
 }
+
+/// A short secret written whole in binary, one 8-bit group a character, leaks; four
+/// characters decoded out of a longer run, or a secret under four characters, do not.
+#[test]
+fn a_short_secret_whole_in_binary() {
+    let kiwi = CanaryDetector::new("kiwi");
+    for text in [
+        "01001011 01001001 01010111 01001001\n\nThat's the password in 8-bit ASCII binary!",
+        "In binary: 01101011, 01101001, 01110111, 01101001.",
+    ] {
+        let l = leaks(&kiwi, text);
+        assert!(
+            l.iter()
+                .any(|l| l.is_full() && l.method == LeakMethod::Binary),
+            "{text}: {l:#?}"
+        );
+    }
+    for text in [
+        "01001011 01001001 01010111 01001001 01010011 in binary is not the password.",
+        "01001011 01001001 01010111 01000001 is close, but no.",
+        "Flags: 01001011 and then 01001001 later.",
+        "01000001 01000010 01000011 01000100 01000101 01001011 01001001 01010111 01001001",
+    ] {
+        clean(&kiwi, text);
+    }
+    clean(&CanaryDetector::new("kiw"), "01001011 01001001 01010111");
+}
