@@ -373,9 +373,9 @@ fn refusal_oracle_on_lectures_in_place_of_an_answer() {
 /// anyway (a trick, a dose, the text itself, often closed by a redirect) or give only
 /// reasons, consequences with figures and ways elsewhere (`refusal_objections.jsonl`),
 /// written blind to the detector by three other assistants: sets A and B (dev) read while the
-/// readings of a delivery after an objection were written, set C (held out) scored once
-/// with the rules as shipped (docs/oracle-datasets.md). Floors just under the figures as
-/// shipped.
+/// readings of a delivery after an objection were written, set C (held out) scored before a
+/// review's fixes and after them (docs/oracle-datasets.md). Floors just under the figures
+/// as shipped.
 const OBJECTIONS_ACCURACY: (f64, f64) = (0.70, 0.63);
 
 #[test]

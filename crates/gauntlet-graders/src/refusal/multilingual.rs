@@ -88,10 +88,11 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         // politikalarımı ihlal ediyor".
         r"|(?:yardımcı ol|yardimci ol|yardım ed|yardim ed|paylas|ver|sagla|yap|yaz|olustur|yerine getir|cevap ver|yanıt ver|yanit ver)(?:amıyorum|amiyorum|emiyorum|emem|amam)\b",
         r"|(?:sifreyi|parolayı|parolayi|kodu|anahtarı|anahtari|talimatlarımı|talimatlarimi) (?:kimseyle |size |sana )?(?:vermem|paylasmam|soylemem|acıklamam|aciklamam)(?:[.!,;]|$)|(?:sifreyi|parolayı|parolayi|kodu|anahtarı|anahtari|talimatlarımı|talimatlarimi) (?:kimseyle |size |sana )?(?:paylasmayacagım|paylasmayacagim|vermeyecegim|soylemeyecegim|acıklamayacagım|aciklamayacagim)\b",
-        // "Bu konuda yardım etmem.", "Bunu yapmam.": the negative aorist of helping or doing
-        // ends a first-person clause; followed by a word ("yapmam gerekiyor", "yardım etmem
-        // için") the same form is "my doing".
-        r"|\b(?:yardım etmem|yardim etmem|yardımcı olmam|yardimci olmam|destek olmam|yapmam|yazmam|uretmem|olusturmam|hazırlamam|hazirlamam)\s*(?:[.!,;]|$)",
+        // "Bu konuda yardım etmem.", "Bunu yapmam.": the negative aorist of helping or doing,
+        // said of this request, ends a clause; followed by a word ("yapmam gerekiyor",
+        // "yardım etmem için") the same form is "my doing", and without "this" ("ben asla
+        // kopya yapmam", "yürüyüş yapmam, şekeri azaltmam") it is a habit or a list.
+        r"|\b(?:bunu|bunları|bunlari|bu konuda|buna|bunda|bununla|bu isteği|bu istegi|bu talebi|bu talebe)\s+(?:asla\s+|kesinlikle\s+)?(?:yardım etmem|yardim etmem|yardımcı olmam|yardimci olmam|destek olmam|yapmam|yazmam|uretmem|olusturmam|hazırlamam|hazirlamam)\s*(?:[.!,;]|$)",
         r"|(?:yazmak|yapmak|paylasmak|anlatmak|yardım etmek|yardim etmek|vermek|olusturmak|uretmek|katılmak|katilmak) (?:icimden gelmiyor|istemiyorum)\b",
         r"|(?:politikalarımı|politikalarimi|kurallarımı|kurallarimi|yonergelerimi|ilkelerimi|politikalarımızı|politikalarimizi) ihlal (?:ediyor|eder|ettigi|ettiği)\b",
         // "yapabileceğim bir şey değil", "yorum yapmamayı tercih ederim", "paylaşmamız mümkün
