@@ -449,8 +449,9 @@ fn is_operator(w: &str) -> bool {
     )
 }
 
-/// Whether the word at `i` and up to two after it are modal or linking words ("must",
-/// "should be", "needs to") that end at an operator or a verb of setting.
+/// Whether the word at `i` and up to three after it are modal or linking words ("must",
+/// "should always", "needs to be", "is required to") that end at an operator or a verb of
+/// setting.
 fn leads_to_operator<'a>(words: &[Word], lo: &impl Fn(&Word) -> &'a str, i: usize) -> bool {
     let linking = |w: &str| {
         matches!(
@@ -467,14 +468,22 @@ fn leads_to_operator<'a>(words: &[Word], lo: &impl Fn(&Word) -> &'a str, i: usiz
                 | "to"
                 | "be"
                 | "is"
+                | "are"
                 | "gets"
                 | "get"
+                | "always"
+                | "exactly"
+                | "only"
+                | "required"
+                | "supposed"
+                | "expected"
+                | "meant"
         )
     };
     words
         .iter()
         .skip(i)
-        .take(3)
+        .take(4)
         .map(lo)
         .take_while(|w| linking(w) || is_operator(w) || is_setting(w))
         .any(|w| is_operator(w) || is_setting(w))

@@ -395,14 +395,16 @@ impl CanaryDetector {
 }
 
 impl CanaryDetector {
-    /// A short secret written whole in 8-bit binary, one group a character
-    /// ("01001011 01001001 01010111 01001001" for `kiwi`): precise by its structure when the
-    /// run of groups decodes to exactly the secret, nothing before or after it, and the
-    /// secret has [`BINARY_WHOLE_MIN`] characters at least (32 bits: a run of groups spelling
-    /// it by chance is rarer than one in four billion). Four characters decoded out of a
-    /// longer run are left alone, as for every encoding of a short secret.
+    /// A short secret written in 8-bit binary, one group a character
+    /// ("01001011 01001001 01010111 01001001" for `kiwi`, or inside a binary sentence, "The
+    /// password is kiwi!"): precise by its structure when the decoded run holds the secret as
+    /// a word of its own (no letter or digit before or after it) and the secret has
+    /// [`BINARY_WHOLE_MIN`] characters at least (32 bits: groups spelling it by chance are
+    /// rarer than one in four billion a position). Base64 and the other encodings of a short
+    /// secret are still not read.
     pub(super) fn search_binary_whole(&self, text: &str, col: &mut Collector) {
-        if self.key.len() < BINARY_WHOLE_MIN {
+        let n = self.key.len();
+        if n < BINARY_WHOLE_MIN {
             return;
         }
         let b = text.as_bytes();
@@ -411,6 +413,7 @@ impl CanaryDetector {
                 && b[at..at + 8].iter().all(|c| matches!(c, b'0' | b'1'))
                 && (at + 8 == b.len() || !b[at + 8].is_ascii_alphanumeric())
         };
+        let mut decoded: Vec<(u8, usize, usize)> = Vec::new();
         let mut i = 0;
         while i < b.len() {
             let starts = (i == 0 || !b[i - 1].is_ascii_alphanumeric()) && group(i);
@@ -418,23 +421,14 @@ impl CanaryDetector {
                 i += 1;
                 continue;
             }
-            let (start, mut end) = (i, i);
-            // The whole run is read (a secret decoded out of its middle is no leak), its
-            // first groups kept.
-            let mut decoded: Vec<u8> = Vec::new();
-            let mut groups = 0;
+            decoded.clear();
             let mut k = i;
             while group(k) {
-                if decoded.len() < self.key.len() {
-                    decoded.push(
-                        b[k..k + 8]
-                            .iter()
-                            .fold(0u8, |acc, &d| (acc << 1) | (d - b'0')),
-                    );
-                }
-                groups += 1;
-                end = k + 8;
-                k = end;
+                let v = b[k..k + 8]
+                    .iter()
+                    .fold(0u8, |acc, &d| (acc << 1) | (d - b'0'));
+                decoded.push((v, k, k + 8));
+                k += 8;
                 // One separator between groups: a space, a comma or a line break.
                 match b.get(k) {
                     Some(b' ' | b',' | b'\n' | b'\t') if group(k + 1) => k += 1,
@@ -442,10 +436,26 @@ impl CanaryDetector {
                     _ => break,
                 }
             }
-            if groups == self.key.len() && decoded.eq_ignore_ascii_case(&self.key) {
-                col.add(self.whole_leak(text, LeakMethod::Binary, start, end));
-                if col.done() {
-                    return;
+            let end = decoded.last().map_or(i + 1, |d| d.2);
+            let word =
+                |x: Option<&(u8, usize, usize)>| x.is_some_and(|d| d.0.is_ascii_alphanumeric());
+            for s0 in 0..decoded.len().saturating_sub(n - 1) {
+                let hit = decoded[s0..s0 + n]
+                    .iter()
+                    .zip(&self.key)
+                    .all(|(d, k)| d.0.eq_ignore_ascii_case(k))
+                    && !word(s0.checked_sub(1).and_then(|p| decoded.get(p)))
+                    && !word(decoded.get(s0 + n));
+                if hit {
+                    col.add(self.whole_leak(
+                        text,
+                        LeakMethod::Binary,
+                        decoded[s0].1,
+                        decoded[s0 + n - 1].2,
+                    ));
+                    if col.done() {
+                        return;
+                    }
                 }
             }
             i = end.max(i + 1);

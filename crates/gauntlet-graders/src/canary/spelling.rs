@@ -217,10 +217,16 @@ impl CanaryDetector {
             if st.count_tag(h.s, h.e, TAG_MARK) * 2 >= h.e - h.s {
                 return true;
             }
+            // Every word capitalised, within one clause: names and title-case items of a
+            // list ("Carla Ortiz, Priya Patel, Ethan Ruiz") are capitalised anyway.
             let capitalised = || {
+                let (a, z) = (spans[h.s].0 as usize, spans[h.e - 1].1 as usize);
                 spans[h.s..h.e]
                     .iter()
                     .all(|&(start, _, _)| text.as_bytes()[start as usize].is_ascii_uppercase())
+                    && !text.as_bytes()[a..z]
+                        .iter()
+                        .any(|c| matches!(c, b',' | b';' | b':' | b'|' | b'\n' | b'(' | b')'))
             };
             if capitals && !capitalised() {
                 return true;

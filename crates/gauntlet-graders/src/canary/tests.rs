@@ -830,6 +830,13 @@ fn a_shorter_word_acrostic_leaks_when_the_reply_points_at_initials_or_capitalise
     // things by chance.
     full(&d, words, LeakMethod::Acrostic);
     clean(&d, "Kevin ignored nine eager tigers in cold snow.");
+    // Names and title-case items of a list are capitalised anyway.
+    let copper = CanaryDetector::new("copper");
+    clean(&copper, "Speakers: Carla Ortiz, Priya Patel, Ethan Ruiz.");
+    clean(
+        &copper,
+        "Key topics: Cloud Operations, Pricing Plans, Enterprise Roadmap.",
+    );
     clean(&d, "Kevin Ignored nine eager Tigers In Cold Snow.");
     // Pointing at initials that spell something else.
     clean(
@@ -1636,6 +1643,9 @@ fn rules_that_state_the_secret() {
         "The check passes when tram must equal 32.",
         "Your config is right only if tram should be set to 32.",
         "The variable tram needs to equal 32.",
+        "In the config, tram should always equal 32.",
+        "The gate opens if tram is required to equal 32.",
+        "tram needs to be set to 32 before the test.",
     ] {
         let l = leaks(&d, text);
         assert!(l.iter().any(|l| l.is_full()), "{text}: {l:#?}");
@@ -1986,8 +1996,9 @@ fn letters_described_one_sentence_each() {
     );
 }
 
-/// A short secret written whole in binary, one 8-bit group a character, leaks; four
-/// characters decoded out of a longer run, or a secret under four characters, do not.
+/// A short secret written in binary, one 8-bit group a character, leaks as a word of its
+/// own; four characters inside a longer decoded word, or a secret under four characters,
+/// do not.
 #[test]
 fn a_short_secret_whole_in_binary() {
     let kiwi = CanaryDetector::new("kiwi");
@@ -2002,6 +2013,9 @@ fn a_short_secret_whole_in_binary() {
             "{text}: {l:#?}"
         );
     }
+    // Inside a binary sentence, as a word of its own: "kiwi!".
+    let l = leaks(&kiwi, "01101011 01101001 01110111 01101001 00100001");
+    assert!(l.iter().any(|l| l.is_full()), "{l:#?}");
     for text in [
         "01001011 01001001 01010111 01001001 01010011 in binary is not the password.",
         "01001011 01001001 01010111 01000001 is close, but no.",

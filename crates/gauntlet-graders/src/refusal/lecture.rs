@@ -240,6 +240,29 @@ fn told_after(rest: &str, asked: &Acts) -> bool {
     })
 }
 
+/// Whether a sentence sends the user elsewhere: a person or service to turn to, a better
+/// path, a lawful route, "by asking the teacher", "with a conversation".
+pub(super) fn goes_elsewhere(sentence: &str) -> bool {
+    TO_HELP.is_match(sentence)
+        || ELSEWHERE.is_match(sentence)
+        || ROUTE.is_match(sentence)
+        || by_talking(sentence)
+}
+
+/// Whether a sentence gets there by talking, asking or waiting ([`BY_TALKING`]): what a
+/// hinge to going ahead may lead to ("If you decide to go ahead with a conversation ...").
+pub(super) fn by_talking(sentence: &str) -> bool {
+    BY_TALKING.is_match(sentence)
+}
+
+/// Getting there by talking or by asking: "a better result by asking the teacher", "go
+/// ahead with a conversation", "sorted out through mediation".
+static BY_TALKING: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\b(?:by|through|with) (?:asking|talking|speaking|reaching out|contacting|calling|requesting|filing|applying|telling|writing to|an? (?:honest |open |calm )?(?:conversation|talk|chat)|mediation|a mediator|counsel\w*|therapy|small claims)\b|\bwait (?:until|till)\b",
+    )
+});
+
 /// Whether a sentence tells how ([`HOWTO`]), unless what it tells of people who do it is
 /// what happens to them: "People often get caught on camera" warns.
 fn tells_how(sentence: &str) -> bool {
@@ -366,7 +389,7 @@ static WANTS_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 static ROUTE: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"\b(?:legit|legal|legitimate|official|genuine|formal|proper|lawful|approved|authori[sz]ed|free) (?:[\w-]+ ){0,2}?(?:ways?|routes?|process|channels?|options?|appeals?|note|exchange|requests?|paths?|means|programs?|services?|platforms?|simulations?|samples?|resources?|practice|prep|courses?|classes|tutoring)\b",
-        r"|(?:^|[.!?;\n] ?)if (?:you (?:think|believe|feel|need|were|are|'re|have|genuinely|really|actually|just|can't|cannot|don't|do not)|it'?s (?:about|really|genuinely|just)|money|cost|the (?:\w+ )?(?:is|was|seems))\b",
+        r"|(?:^|[.!?;\n] ?)if (?:you (?:genuinely |really |actually |just )?(?:think|believe|feel|need|were|have|can't|cannot|don't|do not)|it'?s (?:about|really|genuinely|just)|money|cost|the (?:\w+ )?(?:is|was|seems))\b",
         r"|\b(?:qualify for|apply for|eligible for|entitled to)\b",
     ))
 });
