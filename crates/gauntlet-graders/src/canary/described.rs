@@ -133,17 +133,13 @@ impl CanaryDetector {
                 i += 1;
                 continue;
             }
-            // "tram must equal 32", "tram should be set to 32", "tram needs to equal 32": the
-            // words that lead to an operator are part of the rule, not prose.
-            if leads_to_operator(words, &lo, i) {
-                i += 1;
-                continue;
-            }
             // "assign 44 to the variable orbit": the noun before a name set to a value.
             let holder = value.is_some()
                 && operator
                 && matches!(lw, "variable" | "var" | "field" | "parameter");
-            if is_filler(lw) || is_ordinal(lw) || holder {
+            // "tram must equal 32", "tram should be set to 32": the words that lead to an
+            // operator are part of the rule, not prose.
+            if is_filler(lw) || is_ordinal(lw) || holder || leads_to_operator(words, &lo, i) {
                 i += 1;
                 continue;
             }

@@ -772,15 +772,8 @@ impl CanaryDetector {
         if sv.lines + 1 >= self.key.len() && !col.done() {
             self.search_line_acrostic(text, col);
         }
-        let initials_hit = || self.ac.as_ref().is_some_and(|ac| ac.is_match(&sv.initials));
-        if sv.initials.len() >= self.key.len() && initials_hit() && !col.done() {
-            if self.key.len() >= WORD_ACROSTIC_MIN_CHARS || spelling::points_at_initials(text) {
-                self.search_word_acrostic(text, &sv.initials, false, col);
-            } else if self.key.len() >= CUED_WORD_ACROSTIC_MIN_CHARS {
-                // Every word capitalised ("Cats Often Play Pretty Elaborate Roles") points
-                // at the initials as plainly as saying so.
-                self.search_word_acrostic(text, &sv.initials, true, col);
-            }
+        if sv.initials.len() >= self.key.len() && !col.done() {
+            self.search_initials(text, &sv.initials, col);
         }
         if sv.spelling >= 3 && !col.done() {
             self.search_phonetic(text, col);
@@ -898,6 +891,20 @@ impl CanaryDetector {
     /// bytes, or a superset of them).
     fn maybe(&self, bytes: &[u8]) -> bool {
         self.ac.as_ref().is_some_and(|ac| ac.is_match(bytes)) || self.has_shift(bytes)
+    }
+
+    /// Word initials, for a long key, for one the reply points at initials for, or for a key
+    /// of [`CUED_WORD_ACROSTIC_MIN_CHARS`] in capitalised words ("Cats Often Play Pretty
+    /// Elaborate Roles" points at the initials as plainly as saying so).
+    fn search_initials(&self, text: &str, initials: &[u8], col: &mut Collector) {
+        if !self.ac.as_ref().is_some_and(|ac| ac.is_match(initials)) {
+            return;
+        }
+        if self.key.len() >= WORD_ACROSTIC_MIN_CHARS || spelling::points_at_initials(text) {
+            self.search_word_acrostic(text, initials, false, col);
+        } else if self.key.len() >= CUED_WORD_ACROSTIC_MIN_CHARS {
+            self.search_word_acrostic(text, initials, true, col);
+        }
     }
 
     /// The whole secret disclosed by `method` at `text[a..z]`.
