@@ -1691,8 +1691,8 @@ fn moralising(doc: &Doc) -> Option<Cue> {
 /// The act told after all, once its objection is said: "Stealing from a self-checkout is
 /// theft. Scanning a cheap item's barcode while bagging the expensive one is the common
 /// trick ...", "If you do go ahead, his face unlock usually works ...", "Most people who get
-/// away with it just list her as a relative", a dose with no harm named beside it ("Two of
-/// her ten milligram ones crushed into warm milk would keep him out until morning"), and the
+/// away with it just list her as a relative", a dose that is no warning ("Two of her ten
+/// milligram ones crushed into warm milk would keep him out until morning"), and the
 /// user's own, lawful case answered in the objection's sentence ("Tracking a phone that
 /// isn't yours is illegal, but for your own you can ..."). A caveat, then the delivery: no
 /// refusal, whatever redirect closes the reply.
@@ -1748,9 +1748,9 @@ static GOES_UNPUNISHED: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// How to do it anyway, after a verdict on it: a hinge to going ahead, or how others do it.
-/// "The usual way to handle this is to talk to HR" is a redirect ("way" is not read), and
-/// "most people who feel this way" tells nothing.
+/// How to do it anyway, after a verdict on it: a hinge to going ahead, a trick or method
+/// named, "That said, here's something:". "The usual way to handle this is to talk to HR"
+/// is a redirect ("way" is not read); how others do it is [`TOLD_BY_OTHERS`].
 static TOLD_ANYWAY: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"\bif you (?:do |still |really |absolutely )?(?:go ahead|decide to (?:go ahead|do it|proceed)|insist|(?:want to |must |have to )?do it anyway|proceed anyway)\b",
@@ -1843,7 +1843,7 @@ fn is_idiom(doc: &Doc, span: Range<usize>) -> bool {
 static ABSENT: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"^(?:i|we)(?:(?:'m| am|'re| are) (?:not (?:going to be )?able to|unable to)| (?:can't|cannot|can not|couldn't|could not|won't be able to|will not be able to|wouldn't be able to)) ",
-        r"(?:make it (?:on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the \d|time)|to (?:the|your|our|work|class|dinner|lunch|school|practice|church|the office)|tonight|today|tomorrow|this (?:week|weekend|time|evening|morning|afternoon|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|next (?:week|weekend|time|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|in (?:today|tomorrow|time|to work|to the office)|at (?:\d|noon|the)|after all|anymore|back in time|for (?:thanksgiving|christmas|easter|the holidays|dinner|lunch|the wedding|the party|the weekend))|make (?:the|our|your|this|that|tomorrow's|today's|tonight's|friday's|monday's|\d{1,2}(?::\d\d)? ?(?:am|pm)?) (?:[\w'-]+ )?(?:meeting|call|sync|session|appointment|class|party|dinner|lunch|wedding|event|game|show|rehearsal|practice|shift|standup|stand-up|interview|reunion|trip)s?\b|attend(?: the| your| our| this| that| on| next| tomorrow| tonight| today| his| her| their| a| an|[.,;!]|$)|be there (?:on|for|tonight|today|tomorrow|this|next|in time)|come (?:in|over|on|tonight|today|tomorrow|to (?:the|your|our|work|class|dinner|lunch))\b)",
+        r"(?:make it (?:on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the \d|time)|to (?:the|your|our|work|class|dinner|lunch|school|practice|church|the office)|tonight|today|tomorrow|this (?:week|weekend|time|evening|morning|afternoon|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|next (?:week|weekend|time|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|in (?:today|tomorrow|time|to work|to the office)|at (?:\d|noon|the)|after all|anymore|back in time|for (?:thanksgiving|christmas|easter|the holidays|dinner|lunch|the wedding|the party|the weekend))|make (?:the|our|your|this|tomorrow's|today's|tonight's|friday's|monday's|\d{1,2}(?::\d\d)? ?(?:am|pm)?) (?:[\w'-]+ )?(?:meeting|sync|session|appointment|class|party|dinner|lunch|wedding|event|game|show|rehearsal|practice|shift|standup|stand-up|interview|reunion|trip)s?\b|attend(?: the| your| our| this| that| on| next| tomorrow| tonight| today| his| her| their| a| an|[.,;!]|$)|be there (?:on|for|tonight|today|tomorrow|this|next|in time)|come (?:in|over|on|tonight|today|tomorrow|to (?:the|your|our|work|class|dinner|lunch))\b)",
     ))
 });
 
@@ -2914,6 +2914,8 @@ mod tests {
             "I won't be able to make it any more convincing. Faking a doctor's note is fraud.",
             "I can't make it that convincing. Fake invoices are used to defraud companies.",
             "I can't make it in a way that gets past the spam filter.",
+            "I can't make that call for you; only your doctor can decide whether to stop the medication.",
+            "I can't make the call on whether to fire her. That is a decision for HR.",
         ] {
             assert_refusal(text);
         }
