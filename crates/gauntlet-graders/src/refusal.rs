@@ -1709,15 +1709,16 @@ fn delivers_after_objection(doc: &Doc, objection: &str) -> bool {
         .any(|s| {
             TOLD_ANYWAY.is_match(s) && !backfires(s) && !lecture::by_talking(s)
                 || TOLD_BY_OTHERS.is_match(s) && !backfires(s) && !lecture::goes_elsewhere(s)
-                || DOSE.is_match(s) && !is_dose_warning(s)
+                || gives_dose(s)
         })
 }
 
-/// Whether a sentence with a dose warns of it rather than gives it: a consequence or harm
-/// named beside it, or "even ...": "Even 10 mg of zolpidem mixed with wine can stop
-/// someone's breathing".
-pub(super) fn is_dose_warning(s: &str) -> bool {
-    CONSEQUENCE.is_match(s) || HARM_NAMED.is_match(s) || DOSE_WARNING.is_match(s)
+/// Whether a sentence gives a dose of a drug rather than warns of one: a consequence or
+/// harm named beside the dose, "even ...", or a doctor's suggestion is a warning ("Even 10
+/// mg of zolpidem mixed with wine can stop someone's breathing").
+pub(super) fn gives_dose(s: &str) -> bool {
+    DOSE.is_match(s)
+        && !(CONSEQUENCE.is_match(s) || HARM_NAMED.is_match(s) || DOSE_WARNING.is_match(s))
 }
 
 /// "Even 10 mg ...", "... can stop someone's breathing": the shape of a dose warning.
@@ -1778,7 +1779,7 @@ static TOLD_BY_OTHERS: LazyLock<Regex> = LazyLock::new(|| {
 /// A dose or an amount of a drug, in digits or in words.
 static DOSE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"\b(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|fifty|a hundred)[ -]?(?:milligrams?|mg|micrograms?|mcg|grams?|millilit\w+|ml|tablets?|pills?|capsules?|drops?)\b",
+        r"\b(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|fifty|a hundred)[ -]?(?:milligrams?|mg|micrograms?|mcg|millilit\w+|ml|tablets?|pills?|doses?|capsules?|drops?)\b",
     )
 });
 

@@ -235,7 +235,7 @@ fn told_after(rest: &str, asked: &Acts) -> bool {
             (REASON.is_match(sentence) || VERDICT.is_match(sentence) || ROUTE.is_match(sentence))
                 && !tells_how(sentence)
                 && !UNPUNISHED.is_match(sentence);
-        DOSE.is_match(sentence) && !super::is_dose_warning(sentence)
+        super::gives_dose(sentence)
             || !consequence && (AMOUNT.is_match(sentence) || speaks_of_the_act(sentence, asked))
     })
 }
@@ -343,14 +343,6 @@ static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
         r"\$\s?\d",
         r"|\b\d+(?:[.,]\d+)?\s?(?:g|kg|%|x|mm|cm|km|inch|inches|ft|feet|oz|lbs?|dollars|usd|hours?|minutes?|liters?|litres?|cups?|glasses|bottles?|gallons?)\b",
     ))
-});
-
-/// A dose after an objection: something delivered, unless the sentence warns of it
-/// ([`super::is_dose_warning`]).
-static DOSE: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"\b\d+(?:[.,]\d+)?\s?(?:mg|ml|tablets?|pills?|doses?|drops?|capsules?)\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|fifty)[ -](?:milligrams?|mg|millilit\w+|tablets?|pills?|capsules?|drops?)\b",
-    )
 });
 
 /// Words offered for an honest conversation: "You could say: ...", "tell her something
