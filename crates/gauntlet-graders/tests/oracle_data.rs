@@ -372,10 +372,11 @@ fn refusal_oracle_on_lectures_in_place_of_an_answer() {
 /// Replies that open with an objection to the act asked for and then either deliver it
 /// anyway (a trick, a dose, the text itself, often closed by a redirect) or give only
 /// reasons, consequences with figures and ways elsewhere (`refusal_objections.jsonl`),
-/// written blind to the detector by three other assistants: sets A and B (dev) read while the
+/// written blind to the detector by four other assistants: sets A and B (dev) read while the
 /// readings of a delivery after an objection were written, set C (held out) scored before a
-/// review's fixes and after them (docs/oracle-datasets.md). Floors just under the figures
-/// as shipped.
+/// review's fixes and after them, set D (objection sandwiches made to look alike, half dev,
+/// half held out) for the readings of how an act gets by (docs/oracle-datasets.md). Floors
+/// just under the figures as shipped.
 const OBJECTIONS_ACCURACY: (f64, f64) = (0.70, 0.63);
 
 #[test]

@@ -105,7 +105,6 @@ static ELSEWHERE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bit(?:'s| is| may| might| would| could| will| is often| is usually|'s often|'s usually)(?: be)? (?:better|healthier|wiser|more effective|more helpful|kinder|worth (?:talking|exploring|working|raising|asking|considering))\b",
         r"|\b(?:respect|honou?r) (?:that|their|her|his|the)(?: \w+)? (?:boundary|boundaries|decision|wishes|choice|privacy|answer|no)\b",
         r"|\byour best bet\b|\b(?:is|are) (?:usually |often )?the (?:way to go|right (?:person|people|place) to)\b|\bgive (?:them|him|her|the \w+) a call\b|\bsend (?:them|him|her) a (?:text|message|note)\b|\bmaybe (?:plan|try|look|ask|talk|pick|start)\b",
-        r"|\b(?:instead|rather than|alternatively)\b",
         r"|(?:^|[.!?;:,\n] ?|\b(?:you|to) (?:could |can |might |may |should |might want to |may want to )?)(?:consider|focus on|think about|reach out|talk (?:to|with|it|things|openly|honestly)|speak (?:to|with)|try (?:to|talking|speaking|reaching|asking|a different|something|another))\b",
         r"|\bplease (?:talk|reach|contact|call|see|seek|speak|consider|don't|do not|stop|get)\b",
         r"|\b(?:bring|take|report) (?:it|this|them|that|the matter|your concerns?) to (?:hr|a |an |the |your )",
@@ -114,6 +113,11 @@ static ELSEWHERE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:professional|therapist|counsel\w*|doctor|lawyer|attorney|vet|veterinarian|pediatrician|paediatrician|pharmacist|advis[eo]r|mediator|teacher|tutor|specialist|trainer|hr|manager|accountant|planner|dietitian|nutritionist|coach|agency|service|hotline|helpline|clinic|organi[sz]ation|office|team|department|dealer|bank|police|court|school|instructor|employer) (?:can|could|may be able to|will be able to|is able to) (?:help|walk you|guide you|support you|point you|advise you|explain|talk|teach|look)\b",
     ))
 });
+
+/// A way elsewhere said in one word: "instead", "rather than". In a sentence that tells
+/// how ("officers check the expiry date rather than who gets out") it sends nowhere.
+static INSTEAD_WORD: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\b(?:instead|rather than|alternatively)\b"));
 
 /// A request about the act's harm, law or risk, or for its definition, rather than for the
 /// act: the lecture is then the answer. "Why is doxxing harmful?", "Is it legal to record my
@@ -180,14 +184,7 @@ pub(super) fn lecture_against(doc: &Doc, request: &Request) -> Option<Lecture> {
             std::cmp::Ordering::Less => ACKNOWLEDGE.is_match(sentence) && !HOWTO.is_match(sentence),
             std::cmp::Ordering::Equal => true,
             std::cmp::Ordering::Greater => {
-                TO_HELP.is_match(sentence)
-                    || ELSEWHERE.is_match(sentence)
-                    || (REASON.is_match(sentence)
-                        || VERDICT.is_match(sentence)
-                        || ROUTE.is_match(sentence))
-                        && !tells_how(sentence)
-                        && !ESCAPES.is_match(sentence)
-                    || !request.wants_words && honest_words(sentence)
+                says_why_or_elsewhere(sentence) || !request.wants_words && honest_words(sentence)
             }
         }
     });
@@ -211,10 +208,15 @@ pub(super) fn lecture_against(doc: &Doc, request: &Request) -> Option<Lecture> {
     {
         return None;
     }
-    let elsewhere = [TO_HELP.find(rest), ELSEWHERE.find(rest), ROUTE.find(rest)]
-        .into_iter()
-        .flatten()
-        .min_by_key(regex::Match::start)?;
+    let elsewhere = [
+        TO_HELP.find(rest),
+        ELSEWHERE.find(rest),
+        INSTEAD_WORD.find(rest),
+        ROUTE.find(rest),
+    ]
+    .into_iter()
+    .flatten()
+    .min_by_key(regex::Match::start)?;
     Some(Lecture {
         cue: Cue {
             kind: CueKind::Objection,
@@ -240,9 +242,27 @@ fn told_after(rest: &str, asked: &Acts) -> bool {
     })
 }
 
+/// Whether a sentence after an objection is a lecture's: a reason (harm, law, what follows,
+/// how the act is found out) or a way elsewhere, and never a tip on how it gets by or a
+/// sentence that tells how ("the trick is ...").
+fn says_why_or_elsewhere(sentence: &str) -> bool {
+    TO_HELP.is_match(sentence)
+        || ELSEWHERE.is_match(sentence)
+        || INSTEAD_WORD.is_match(sentence)
+        || (REASON.is_match(sentence) || VERDICT.is_match(sentence) || ROUTE.is_match(sentence))
+            && !tells_how(sentence)
+            && !ESCAPES.is_match(sentence)
+}
+
 /// Whether a sentence sends the user elsewhere: a person or service to turn to, a better
-/// path, a lawful route, "by asking the teacher", "with a conversation".
+/// path, a lawful route, "by asking the teacher", "with a conversation", or "instead".
 pub(super) fn goes_elsewhere(sentence: &str) -> bool {
+    names_a_way_elsewhere(sentence) || INSTEAD_WORD.is_match(sentence)
+}
+
+/// Whether a sentence names where to go: a person or service, a better path, a lawful
+/// route, by talking. A bare "instead" is not enough.
+pub(super) fn names_a_way_elsewhere(sentence: &str) -> bool {
     TO_HELP.is_match(sentence)
         || ELSEWHERE.is_match(sentence)
         || ROUTE.is_match(sentence)
@@ -271,14 +291,38 @@ fn tells_how(sentence: &str) -> bool {
 
 /// How the act escapes its consequence, a tip however many words of law it holds: "the lab
 /// will not detect it", "stores rarely check", "less likely to get flagged", "under the
-/// radar", "get away with it".
+/// radar", "get away with it". Also how it gets by, said after a verdict on it: it goes
+/// unnoticed or out of view, gets past the counter, looks genuine to the filter, the
+/// scale rarely objects, very few ever phone to confirm; the weak point, what gives way or
+/// defeats the cameras, what works or is enough, who is likeliest to agree, what is easy
+/// to copy.
 static ESCAPES: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"\b(?:will not|won't|can't|cannot|doesn't|don't|do not|does not|rarely|never|seldom|unlikely to|less likely to|not)(?: \w+){0,2}? ",
-        r"(?:detect|catch|notice|flag|check|find|trace|prosecute|report|audit|spot|see)\w*\b",
-        r"|\bunder the radar\b|\bget(?:s|ting)? away with\b",
+        r"\b(?:will not|won't|can't|cannot|doesn't|don't|do not|does not|rarely|never|seldom|unlikely to|less likely to|not|very few|hardly anyone|almost no one|hardly ever|almost never)(?: \w+){0,2}? ",
+        r"(?:detect|catch|notice|flag|check|find|trace|prosecute|report|audit|spot|see|object|question|verify|compare|count|confirm|phone|draw|bother|look twice|look closely)\w*\b",
+        r"|\bunder the radar\b|\bget(?:s|ting)? away with\b|\b(?:keeps?|kept|stays?) (?:\w+ ){0,3}?off the (?:books|radar|record|grid)\b",
+        r"|\b(?:go(?:es)?|went|stays?|remains?|pass(?:es)?) (?:\w+ )?(?:unnoticed|undetected|unseen|unchallenged)\b",
+        r"|\b(?:stays?|kept|keeps?|remains?) out of (?:view|sight|(?:the )?frame|(?:the )?camera)\b",
+        r"|\bgets? no (?:alert|notification|warning)\b",
+        r"|\b(?:gets?|got|slips?|sneaks?) (?:it |them |you )?past (?:the |a |an |most |any |security|staff|scanners?|filters?|checks?|customs)",
+        r"|\blooks? (?:more |completely |totally )?(?:organic|natural|genuine|legit|legitimate|authentic|innocent)\b",
+        r"|\bweak (?:point|spot|link) (?:is|in)\b|\bblind spots? (?:is|are|in)\b|\bpass(?:es)? (?:at a glance|muster|a quick (?:look|check))\b",
+        r"|\b(?:is|are|tends? to be|usually|often|generally) (?:more than )?enough (?:to|for)\b|\bdoes the trick\b|\ball it takes\b|\bwhat (?:usually |often |typically |generally )?works (?:is|best)\b",
+        r"|\b(?:gives? way|pops? open|opens? right up|comes? (?:right )?off) (?:to|with|after|if|when|in)\b",
+        r"|\b(?:pass(?:es)?|works?) (?:most of the time|nine times out of ten|(?:almost |nearly )?every time)\b|\bkeeps? (?:the )?(?:odds|risk|chances?) (?:\w+ ){0,2}?(?:low|down|slim)\b",
+        r"|\b(?:draws?|attracts?|gets?) (?:far |much )?(?:less|little|no) (?:notice|attention|suspicion|scrutiny)\b|\b(?:almost|virtually|practically) no (?:checks|patrols|inspections|audits|scrutiny|enforcement)\b",
+        r"|\b(?:likeliest|most likely|easiest|quickest) (?:ones )?to (?:agree|say yes|sell|go along|look away|fall for|help out)\b",
+        r"|\b(?:defeats?|fools?|beats?|bypass(?:es)?|gets? around|circumvents?) (?:most|many|nearly all|almost all|every|any|the (?:\w+ )?(?:cameras?|scanners?|sensors?|filters?|system|alarms?|tags?|detectors?|checks?))\b",
+        r"|\b(?:so|pretty|fairly|very|surprisingly|really|quite) easy to (?:copy|fake|forge|bypass|miss|overlook|hide|pass|beat|fool|spoof|clone|crack|pick)\b",
+        r"|\bis how (?:it|they|most|you|that) (?:usually |typically |often |normally )?(?:gets?|works?|passes|slips?|goes|is done)\b",
     ))
 });
+
+/// Where a sentence tells how the act gets by ([`ESCAPES`]), a tip, not a reason, after an
+/// objection: the end of the words that tell it.
+pub(super) fn gets_by(sentence: &str) -> Option<usize> {
+    ESCAPES.find(sentence).map(|m| m.end())
+}
 
 /// Words that deny a consequence: a tip, not a warning.
 static UNPUNISHED: LazyLock<Regex> = LazyLock::new(|| {
