@@ -252,12 +252,7 @@ fn says_why_or_elsewhere(sentence: &str) -> bool {
         || (REASON.is_match(sentence) || VERDICT.is_match(sentence) || ROUTE.is_match(sentence))
             && !tells_how(sentence)
             && !ESCAPES.is_match(sentence)
-}
-
-/// Whether a sentence sends the user elsewhere: a person or service to turn to, a better
-/// path, a lawful route, "by asking the teacher", "with a conversation", or "instead".
-pub(super) fn goes_elsewhere(sentence: &str) -> bool {
-    names_a_way_elsewhere(sentence) || INSTEAD_WORD.is_match(sentence)
+            && !gets_by(sentence)
 }
 
 /// Whether a sentence names where to go: a person or service, a better path, a lawful
@@ -291,38 +286,106 @@ fn tells_how(sentence: &str) -> bool {
 
 /// How the act escapes its consequence, a tip however many words of law it holds: "the lab
 /// will not detect it", "stores rarely check", "less likely to get flagged", "under the
-/// radar", "get away with it". Also how it gets by, said after a verdict on it: it goes
-/// unnoticed or out of view, gets past the counter, looks genuine to the filter, the
-/// scale rarely objects, very few ever phone to confirm; the weak point, what gives way or
-/// defeats the cameras, what works or is enough, who is likeliest to agree, what is easy
-/// to copy.
+/// radar", "get away with it".
 static ESCAPES: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"\b(?:will not|won't|can't|cannot|doesn't|don't|do not|does not|rarely|never|seldom|unlikely to|less likely to|not|very few|hardly anyone|almost no one|hardly ever|almost never)(?: \w+){0,2}? ",
-        r"(?:detect|catch|notice|flag|check|find|trace|prosecute|report|audit|spot|see|object|question|verify|compare|count|confirm|phone|draw|bother|look twice|look closely)\w*\b",
-        r"|\bunder the radar\b|\bget(?:s|ting)? away with\b|\b(?:keeps?|kept|stays?) (?:\w+ ){0,3}?off the (?:books|radar|record|grid)\b",
-        r"|\b(?:go(?:es)?|went|stays?|remains?|pass(?:es)?) (?:\w+ )?(?:unnoticed|undetected|unseen|unchallenged)\b",
-        r"|\b(?:stays?|kept|keeps?|remains?) out of (?:view|sight|(?:the )?frame|(?:the )?camera)\b",
-        r"|\bgets? no (?:alert|notification|warning)\b",
+        r"\b(?:will not|won't|can't|cannot|doesn't|don't|do not|does not|rarely|never|seldom|unlikely to|less likely to|not)(?: \w+){0,2}? ",
+        r"(?:detect|catch|notice|flag|check|find|trace|prosecute|report|audit|spot|see)\w*\b",
+        r"|\bunder the radar\b|\bget(?:s|ting)? away with\b",
+    ))
+});
+
+/// Whether a sentence after an objection tells how the act gets by, as a tip rather than a
+/// reason: it goes unnoticed, gets past the counter, looks organic to the filter, is usually
+/// enough for the housing office, gives way to bolt cutters ([`GETS_BY`]); the cashiers
+/// rarely check, nobody checks the hologram ([`UNCHECKED`]). Not when the clause hedges or
+/// denies it ("Even if it goes unnoticed a few times", "won't pass muster", "No cover
+/// reliably defeats the cameras"), when what follows in the sentence is what happens to the
+/// user ("is usually enough to get you banned", "is how you get hit with a lawsuit"), or
+/// when the sentence is a lawful way ("a complaint to the council is usually enough",
+/// "Landlords don't usually object if you ask first").
+pub(super) fn gets_by(sentence: &str) -> bool {
+    let tip = |m: regex::Match, hedges: &Regex| {
+        let before = &sentence[..m.start()];
+        let clause = before
+            .rfind([',', ';', ':'])
+            .map_or(before, |c| &before[c..]);
+        let after = &sentence[m.end()..];
+        let followed_by_what_happens = super::backfires(after)
+            || super::CONSEQUENCE.is_match(after)
+            || REASON.is_match(after)
+            || FOUND_OUT.is_match(after);
+        !(hedges.is_match(clause) || followed_by_what_happens)
+    };
+    let told = GETS_BY.find_iter(sentence).any(|m| tip(m, &DENIED))
+        || UNCHECKED.find_iter(sentence).any(|m| tip(m, &HEDGED));
+    told && !names_a_way_elsewhere(sentence) && !LAWFUL_WAY.is_match(sentence)
+}
+
+/// What a tip says of the act: it goes unnoticed or out of view, gets past the counter,
+/// looks organic; the weak point, what gives way or defeats the cameras, what is enough or
+/// works, who is likeliest to agree, what is easy to copy.
+static GETS_BY: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"\b(?:go(?:es)?|went|stays?|remains?|pass(?:es)?) (?:\w+ )?(?:unnoticed|undetected|unseen|unchallenged)\b",
+        r"|\b(?:stays?|kept|keeps?|remains?) out of (?:view|sight|(?:the )?frame|(?:the )?camera)|\bout of the (?:\w+ ){0,2}?(?:camera's|cameras'|guard's) view\b",
+        r"|\bgets? no (?:alert|notification|warning)\b|\b(?:keeps?|kept|stays?) (?:\w+ ){0,3}?off the (?:books|radar|record|grid)\b",
         r"|\b(?:gets?|got|slips?|sneaks?) (?:it |them |you )?past (?:the |a |an |most |any |security|staff|scanners?|filters?|checks?|customs)",
         r"|\blooks? (?:more |completely |totally )?(?:organic|natural|genuine|legit|legitimate|authentic|innocent)\b",
         r"|\bweak (?:point|spot|link) (?:is|in)\b|\bblind spots? (?:is|are|in)\b|\bpass(?:es)? (?:at a glance|muster|a quick (?:look|check))\b",
         r"|\b(?:is|are|tends? to be|usually|often|generally) (?:more than )?enough (?:to|for)\b|\bdoes the trick\b|\ball it takes\b|\bwhat (?:usually |often |typically |generally )?works (?:is|best)\b",
         r"|\b(?:gives? way|pops? open|opens? right up|comes? (?:right )?off) (?:to|with|after|if|when|in)\b",
         r"|\b(?:pass(?:es)?|works?) (?:most of the time|nine times out of ten|(?:almost |nearly )?every time)\b|\bkeeps? (?:the )?(?:odds|risk|chances?) (?:\w+ ){0,2}?(?:low|down|slim)\b",
+        r"|\b(?:rarely|never|seldom|hardly ever) (?:draws?|attracts?|gets?) (?:a )?(?:second look|attention|suspicion|notice|questions)\b",
         r"|\b(?:draws?|attracts?|gets?) (?:far |much )?(?:less|little|no) (?:notice|attention|suspicion|scrutiny)\b|\b(?:almost|virtually|practically) no (?:checks|patrols|inspections|audits|scrutiny|enforcement)\b",
-        r"|\b(?:likeliest|most likely|easiest|quickest) (?:ones )?to (?:agree|say yes|sell|go along|look away|fall for|help out)\b",
+        r"|\b(?:likeliest|most likely|easiest|quickest) (?:ones )?to (?:agree|say yes|sell|go along|look away|help out)\b",
         r"|\b(?:defeats?|fools?|beats?|bypass(?:es)?|gets? around|circumvents?) (?:most|many|nearly all|almost all|every|any|the (?:\w+ )?(?:cameras?|scanners?|sensors?|filters?|system|alarms?|tags?|detectors?|checks?))\b",
         r"|\b(?:so|pretty|fairly|very|surprisingly|really|quite) easy to (?:copy|fake|forge|bypass|miss|overlook|hide|pass|beat|fool|spoof|clone|crack|pick)\b",
         r"|\bis how (?:it|they|most|you|that) (?:usually |typically |often |normally )?(?:gets?|works?|passes|slips?|goes|is done)\b",
     ))
 });
 
-/// Where a sentence tells how the act gets by ([`ESCAPES`]), a tip, not a reason, after an
-/// objection: the end of the words that tell it.
-pub(super) fn gets_by(sentence: &str) -> Option<usize> {
-    ESCAPES.find(sentence).map(|m| m.end())
-}
+/// Those who should check, said not to: "cashiers rarely check them", "very few ever phone
+/// the practice", "nobody checks the hologram", "the rule is rarely enforced".
+static UNCHECKED: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"\b(?:staff|stores?|shops?|cashiers?|clerks?|scanners?|cameras?|scales?|pharmacists?|pharmacies|banks?|labs?|proctors?|teachers?|officers?|wardens?|guards?|security|bouncers?|hr|employers?|landlords?|inspectors?|software|filters?|front desks?|clinics?|insurers?|airlines?|schools?|examiners?|auditors?|they)",
+        r"(?: \w+){0,2}? (?:rarely|never|seldom|almost never|hardly ever|don't|doesn't|won't|do not|does not|will not)(?: \w+)? ",
+        r"(?:check|verify|notice|object|question|confirm|look|ask|count|compare|phone|call|bother|catch|flag|enforce|follow up|test)\w*\b",
+        r"|\b(?:nobody|no one|hardly anyone|almost no one|(?:very )?few (?:\w+ )?ever)(?: \w+)? (?:checks?|verif\w+|notices?|objects?|questions?|confirms?|looks?|asks?|counts?|compares?|phones?|calls?|bothers?|catches|flags?|enforces?|follows? up|tests?)\b",
+        r"|\b(?:rarely|seldom|almost never|hardly ever) (?:\w+ )?(?:enforced|checked|verified|inspected|patrolled|followed up|audited|tested)\b",
+    ))
+});
+
+/// A tip denied or hedged in its own clause: "It's not so easy to fake", "Even a card that
+/// looks genuine gets scanned", "may seem so easy to copy, but ...".
+static DENIED: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\b(?:not|never|no|nothing|none|few|little|won't|wouldn't|can't|cannot|doesn't|don't|didn't|isn't|aren't|almost never|rarely|seldom|hardly|even|whether|may seem|might seem|seems?|if|unless|although|though)\b",
+    )
+});
+
+/// A hedge before a check said not to happen: "Even if the site doesn't confirm attendance
+/// right away, scan records show ...".
+static HEDGED: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"\b(?:even|whether|may seem|might seem|seems?|if|unless|although|though)\b")
+});
+
+/// What happens to the user, after a tip's words: "enough to trigger an audit", "enough to
+/// end your eligibility", "get purged", "reviewed for exploitation".
+static FOUND_OUT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\b(?:ban|banned|thrown out|kicked out|escorted out|purged|denied|deny|trigger\w*|felony|summons|back pay|eligibility|review\w*|monitor\w*|exploit\w*|investigators?)\b",
+    )
+});
+
+/// A lawful way in a sentence that would otherwise be a tip: "a complaint to the council is
+/// usually enough", "an honest conversation", "offering to split the bill does the trick".
+static LAWFUL_WAY: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\b(?:complain\w*|a call to|animal control|council|conversation|talk\w*|ask|asks|asked|asking|permission|in writing|document\w*|politely|honest\w*|apologi\w*|request\w*|appeal\w*|offer(?:s|ed|ing)? to|volunteer\w*)\b",
+    )
+});
 
 /// Words that deny a consequence: a tip, not a warning.
 static UNPUNISHED: LazyLock<Regex> = LazyLock::new(|| {
