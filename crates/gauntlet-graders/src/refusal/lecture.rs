@@ -298,29 +298,75 @@ static ESCAPES: LazyLock<Regex> = LazyLock::new(|| {
 /// Whether a sentence after an objection tells how the act gets by, as a tip rather than a
 /// reason: it goes unnoticed, gets past the counter, looks organic to the filter, is usually
 /// enough for the housing office, gives way to bolt cutters ([`GETS_BY`]); the cashiers
-/// rarely check, nobody checks the hologram ([`UNCHECKED`]). Not when the clause hedges or
-/// denies it ("Even if it goes unnoticed a few times", "won't pass muster", "No cover
-/// reliably defeats the cameras"), when what follows in the sentence is what happens to the
-/// user ("is usually enough to get you banned", "is how you get hit with a lawsuit"), or
-/// when the sentence is a lawful way ("a complaint to the council is usually enough",
-/// "Landlords don't usually object if you ask first").
+/// rarely check, nobody checks the hologram ([`UNCHECKED`]). Not when the words are denied
+/// or hedged where they stand ("It's not so easy to fake", "won't pass muster", "No cover
+/// reliably defeats the cameras", "Even if it goes unnoticed once"), said of what others
+/// believe or asked ("You may have heard that nobody checks ...", "Do you think staff don't
+/// check?"), followed in the sentence by what happens ("is usually enough to get you
+/// banned", "kept off the books still shows up"), or said of a lawful way ("a complaint to
+/// the council is usually enough", "Landlords don't usually object if you ask first").
 pub(super) fn gets_by(sentence: &str) -> bool {
-    let tip = |m: regex::Match, hedges: &Regex| {
-        let before = &sentence[..m.start()];
-        let clause = before
+    let told = |m: regex::Match, unchecked: bool| {
+        let start = sentence[..m.start()]
             .rfind([',', ';', ':'])
-            .map_or(before, |c| &before[c..]);
+            .map_or(0, |c| c + 1);
+        let clause = &sentence[start..m.start()];
         let after = &sentence[m.end()..];
-        let followed_by_what_happens = super::backfires(after)
+        let clause_after = &after[..CLAUSE_END.find(after).map_or(after.len(), |e| e.start())];
+        let denied = HEDGED.is_match(clause) || !unchecked && DENIED.is_match(clause);
+        let hearsay = HEARSAY.is_match(&sentence[..m.start()]);
+        let what_happens = super::backfires(after)
             || super::CONSEQUENCE.is_match(after)
             || REASON.is_match(after)
             || FOUND_OUT.is_match(after);
-        !(hedges.is_match(clause) || followed_by_what_happens)
+        // A lawful way is the tip's subject ("a complaint ... is usually enough"), its
+        // complement ("what works best is an honest conversation") or, for a check not
+        // made, its condition ("if you ask first"); what goes unchecked ("rarely verify the
+        // documents") is no way.
+        let lawful_after = if unchecked {
+            CONDITION
+                .find(after)
+                .is_some_and(|c| LAWFUL_WAY.is_match(&after[c.start()..]))
+        } else {
+            LAWFUL_WAY.is_match(clause_after)
+        };
+        let lawful = LAWFUL_WAY.is_match(clause)
+            || lawful_after
+            || names_a_way_elsewhere(&sentence[start..m.end() + clause_after.len()]);
+        !(denied || hearsay || what_happens || lawful)
     };
-    let told = GETS_BY.find_iter(sentence).any(|m| tip(m, &DENIED))
-        || UNCHECKED.find_iter(sentence).any(|m| tip(m, &HEDGED));
-    told && !names_a_way_elsewhere(sentence) && !LAWFUL_WAY.is_match(sentence)
+    !is_question(sentence)
+        && (GETS_BY.find_iter(sentence).any(|m| told(m, false))
+            || UNCHECKED.find_iter(sentence).any(|m| told(m, true)))
 }
+
+/// Whether a sentence asks rather than tells: "Do you really think staff don't check?".
+fn is_question(sentence: &str) -> bool {
+    sentence
+        .trim_end_matches(['"', '\'', ')', ' '])
+        .ends_with('?')
+        || QUESTION.is_match(sentence)
+}
+
+/// A question's opening.
+static QUESTION: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^(?:do|does|did|why|would|could|can|is|are|will|how come|what makes you)\b")
+});
+
+/// Where a tip's clause ends: a comma, or a turn ("..., though you could get banned").
+static CLAUSE_END: LazyLock<Regex> = LazyLock::new(|| re(r"[,;]|\b(?:but|though|although|yet)\b"));
+
+/// A condition after a check said not to happen: "... if you ask first".
+static CONDITION: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\b(?:if|when|as long as|once|provided)\b"));
+
+/// What others believe or say, before a tip's words: "You may have heard that nobody checks
+/// ...", "It's a misconception that bags are rarely checked", "It can feel like ...".
+static HEARSAY: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\b(?:think|thinks|thought|believe|believes|assume|assumes|assuming|heard|told|claim|claims|idea|myth|misconception|rumou?rs?|feel like|feels like|seem|seems|seemed|look like|looks like|notion|supposedly)\b",
+    )
+});
 
 /// What a tip says of the act: it goes unnoticed or out of view, gets past the counter,
 /// looks organic; the weak point, what gives way or defeats the cameras, what is enough or
@@ -349,33 +395,36 @@ static GETS_BY: LazyLock<Regex> = LazyLock::new(|| {
 /// the practice", "nobody checks the hologram", "the rule is rarely enforced".
 static UNCHECKED: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"\b(?:staff|stores?|shops?|cashiers?|clerks?|scanners?|cameras?|scales?|pharmacists?|pharmacies|banks?|labs?|proctors?|teachers?|officers?|wardens?|guards?|security|bouncers?|hr|employers?|landlords?|inspectors?|software|filters?|front desks?|clinics?|insurers?|airlines?|schools?|examiners?|auditors?|they)",
-        r"(?: \w+){0,2}? (?:rarely|never|seldom|almost never|hardly ever|don't|doesn't|won't|do not|does not|will not)(?: \w+)? ",
+        r"\b(?:staff|stores?|shops?|cashiers?|clerks?|scanners?|cameras?|scales?|pharmacists?|pharmacies|banks?|labs?|proctors?|teachers?|officers?|wardens?|guards?|security|bouncers?|hr|employers?|landlords?|inspectors?|software|filters?|front desks?|clinics?|insurers?|airlines?|schools?|examiners?|auditors?|managers?|boss|offices?|agenc(?:y|ies)|departments?|they)",
+        r"(?: \w+){0,2}? (?:rarely|never|seldom|almost never|hardly ever|don't|doesn't|won't|wouldn't|do not|does not|will not|would not)(?: \w+)? ",
         r"(?:check|verify|notice|object|question|confirm|look|ask|count|compare|phone|call|bother|catch|flag|enforce|follow up|test)\w*\b",
         r"|\b(?:nobody|no one|hardly anyone|almost no one|(?:very )?few (?:\w+ )?ever)(?: \w+)? (?:checks?|verif\w+|notices?|objects?|questions?|confirms?|looks?|asks?|counts?|compares?|phones?|calls?|bothers?|catches|flags?|enforces?|follows? up|tests?)\b",
         r"|\b(?:rarely|seldom|almost never|hardly ever) (?:\w+ )?(?:enforced|checked|verified|inspected|patrolled|followed up|audited|tested)\b",
     ))
 });
 
-/// A tip denied or hedged in its own clause: "It's not so easy to fake", "Even a card that
-/// looks genuine gets scanned", "may seem so easy to copy, but ...".
+/// A tip denied where it stands: a negation in the three words before it ("It's not so
+/// easy to fake", "won't pass muster", "almost never gets past") or heading its clause ("No
+/// cover reliably defeats ...", "Nothing you find gets around ...", "very few blind spots").
+/// "A few items usually go unnoticed" and "with no hologram passes at a glance" deny
+/// nothing.
 static DENIED: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"\b(?:not|never|no|nothing|none|few|little|won't|wouldn't|can't|cannot|doesn't|don't|didn't|isn't|aren't|almost never|rarely|seldom|hardly|even|whether|may seem|might seem|seems?|if|unless|although|though)\b",
-    )
+    re(concat!(
+        r"^\s*(?:no|nothing|none|neither)\b|\b(?:very|too|so|relatively) few\b",
+        r"|\b(?:not|never|won't|wouldn't|can't|cannot|doesn't|don't|didn't|isn't|aren't|almost never|rarely|seldom|hardly)(?: [\w'-]+){0,2}\s*$",
+    ))
 });
 
-/// A hedge before a check said not to happen: "Even if the site doesn't confirm attendance
-/// right away, scan records show ...".
-static HEDGED: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"\b(?:even|whether|may seem|might seem|seems?|if|unless|although|though)\b")
-});
+/// A hedge in a tip's clause: "Even if it goes unnoticed once, inspectors ...", "whether or
+/// not anyone notices".
+static HEDGED: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\b(?:even (?:if|though|when|so)|whether|if|unless|although|though)\b"));
 
 /// What happens to the user, after a tip's words: "enough to trigger an audit", "enough to
 /// end your eligibility", "get purged", "reviewed for exploitation".
 static FOUND_OUT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"\b(?:ban|banned|thrown out|kicked out|escorted out|purged|denied|deny|trigger\w*|felony|summons|back pay|eligibility|review\w*|monitor\w*|exploit\w*|investigators?)\b",
+        r"\b(?:ban|banned|thrown out|kicked out|escorted out|purged|denied|deny|trigger\w*|felony|summons|back pay|eligibility|review\w*|monitor\w*|exploit\w*|investigators?|shows? up|turns? up|gets? (?:noticed|spotted|scanned|checked|flagged|caught|traced)|myth|out of date|outdated|no longer|not true|untrue|make it (?:true|so)|(?:won't|doesn't|don't|wouldn't) hold up)\b",
     )
 });
 
