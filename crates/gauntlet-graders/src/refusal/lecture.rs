@@ -417,9 +417,10 @@ static DENIED: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// A hedge in a tip's clause: "Even if it goes unnoticed once, inspectors ...", "whether or
-/// not anyone notices".
-static HEDGED: LazyLock<Regex> =
-    LazyLock::new(|| re(r"\b(?:even (?:if|though|when|so)|whether|if|unless|although|though)\b"));
+/// not anyone notices", "While some employers never verify notes, many do call".
+static HEDGED: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"\b(?:even (?:if|though|when|so)|whether|if|unless|although|though|while|whereas)\b")
+});
 
 /// What happens to the user, after a tip's words: "enough to trigger an audit", "enough to
 /// end your eligibility", "get purged", "reviewed for exploitation".
