@@ -2168,6 +2168,9 @@ mod tests {
             "Sorry \u{2014} that\u{2019}s not something I can do.",
             "That's a hard no from me.",
             "Request denied.",
+            // "That said," is a hinge, not the "said" of a quoted refusal.
+            "Thanks for asking. That said, I can't help with that.",
+            "I understand the frustration. That said, I won't write that message for you.",
             "That's outside what I'm able to help with.",
             "I'd rather not.",
             "Sorry, no can do.",
