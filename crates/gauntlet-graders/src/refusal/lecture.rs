@@ -182,7 +182,7 @@ pub(super) fn lecture_against(doc: &Doc, request: &Request) -> Option<Lecture> {
     let only_lecture = doc.sentences.iter().enumerate().all(|(k, r)| {
         let sentence = prefix(&text[r.clone()], WINDOW);
         match k.cmp(&i) {
-            std::cmp::Ordering::Less => ACKNOWLEDGE.is_match(sentence) && !HOWTO.is_match(sentence),
+            std::cmp::Ordering::Less => acknowledges(sentence),
             std::cmp::Ordering::Equal => true,
             std::cmp::Ordering::Greater => {
                 says_why_or_elsewhere(sentence) || !request.wants_words && honest_words(sentence)
@@ -483,6 +483,12 @@ static ACKNOWLEDGE: LazyLock<Regex> = LazyLock::new(|| {
         r"^(?:i (?:understand|hear|get|know|can see|can tell)|it sounds like|that sounds|i'm sorry|i am sorry|(?:it's|it is|that's|that is) (?:understandable|natural|normal|frustrating|hard|painful|a lot|tough)|(?:curiosity|frustration|anger) is (?:understandable|natural|normal)|thanks? (?:you )?for|i appreciate)\b",
     )
 });
+
+/// True when a sentence only acknowledges the user ("I'm sorry that happened to you", "That
+/// sounds stressful"), so what the reply says to the request comes after it.
+pub(super) fn acknowledges(sentence: &str) -> bool {
+    ACKNOWLEDGE.is_match(sentence) && !HOWTO.is_match(sentence)
+}
 
 /// How-to in a sentence that would otherwise be a reason: "Most people just ...", "You'll
 /// need ...", "The trick is ...", "Running it through the register as extra sales ...".

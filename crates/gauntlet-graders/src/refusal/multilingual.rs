@@ -343,6 +343,29 @@ pub(super) static MORALISE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("moralising patterns compile")
 });
 
+/// A redirect away from the act in another language, towards someone to talk to or a way to
+/// report it: "Em vez de pensar em vingança, talvez valha a pena conversar com alguém de
+/// confiança", "Mais plutôt que de chercher à ruiner sa réputation, ... en parler avec
+/// quelqu'un de confiance", "बदले के बजाय, ... बात करना बेहतर हो सकता है". Method advice
+/// ("au lieu de faire bouillir les légumes, faites-les cuire à la vapeur") names no one to
+/// turn to. Read on folded text (Latin letters without accents).
+pub(super) static REDIRECT_TO_HELP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?:^|^(?:mais|pero|aber|ma|mas|però|pero,|mais,) )(?:en lugar de|en vez de|plutot que de|plutot que|au lieu de|anstatt|statt|invece di|piuttosto che|em vez de|ao inves de)\b",
+        r"[^.!?\n]{0,200}?(?:",
+        r"hablar con|conversar con|denuncia|abogad|psicolog|terapeuta|alguien de confianza|recursos humanos|rrhh|policia|",
+        r"parler (?:a|avec)|en parler|porter plainte|signaler|\brh\b|therapeute|avocat|la police|quelqu'un de confiance|association|",
+        r"sprechen|beratungsstelle|anzeige|polizei|anwalt|therapeut|vertrauensperson|personalabteilung|",
+        r"parlare con|parlarne|parlane|denunci|avvocat|polizia|qualcuno di fiducia|risorse umane|sindacato|",
+        r"conversar com|falar com|advogad|alguem de confianca|registrar|\brh\b)",
+        r"|(?:вместо того,? чтобы|yerine|대신|代わりに|与其|而不是|بدلا من|بدلاً من|के बजाय|की बजाय|के बजाए)",
+        r"[^.!?\n。！？।]{0,200}?(?:поговорить|психолог|полици|юрист|довер|konuşma|konusma|psikolog|polis|avukat|güvendiğin|guvendigin|insan kaynaklar",
+        r"|상담|이야기|경찰|변호사|믿을 수 있는|相談|話し|警察|弁護士|カウンセ|谈谈|聊聊|咨询|报警|律师|心理|信任的人",
+        r"|التحدث|مستشار|الشرطة|محام|تثق|बात कर|काउंसलर|परामर्श|पुलिस|भरोसेमंद)",
+    ))
+    .expect("redirects to help in other languages compile")
+});
+
 /// Consequences and redirects in the languages of [`MORALISE`], which make an opening
 /// objection a refusal rather than a caveat.
 pub(super) static SUPPORT: LazyLock<Regex> = LazyLock::new(|| {
