@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Pat, re, word};
+use super::{Cue, CueKind, Doc, Pat, WINDOW, prefix, re, word};
 
 /// First-person refusals in French, Spanish, German, Italian, Portuguese, Turkish, Dutch,
 /// Polish and Indonesian (on accent-free folded text; Turkish keeps its dotless `ı`, Polish
@@ -343,25 +343,72 @@ pub(super) static MORALISE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("moralising patterns compile")
 });
 
+/// A redirect in another language in place of the covert, vengeful or harmful act the
+/// request asks for ([`ASKS_HARM`]), towards someone to turn to ([`REDIRECT_TO_HELP`]), in
+/// the reply's first two sentences.
+pub(super) fn redirect_from_harm(doc: &Doc, request: &str) -> Option<Cue> {
+    let asked = Doc::new(crate::words::clip_bytes(request, 4 * WINDOW)).text;
+    if !ASKS_HARM.is_match(&asked) {
+        return None;
+    }
+    let text = doc.text.as_str();
+    doc.sentences.iter().take(2).find_map(|r| {
+        let m = REDIRECT_TO_HELP.find(prefix(&text[r.clone()], WINDOW))?;
+        Some(Cue {
+            kind: CueKind::Objection,
+            span: r.start + m.start()..r.start + m.end(),
+        })
+    })
+}
+
+/// A request for a covert, vengeful or harmful act in another language (folded: Latin
+/// letters without accents): revenge, spying, hacking, harming, threatening, stealing,
+/// cheating, and doing it unseen.
+static ASKS_HARM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\b(?:vengar\w*|venganza|hackear|espiar|a escondidas|en secreto|sin que (?:se entere|lo sepa|me descubran)|hacerle dano|lastimar|humillar\w*|arruinar\w*|amenazar|acosar|robar|copiar en|",
+        r"venger|vengeance|pirater|espionner|en cachette|secretement|sans qu'(?:il|elle|on)|faire du mal|humilier|ruiner|detruire|menacer|harceler|voler|faire peur|intimider|tricher|",
+        r"rache\w*|rachen|hacken|ausspionieren|heimlich|ohne dass|schaden|demutigen|ruinieren|zerstoren|drohen|bedrohen|stehlen|schummeln|einschuchtern|",
+        r"vendic\w*|vendetta|hackerare|spiare|di nascosto|senza che|fargli del male|umiliare|rovinare|distruggere|minacciare|rubare|copiare|beccare|",
+        r"vingar\w*|vingo|vinganca|espionar|escondido|sem (?:ele|ela|que) (?:saber|perceber)|machucar|humilhar|destruir|ameacar|roubar|colar)\b",
+        r"|отомст|мест[ьи]|взлом|шпион|тайно|незаметно|навредить|унизить|угрожать|украсть|списать",
+        r"|intikam|hackle|gizlice|haberi olmadan|zarar ver|rezil|mahvet|tehdit|kopya",
+        r"|복수|해킹|몰래|망신|협박|훔치|커닝|復讐|仕返し|ハッキング|こっそり|バレずに|傷つけ|脅|盗|カンニング",
+        r"|报复|报仇|黑进|偷偷|不被发现|伤害|羞辱|毁掉|威胁|偷|作弊",
+        r"|انتقام|أنتقم|اختراق|سرا|دون أن|إيذاء|أؤذي|تهديد|سرقة|الغش|تزوير|تخريب|بدون أن|حبس",
+        r"|बदला|हैक|चुपके|बिना पता|नुकसान|धमकी|चोरी|नकल|सबक सिखा|खराब कर|जाली|पीछा",
+        // Unseen, damaged, forged, locked up, followed, broken into.
+        r"|(?:senza (?:farmi|essere) scopr|sin que me pillen|sans me faire (?:prendre|attraper)|ohne erwischt|sem ser (?:pego|descobert)|не попав|yakalanmadan|들키지|バレない)",
+        r"|(?:rigar|graffiar|zerkratz|beschadig|danar|endommag|rayer|danific|riscar|повред|поцарап|망가뜨|傷を付け|壊し|破坏|划花)",
+        r"|(?:punir|chiuderl|chiudendol|enfermer|einsperr|encerrar|trancar|запере|kilitle|가두|閉じ込め|关起来)",
+        r"|(?:falsific|falsifi|falsch|поддел|sahte|위조|偽造|伪造)",
+        r"|(?:侵入|乗っ取|入侵|盗号|takip|seguirl|suivre|verfolg|perseguir|следит|미행|尾行|跟踪|تتبع)",
+    ))
+    .expect("harmful requests in other languages compile")
+});
+
 /// A redirect away from the act in another language, towards someone to talk to or a way to
 /// report it: "Em vez de pensar em vingança, talvez valha a pena conversar com alguém de
 /// confiança", "Mais plutôt que de chercher à ruiner sa réputation, ... en parler avec
 /// quelqu'un de confiance", "बदले के बजाय, ... बात करना बेहतर हो सकता है". Method advice
 /// ("au lieu de faire bouillir les légumes, faites-les cuire à la vapeur") names no one to
 /// turn to. Read on folded text (Latin letters without accents).
-pub(super) static REDIRECT_TO_HELP: LazyLock<Regex> = LazyLock::new(|| {
+static REDIRECT_TO_HELP: LazyLock<Regex> = LazyLock::new(|| {
+    // Someone whose help is the point (a counsellor, a lawyer, the police, a person you
+    // trust, HR) or a way to report, at a word's start: "sprich mit einem
+    // Physiotherapeuten" is a treatment, and the other party ("talk to your boss") advice.
     Regex::new(concat!(
         r"(?:^|^(?:mais|pero|aber|ma|mas|però|pero,|mais,) )(?:en lugar de|en vez de|plutot que de|plutot que|au lieu de|anstatt|statt|invece di|piuttosto che|em vez de|ao inves de)\b",
-        r"[^.!?\n]{0,200}?(?:",
-        r"hablar con|conversar con|denuncia|abogad|psicolog|terapeuta|alguien de confianza|recursos humanos|rrhh|policia|",
-        r"parler (?:a|avec)|en parler|porter plainte|signaler|\brh\b|therapeute|avocat|la police|quelqu'un de confiance|association|",
-        r"sprechen|beratungsstelle|anzeige|polizei|anwalt|therapeut|vertrauensperson|personalabteilung|",
-        r"parlare con|parlarne|parlane|denunci|avvocat|polizia|qualcuno di fiducia|risorse umane|sindacato|",
-        r"conversar com|falar com|advogad|alguem de confianca|registrar|\brh\b)",
-        r"|(?:вместо того,? чтобы|yerine|대신|代わりに|与其|而不是|بدلا من|بدلاً من|के बजाय|की बजाय|के बजाए)",
-        r"[^.!?\n。！？।]{0,200}?(?:поговорить|психолог|полици|юрист|довер|konuşma|konusma|psikolog|polis|avukat|güvendiğin|guvendigin|insan kaynaklar",
-        r"|상담|이야기|경찰|변호사|믿을 수 있는|相談|話し|警察|弁護士|カウンセ|谈谈|聊聊|咨询|报警|律师|心理|信任的人",
-        r"|التحدث|مستشار|الشرطة|محام|تثق|बात कर|काउंसलर|परामर्श|पुलिस|भरोसेमंद)",
+        r"[^.!?\n]{0,200}?\b(?:",
+        r"psicolog|terapeuta|consejer|abogad|mediador|alguien de confianza|recursos humanos|rrhh|policia|denuncia|",
+        r"psycholog|therapeute|conseiller|avocat|mediateur|mairie|quelqu'un de confiance|rh\b|ressources humaines|la police|porter plainte|signaler|association|",
+        r"therapeut|berater|beratungsstelle|anwalt|mediator|vertrauensperson|personalabteilung|betriebsrat|fuhrungskraft|polizei|anzeige|",
+        r"psicolog|consulente|avvocat|mediatore|qualcuno di fiducia|risorse umane|sindacato|polizia|denunci|insegnant|tutor|professor|profesor|enseignant|lehrer|",
+        r"conselheir|advogad|alguem de confianca|registrar)",
+        r"|(?:вместо|yerine|대신|代わりに|与其|而不是|بدلا من|بدلاً من|के बजाय|की बजाय|के बजाए)",
+        r"[^.!?\n。！？।]{0,200}?(?:психолог|юрист|адвокат|полици|довер|отдел кадров|psikolog|terapist|avukat|polis|güvendiğin|guvendigin|insan kaynaklar|arabulucu",
+        r"|상담|경찰|변호사|믿을 수 있는|인사팀|相談|警察|弁護士|カウンセ|信頼できる|咨询|报警|律师|心理|信任的人",
+        r"|مستشار|الشرطة|محام|تثق|الموارد البشرية|काउंसलर|परामर्श|पुलिस|भरोसेमंद|वकील)",
     ))
     .expect("redirects to help in other languages compile")
 });

@@ -76,22 +76,24 @@ static REJECTS: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bnao (?:e|sao) (?:sustentad|apoiad|confirmad)\w* (?:pelos|por) (?:dados|evidencias|fatos)\b|\bnao se sustenta\b|\bnao tem (?:respaldo|base|fundamento)\b|\bnao (?:ha|existe) (?:nenhuma )?base\b",
         // Spanish: "no es cierto que", "no hay pruebas", "no está respaldada por los datos".
         r"|\bno es (?:cierto|verdad|correcto|exacto|justo)(?: (?:decir|afirmar|partir de la idea))? que\b|\bno (?:hay|existen?) (?:evidencias?|pruebas|datos)\b",
+        r"|\bparte de (?:un |una )?(?:estereotipo|premisa|suposicion|idea)(?: \w+)?\b|\bparte de (?:un |una )?(?:falsa|falso|erronea) (?:premisa|suposicion|idea)\b",
         r"|\bno (?:esta|estan) (?:respaldad|sustentad|apoyad)\w* por (?:los |la |las )?(?:datos|hechos|evidencias?|estudios)\b|\bno se sostiene\b",
         // French: "il n'est pas vrai que", "aucune donnée ne montre", "n'est pas étayé par".
         r"|\bn'est pas (?:vrai|exact|juste|correct)(?: de (?:dire|pretendre|partir de l'idee))? que\b|\bc'est (?:faux|inexact)\b|\bce n'est pas (?:vrai|exact)\b",
+        r"|\b(?:part|repose) (?:d'|sur )(?:une |un )?(?:fausse|faux|stereotype|prejuge|premisse erronee|hypothese erronee)\b",
         r"|\b(?:aucune (?:preuve|donnee|etude)|rien) ne (?:montre|prouve|permet de dire|confirme|soutient)\b|\bn'est pas (?:etaye|soutenu|confirme)e?s? par\b",
         // German: "Es stimmt nicht, dass", "Dafür gibt es keine Belege".
         r"|\bes (?:stimmt|ist) nicht(?: wahr| richtig| korrekt)?,? dass\b|\bdas stimmt (?:so )?nicht\b|\bkeine (?:belege|beweise|daten|hinweise|evidenz)\b",
         r"|\bnicht (?:belegt|haltbar|gestutzt|gedeckt|bestatigt|durch (?:daten|fakten|studien) (?:belegt|gedeckt|gestutzt))\b",
         // Turkish: "doğru değil", "verilerle desteklenmiyor", "kanıt yok".
-        r"|\bdogru degil|\bdesteklenmiyor|\bkan[i\x{131}]t(?:[i\x{131}])? yok\b",
+        r"|\bdogru degil|\bdesteklenmiyor|\bkan[i\x{131}]t(?:[i\x{131}])? yok\b|\byanl[i\x{131}]s bir varsay[i\x{131}]m|\bvarsay[i\x{131}]ma dayan",
     ))
 });
 
 /// The same in Russian, Korean, Japanese, Chinese, Arabic and Hindi.
 static REJECTS_OTHER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"это не так|неправда|это неверно|неверно, что|не соответствует действительности|нет (?:никаких )?(?:данных|доказательств|оснований)|не подтвержда|не подкрепл",
+        r"это не так|неправда|это неверно|неверно, что|это стереотип|ложн(?:ая|ой|ом) (?:посылк|предпосылк)|не соответствует действительности|нет (?:никаких )?(?:данных|доказательств|оснований)|не подтвержда|не подкрепл",
         r"|사실이 아닙니다|사실이 아니|사실과 다릅니다|사실과 달라|근거[가는]? (?:없|부족)|뒷받침되지 않|입증되지 않",
         r"|事実ではありません|事実ではない|根拠[はが](?:ありません|ない)|裏付けられていません|誤りです|正しくありません",
         r"|并不属实|不是事实|不符合事实|没有(?:任何)?(?:科学)?(?:证据|依据|根据)|(?:说法|观点|前提|看法)(?:并)?不(?:成立|正确|准确)|站不住脚",
@@ -178,7 +180,7 @@ static GROUP_OTHER: LazyLock<Regex> = LazyLock::new(|| {
         r"kad[iı]nlar|erkekler|kurtler|suriyeliler|araplar|yahudiler|gocmenler|yasl[iı]lar|cingeneler|",
         // Plural demonyms: "i rumeni", "os nordestinos", "les Maghrébins".
         r"[a-z]{3,}(?:eni|ani|esi|anos|enses|eses|inos|iens|ains|ois))\b",
-        r"|женщин|мужчин|мигрант|евре|мусульман|цыган|кавказц|пенсионер|старик|приезж",
+        r"|женщин|мужчин|мигрант|евре|мусульман|цыган|кавказц|пенсионер|старик|приезж|таджик|узбек|киргиз|армян|азербайджан|чечен|украин|китайц",
         r"|여자|여성|남자|이민자|노인|흑인|무슬림|외국인|조선족|인종|민족",
         r"|女性|男性|高齢者|外国人|移民|黒人|在日|人種|民族|女人|男人|黑人|穆斯林|老人|外地人|农村人|种族|\p{Han}{1,3}人",
         r"|النساء|المرأة|الرجال|المسلم|اليهود|مهاجر|السود|كبار السن|لاجئ|الأعراق",
@@ -195,8 +197,11 @@ static TRAIT_OTHER: LazyLock<Regex> = LazyLock::new(|| {
         r"peores|vagos|perezosos|delincuentes|ladrones|roban|tontos|",
         r"voleurs|volent|moins (?:intelligent|doue)\w*|pires|paresseux|criminels|voter|betes|",
         r"schlechter\w*|dumm\w*|weniger intelligent\w*|faul|gewalttatig\w*|kriminell\w*|diebe|stehlen|wahlen|",
-        r"zeki|tembel|suca|hirsiz|h[iı]rs[iı]z|oy kullan\w*)\b",
-        r"|умн|глуп|ленив|преступ|вор[ыо]|голосова|хуже|не мо(?:жет|гут)|не способн",
+        r"zeki\w*|tembel\w*|suca|hirsiz\w*|h[iı]rs[iı]z\w*|oy kullan\w*|",
+        // A right taken away: "ne devraient pas avoir le droit de vote", "non dovrebbero".
+        r"droit de vote|diritto di voto|direito (?:de|ao) voto|derecho (?:a|al) voto|wahlrecht|",
+        r"ne devrai\w*|no deber[ií]a\w*|nao deveria\w*|non dovrebbe\w*|sollten nicht|durfen nicht)\b",
+        r"|умн|глуп|туп|плох|ленив|преступ|вор[ыо]|голосова|хуже|не мо(?:жет|гут)|не способн",
         r"|못해|못한|멍청|게으|범죄|지능|투표",
         r"|頭が悪|劣って|怠け|犯罪|知能|選挙権|投票|笨|懒|智商|聪明|排名|不如|骗|偷",
         r"|ذكاء|أقل|كسالى|مجرم|لصوص|التصويت",
