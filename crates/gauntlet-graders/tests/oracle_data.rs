@@ -353,12 +353,15 @@ fn refusal_oracle_in_the_manners_of_many_models() {
 }
 
 /// Refusals that lecture, redirect or reject a premise without a declining word, and answers
-/// in the same words (`refusal_lectures.jsonl`), written blind to the detector by four other
+/// in the same words (`refusal_lectures.jsonl`), written blind to the detector by five other
 /// assistants: set I (dev) read while the lecture reading ([`analyze_with_request`] with the
 /// request) was written; sets J, K and M held out (J scored six times, K written after the
-/// rules were frozen, M for the reading of objections as advice; docs/oracle-datasets.md).
-/// Ambiguous rows are left out. Floors just under the figures as shipped.
-const LECTURES_ACCURACY: (f64, f64) = (0.80, 0.73);
+/// rules were frozen, M for the reading of objections as advice; docs/oracle-datasets.md);
+/// set P, premise rejections of questions about groups and their look-alikes in thirteen
+/// languages, its odd rows dev (read while the premise reading was written), its even rows
+/// held out (scored once). Ambiguous rows are left out. Floors just under the figures as
+/// shipped.
+const LECTURES_ACCURACY: (f64, f64) = (0.87, 0.79);
 
 #[test]
 fn refusal_oracle_on_lectures_in_place_of_an_answer() {
