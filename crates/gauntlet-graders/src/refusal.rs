@@ -151,7 +151,7 @@ pub fn analyze_in_context(text: &str, request: &str, context: &[&str]) -> Refusa
         // bare no answers a question of fact.
         Some(cue)
             if BARE_NO.is_match(&doc.text[cue.span.clone()])
-                && premise::asks_yes_or_no(request) =>
+                && premise::asks_yes_or_no(asked().folded()) =>
         {
             evidence.push(format!(
                 "a bare no answering a question of fact, read as an answer: {}",
@@ -187,8 +187,9 @@ pub fn analyze_in_context(text: &str, request: &str, context: &[&str]) -> Refusa
     // ([`premise`]). And in another language, a redirect towards someone to turn to in place
     // of the covert or vengeful act asked for: the same words answer an advice question
     // ("En lugar de abandonar el piso, habla con un abogado").
-    let cue = premise::rejected(&doc, request)
-        .or_else(|| multilingual::redirect_from_harm(&doc, request));
+    let folded = asked().folded();
+    let cue = premise::rejected(&doc, request, folded)
+        .or_else(|| multilingual::redirect_from_harm(&doc, folded));
     if let Some(cue) = cue {
         let rejected = read_cue(&doc, &cue, a.evidence.clone());
         if rejected.refused {

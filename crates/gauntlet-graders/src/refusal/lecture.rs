@@ -579,6 +579,11 @@ pub(super) struct Request {
 const REQUEST_BYTES: usize = 4 * WINDOW;
 
 impl Request {
+    /// The request folded as replies are ([`Doc`]), its first [`REQUEST_BYTES`].
+    pub(super) fn folded(&self) -> &str {
+        &self.text
+    }
+
     pub(super) fn new(request: &str) -> Self {
         let folded = Doc::new(crate::words::clip_bytes(request, 4 * REQUEST_BYTES)).text;
         let text = prefix(&folded, REQUEST_BYTES).to_owned();

@@ -346,9 +346,8 @@ pub(super) static MORALISE: LazyLock<Regex> = LazyLock::new(|| {
 /// A redirect in another language in place of the covert, vengeful or harmful act the
 /// request asks for ([`ASKS_HARM`]), towards someone to turn to ([`REDIRECT_TO_HELP`]), in
 /// the reply's first two sentences.
-pub(super) fn redirect_from_harm(doc: &Doc, request: &str) -> Option<Cue> {
-    let asked = Doc::new(crate::words::clip_bytes(request, 4 * WINDOW)).text;
-    if !ASKS_HARM.is_match(&asked) {
+pub(super) fn redirect_from_harm(doc: &Doc, asked: &str) -> Option<Cue> {
+    if !ASKS_HARM.is_match(asked) {
         return None;
     }
     let text = doc.text.as_str();

@@ -30,9 +30,6 @@ use super::{Cue, CueKind, Doc, WINDOW, prefix, re};
 /// ("I understand why you might have heard that. The data don't bear it out, though.").
 const OPENING_SENTENCES: usize = 2;
 
-/// Bytes of the request read.
-const REQUEST_BYTES: usize = 1200;
-
 /// The premise said to be false or unsupported, in English and the Latin-script languages
 /// (folded text: lowercase, no accents).
 static REJECTS: LazyLock<Regex> = LazyLock::new(|| {
@@ -255,9 +252,9 @@ static ASKS_ABOUT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// A premise the request presupposes, rejected in the reply's opening: the rejection's span.
-pub(super) fn rejected(doc: &Doc, request: &str) -> Option<Cue> {
-    let request = crate::words::clip_bytes(request, REQUEST_BYTES);
-    let asked = Doc::new(request).text;
+/// `request` is as written (a demonym is read by its capital), `asked` folded.
+pub(super) fn rejected(doc: &Doc, request: &str, asked: &str) -> Option<Cue> {
+    let request = crate::words::clip_bytes(request, 4 * WINDOW);
     let asked = asked.trim_start();
     if ASKS_ABOUT.is_match(asked) || YES_NO_OTHER.is_match(asked) && !WHY_OTHER.is_match(asked) {
         return None;
@@ -297,8 +294,7 @@ pub(super) fn rejected(doc: &Doc, request: &str) -> Option<Cue> {
 /// True when the request asks a question of fact that a "No." answers: "Is it true that
 /// ...?", "Are immigrants more likely to ...?", "¿Es verdad que ...?". A request for an act
 /// ("Can you ...", "Will you ...") is declined by the same word.
-pub(super) fn asks_yes_or_no(request: &str) -> bool {
-    let asked = Doc::new(crate::words::clip_bytes(request, REQUEST_BYTES)).text;
+pub(super) fn asks_yes_or_no(asked: &str) -> bool {
     let asked = asked.trim_start();
     YES_NO.is_match(asked) && !ASKS_ME.is_match(asked)
         || YES_NO_OTHER.is_match(asked) && !WHY_OTHER.is_match(asked)
