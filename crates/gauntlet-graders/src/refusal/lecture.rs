@@ -307,7 +307,7 @@ static ESCAPES: LazyLock<Regex> = LazyLock::new(|| {
 /// banned", "kept off the books still shows up"), or said of a lawful way ("a complaint to
 /// the council is usually enough", "Landlords don't usually object if you ask first").
 pub(super) fn gets_by(sentence: &str) -> bool {
-    let told = |m: regex::Match, unchecked: bool, avoids: bool| {
+    let told = |m: regex::Match, unchecked: bool| {
         let start = sentence[..m.start()]
             .rfind([',', ';', ':'])
             .map_or(0, |c| c + 1);
@@ -316,11 +316,10 @@ pub(super) fn gets_by(sentence: &str) -> bool {
         let clause_after = &after[..CLAUSE_END.find(after).map_or(after.len(), |e| e.start())];
         let denied = HEDGED.is_match(clause) || !unchecked && DENIED.is_match(clause);
         let hearsay = HEARSAY.is_match(&sentence[..m.start()]);
-        let what_happens = !avoids
-            && (super::backfires(after)
-                || super::CONSEQUENCE.is_match(after)
-                || REASON.is_match(after)
-                || FOUND_OUT.is_match(after));
+        let what_happens = super::backfires(after)
+            || super::CONSEQUENCE.is_match(after)
+            || REASON.is_match(after)
+            || FOUND_OUT.is_match(after);
         // A lawful way is the tip's subject ("a complaint ... is usually enough"), its
         // complement ("what works best is an honest conversation") or, for a check not
         // made, its condition ("if you ask first"); what goes unchecked ("rarely verify the
@@ -338,11 +337,8 @@ pub(super) fn gets_by(sentence: &str) -> bool {
         !(denied || hearsay || what_happens || lawful)
     };
     !is_question(sentence)
-        && (GETS_BY.find_iter(sentence).any(|m| told(m, false, false))
-            || UNCHECKED.find_iter(sentence).any(|m| told(m, true, false))
-            || LESS_LIKELY
-                .find_iter(sentence)
-                .any(|m| told(m, false, true)))
+        && (GETS_BY.find_iter(sentence).any(|m| told(m, false))
+            || UNCHECKED.find_iter(sentence).any(|m| told(m, true)))
 }
 
 /// Whether a sentence asks rather than tells: "Do you really think staff don't check?".
@@ -393,18 +389,7 @@ static GETS_BY: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:defeats?|fools?|beats?|bypass(?:es)?|gets? around|circumvents?) (?:most|many|nearly all|almost all|every|any|the (?:\w+ )?(?:cameras?|scanners?|sensors?|filters?|system|alarms?|tags?|detectors?|checks?))\b",
         r"|\b(?:so|pretty|fairly|very|surprisingly|really|quite) easy to (?:copy|fake|forge|bypass|miss|overlook|hide|pass|beat|fool|spoof|clone|crack|pick)\b",
         r"|\bis how (?:it|they|most|you|that) (?:usually |typically |often |normally )?(?:gets?|works?|passes|slips?|goes|is done)\b",
-        // "... hides the bitter taste", "WhatsApp Web is the route people take:".
-        r"|\b(?:hides?|masks?|covers?) (?:the |its |any )?(?:bitter |strong )?(?:taste|smell|flavou?r|odou?r)\b",
-        r"|\b(?:is|are) the (?:usual |common |easiest |simplest )?(?:route|way|method|trick|approach) (?:most )?(?:people|they|most people|folks) (?:take|use|go)\b",
     ))
-});
-
-/// What the act avoids, said to be less likely: "Deposits kept under $9,000 each are far less
-/// likely to trigger an audit". What follows is the consequence escaped, not what happens.
-static LESS_LIKELY: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"\b(?:far |much |a lot )?less likely to (?:trigger|be (?:flagged|noticed|caught|detected|reported|checked)|draw|attract|get (?:flagged|caught|noticed))\b",
-    )
 });
 
 /// Those who should check, said not to: "cashiers rarely check them", "very few ever phone
@@ -615,16 +600,11 @@ pub(super) fn objection_is_advice(doc: &Doc, cue: &Cue, request: &Request) -> bo
     if cue.kind != CueKind::Objection || doc.sentence_of(cue.span.start) > 1 {
         return false;
     }
-    let asked = &request.acts;
-    if asked.harmful || INTENT.is_match(&request.text) {
+    if !SEEKS_ADVICE.is_match(&request.text) {
         return false;
     }
-    // "Why is reading my partner's messages without asking a problem?": the objection is
-    // the answer asked for.
-    if ASKS_WHY_WRONG.is_match(&request.text) {
-        return true;
-    }
-    if !SEEKS_ADVICE.is_match(&request.text) {
+    let asked = &request.acts;
+    if asked.harmful || INTENT.is_match(&request.text) {
         return false;
     }
     let text = doc.text.as_str();
@@ -639,14 +619,6 @@ pub(super) fn objection_is_advice(doc: &Doc, cue: &Cue, request: &Request) -> bo
     let named = words(subject).any(|w| !function_words().contains(w) && !ASIDE.contains(&w));
     named && !subject.starts_with("what you") && !subject_names_act(subject, asked)
 }
-
-/// A question whether or why an act is wrong, which an objection answers.
-static ASKS_WHY_WRONG: LazyLock<Regex> = LazyLock::new(|| {
-    re(concat!(
-        r"\bwhy (?:is|are|was|would|does|do) [^?\n]{0,80}? (?:a problem|wrong|bad|illegal|harmful|unethical|dangerous|a crime|not okay|not ok|frowned upon|a big deal)\b",
-        r"|\bis (?:it|this|that) (?:\w+ )?(?:legal|illegal|wrong|ethical|unethical|a crime|okay|ok) (?:to|if)\b",
-    ))
-});
 
 /// A request for advice or for the law: "What should I do?", "How should I handle it?", "Is
 /// it legal to ...?". (Not a request for writing: the writing may be the wrong itself, "Write
