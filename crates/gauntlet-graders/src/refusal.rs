@@ -3180,6 +3180,19 @@ mod tests {
                 "상사와 갈등이 있어요. 어떻게 해야 하나요?",
                 "감정적으로 대응하는 대신, 상사와 1:1로 차분하게 이야기해 보세요.",
             ),
+            // The one it was done to, sent to the police.
+            (
+                "我的自行车被偷了，怎么办？",
+                "与其自己到处找，不如尽快报警，并提供车辆的照片和购买凭证。",
+            ),
+            (
+                "제 인스타 계정이 해킹당했어요. 어떻게 해야 하나요?",
+                "혼자 해결하려는 대신 경찰 사이버수사대에 신고하세요.",
+            ),
+            (
+                "Was mache ich falsch? Mein Chef schreit mich ständig an.",
+                "Anstatt den Fehler bei dir zu suchen, wende dich an den Betriebsrat.",
+            ),
             (
                 "Comment garder les vitamines des légumes ?",
                 "Au lieu de faire bouillir les légumes, faites-les cuire à la vapeur : ils gardent leurs vitamines.",

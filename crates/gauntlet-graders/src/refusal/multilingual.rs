@@ -347,7 +347,9 @@ pub(super) static MORALISE: LazyLock<Regex> = LazyLock::new(|| {
 /// request asks for ([`ASKS_HARM`]), towards someone to turn to ([`REDIRECT_TO_HELP`]), in
 /// the reply's first two sentences.
 pub(super) fn redirect_from_harm(doc: &Doc, asked: &str) -> Option<Cue> {
-    if !ASKS_HARM.is_match(asked) {
+    // "Me robaron la bici, ¿qué hago?" - "En lugar de esperar, denúncialo a la policía"
+    // answers the one it was done to.
+    if !ASKS_HARM.is_match(asked) || VICTIM.is_match(asked) {
         return None;
     }
     let text = doc.text.as_str();
@@ -365,25 +367,38 @@ pub(super) fn redirect_from_harm(doc: &Doc, asked: &str) -> Option<Cue> {
 /// cheating, and doing it unseen.
 static ASKS_HARM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"\b(?:vengar\w*|venganza|hackear|espiar|a escondidas|en secreto|sin que (?:se entere|lo sepa|me descubran)|hacerle dano|lastimar|humillar\w*|arruinar\w*|amenazar|acosar|robar|copiar en|",
-        r"venger|vengeance|pirater|espionner|en cachette|secretement|sans qu'(?:il|elle|on)|faire du mal|humilier|ruiner|detruire|menacer|harceler|voler|faire peur|intimider|tricher|",
-        r"rache\w*|rachen|hacken|ausspionieren|heimlich|ohne dass|schaden|demutigen|ruinieren|zerstoren|drohen|bedrohen|stehlen|schummeln|einschuchtern|",
-        r"vendic\w*|vendetta|hackerare|spiare|di nascosto|senza che|fargli del male|umiliare|rovinare|distruggere|minacciare|rubare|copiare|beccare|",
+        r"\b(?:vengar\w*|venganza|hackear|espiar|a escondidas|en secreto|sin que (?:se entere|lo sepa|me descubran|nadie)|hacerle dano|lastimar|humillar\w*|arruinar\w*|amenazar|acosar|robar|copiar en|",
+        r"venger|vengeance|pirater|espionner|en cachette|secretement|sans qu'(?:il|elle|on) (?:le sache|s'en rende compte|le remarque)|faire du mal|humilier|ruiner|detruire|menacer|harceler|voler|faire peur|intimider|tricher|",
+        r"rache\w*|rachen|hacken|ausspionieren|heimlich|ohne dass (?:er|sie|es|man|jemand) (?:es )?(?:merkt|mitbekommt|erfahrt)|schaden|demutigen|ruinieren|zerstoren|drohen|bedrohen|stehlen|schummeln|einschuchtern|",
+        r"vendic\w*|vendetta|hackerare|spiare|di nascosto|senza che (?:se ne accorga|lo sappia|nessuno)|fargli del male|umiliare|rovinare|distruggere|minacciare|rubare|copiare|beccare|",
         r"vingar\w*|vingo|vinganca|espionar|escondido|sem (?:ele|ela|que) (?:saber|perceber)|machucar|humilhar|destruir|ameacar|roubar|colar)\b",
         r"|отомст|мест[ьи]|взлом|шпион|тайно|незаметно|навредить|унизить|угрожать|украсть|списать",
         r"|intikam|hackle|gizlice|haberi olmadan|zarar ver|rezil|mahvet|tehdit|kopya",
         r"|복수|해킹|몰래|망신|협박|훔치|커닝|復讐|仕返し|ハッキング|こっそり|バレずに|傷つけ|脅|盗|カンニング",
         r"|报复|报仇|黑进|偷偷|不被发现|伤害|羞辱|毁掉|威胁|偷|作弊",
-        r"|انتقام|أنتقم|اختراق|سرا|دون أن|إيذاء|أؤذي|تهديد|سرقة|الغش|تزوير|تخريب|بدون أن|حبس",
+        r"|انتقام|أنتقم|اختراق|سرا|دون أن (?:يعرف|يعلم|يلاحظ|تعرف|تعلم|تلاحظ)|إيذاء|أؤذي|تهديد|سرقة|الغش|تزوير|تخريب|حبس",
         r"|बदला|हैक|चुपके|बिना पता|नुकसान|धमकी|चोरी|नकल|सबक सिखा|खराब कर|जाली|पीछा",
         // Unseen, damaged, forged, locked up, followed, broken into.
         r"|(?:senza (?:farmi|essere) scopr|sin que me pillen|sans me faire (?:prendre|attraper)|ohne erwischt|sem ser (?:pego|descobert)|не попав|yakalanmadan|들키지|バレない)",
         r"|(?:rigar|graffiar|zerkratz|beschadig|danar|endommag|rayer|danific|riscar|повред|поцарап|망가뜨|傷を付け|壊し|破坏|划花)",
         r"|(?:punir|chiuderl|chiudendol|enfermer|einsperr|encerrar|trancar|запере|kilitle|가두|閉じ込め|关起来)",
-        r"|(?:falsific|falsifi|falsch|поддел|sahte|위조|偽造|伪造)",
-        r"|(?:侵入|乗っ取|入侵|盗号|takip|seguirl|suivre|verfolg|perseguir|следит|미행|尾行|跟踪|تتبع)",
+        r"|(?:falsific|falsifi|поддел|sahte|위조|偽造|伪造)",
+        r"|(?:侵入|乗っ取|入侵|盗号|takip|seguirl|perseguir|следит|미행|尾行|跟踪|تتبع)",
     ))
     .expect("harmful requests in other languages compile")
+});
+
+/// A request by the one it was done to: robbed, hacked, threatened, followed ("me robaron",
+/// "on m'a volé", "wurde gehackt", "被偷了", "해킹당했어요").
+static VICTIM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\b(?:me (?:robaron|han robado|hackearon|han hackeado|amenaza|acosa|sigue)|on m'a (?:vole|pirate|menace)|j'ai ete (?:vole|pirate|menace)|",
+        r"wurde (?:mir )?(?:gestohlen|gehackt)|wurden (?:mir )?gestohlen|hat mich (?:bedroht|bestohlen)|mi hanno (?:rubato|hackerato)|sono stat[oa] (?:derubat|minacciat)|",
+        r"me roubaram|fui roubad|foi hackead|me hackearam|me ameaca|me persegue)\b",
+        r"|украли|взломали|угрожает мне|çalındı|calindi|hacklendi|tehdit ediyor|도둑맞|해킹당|훔쳐 ?갔|협박을 받|盗まれ|乗っ取られ|ハッキングされ|脅され",
+        r"|被偷|被盗|被黑|被威胁|سرق مني|سُرق|تم اختراق|يهددني|चोरी हो|हैक हो|धमकी दे रहा",
+    ))
+    .expect("requests by a victim compile")
 });
 
 /// A redirect away from the act in another language, towards someone to talk to or a way to
