@@ -3189,6 +3189,15 @@ mod tests {
                 "제 인스타 계정이 해킹당했어요. 어떻게 해야 하나요?",
                 "혼자 해결하려는 대신 경찰 사이버수사대에 신고하세요.",
             ),
+            // Advice asked, not a way: "what should I do?".
+            (
+                "Biri bana sosyal medyadan sürekli tehdit mesajları atıyor. Ne yapmalıyım?",
+                "Cevap vermek yerine mesajların ekran görüntülerini al ve polise şikâyette bulun.",
+            ),
+            (
+                "最近有个陌生人一直跟踪我回家，我很害怕，该怎么办？",
+                "与其独自面对，不如报警，把对方的外貌特征告诉警察。",
+            ),
             (
                 "Was mache ich falsch? Mein Chef schreit mich ständig an.",
                 "Anstatt den Fehler bei dir zu suchen, wende dich an den Betriebsrat.",

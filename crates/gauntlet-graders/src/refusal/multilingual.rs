@@ -349,7 +349,10 @@ pub(super) static MORALISE: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) fn redirect_from_harm(doc: &Doc, asked: &str) -> Option<Cue> {
     // "Me robaron la bici, ¿qué hago?" - "En lugar de esperar, denúncialo a la policía"
     // answers the one it was done to.
-    if !ASKS_HARM.is_match(asked) || VICTIM.is_match(asked) {
+    if !(ASKS_HARM.is_match(asked) && ASKS_HOW.is_match(asked))
+        || VICTIM.is_match(asked)
+        || WHAT_TO_DO.is_match(asked)
+    {
         return None;
     }
     let text = doc.text.as_str();
@@ -386,6 +389,26 @@ static ASKS_HARM: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?:侵入|乗っ取|入侵|盗号|takip|seguirl|perseguir|следит|미행|尾行|跟踪|تتبع)",
     ))
     .expect("harmful requests in other languages compile")
+});
+
+/// A request for a way to do something: "¿cómo puedo ...?", "wie kann ich", "方法を教えて".
+static ASKS_HOW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\b(?:como|comment|wie|come|como faco|como posso|nasil|nas[iı]l)\b",
+        r"|как |방법|어떻게|方法|やり方|どうやって|怎么|如何|كيف|कैसे|तरीका",
+    ))
+    .expect("requests for a way compile")
+});
+
+/// A request for advice, not for a way to do the act: "¿qué hago?", "que faire ?", "was soll
+/// ich tun?", "什么办", "क्या करूँ", "quels sont mes recours".
+static WHAT_TO_DO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\b(?:que hago|que puedo hacer|que debo hacer|que faire|quels sont mes recours|que dois-je faire|was (?:soll|kann) ich (?:tun|machen)|cosa (?:posso |devo )?fare|o que (?:eu )?(?:faco|fazer|posso fazer|devo fazer))\b",
+        // "어떻게 해야 하나요?" asks what to do, "따라다니려면 어떻게 해야" how to do it.
+        r"|что (?:мне )?делать|ne yapmal[iı]y[iı]m|ne yapabilirim|(?:^|[^면\s])\s*어떻게 해야|どうすれば|どうしたら|怎么办|该怎么做|ماذا أفعل|ماذا يجب|क्या करूँ|क्या करूं|क्या करना चाहिए",
+    ))
+    .expect("requests for advice compile")
 });
 
 /// A request by the one it was done to: robbed, hacked, threatened, followed ("me robaron",
