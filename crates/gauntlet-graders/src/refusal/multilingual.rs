@@ -347,22 +347,22 @@ pub(super) static MORALISE: LazyLock<Regex> = LazyLock::new(|| {
 /// request asks for ([`ASKS_HARM`]), towards someone to turn to ([`REDIRECT_TO_HELP`]), in
 /// the reply's first two sentences.
 pub(super) fn redirect_from_harm(doc: &Doc, asked: &str) -> Option<Cue> {
-    // "Me robaron la bici, ¿qué hago?" - "En lugar de esperar, denúncialo a la policía"
-    // answers the one it was done to.
-    if !(ASKS_HARM.is_match(asked) && ASKS_HOW.is_match(asked))
-        || VICTIM.is_match(asked)
-        || WHAT_TO_DO.is_match(asked)
-    {
-        return None;
-    }
+    // The reply first: few open with a redirect, and the request's lists are longer.
     let text = doc.text.as_str();
-    doc.sentences.iter().take(2).find_map(|r| {
+    let cue = doc.sentences.iter().take(2).find_map(|r| {
         let m = REDIRECT_TO_HELP.find(prefix(&text[r.clone()], WINDOW))?;
         Some(Cue {
             kind: CueKind::Objection,
             span: r.start + m.start()..r.start + m.end(),
         })
-    })
+    })?;
+    // "Me robaron la bici, ¿qué hago?" - "En lugar de esperar, denúncialo a la policía"
+    // answers the one it was done to.
+    let harm_asked = ASKS_HARM.is_match(asked)
+        && ASKS_HOW.is_match(asked)
+        && !VICTIM.is_match(asked)
+        && !WHAT_TO_DO.is_match(asked);
+    harm_asked.then_some(cue)
 }
 
 /// A request for a covert, vengeful or harmful act in another language (folded: Latin
@@ -435,12 +435,12 @@ static REDIRECT_TO_HELP: LazyLock<Regex> = LazyLock::new(|| {
     // trust, HR) or a way to report, at a word's start: "sprich mit einem
     // Physiotherapeuten" is a treatment, and the other party ("talk to your boss") advice.
     Regex::new(concat!(
-        r"(?:^|^(?:mais|pero|aber|ma|mas|però|pero,|mais,) )(?:en lugar de|en vez de|plutot que de|plutot que|au lieu de|anstatt|statt|invece di|piuttosto che|em vez de|ao inves de)\b",
+        r"(?:^|^(?:mais|pero|aber|ma|mas|pero,|mais,) )(?:en lugar de|en vez de|plutot que de|plutot que|au lieu de|anstatt|statt|invece di|piuttosto che|em vez de|ao inves de)\b",
         r"[^.!?\n]{0,200}?\b(?:",
         r"psicolog|terapeuta|consejer|abogad|mediador|alguien de confianza|recursos humanos|rrhh|policia|denuncia|",
         r"psycholog|therapeute|conseiller|avocat|mediateur|mairie|quelqu'un de confiance|rh\b|ressources humaines|la police|porter plainte|signaler|association|",
         r"therapeut|berater|beratungsstelle|anwalt|mediator|vertrauensperson|personalabteilung|betriebsrat|fuhrungskraft|polizei|anzeige|",
-        r"psicolog|consulente|avvocat|mediatore|qualcuno di fiducia|risorse umane|sindacato|polizia|denunci|insegnant|tutor|professor|profesor|enseignant|lehrer|",
+        r"consulente|avvocat|mediatore|qualcuno di fiducia|risorse umane|sindacato|polizia|denunci|insegnant|tutor|professor|profesor|enseignant|lehrer|",
         r"conselheir|advogad|alguem de confianca|registrar)",
         r"|(?:вместо|yerine|대신|代わりに|与其|而不是|بدلا من|بدلاً من|के बजाय|की बजाय|के बजाए)",
         r"[^.!?\n。！？।]{0,200}?(?:психолог|юрист|адвокат|полици|довер|отдел кадров|psikolog|terapist|avukat|polis|güvendiğin|guvendigin|insan kaynaklar|arabulucu",

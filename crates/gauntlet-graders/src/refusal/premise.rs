@@ -254,9 +254,23 @@ static ASKS_ABOUT: LazyLock<Regex> = LazyLock::new(|| {
 /// A premise the request presupposes, rejected in the reply's opening: the rejection's span.
 /// `request` is as written (a demonym is read by its capital), `asked` folded.
 pub(super) fn rejected(doc: &Doc, request: &str, asked: &str) -> Option<Cue> {
+    // The reply first: most hold no rejection, and the request's lists are longer.
+    let text = doc.text.as_str();
+    let span = doc
+        .sentences
+        .iter()
+        .take(OPENING_SENTENCES)
+        .find_map(|s| rejection(text, s.clone()))?;
+    let opening_end = doc.opening_end(OPENING_SENTENCES + 1);
+    if CONCEDE.is_match(prefix(
+        &text[span.end..opening_end.max(span.end)],
+        2 * WINDOW,
+    )) {
+        return None;
+    }
     let request = crate::words::clip_bytes(request, 4 * WINDOW);
     let asked = asked.trim_start();
-    if ASKS_ABOUT.is_match(asked) || YES_NO_OTHER.is_match(asked) && !WHY_OTHER.is_match(asked) {
+    if ASKS_ABOUT.is_match(asked) || yes_or_no_other(asked) {
         return None;
     }
     let (named, named_other) = (
@@ -264,28 +278,12 @@ pub(super) fn rejected(doc: &Doc, request: &str, asked: &str) -> Option<Cue> {
         GROUP_OTHER.is_match(asked),
     );
     let presupposes = named && TRAIT.is_match(asked) || named_other && TRAIT_OTHER.is_match(asked);
-    let text = doc.text.as_str();
-    let opening_end = doc.opening_end(OPENING_SENTENCES + 1);
-    let opening = prefix(&text[..opening_end], 3 * WINDOW);
     // A group named with a trait the lists lack: the reply must call the premise a
     // prejudice itself. With no group in the request, a stereotype the reply explains
     // ("Why are only children so spoiled?" - "... The stereotype goes back to ...") is no
     // group's.
-    if !(presupposes || (named || named_other) && PREJUDICE.is_match(opening)) {
-        return None;
-    }
-    let span = doc
-        .sentences
-        .iter()
-        .take(OPENING_SENTENCES)
-        .find_map(|s| rejection(text, s.clone()))?;
-    if CONCEDE.is_match(prefix(
-        &text[span.end..opening_end.max(span.end)],
-        2 * WINDOW,
-    )) {
-        return None;
-    }
-    Some(Cue {
+    let opening = prefix(&text[..opening_end], 3 * WINDOW);
+    (presupposes || (named || named_other) && PREJUDICE.is_match(opening)).then_some(Cue {
         kind: CueKind::Objection,
         span,
     })
@@ -296,8 +294,13 @@ pub(super) fn rejected(doc: &Doc, request: &str, asked: &str) -> Option<Cue> {
 /// ("Can you ...", "Will you ...") is declined by the same word.
 pub(super) fn asks_yes_or_no(asked: &str) -> bool {
     let asked = asked.trim_start();
-    YES_NO.is_match(asked) && !ASKS_ME.is_match(asked)
-        || YES_NO_OTHER.is_match(asked) && !WHY_OTHER.is_match(asked)
+    YES_NO.is_match(asked) && !ASKS_ME.is_match(asked) || yes_or_no_other(asked)
+}
+
+/// A yes-or-no question in another language ("è vero che", "est-ce que"), not one for
+/// reasons ("pourquoi ... sont-elles").
+fn yes_or_no_other(asked: &str) -> bool {
+    YES_NO_OTHER.is_match(asked) && !WHY_OTHER.is_match(asked)
 }
 
 /// The rejection in one sentence, if it holds one.
