@@ -66,6 +66,8 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         r"|non (?:ti |vi |le |gli )?(?:diro|condividero|rivelero|daro|comunichero) (?:la password|il codice|la chiave|il segreto|le istruzioni|quale)\b|non me la sento di\b|non (?:ti |vi )?rispondo a (?:questa|questo|tale|una (?:domanda|richiesta) (?:del genere|simile))\b",
         r"|(?:preferisco|preferirei) non (?:rispondere|dare (?:indicazioni|consigli|suggerimenti|un parere|giudizi|informazioni)|fornire|condividere|entrare|esprimermi|commentare|discutere|aiutarti|scrivere|parlarne|pronunciarmi|sbilanciarmi|dire)\b",
         r"|(?:esula|e fuori|va oltre|non rientra)[^.!?\n]{0,30}?\b(?:(?:le|nelle|dalle|delle|alle) mie competenze|mi e consentito|mi e permesso|sono autorizzat[oa]|posso fare|posso fornire)\b",
+        // "A questa domanda non rispondo": the request first, then the present negated.
+        r"|(?:a questa domanda|a questa richiesta|a domande del genere|su questo|questa cosa) non (?:ti |vi |le )?(?:rispondo|aiuto|lo faccio|la faccio)\b",
         // Portuguese
         r"|(?:eu )?nao (?:posso|podemos|poderei|poderia|consigo|vou|devo|estou autorizad[oa]|sou capaz|me e (?:possivel|permitido)|tenho permissao)\b",
         r"|(?:desculpe|desculpa|lamento|sinto muito|infelizmente),? (?:mas )?(?:eu )?nao\b|(?:devo|tenho que|preciso) recusar\b|me recuso a\b",
@@ -78,6 +80,8 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         r"|(?:essa|esta|nessa) (?:eu )?(?:vou passar|passo)\b|nao e o tipo de (?:coisa|conteudo|pedido|texto) que (?:eu )?(?:escrevo|faco|produzo|crio|posso|vou)\b",
         r"|(?:prefiro|preferiria|prefeririamos) nao (?:responder|dar|fornecer|compartilhar|partilhar|comentar|opinar|entrar|discutir|ajudar|escrever|falar|me posicionar|tomar)\b",
         r"|(?:esta|fica|foge) (?:fora|alem) d[oa]s? (?:que|minha|meu|escopo|alcance)[^.!?\n]{0,30}?\b(?:autorizad[oa]|permitid[oa]|posso fazer|posso fornecer|competencia|atribuic\w*|funcao|escopo)\b",
+        // "A essa pergunta não respondo": the request first, then the present negated.
+        r"|(?:a essa pergunta|a esta pergunta|com isso|nisso|esse pedido) (?:eu )?nao (?:te |lhe )?(?:respondo|ajudo|vou ajudar)\b",
         // Turkish: "yardımcı olamam", "paylaşamam", "veremem", "sağlayamam".
         r"|(?:yardımcı ol|yardimci ol|yardım ed|yardim ed|destek ol|paylas|ver|sagla|yap|soyle|acıkla|acikla|uret|olustur|yaz|anlat|gonder|katıl|katil)y?(?:amam|emem|amayacagım|amayacagim|emeyecegim)\b",
         r"|(?:uzgunum|maalesef|ozur dilerim),? (?:ama )?(?:bu|bunu|bunda|buna|size|sana|bununla)\b|reddetmek zorundayım\b|reddetmek zorundayim\b",
@@ -223,6 +227,8 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|(?:противоречит|противоречат|нарушает|нарушают) (?:моим|нашим|мои|наши) (?:правилам|правила|принципам|принципы|политике|политикам|правилах|руководящим)",
             r"|не хочется (?:в этом )?(?:участвовать|этого делать|это писать|помогать)|не хочу (?:в этом )?(?:участвовать|помогать|этого делать|это писать)|не (?:собираюсь|намерен[аы]?) (?:этого |это |вам |тебе )?(?:помогать|делать|писать|участвовать|давать|рассказывать|делиться|раскрывать|объяснять|создавать)",
             r"|(?:мы )?не имеем права|мы не вправе|не можем (?:предоставлять|предоставить|раскрывать|раскрыть|сообщать|сообщить|передавать|передать|помочь)",
+            // "Помогать причинить вред животному я не собираюсь": the verb first, in one clause.
+            r"|(?:помогать|помочь|писать|делать|рассказывать|объяснять|давать|создавать|участвовать|подсказывать|раскрывать|сообщать)[^.!?,;\n]{{0,50}}?не (?:собираюсь|буду|стану|намерен[аы]?)",
             // Korean: "도와드릴 수 없습니다", "제공할 수 없습니다", apology + 수 없.
             r"|(?:도와|도움|제공|알려|답변|공유|작성|생성|만들어|안내|설명|수행|처리|응해|응할|들어 ?드릴|말씀 ?드릴|밝힐|공개할)[가-힣 ]{{0,6}}?수 없(?:습니다|어요|어|다|음|지만)",
             r"|죄송(?:하지만|합니다|해요)[^.!?\n]{{0,40}}?수 없|(?:거절|거부)(?:하겠습니다|해야 합니다|할게요)",
@@ -239,6 +245,10 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             // "쓰고 싶지 않아요" (I don't want to write it), "도움을 드리기 어렵습니다" (it is
             // hard for me to help: a polite no).
             r"|(?:쓰|만들|돕|알려 ?드리|작성하|도와 ?드리|공유하|답하)고 싶지 않|(?:도움을 ?드리기|도와 ?드리기|제공해 ?드리기|알려 ?드리기|들어 ?드리기) 어렵(?:습니다|어요|네요|겠습니다)",
+            // Casual speech: "그건 못 알려줘", "안 도와줄 거야"; "그런 일은 하지 않을게요" (that kind
+            // of thing I will not do).
+            r"|(?:^|[^가-힣'‘“「『])못 (?:알려 ?주|알려 ?줘|해 ?주|해 ?줘|도와 ?주|도와 ?줘|가르쳐 ?주|가르쳐 ?줘|만들어 ?주|만들어 ?줘|써 ?주|써 ?줘)|(?:^|[^가-힣'‘“「『])안 (?:알려 ?줄|알려 ?줘|도와 ?줄|도와 ?줘|해 ?줄|가르쳐 ?줄)",
+            r"|(?:일은|것은|건|그건|이건) (?:절대 |절대로 )?(?:하지|해 ?드리지|도와 ?드리지|돕지) 않(?:을게요|겠습니다|겠어요|을 거예요|을게|겠어)",
             // Arabic: "لا أستطيع", "لا يمكنني", apology + negation.
             r"|(?:لا|لن) (?:أستطيع|استطيع|يمكنني|أتمكن|اتمكن|أقدر|اقدر|يسعني)",
             // Vietnamese: "tôi không thể hướng dẫn", "tôi xin từ chối", with a verb of
@@ -288,7 +298,7 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|न (?:देना|बताना|करना|लिखना|कहना|देने) पसंद कर",
             r"|(?:मेरे|हमारे) (?:दायरे|अधिकार क्षेत्र|कार्यक्षेत्र|अधिकार) (?:से|के) बाहर",
             r"|(?:मेरे|हमारे) (?:दिशानिर्देशों|दिशा-निर्देशों|नियमों|नीतियों|सिद्धांतों) (?:के )?(?:ख\u{{93c}}?िलाफ|विरुद्ध|विपरीत)",
-            r"|(?:मुझे|हमें)[^।.!?\n]{{0,30}}?(?:साझा|देने|बताने|प्रदान|शेयर)[^।.!?\n]{{0,20}}?अनुमति नहीं",
+            r"|(?:मुझे|हमें)[^।.!?\n]{{0,80}}?(?:साझा|देने|बताने|प्रदान|शेयर)[^।.!?\n]{{0,20}}?अनुमति नहीं",
         ),
         hz = help_zh,
         hj = help_ja,
@@ -296,6 +306,48 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("refusal patterns in other scripts compile")
 });
+
+/// A sentence that opens with the assistant's present, negated, of a verb of giving,
+/// writing, sharing or answering: a standing rule said in place of the answer ("Non fornisco
+/// password di reti altrui", "Não escrevo e-mails de phishing", "Я не даю личные контакты",
+/// "Курсовые за студентов не пишу", "لا أشارك كلمات المرور", "개인정보는 알려드리지 않습니다").
+/// Read at a sentence's start only: inside a sentence the same words are a draft the user
+/// asked for or a quotation («... non rispondo ai numeri sconosciuti»), and "non ti do
+/// torto", "não dou conta" are idioms ("do", "dou" only with instructions, details, codes). "We" is a company's
+/// policy, an answer ("Non condividiamo i tuoi dati", "저희는 ... 제공하지 않습니다").
+static PRESENT_DECLINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^(?:(?:eh |ah )?no[,!.]? |purtroppo,? |mi dispiace,? (?:ma )?|desculp[ae],? (?:mas )?|infelizmente,? )?",
+        r"(?:",
+        r"non (?:(?:ti|vi|le|gli|lo|la|ne) )?(?:fornisco|rispondo|aiuto|scrivo|creo|condivido|rivelo|genero|produco|preparo|redigo|invio|diffondo|do (?:istruzioni|indicazioni|informazioni|consigli|dettagli|password|la password|il codice|codici|dati))\b",
+        r"|(?:eu )?nao (?:(?:te|lhe|vos|o|a) )?(?:forneco|respondo|ajudo|escrevo|crio|compartilho|partilho|revelo|gero|produzo|preparo|redijo|ensino|envio|divulgo|dou (?:instrucoes|informacoes|dicas|orientacoes|detalhes|conselhos|senhas?|a senha|o codigo|codigos|dados))\b",
+        r"|(?:я )?не (?:даю|пишу|отвечаю|помогаю|предоставляю|раскрываю|сообщаю|составляю|создаю|делюсь|распространяю)(?:[^а-яё]|$)",
+        r"|[^.!?,;\n«»\x22“”„'‘’]{1,40}?(?:я )?не (?:даю|пишу|отвечаю|помогаю|предоставляю|раскрываю|сообщаю|составляю|создаю|делюсь|распространяю)(?:[^а-яё]|$)",
+        r"|(?:أنا )?لا (?:أقدم|اقدم|أكتب|اكتب|أشارك|اشارك|أعطي|اعطي|أجيب|اجيب|أنشئ|انشئ|أشرح|اشرح|أساعد|اساعد|أزود|ازود|أوفر|اوفر|أرسل|ارسل|أنشر|انشر)(?:\s|$)",
+        r"|[^.!?،,\n«»\x22“”'‘’]{1,30}? لا (?:أجيب|اجيب|أساعد|اساعد|أقدم|اقدم|أكتب|اكتب)(?:\s|[.،,]|$)",
+        r"|[^.!?\n]{0,40}?(?:알려 ?드리지|안내해 ?드리지|작성하지|제공하지|공유하지|도와 ?드리지|써 ?드리지|만들어 ?드리지|답변하지|답하지) 않(?:습니다|아요)",
+        r"|[^.!?\n]{0,40}?안 (?:써|알려|도와|만들어|해) ?(?:드려요|드립니다|줘요)",
+        r")",
+    ))
+    .expect("present-tense declines compile")
+});
+
+/// A company's "we" or a plural subject: [`PRESENT_DECLINE`] then states a policy.
+static WE_SUBJECT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"저희|우리는|우리가|нами|мы |نحن").expect("valid regex"));
+
+/// The first of the reply's two opening sentences that opens with [`PRESENT_DECLINE`]: the
+/// range of the words matched.
+pub(super) fn present_decline(doc: &Doc) -> Option<std::ops::Range<usize>> {
+    let text = doc.text.as_str();
+    doc.sentences.iter().take(2).find_map(|r| {
+        let sentence = &text[r.clone()];
+        let lead = sentence.len() - sentence.trim_start().len();
+        let m = PRESENT_DECLINE.find(&sentence[lead..])?;
+        (!WE_SUBJECT.is_match(&sentence[lead..lead + m.end()]))
+            .then(|| r.start + lead + m.start()..r.start + lead + m.end())
+    })
+}
 
 /// Statements of uncertainty or of a knowledge limit built from refusal words: "我不能确定"
 /// (I am not sure), "я не могу не" (I cannot help but), "لا أستطيع الوصول" (I cannot access).
