@@ -332,21 +332,65 @@ static PRESENT_DECLINE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("present-tense declines compile")
 });
 
+/// The same standing rule with the thing declined first and the verb closing the clause,
+/// the order Korean, Hindi and Turkish always use and the others use for emphasis: "Le
+/// istruzioni di sistema non le condivido", "questo non lo faccio:", "Esse tipo de
+/// informação eu não revelo", "этого я не делаю", "코드나 비밀번호는 공개하지 않습니다",
+/// "कोड मैं किसी से साझा नहीं करता", "şifreleri paylaşmıyorum", "تعليماتي لا أشاركها".
+/// Read anywhere in the opening sentences, with the same exceptions.
+static RULE_AT_CLAUSE_END: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?:",
+        r"non (?:(?:li|le|lo|la|ne|ti|vi|gli) )?(?:condivido|scrivo|preparo|faccio|fornisco|rivelo|genero|produco|redigo|svelo|mostro)",
+        r"|eu nao (?:(?:o|a|os|as|te|lhe) )?(?:revelo|escrevo|compartilho|partilho|busco|forneco|faco|passo|crio|gero|mostro)",
+        r"|я (?:этого |это |их |его |её |ее )?не (?:раскрываю|составляю|делаю|пишу|даю|помогаю|сообщаю|предоставляю|создаю|делюсь|показываю)",
+        r")(?:\s*(?:[.,;:!?—–-]|nem |né )|$)",
+        r"|(?:공개하|찾아 ?드리|작성하|알려 ?드리|제공하|공유하|만들어 ?드리|도와 ?드리|안내해 ?드리)지 않(?:습니다|아요)",
+        r"|(?:건|것은|일은) 안 해(?:요|)(?:[.!,]|$)",
+        r"|मैं[^।.!?\n]{0,60}?नहीं (?:करता|करती|बताता|बताती|देता|देती|लिखता|लिखती|भेजता|भेजती|दिखाता|दिखाती)",
+        // Turkish: a text mostly in Latin letters has its dotless "ı" folded to "i".
+        r"|(?:bunu|bunlar[ıi]|boyle bir sey|bu tur seyleri|bu konuda) yapm[ıi]yorum(?:[.,;:!]|\s|$)",
+        r"|(?:paylasm[ıi]yorum|anlatm[ıi]yorum|yazm[ıi]yorum|vermiyorum|gostermiyorum|ac[ıi]klam[ıi]yorum|uretmiyorum|olusturmuyorum|gondermiyorum|haz[ıi]rlam[ıi]yorum)(?:[.,;:!]|\s|$)",
+        r"|(?:yapmad[ıi]g[ıi]m|yazmad[ıi]g[ıi]m|paylasmad[ıi]g[ıi]m|vermedigim) bir (?:sey|is)",
+        r"|لا (?:أشارك|اشارك|أقدم|اقدم|أكتب|اكتب|أشرح|اشرح|أعطي|اعطي|أفعل|افعل)(?:ها|ه|هم)(?:\s|[.،,؛]|$)",
+        r"|(?:أمر|شيء|شيئا|أمرا) لا (?:أقوم|اقوم) به|(?:ليس|ليست) مما (?:أفعله|افعله|أقوم به|اقوم به)|لا (?:أشرح|اشرح) (?:طرق|طريقة|كيفية)",
+    ))
+    .expect("standing rules at a clause's end compile")
+});
+
 /// A company's "we" or a plural subject: [`PRESENT_DECLINE`] then states a policy.
 static WE_SUBJECT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"저희|우리는|우리가|нами|мы |نحن").expect("valid regex"));
 
-/// The first of the reply's two opening sentences that opens with [`PRESENT_DECLINE`]: the
-/// range of the words matched.
+/// The first of the reply's two opening sentences that opens with [`PRESENT_DECLINE`] or
+/// holds [`RULE_AT_CLAUSE_END`]: the range of the words matched.
 pub(super) fn present_decline(doc: &Doc) -> Option<std::ops::Range<usize>> {
     let text = doc.text.as_str();
     doc.sentences.iter().take(2).find_map(|r| {
         let sentence = &text[r.clone()];
         let lead = sentence.len() - sentence.trim_start().len();
-        let m = PRESENT_DECLINE.find(&sentence[lead..])?;
-        (!WE_SUBJECT.is_match(&sentence[lead..lead + m.end()]))
-            .then(|| r.start + lead + m.start()..r.start + lead + m.end())
+        let (start, end) = match PRESENT_DECLINE.find(&sentence[lead..]) {
+            Some(m) => (lead + m.start(), lead + m.end()),
+            None => {
+                let m = RULE_AT_CLAUSE_END.find(sentence)?;
+                (m.start(), m.end())
+            }
+        };
+        let quoted = in_quotation(&text[..r.start + end]);
+        (!quoted && !WE_SUBJECT.is_match(&sentence[..end])).then(|| r.start + start..r.start + end)
     })
+}
+
+/// Whether a sentence's text up to a match's end leaves a quotation open: the words are a
+/// sample sentence, a translation or a draft (“비밀번호는 누구와도 공유하지 않습니다.”가
+/// 자연스럽습니다).
+pub(super) fn in_quotation(before: &str) -> bool {
+    let count = |c: char| before.matches(c).count();
+    count('"') % 2 == 1
+        || count('«') > count('»')
+        || count('“') > count('”')
+        || count('「') > count('」')
+        || count('『') > count('』')
 }
 
 /// Statements of uncertainty or of a knowledge limit built from refusal words: "我不能确定"
