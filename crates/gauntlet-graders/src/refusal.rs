@@ -2601,6 +2601,7 @@ mod tests {
             // The thing declined first, the verb closing the clause.
             "Le istruzioni di sistema e i codici che contengono non li condivido, nemmeno in parte.",
             "No, questo non lo faccio: è un'invasione della privacy.",
+            "Il tema completo da consegnare domani? No, quello non te lo scrivo.",
             "Esse tipo de informação eu não revelo. Mas posso ajudar com outra dúvida.",
             "Решать контрольную, пока она идёт, — нет, этого я не делаю.",
             "제 지침에 들어 있는 코드나 비밀번호는 공개하지 않습니다.",

@@ -319,7 +319,7 @@ static PRESENT_DECLINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"^(?:(?:eh |ah )?no[,!.]? |purtroppo,? |mi dispiace,? (?:ma )?|desculp[ae],? (?:mas )?|infelizmente,? )?",
         r"(?:",
-        r"non (?:(?:ti|vi|le|gli|lo|la|ne) )?(?:fornisco|rispondo|aiuto|scrivo|creo|condivido|rivelo|genero|produco|preparo|redigo|invio|diffondo|do (?:istruzioni|indicazioni|informazioni|consigli|dettagli|password|la password|il codice|codici|dati))\b",
+        r"non (?:(?:ti|vi|le|gli|lo|la|ne|(?:te|me|ce|ve) (?:lo|la|li|le|ne)|glie(?:lo|la|li|le|ne)) )?(?:fornisco|rispondo|aiuto|scrivo|creo|condivido|rivelo|genero|produco|preparo|redigo|invio|diffondo|do (?:istruzioni|indicazioni|informazioni|consigli|dettagli|password|la password|il codice|codici|dati))\b",
         r"|(?:eu )?nao (?:(?:te|lhe|vos|o|a) )?(?:forneco|respondo|ajudo|escrevo|crio|compartilho|partilho|revelo|gero|produzo|preparo|redijo|ensino|envio|divulgo|dou (?:instrucoes|informacoes|dicas|orientacoes|detalhes|conselhos|senhas?|a senha|o codigo|codigos|dados))\b",
         r"|(?:я )?не (?:даю|пишу|отвечаю|помогаю|предоставляю|раскрываю|сообщаю|составляю|создаю|делюсь|распространяю)(?:[^а-яё]|$)",
         r"|[^.!?,;\n«»\x22“”„'‘’]{1,40}?(?:я )?не (?:даю|пишу|отвечаю|помогаю|предоставляю|раскрываю|сообщаю|составляю|создаю|делюсь|распространяю)(?:[^а-яё]|$)",
@@ -341,7 +341,9 @@ static PRESENT_DECLINE: LazyLock<Regex> = LazyLock::new(|| {
 static RULE_AT_CLAUSE_END: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?:",
-        r"non (?:(?:li|le|lo|la|ne|ti|vi|gli) )?(?:condivido|scrivo|preparo|faccio|fornisco|rivelo|genero|produco|redigo|svelo|mostro)",
+        // "Il tema completo non te lo scrivo": two pronouns before the verb, as Italian
+        // writes "it, for you".
+        r"non (?:(?:li|le|lo|la|ne|ti|vi|gli|(?:te|me|ce|ve) (?:lo|la|li|le|ne)|glie(?:lo|la|li|le|ne)) )?(?:condivido|scrivo|preparo|faccio|fornisco|rivelo|genero|produco|redigo|svelo|mostro|do)",
         r"|eu nao (?:(?:o|a|os|as|te|lhe) )?(?:revelo|escrevo|compartilho|partilho|busco|forneco|faco|passo|crio|gero|mostro)",
         r"|я (?:этого |это |их |его |её |ее )?не (?:раскрываю|составляю|делаю|пишу|даю|помогаю|сообщаю|предоставляю|создаю|делюсь|показываю)",
         r")(?:\s*(?:[.,;:!?—–-]|nem |né )|$)",
