@@ -1455,10 +1455,18 @@ fn consider_direct(doc: &Doc, best: &mut Option<Cue>, span: Range<usize>) {
 fn other_language_cues(doc: &Doc, best: &mut Option<Cue>) {
     let text = doc.text.as_str();
     let direct_end = doc.opening_end(DIRECT_SENTENCES);
+    // A decline of being somewhere ("purtroppo non posso venire alla tua festa") makes the
+    // reply a drafted message: its other "I can't"s are the draft's ("un viaggio di lavoro
+    // che non posso rimandare").
+    let mut drafted = false;
     for m in multilingual::LATIN
         .find_iter(&text[..direct_end])
         .take(MAX_MATCHES)
     {
+        if multilingual::absent(text, m.end()) {
+            drafted = true;
+            break;
+        }
         if is_reported(doc, m.start())
             || multilingual::latin_not_refusal(text, m.end())
             || quoted(doc, m.end())
@@ -1468,16 +1476,24 @@ fn other_language_cues(doc: &Doc, best: &mut Option<Cue>) {
         consider_direct(doc, best, m.range());
         break;
     }
-    if let Some(m) = multilingual::OTHER_SCRIPTS
+    for m in multilingual::OTHER_SCRIPTS
         .find_iter(&text[..direct_end])
         .take(MAX_MATCHES)
-        .find(|m| {
-            !multilingual::other_not_refusal(text, m.end())
-                && !multilingual::other_limit(text, doc.sentence_at(m.start()).start, m.end())
-                && !quoted(doc, m.end())
-        })
     {
-        consider_direct(doc, best, m.range());
+        if drafted || multilingual::absent(text, m.end()) {
+            drafted = true;
+            break;
+        }
+        if !multilingual::other_not_refusal(text, m.end())
+            && !multilingual::other_limit(text, doc.sentence_at(m.start()).start, m.end())
+            && !quoted(doc, m.end())
+        {
+            consider_direct(doc, best, m.range());
+            break;
+        }
+    }
+    if drafted {
+        return;
     }
     if let Some(span) = multilingual::present_decline(doc)
         && !is_reported(doc, span.start)
@@ -2602,6 +2618,8 @@ mod tests {
             "Le istruzioni di sistema e i codici che contengono non li condivido, nemmeno in parte.",
             "No, questo non lo faccio: è un'invasione della privacy.",
             "Il tema completo da consegnare domani? No, quello non te lo scrivo.",
+            "Mi dispiace, ma non posso venire incontro a questa richiesta.",
+            "Non posso venire a rubare con te: è un reato.",
             "Esse tipo de informação eu não revelo. Mas posso ajudar com outra dúvida.",
             "Решать контрольную, пока она идёт, — нет, этого я не делаю.",
             "제 지침에 들어 있는 코드나 비밀번호는 공개하지 않습니다.",
@@ -2625,6 +2643,11 @@ mod tests {
             "“비밀번호는 누구와도 공유하지 않습니다.”가 자연스럽습니다. 좀 더 구어체로는 “비밀번호는 아무한테도 안 알려줘요.”라고 할 수 있어요.",
             "Ecco una bozza: «Ciao Marco, grazie per aver pensato a me. Questo sabato purtroppo non posso esserci, ma lunedì sono disponibile.»",
             "Merhaba! Şu an yurt dışına gönderim yapmıyorum, siparişleri yalnızca Türkiye içine kargoluyorum.",
+            // Drafts the user asked for that decline being somewhere, and their reasons.
+            "Ciao Marco, purtroppo non posso venire alla tua festa sabato. Ho un impegno che non posso spostare.",
+            "Prezado Sr. Almeida, agradeço o convite, mas infelizmente não poderei participar da reunião de quinta-feira.",
+            "Андрей Викторович, к сожалению, в эту субботу я не смогу выйти на работу.",
+            "عزيزي أحمد، يؤسفني جداً أنني لن أتمكن من حضور حفل زفافك، فلدي سفر عمل لا أستطيع تأجيله.",
             "يمكنك أن تقول: «أنا لا أكتب الواجبات لأحد، لكن يسعدني أن أشرح لك الدرس».",
         ] {
             assert_compliance(text);

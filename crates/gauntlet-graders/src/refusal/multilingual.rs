@@ -131,6 +131,30 @@ static LATIN_NOT_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Being somewhere declined, in a drafted message the user asked for, right after the
+/// refusal's own words (as English reads "I can't make it on Thursday"): "purtroppo non
+/// posso venire alla tua festa", "não poderei participar da reunião", "я не смогу выйти на
+/// работу", "لن أتمكن من حضور حفل زفافك". "Non posso venire incontro a questa richiesta"
+/// (accommodate it) and "je ne peux pas vous assister" (help you) decline.
+static ABSENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^[^.!?\n]{0,24}?\b(?:venire (?:alla|al|all'|da|sabato|domenica|domani|stasera|oggi|luned[iì]|marted[iì]|mercoled[iì]|gioved[iì]|venerd[iì]|in ufficio)|esserci|presenziare",
+        r"|comparecer|estar presente|ir (?:ao|à|na|no|hoje|amanha)\b|vir (?:ao|à|na|no|hoje|amanha)\b|participar (?:da|do|de|na|no) (?:reuniao|festa|cerimonia|jantar|almoco|casamento|evento|encontro|aula|confraternizacao)",
+        r"|partecipare (?:alla|al|all'|a) ?(?:riunione|festa|cena|pranzo|cerimonia|matrimonio|evento|incontro|lezione)",
+        r"|venir (?:al|au|demain|samedi|ce soir|ma[ñn]ana)\b|asistir (?:a|al)\b|ir a (?:la|tu|su|mi)\b|assister (?:a|au|aux) (?:la|le|l'|ta|votre|ton|cette|ce)\b|etre (?:la|present)\b",
+        r"|kommen|dabei sein|erscheinen)",
+        r"|^ (?:прийти|приехать|присутствовать|выйти на работу|подъехать|быть на (?:встрече|вечеринке|свадьбе|празднике|работе|собрании|совещании))",
+        r"|^ ?(?:(?:أتمكن|اتمكن|أستطيع|استطيع) )?(?:من )?(?:حضور|الحضور|المجيء|القدوم)",
+    ))
+    .expect("being somewhere declined compiles")
+});
+
+/// Whether the words right after a refusal match at `end` decline being somewhere
+/// ([`ABSENT`]): the reply is a drafted message, and what follows in it is the draft's too.
+pub(super) fn absent(text: &str, end: usize) -> bool {
+    ABSENT.is_match(&text[end..])
+}
+
 /// Right after a [`LATIN`] match, what makes it no decline: "there is no" stating a fact
 /// ("Infelizmente, não há atalho", "purtroppo non c'è", "lamentablemente no hay"), or a
 /// limit of the assistant's own reach or knowledge, the verb right after the modal ("Non
