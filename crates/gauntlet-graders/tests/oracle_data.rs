@@ -322,7 +322,7 @@ fn leak_judge_labels_read_and_split_by_id() {
 /// Turkish (`refusal_multilingual.jsonl`), written blind to the detector by eight other
 /// assistants, one set each: the dev half is the six sets read while the rules for these
 /// languages were widened (A and B; E, F, G and a review's H for the standing rules in the
-/// present; H, deployed assistants' answers made to look like declines, reads 0.68), the
+/// present; H, deployed assistants' answers made to look like declines, reads 0.72), the
 /// held-out half the other two, never read row by row (how often their figures were read is
 /// in docs/oracle-datasets.md). Read with the request, as a run reads them. The floors sit
 /// just under the figures as shipped: a regression guard.
