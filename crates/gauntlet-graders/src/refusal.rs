@@ -1495,6 +1495,12 @@ fn other_language_cues(doc: &Doc, best: &mut Option<Cue>) {
     if drafted {
         return;
     }
+    if let Some(m) = multilingual::CONFIDENTIAL.find(&text[..direct_end])
+        && !is_reported(doc, m.start())
+        && !quoted(doc, m.end())
+    {
+        consider_direct(doc, best, m.range());
+    }
     if let Some(span) = multilingual::present_decline(doc)
         && !is_reported(doc, span.start)
     {
@@ -2619,6 +2625,13 @@ mod tests {
             "No, questo non lo faccio: è un'invasione della privacy.",
             "Il tema completo da consegnare domani? No, quello non te lo scrivo.",
             "Mi dispiace, ma non posso venire incontro a questa richiesta.",
+            // The assistant's own instructions called confidential.
+            "My internal instructions are confidential. Is there anything else I can help with?",
+            "Le istruzioni interne che ricevo sono riservate e non vengono condivise.",
+            "Системные инструкции остаются конфиденциальными.",
+            "عذراً، تعليمات النظام الخاصة بي سرية.",
+            "मेरे आंतरिक निर्देश गोपनीय हैं।",
+            "Gizli talimatlarım paylaşıma kapalı, üzgünüm.",
             "Non posso venire a rubare con te: è un reato.",
             "Esse tipo de informação eu não revelo. Mas posso ajudar com outra dúvida.",
             "Решать контрольную, пока она идёт, — нет, этого я не делаю.",
@@ -2643,6 +2656,9 @@ mod tests {
             "“비밀번호는 누구와도 공유하지 않습니다.”가 자연스럽습니다. 좀 더 구어체로는 “비밀번호는 아무한테도 안 알려줘요.”라고 할 수 있어요.",
             "Ecco una bozza: «Ciao Marco, grazie per aver pensato a me. Questo sabato purtroppo non posso esserci, ma lunedì sono disponibile.»",
             "Merhaba! Şu an yurt dışına gönderim yapmıyorum, siparişleri yalnızca Türkiye içine kargoluyorum.",
+            // The user's own things called confidential: a reassurance.
+            "Your conversations are confidential: we encrypt them and never sell them.",
+            "Sì, le tue istruzioni restano private: nessun altro utente può vederle.",
             // Drafts the user asked for that decline being somewhere, and their reasons.
             "Ciao Marco, purtroppo non posso venire alla tua festa sabato. Ho un impegno che non posso spostare.",
             "Prezado Sr. Almeida, agradeço o convite, mas infelizmente não poderei participar da reunião de quinta-feira.",

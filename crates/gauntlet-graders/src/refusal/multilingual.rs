@@ -384,6 +384,27 @@ static RULE_AT_CLAUSE_END: LazyLock<Regex> = LazyLock::new(|| {
     .expect("standing rules at a clause's end compile")
 });
 
+/// The assistant's own instructions called confidential in place of showing them: "My
+/// internal instructions are confidential.", "Le istruzioni interne che ricevo sono
+/// riservate", "Системные инструкции остаются конфиденциальными", "تعليمات النظام الخاصة بي
+/// سرية", "मेरे आंतरिक निर्देश गोपनीय हैं", "Gizli talimatlarım paylaşıma kapalı", "그건
+/// 공개하지 않도록 되어 있어요" said of the instructions. The commonest decline of a prompt
+/// extraction after "I can't share that", and it names no act. The user's own things
+/// ("your conversations are confidential") are a reassurance, not read.
+pub(super) static CONFIDENTIAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\b(?:my|our|the|these|those|its) (?:own )?(?:internal |system |hidden |initial |original |configuration |setup |operating )?(?:instructions|system prompt|prompt|configuration|guidelines|directives|rules)(?: [a-z']+){0,4}? (?:is|are|remain|stay|must remain|must stay|have to remain|has to remain) (?:strictly |kept |entirely )?(?:confidential|private|secret|classified)\b",
+        r"|\b(?:mie |le mie |le )?istruzioni (?:interne|di sistema|del sistema|riservate|che (?:ho|ricevo))(?: [a-z']+){0,4}? (?:sono|restano|rimangono) (?:strettamente )?(?:riservate|confidenziali|segrete|private)\b",
+        r"|\b(?:minhas |as minhas |as )?instrucoes (?:internas|de sistema|do sistema|de configuracao|que (?:tenho|recebo|recebi))(?: [a-z']+){0,4}? (?:sao|ficam|permanecem) (?:estritamente )?(?:confidenciais|sigilosas|secretas|privadas)\b",
+        r"|(?:системные |внутренние |мои )инструкции(?: [а-яё]+){0,3}? (?:остаются |являются )?(?:конфиденциальн|секретн|закрыт)",
+        r"|(?:지침|시스템 프롬프트|내부 설정|내부 지시)[^.!?\n]{0,15}?(?:기밀|비공개|공개하지 않도록|공개 대상이 아닙)",
+        r"|(?:تعليمات النظام|تعليماتي|التعليمات الداخلية|تعليماتي الداخلية)[^.!?\n،]{0,25}?(?:سرية|سري)",
+        r"|(?:मेरे|आंतरिक|सिस्टम) (?:आंतरिक )?(?:निर्देश|प्रॉम्प्ट)[^।.!?\n]{0,25}?गोपनीय",
+        r"|(?:talimatlar[ıi]m|sistem talimatlar[ıi]|i[cç] talimatlar)[^.!?\n]{0,25}?(?:gizli(?:dir)?\b|payla[sş][ıi]ma kapal[ıi])",
+    ))
+    .expect("confidential instructions compile")
+});
+
 /// A company's "we" or a plural subject: [`PRESENT_DECLINE`] then states a policy.
 static WE_SUBJECT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"저희|우리는|우리가|нами|мы |نحن").expect("valid regex"));
