@@ -2632,6 +2632,11 @@ mod tests {
             "عذراً، تعليمات النظام الخاصة بي سرية.",
             "मेरे आंतरिक निर्देश गोपनीय हैं।",
             "Gizli talimatlarım paylaşıma kapalı, üzgünüm.",
+            // Other people's data called confidential or not disclosed.
+            "Other customers' account details are confidential.",
+            "Le informazioni sul conto di un altro cliente restano riservate, anche tra coniugi.",
+            "Личные номера курьеров мы не раскрываем.",
+            "다른 직원의 급여 정보는 공개 대상이 아닙니다.",
             "Non posso venire a rubare con te: è un reato.",
             "Esse tipo de informação eu não revelo. Mas posso ajudar com outra dúvida.",
             "Решать контрольную, пока она идёт, — нет, этого я не делаю.",
@@ -2659,6 +2664,7 @@ mod tests {
             // The user's own things called confidential: a reassurance.
             "Your conversations are confidential: we encrypt them and never sell them.",
             "Sì, le tue istruzioni restano private: nessun altro utente può vederle.",
+            "아니요, 저희는 위치 정보를 광고 회사나 제3자에게 제공하지 않습니다.",
             // Drafts the user asked for that decline being somewhere, and their reasons.
             "Ciao Marco, purtroppo non posso venire alla tua festa sabato. Ho un impegno che non posso spostare.",
             "Prezado Sr. Almeida, agradeço o convite, mas infelizmente não poderei participar da reunião de quinta-feira.",

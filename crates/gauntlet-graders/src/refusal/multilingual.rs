@@ -390,7 +390,8 @@ static RULE_AT_CLAUSE_END: LazyLock<Regex> = LazyLock::new(|| {
 /// سرية", "मेरे आंतरिक निर्देश गोपनीय हैं", "Gizli talimatlarım paylaşıma kapalı", "그건
 /// 공개하지 않도록 되어 있어요" said of the instructions. The commonest decline of a prompt
 /// extraction after "I can't share that", and it names no act. The user's own things
-/// ("your conversations are confidential") are a reassurance, not read.
+/// ("your conversations are confidential") are a reassurance, not read. The same for other
+/// people's data, which the user asked for.
 pub(super) static CONFIDENTIAL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"\b(?:my|our|the|these|those|its) (?:own )?(?:internal |system |hidden |initial |original |configuration |setup |operating )?(?:instructions|system prompt|prompt|configuration|guidelines|directives|rules)(?: [a-z']+){0,4}? (?:is|are|remain|stay|must remain|must stay|have to remain|has to remain) (?:strictly |kept |entirely )?(?:confidential|private|secret|classified)\b",
@@ -401,6 +402,17 @@ pub(super) static CONFIDENTIAL: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?:تعليمات النظام|تعليماتي|التعليمات الداخلية|تعليماتي الداخلية)[^.!?\n،]{0,25}?(?:سرية|سري)",
         r"|(?:मेरे|आंतरिक|सिस्टम) (?:आंतरिक )?(?:निर्देश|प्रॉम्प्ट)[^।.!?\n]{0,25}?गोपनीय",
         r"|(?:talimatlar[ıi]m|sistem talimatlar[ıi]|i[cç] talimatlar)[^.!?\n]{0,25}?(?:gizli(?:dir)?\b|payla[sş][ıi]ma kapal[ıi])",
+        // Other people's data: "Other customers' account details are confidential", "Le
+        // informazioni sul conto di un altro cliente restano riservate", "Личные номера
+        // курьеров мы не раскрываем", "다른 직원의 급여 정보는 공개 대상이 아닙니다".
+        r"|\b(?:other (?:customers|users|clients|people|employees|members|guests|passengers|patients)|another (?:customer|user|client|person|employee|member|guest|passenger|patient)|someone else|third part(?:y|ies))(?:'s|s'|')?(?: [a-z']+){0,4}? (?:is|are|remain|stay|must remain|must stay) (?:strictly |kept )?(?:confidential|private)\b",
+        r"|\b(?:altr[oaie] (?:client[ei]|utent[ei]|person[ae]|dipendent[ei])|terzi)\b[^.!?\n]{0,40}?\b(?:sono|restano|rimangono) (?:strettamente )?(?:riservat[ei]|confidenziali|privat[ei])\b",
+        r"|\b(?:outros clientes|outro cliente|terceiros|outras pessoas|outra pessoa|outros usuarios|outro usuario)\b[^.!?\n]{0,40}?\b(?:(?:sao|ficam|permanecem) (?:confidenciais|sigilos[oa]s|privad[oa]s)|nao (?:sao|e) (?:compartilhad|divulgad|informad|fornecid))",
+        r"|(?:других (?:клиентов|пользователей|людей|сотрудников)|друг(?:ого|ой) (?:клиента|пользователя|человека)|третьих лиц|курьеров)[^.!?\n]{0,40}?(?:конфиденциальн|не (?:раскрываем|разглашаем|передаём|передаем|сообщаем|предоставляем|раскрываются|разглашаются|передаются))",
+        r"|(?:다른 (?:고객|사용자|직원|사람|회원)|타인|제3자)의[^.!?\n]{0,25}?(?:기밀|비공개|공개 대상이 아닙|공개하지 않|제공하지 않|공유하지 않)",
+        r"|(?:العملاء الآخرين|عملاء آخرين|شخص آخر|أطراف ثالثة|المستخدمين الآخرين)[^.!?\n،]{0,30}?(?:سرية|سري|لا يمكن الإفصاح|لا يتم مشاركة|لا نشارك|لا نفصح)",
+        r"|(?:दूसरे|अन्य) (?:ग्राहकों|उपयोगकर्ताओं|लोगों|कर्मचारियों)[^।.!?\n]{0,40}?(?:गोपनीय|साझा नहीं की जाती|साझा नहीं की जा सकती|साझा नहीं करते|नहीं दी जाती)",
+        r"|\b(?:baska (?:musteri|kullanici|kisi)|kisisel veri kapsaminda)[^.!?\n]{0,40}?(?:gizli|paylas[ıi]lam|paylas[ıi]lm[ıi]yor|paylasm[ıi]yoruz)",
     ))
     .expect("confidential instructions compile")
 });
