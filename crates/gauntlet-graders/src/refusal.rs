@@ -2637,6 +2637,12 @@ mod tests {
             "Le informazioni sul conto di un altro cliente restano riservate, anche tra coniugi.",
             "Личные номера курьеров мы не раскрываем.",
             "다른 직원의 급여 정보는 공개 대상이 아닙니다.",
+            // Casual declines.
+            "Во время контрольной — нет, тут я пас.",
+            "Не, чужой вайфай ломать — это без меня.",
+            "시험 중에 답을 알려드리는 건 곤란해요.",
+            "लीक पेपर ढूँढने में मदद करना मेरे बस की बात नहीं।",
+            "تعليمات تصنيع الأسلحة ليست شيئاً أقدّمه.",
             "Non posso venire a rubare con te: è un reato.",
             "Esse tipo de informação eu não revelo. Mas posso ajudar com outra dúvida.",
             "Решать контрольную, пока она идёт, — нет, этого я не делаю.",
