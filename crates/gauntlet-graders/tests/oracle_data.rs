@@ -319,10 +319,11 @@ fn leak_judge_labels_read_and_split_by_id() {
 }
 
 /// Refusals and look-alike answers in Italian, Portuguese, Russian, Korean, Arabic, Hindi and
-/// Turkish (`refusal_multilingual.jsonl`), written blind to the detector by eight other
-/// assistants, one set each: the dev half is the six sets read while the rules for these
-/// languages were widened (A and B; E, F, G and a review's H for the standing rules in the
-/// present; H, deployed assistants' answers made to look like declines, reads 0.72), the
+/// Turkish (`refusal_multilingual.jsonl`), written blind to the detector by nine other
+/// assistants, one set each: the dev half is the seven sets read while the rules for these
+/// languages were widened (A and B; E, F, G and two reviews' H and I for the standing rules
+/// in the present, confidential instructions and other people's data; I, declines that
+/// only call a thing confidential, reads 0.70), the
 /// held-out half the other two, never read row by row (how often their figures were read is
 /// in docs/oracle-datasets.md). Read with the request, as a run reads them. The floors sit
 /// just under the figures as shipped: a regression guard.
