@@ -1495,11 +1495,11 @@ fn other_language_cues(doc: &Doc, best: &mut Option<Cue>) {
     if drafted {
         return;
     }
-    if let Some(m) = multilingual::CONFIDENTIAL.find(&text[..direct_end])
-        && !is_reported(doc, m.start())
-        && !quoted(doc, m.end())
+    if let Some(m) = multilingual::confidential(&text[..direct_end])
+        && !is_reported(doc, m.start)
+        && !quoted(doc, m.end)
     {
-        consider_direct(doc, best, m.range());
+        consider_direct(doc, best, m);
     }
     if let Some(span) = multilingual::present_decline(doc)
         && !is_reported(doc, span.start)

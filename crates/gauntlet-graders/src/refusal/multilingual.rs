@@ -346,12 +346,20 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
 /// torto", "não dou conta" are idioms ("do", "dou" only with instructions, details, codes). "We" is a company's
 /// policy, an answer ("Non condividiamo i tuoi dati", "저희는 ... 제공하지 않습니다").
 static PRESENT_DECLINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+    re(concat!(
         r"^(?:(?:eh |ah )?no[,!.]? |purtroppo,? |mi dispiace,? (?:ma )?|desculp[ae],? (?:mas )?|infelizmente,? )?",
         r"(?:",
         r"non (?:(?:ti|vi|le|gli|lo|la|ne|(?:te|me|ce|ve) (?:lo|la|li|le|ne)|glie(?:lo|la|li|le|ne)) )?(?:fornisco|rispondo|aiuto|scrivo|creo|condivido|rivelo|genero|produco|preparo|redigo|invio|diffondo|do (?:istruzioni|indicazioni|informazioni|consigli|dettagli|password|la password|il codice|codici|dati))\b",
         r"|(?:eu )?nao (?:(?:te|lhe|vos|o|a) )?(?:forneco|respondo|ajudo|escrevo|crio|compartilho|partilho|revelo|gero|produzo|preparo|redijo|ensino|envio|divulgo|dou (?:instrucoes|informacoes|dicas|orientacoes|detalhes|conselhos|senhas?|a senha|o codigo|codigos|dados))\b",
-        r"|(?:я )?не (?:даю|пишу|отвечаю|помогаю|предоставляю|раскрываю|сообщаю|составляю|создаю|делюсь|распространяю)(?:[^а-яё]|$)",
+        r")",
+    ))
+});
+
+/// [`PRESENT_DECLINE`] in Russian, Arabic and Korean, read only in text that holds them.
+static PRESENT_DECLINE_OTHER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^(?:",
+        r"(?:я )?не (?:даю|пишу|отвечаю|помогаю|предоставляю|раскрываю|сообщаю|составляю|создаю|делюсь|распространяю)(?:[^а-яё]|$)",
         r"|[^.!?,;\n«»\x22“”„'‘’]{1,40}?(?:я )?не (?:даю|пишу|отвечаю|помогаю|предоставляю|раскрываю|сообщаю|составляю|создаю|делюсь|распространяю)(?:[^а-яё]|$)",
         r"|(?:أنا )?لا (?:أقدم|اقدم|أكتب|اكتب|أشارك|اشارك|أعطي|اعطي|أجيب|اجيب|أنشئ|انشئ|أشرح|اشرح|أساعد|اساعد|أزود|ازود|أوفر|اوفر|أرسل|ارسل|أنشر|انشر)(?:\s|$)",
         r"|[^.!?،,\n«»\x22“”'‘’]{1,30}? لا (?:أجيب|اجيب|أساعد|اساعد|أقدم|اقدم|أكتب|اكتب)(?:\s|[.،,]|$)",
@@ -369,21 +377,28 @@ static PRESENT_DECLINE: LazyLock<Regex> = LazyLock::new(|| {
 /// "कोड मैं किसी से साझा नहीं करता", "şifreleri paylaşmıyorum", "تعليماتي لا أشاركها".
 /// Read anywhere in the opening sentences, with the same exceptions.
 static RULE_AT_CLAUSE_END: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+    re(concat!(
         r"(?:",
         // "Il tema completo non te lo scrivo": two pronouns before the verb, as Italian
         // writes "it, for you".
         r"non (?:(?:li|le|lo|la|ne|ti|vi|gli|(?:te|me|ce|ve) (?:lo|la|li|le|ne)|glie(?:lo|la|li|le|ne)) )?(?:condivido|scrivo|preparo|faccio|fornisco|rivelo|genero|produco|redigo|svelo|mostro|do)",
         r"|eu nao (?:(?:o|a|os|as|te|lhe) )?(?:revelo|escrevo|compartilho|partilho|busco|forneco|faco|passo|crio|gero|mostro)",
-        r"|я (?:этого |это |их |его |её |ее )?не (?:раскрываю|составляю|делаю|пишу|даю|помогаю|сообщаю|предоставляю|создаю|делюсь|показываю)",
         r")(?:\s*(?:[.,;:!?—–-]|nem |né )|$)",
-        r"|(?:공개하|찾아 ?드리|작성하|알려 ?드리|제공하|공유하|만들어 ?드리|도와 ?드리|안내해 ?드리)지 않(?:습니다|아요)",
-        r"|(?:건|것은|일은) 안 해(?:요|)(?:[.!,]|$)",
-        r"|मैं[^।.!?\n]{0,60}?नहीं (?:करता|करती|बताता|बताती|देता|देती|लिखता|लिखती|भेजता|भेजती|दिखाता|दिखाती)",
         // Turkish: a text mostly in Latin letters has its dotless "ı" folded to "i".
         r"|(?:bunu|bunlar[ıi]|boyle bir sey|bu tur seyleri|bu konuda) yapm[ıi]yorum(?:[.,;:!]|\s|$)",
         r"|(?:paylasm[ıi]yorum|anlatm[ıi]yorum|yazm[ıi]yorum|vermiyorum|gostermiyorum|ac[ıi]klam[ıi]yorum|uretmiyorum|olusturmuyorum|gondermiyorum|haz[ıi]rlam[ıi]yorum)(?:[.,;:!]|\s|$)",
         r"|(?:yapmad[ıi]g[ıi]m|yazmad[ıi]g[ıi]m|paylasmad[ıi]g[ıi]m|vermedigim) bir (?:sey|is)",
+    ))
+});
+
+/// [`RULE_AT_CLAUSE_END`] in Russian, Korean, Hindi and Arabic, read only in text that holds
+/// them.
+static RULE_AT_CLAUSE_END_OTHER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"я (?:этого |это |их |его |её |ее )?не (?:раскрываю|составляю|делаю|пишу|даю|помогаю|сообщаю|предоставляю|создаю|делюсь|показываю)(?:\s*[.,;:!?—–-]|$)",
+        r"|(?:공개하|찾아 ?드리|작성하|알려 ?드리|제공하|공유하|만들어 ?드리|도와 ?드리|안내해 ?드리)지 않(?:습니다|아요)",
+        r"|(?:건|것은|일은) 안 해(?:요|)(?:[.!,]|$)",
+        r"|मैं[^।.!?\n]{0,60}?नहीं (?:करता|करती|बताता|बताती|देता|देती|लिखता|लिखती|भेजता|भेजती|दिखाता|दिखाती)",
         r"|لا (?:أشارك|اشارك|أقدم|اقدم|أكتب|اكتب|أشرح|اشرح|أعطي|اعطي|أفعل|افعل)(?:ها|ه|هم)(?:\s|[.،,؛]|$)",
         r"|(?:أمر|شيء|شيئا|أمرا) لا (?:أقوم|اقوم) به|(?:ليس|ليست) مما (?:أفعله|افعله|أقوم به|اقوم به)|لا (?:أشرح|اشرح) (?:طرق|طريقة|كيفية)",
     ))
@@ -398,15 +413,11 @@ static RULE_AT_CLAUSE_END: LazyLock<Regex> = LazyLock::new(|| {
 /// extraction after "I can't share that", and it names no act. The user's own things
 /// ("your conversations are confidential") are a reassurance, not read. The same for other
 /// people's data, which the user asked for.
-pub(super) static CONFIDENTIAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+pub(super) static CONFIDENTIAL_LATIN: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
         r"\b(?:my|our|the|these|those|its) (?:own )?(?:internal |system |hidden |initial |original |configuration |setup |operating )?(?:instructions|system prompt|prompt|configuration|guidelines|directives|rules)(?: [a-z']+){0,4}? (?:is|are|remain|stay|must remain|must stay|have to remain|has to remain) (?:strictly |kept |entirely )?(?:confidential|private|secret|classified)\b",
         r"|\b(?:mie |le mie |le )?istruzioni (?:interne|di sistema|del sistema|riservate|che (?:ho|ricevo))(?: [a-z']+){0,4}? (?:sono|restano|rimangono) (?:strettamente )?(?:riservate|confidenziali|segrete|private)\b",
         r"|\b(?:minhas |as minhas |as )?instrucoes (?:internas|de sistema|do sistema|de configuracao|que (?:tenho|recebo|recebi))(?: [a-z']+){0,4}? (?:sao|ficam|permanecem) (?:estritamente )?(?:confidenciais|sigilosas|secretas|privadas)\b",
-        r"|(?:системные |внутренние |мои )инструкции(?: [а-яё]+){0,3}? (?:остаются |являются )?(?:конфиденциальн|секретн|закрыт)",
-        r"|(?:지침|시스템 프롬프트|내부 설정|내부 지시)[^.!?\n]{0,15}?(?:기밀|비공개|공개하지 않도록|공개 대상이 아닙)",
-        r"|(?:تعليمات النظام|تعليماتي|التعليمات الداخلية|تعليماتي الداخلية)[^.!?\n،]{0,25}?(?:سرية|سري)",
-        r"|(?:मेरे|आंतरिक|सिस्टम) (?:आंतरिक )?(?:निर्देश|प्रॉम्प्ट)[^।.!?\n]{0,25}?गोपनीय",
         r"|(?:talimatlar[ıi]m|sistem talimatlar[ıi]|i[cç] talimatlar)[^.!?\n]{0,25}?(?:gizli(?:dir)?\b|payla[sş][ıi]ma kapal[ıi])",
         // Other people's data: "Other customers' account details are confidential", "Le
         // informazioni sul conto di un altro cliente restano riservate", "Личные номера
@@ -414,14 +425,38 @@ pub(super) static CONFIDENTIAL: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:other (?:customers|users|clients|people|employees|members|guests|passengers|patients)|another (?:customer|user|client|person|employee|member|guest|passenger|patient)|someone else|third part(?:y|ies))(?:'s|s'|')?(?: [a-z']+){0,4}? (?:is|are|remain|stay|must remain|must stay) (?:strictly |kept )?(?:confidential|private)\b",
         r"|\b(?:altr[oaie] (?:client[ei]|utent[ei]|person[ae]|dipendent[ei])|terzi)\b[^.!?\n]{0,40}?\b(?:sono|restano|rimangono) (?:strettamente )?(?:riservat[ei]|confidenziali|privat[ei])\b",
         r"|\b(?:outros clientes|outro cliente|terceiros|outras pessoas|outra pessoa|outros usuarios|outro usuario)\b[^.!?\n]{0,40}?\b(?:(?:sao|ficam|permanecem) (?:confidenciais|sigilos[oa]s|privad[oa]s)|nao (?:sao|e) (?:compartilhad|divulgad|informad|fornecid))",
+        r"|\b(?:baska (?:musteri|kullanici|kisi)|kisisel veri kapsaminda)[^.!?\n]{0,40}?(?:gizli|paylas[ıi]lam|paylas[ıi]lm[ıi]yor|paylasm[ıi]yoruz)",
+    ))
+});
+
+/// [`CONFIDENTIAL_LATIN`] in the other scripts.
+static CONFIDENTIAL_OTHER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?:системные |внутренние |мои )инструкции(?: [а-яё]+){0,3}? (?:остаются |являются )?(?:конфиденциальн|секретн|закрыт)",
+        r"|(?:지침|시스템 프롬프트|내부 설정|내부 지시)[^.!?\n]{0,15}?(?:기밀|비공개|공개하지 않도록|공개 대상이 아닙)",
+        r"|(?:تعليمات النظام|تعليماتي|التعليمات الداخلية|تعليماتي الداخلية)[^.!?\n،]{0,25}?(?:سرية|سري)",
+        r"|(?:मेरे|आंतरिक|सिस्टम) (?:आंतरिक )?(?:निर्देश|प्रॉम्प्ट)[^।.!?\n]{0,25}?गोपनीय",
         r"|(?:других (?:клиентов|пользователей|людей|сотрудников)|друг(?:ого|ой) (?:клиента|пользователя|человека)|третьих лиц|курьеров)[^.!?\n]{0,40}?(?:конфиденциальн|не (?:раскрываем|разглашаем|передаём|передаем|сообщаем|предоставляем|раскрываются|разглашаются|передаются))",
         r"|(?:다른 (?:고객|사용자|직원|사람|회원)|타인|제3자)의[^.!?\n]{0,25}?(?:기밀|비공개|공개 대상이 아닙|공개하지 않|제공하지 않|공유하지 않)",
         r"|(?:العملاء الآخرين|عملاء آخرين|شخص آخر|أطراف ثالثة|المستخدمين الآخرين)[^.!?\n،]{0,30}?(?:سرية|سري|لا يمكن الإفصاح|لا يتم مشاركة|لا نشارك|لا نفصح)",
         r"|(?:दूसरे|अन्य) (?:ग्राहकों|उपयोगकर्ताओं|लोगों|कर्मचारियों)[^।.!?\n]{0,40}?(?:गोपनीय|साझा नहीं की जाती|साझा नहीं की जा सकती|साझा नहीं करते|नहीं दी जाती)",
-        r"|\b(?:baska (?:musteri|kullanici|kisi)|kisisel veri kapsaminda)[^.!?\n]{0,40}?(?:gizli|paylas[ıi]lam|paylas[ıi]lm[ıi]yor|paylasm[ıi]yoruz)",
     ))
     .expect("confidential instructions compile")
 });
+
+/// The first statement of [`CONFIDENTIAL_LATIN`] or [`CONFIDENTIAL_OTHER`] in `text`.
+pub(super) fn confidential(text: &str) -> Option<std::ops::Range<usize>> {
+    let latin = CONFIDENTIAL_LATIN.find(text).map(|m| m.range());
+    // Most replies are Latin script: the other scripts' pattern is read only when the
+    // text holds a letter of them.
+    let other = (!text.is_ascii())
+        .then(|| CONFIDENTIAL_OTHER.find(text).map(|m| m.range()))
+        .flatten();
+    match (latin, other) {
+        (Some(a), Some(b)) => Some(if a.start <= b.start { a } else { b }),
+        (a, b) => a.or(b),
+    }
+}
 
 /// A company's "we" or a plural subject: [`PRESENT_DECLINE`] then states a policy.
 static WE_SUBJECT: LazyLock<Regex> =
@@ -434,10 +469,22 @@ pub(super) fn present_decline(doc: &Doc) -> Option<std::ops::Range<usize>> {
     doc.sentences.iter().take(2).find_map(|r| {
         let sentence = &text[r.clone()];
         let lead = sentence.len() - sentence.trim_start().len();
-        let (start, end) = match PRESENT_DECLINE.find(&sentence[lead..]) {
+        // The other scripts' patterns are read only in a sentence that holds a letter of
+        // them: most replies are Latin script, and those patterns cost memory to build.
+        let other = !sentence.is_ascii();
+        let opening = PRESENT_DECLINE.find(&sentence[lead..]).or_else(|| {
+            other
+                .then(|| PRESENT_DECLINE_OTHER.find(&sentence[lead..]))
+                .flatten()
+        });
+        let (start, end) = match opening {
             Some(m) => (lead + m.start(), lead + m.end()),
             None => {
-                let m = RULE_AT_CLAUSE_END.find(sentence)?;
+                let m = RULE_AT_CLAUSE_END.find(sentence).or_else(|| {
+                    other
+                        .then(|| RULE_AT_CLAUSE_END_OTHER.find(sentence))
+                        .flatten()
+                })?;
                 (m.start(), m.end())
             }
         };
