@@ -446,7 +446,29 @@ static CONFIDENTIAL_OTHER: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The first statement of [`CONFIDENTIAL_LATIN`] or [`CONFIDENTIAL_OTHER`] in `text`.
 pub(super) fn confidential(text: &str) -> Option<std::ops::Range<usize>> {
-    let latin = CONFIDENTIAL_LATIN.find(text).map(|m| m.range());
+    // Every reply is read, and few speak of secrecy: a word of it first, so that the pattern
+    // is neither built nor run for the others (memory per worker thread, time per reply).
+    const SECRECY: &[&str] = &[
+        "confiden",
+        "privat",
+        "privad",
+        "secret",
+        "segret",
+        "classified",
+        "riservat",
+        "sigilos",
+        "gizli",
+        "paylas",
+        "compartilhad",
+        "divulgad",
+        "informad",
+        "fornecid",
+    ];
+    let latin = SECRECY
+        .iter()
+        .any(|w| text.contains(w))
+        .then(|| CONFIDENTIAL_LATIN.find(text).map(|m| m.range()))
+        .flatten();
     // Most replies are Latin script: the other scripts' pattern is read only when the
     // text holds a letter of them.
     let other = (!text.is_ascii())
@@ -472,19 +494,31 @@ pub(super) fn present_decline(doc: &Doc) -> Option<std::ops::Range<usize>> {
         // The other scripts' patterns are read only in a sentence that holds a letter of
         // them: most replies are Latin script, and those patterns cost memory to build.
         let other = !sentence.is_ascii();
-        let opening = PRESENT_DECLINE.find(&sentence[lead..]).or_else(|| {
-            other
-                .then(|| PRESENT_DECLINE_OTHER.find(&sentence[lead..]))
-                .flatten()
-        });
+        // Each pattern's own words first, so that a sentence without them (most replies)
+        // neither builds nor runs it.
+        let latin = sentence.contains("non ") || sentence.contains("nao ");
+        let opening = latin
+            .then(|| PRESENT_DECLINE.find(&sentence[lead..]))
+            .flatten()
+            .or_else(|| {
+                other
+                    .then(|| PRESENT_DECLINE_OTHER.find(&sentence[lead..]))
+                    .flatten()
+            });
         let (start, end) = match opening {
             Some(m) => (lead + m.start(), lead + m.end()),
             None => {
-                let m = RULE_AT_CLAUSE_END.find(sentence).or_else(|| {
-                    other
-                        .then(|| RULE_AT_CLAUSE_END_OTHER.find(sentence))
-                        .flatten()
-                })?;
+                let turkish = ["yorum", "bir sey", "bir is"]
+                    .iter()
+                    .any(|w| sentence.contains(w));
+                let m = (latin || turkish)
+                    .then(|| RULE_AT_CLAUSE_END.find(sentence))
+                    .flatten()
+                    .or_else(|| {
+                        other
+                            .then(|| RULE_AT_CLAUSE_END_OTHER.find(sentence))
+                            .flatten()
+                    })?;
                 (m.start(), m.end())
             }
         };
