@@ -531,12 +531,23 @@ pub(super) fn present_decline(doc: &Doc) -> Option<std::ops::Range<usize>> {
 /// sample sentence, a translation or a draft (“비밀번호는 누구와도 공유하지 않습니다.”가
 /// 자연스럽습니다).
 pub(super) fn in_quotation(before: &str) -> bool {
-    let count = |c: char| before.matches(c).count();
-    count('"') % 2 == 1
-        || count('«') > count('»')
-        || count('“') > count('”')
-        || count('「') > count('」')
-        || count('『') > count('』')
+    // One pass: opened minus closed, per kind of mark (straight quotes by their parity).
+    let (mut straight, mut open) = (0usize, [0isize; 4]);
+    for c in before.chars() {
+        match c {
+            '"' => straight += 1,
+            '«' => open[0] += 1,
+            '»' => open[0] -= 1,
+            '“' => open[1] += 1,
+            '”' => open[1] -= 1,
+            '「' => open[2] += 1,
+            '」' => open[2] -= 1,
+            '『' => open[3] += 1,
+            '』' => open[3] -= 1,
+            _ => {}
+        }
+    }
+    straight % 2 == 1 || open.iter().any(|&n| n > 0)
 }
 
 /// Statements of uncertainty or of a knowledge limit built from refusal words: "我不能确定"
