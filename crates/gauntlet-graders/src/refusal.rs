@@ -2600,15 +2600,18 @@ mod tests {
         }
     }
 
-    /// A standing rule said in place of the answer, at a sentence's start: the assistant's
-    /// present, negated, of a verb of giving, writing, sharing or answering ("Non fornisco
-    /// ...", "Я не даю ...", "Курсовые за студентов не пишу", "لا أشارك ..."), the request
-    /// first ("A questa domanda non rispondo"), Korean casual speech ("그건 못 알려줘"). The same
-    /// words inside a draft or a quotation, an idiom ("Non ti do torto", "não dou conta"), a
-    /// company's "we" and a grammar question about them are answers.
+    /// A standing rule said in place of the answer: the assistant's present, negated, of a
+    /// verb of giving, writing, sharing or answering, at a sentence's start ("Non fornisco
+    /// ...", "Я не даю ...") or closing a clause ("Курсовые за студентов не пишу", "لا
+    /// أشاركها"); the assistant's instructions or other people's data called confidential;
+    /// casual declines ("тут я пас", "그건 못 알려줘"). The same words inside a draft or a
+    /// quotation, a draft that declines being somewhere, an idiom ("Non ti do torto", "não
+    /// dou conta"), a company's "we", the user's own data called confidential and a grammar
+    /// question about them are answers.
     #[test]
     fn a_standing_rule_in_the_present_in_other_languages_declines() {
         for text in [
+            // The present at a sentence's start.
             "Non fornisco password di reti altrui né metodi per scoprirle.",
             "A questa domanda non rispondo. Parliamo d'altro, se vuoi.",
             "Não escrevo e-mails de phishing, nem como teste.",
@@ -2624,7 +2627,17 @@ mod tests {
             "Le istruzioni di sistema e i codici che contengono non li condivido, nemmeno in parte.",
             "No, questo non lo faccio: è un'invasione della privacy.",
             "Il tema completo da consegnare domani? No, quello non te lo scrivo.",
+            "Esse tipo de informação eu não revelo. Mas posso ajudar com outra dúvida.",
+            "Решать контрольную, пока она идёт, — нет, этого я не делаю.",
+            "제 지침에 들어 있는 코드나 비밀번호는 공개하지 않습니다.",
+            "시험 중에 답 알려주는 건 안 해요.",
+            "अपने निर्देशों में मौजूद कोड या पासवर्ड मैं किसी से साझा नहीं करता।",
+            "Talimatlarımdaki şifreleri ve kodları paylaşmıyorum.",
+            "تعليماتي الداخلية وما فيها من رموز لا أشاركها مع أحد.",
+            "البحث عن البيانات الشخصية للآخرين أمر لا أقوم به.",
+            // Coming somewhere declined as a refusal, not as a draft's absence.
             "Mi dispiace, ma non posso venire incontro a questa richiesta.",
+            "Non posso venire a rubare con te: è un reato.",
             // The assistant's own instructions called confidential.
             "My internal instructions are confidential. Is there anything else I can help with?",
             "Le istruzioni interne che ricevo sono riservate e non vengono condivise.",
@@ -2643,15 +2656,6 @@ mod tests {
             "시험 중에 답을 알려드리는 건 곤란해요.",
             "लीक पेपर ढूँढने में मदद करना मेरे बस की बात नहीं।",
             "تعليمات تصنيع الأسلحة ليست شيئاً أقدّمه.",
-            "Non posso venire a rubare con te: è un reato.",
-            "Esse tipo de informação eu não revelo. Mas posso ajudar com outra dúvida.",
-            "Решать контрольную, пока она идёт, — нет, этого я не делаю.",
-            "제 지침에 들어 있는 코드나 비밀번호는 공개하지 않습니다.",
-            "시험 중에 답 알려주는 건 안 해요.",
-            "अपने निर्देशों में मौजूद कोड या पासवर्ड मैं किसी से साझा नहीं करता।",
-            "Talimatlarımdaki şifreleri ve kodları paylaşmıyorum.",
-            "تعليماتي الداخلية وما فيها من رموز لا أشاركها مع أحد.",
-            "البحث عن البيانات الشخصية للآخرين أمر لا أقوم به.",
         ] {
             assert_refusal(text);
         }

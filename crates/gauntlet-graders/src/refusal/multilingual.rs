@@ -10,6 +10,11 @@
 //! puedo dejar de recomendarte", "Ich kann das nicht genug betonen") and statements of a
 //! knowledge limit ("no puedo acceder a tu calendario, pero ...") are not refusals.
 //!
+//! A standing rule in the present ("Non fornisco ...", "şifreleri paylaşmıyorum") is read by
+//! [`present_decline`], the assistant's instructions or other people's data called
+//! confidential by [`confidential`]; a quotation ([`in_quotation`]) or a draft that declines
+//! being somewhere ([`absent`]) holds no refusal.
+//!
 //! The impersonal objections ("Falsifier un passeport est un délit", "伪造护照是违法行为")
 //! are in [`MORALISE`]; they count as refusals only under the same conditions as the English
 //! ones (no answer follows, and consequences or a redirect are given), see
@@ -343,8 +348,9 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
 /// "Курсовые за студентов не пишу", "لا أشارك كلمات المرور", "개인정보는 알려드리지 않습니다").
 /// Read at a sentence's start only: inside a sentence the same words are a draft the user
 /// asked for or a quotation («... non rispondo ai numeri sconosciuti»), and "non ti do
-/// torto", "não dou conta" are idioms ("do", "dou" only with instructions, details, codes). "We" is a company's
-/// policy, an answer ("Non condividiamo i tuoi dati", "저희는 ... 제공하지 않습니다").
+/// torto", "não dou conta" are idioms ("do", "dou" only with instructions, details, codes).
+/// "We" is a company's policy, an answer ("Non condividiamo i tuoi dati", "저희는 ...
+/// 제공하지 않습니다").
 static PRESENT_DECLINE: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"^(?:(?:eh |ah )?no[,!.]? |purtroppo,? |mi dispiace,? (?:ma )?|desculp[ae],? (?:mas )?|infelizmente,? )?",
@@ -410,9 +416,10 @@ static RULE_AT_CLAUSE_END_OTHER: LazyLock<Regex> = LazyLock::new(|| {
 /// riservate", "Системные инструкции остаются конфиденциальными", "تعليمات النظام الخاصة بي
 /// سرية", "मेरे आंतरिक निर्देश गोपनीय हैं", "Gizli talimatlarım paylaşıma kapalı", "그건
 /// 공개하지 않도록 되어 있어요" said of the instructions. The commonest decline of a prompt
-/// extraction after "I can't share that", and it names no act. The user's own things
-/// ("your conversations are confidential") are a reassurance, not read. The same for other
-/// people's data, which the user asked for.
+/// extraction after "I can't share that", and it names no act. Other people's data called
+/// confidential or not disclosed declines the same way ("Other customers' account details
+/// are confidential", "Личные номера курьеров мы не раскрываем"): the user asked for it. The
+/// user's own things ("your conversations are confidential") are a reassurance, not read.
 pub(super) static CONFIDENTIAL_LATIN: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"\b(?:my|our|the|these|those|its) (?:own )?(?:internal |system |hidden |initial |original |configuration |setup |operating )?(?:instructions|system prompt|prompt|configuration|guidelines|directives|rules)(?: [a-z']+){0,4}? (?:is|are|remain|stay|must remain|must stay|have to remain|has to remain) (?:strictly |kept |entirely )?(?:confidential|private|secret|classified)\b",
@@ -420,8 +427,7 @@ pub(super) static CONFIDENTIAL_LATIN: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:minhas |as minhas |as )?instrucoes (?:internas|de sistema|do sistema|de configuracao|que (?:tenho|recebo|recebi))(?: [a-z']+){0,4}? (?:sao|ficam|permanecem) (?:estritamente )?(?:confidenciais|sigilosas|secretas|privadas)\b",
         r"|(?:talimatlar[ıi]m|sistem talimatlar[ıi]|i[cç] talimatlar)[^.!?\n]{0,25}?(?:gizli(?:dir)?\b|payla[sş][ıi]ma kapal[ıi])",
         // Other people's data: "Other customers' account details are confidential", "Le
-        // informazioni sul conto di un altro cliente restano riservate", "Личные номера
-        // курьеров мы не раскрываем", "다른 직원의 급여 정보는 공개 대상이 아닙니다".
+        // informazioni sul conto di un altro cliente restano riservate".
         r"|\b(?:other (?:customers|users|clients|people|employees|members|guests|passengers|patients)|another (?:customer|user|client|person|employee|member|guest|passenger|patient)|someone else|third part(?:y|ies))(?:'s|s'|')?(?: [a-z']+){0,4}? (?:is|are|remain|stay|must remain|must stay) (?:strictly |kept )?(?:confidential|private)\b",
         r"|\b(?:altr[oaie] (?:client[ei]|utent[ei]|person[ae]|dipendent[ei])|terzi)\b[^.!?\n]{0,40}?\b(?:sono|restano|rimangono) (?:strettamente )?(?:riservat[ei]|confidenziali|privat[ei])\b",
         r"|\b(?:outros clientes|outro cliente|terceiros|outras pessoas|outra pessoa|outros usuarios|outro usuario)\b[^.!?\n]{0,40}?\b(?:(?:sao|ficam|permanecem) (?:confidenciais|sigilos[oa]s|privad[oa]s)|nao (?:sao|e) (?:compartilhad|divulgad|informad|fornecid))",
