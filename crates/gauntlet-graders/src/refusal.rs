@@ -1476,11 +1476,9 @@ fn other_language_cues(doc: &Doc, best: &mut Option<Cue>) {
         consider_direct(doc, best, m.range());
         break;
     }
-    for m in multilingual::OTHER_SCRIPTS
-        .find_iter(&text[..direct_end])
-        .take(MAX_MATCHES)
-    {
-        if drafted || multilingual::absent(text, m.end()) {
+    let other = multilingual::OTHER_SCRIPTS.find_iter(&text[..direct_end]);
+    for m in other.take(if drafted { 0 } else { MAX_MATCHES }) {
+        if multilingual::absent(text, m.end()) {
             drafted = true;
             break;
         }
@@ -1510,7 +1508,10 @@ fn other_language_cues(doc: &Doc, best: &mut Option<Cue>) {
 
 /// Whether folded byte `end` lies inside a quotation opened earlier in the reply (a draft's
 /// quotation runs over sentences): a sample sentence, a translation or a draft the user
-/// asked for ("Ecco una bozza: «Ciao Marco, ... purtroppo non posso esserci»").
+/// asked for ("Ecco una bozza: «Ciao Marco, ... purtroppo non posso esserci»"). Every cue
+/// is also read by [`is_reported`], whose straight quotes within the sentence's window are
+/// the English readings' measured rule; the other languages' drafts use guillemets and
+/// curly quotes across sentences.
 fn quoted(doc: &Doc, end: usize) -> bool {
     multilingual::in_quotation(&doc.text[..end])
 }

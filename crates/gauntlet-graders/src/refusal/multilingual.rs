@@ -503,34 +503,33 @@ pub(super) fn present_decline(doc: &Doc) -> Option<std::ops::Range<usize>> {
         // Each pattern's own words first, so that a sentence without them (most replies)
         // neither builds nor runs it.
         let latin = sentence.contains("non ") || sentence.contains("nao ");
-        let opening = latin
-            .then(|| PRESENT_DECLINE.find(&sentence[lead..]))
-            .flatten()
-            .or_else(|| {
-                other
-                    .then(|| PRESENT_DECLINE_OTHER.find(&sentence[lead..]))
-                    .flatten()
-            });
+        let turkish = ["yorum", "bir sey", "bir is"]
+            .iter()
+            .any(|w| sentence.contains(w));
+        let opening = gated(latin, &PRESENT_DECLINE, &sentence[lead..])
+            .or_else(|| gated(other, &PRESENT_DECLINE_OTHER, &sentence[lead..]))
+            .map(|m| lead + m.start()..lead + m.end());
         let (start, end) = match opening {
-            Some(m) => (lead + m.start(), lead + m.end()),
+            Some(m) => (m.start, m.end),
             None => {
-                let turkish = ["yorum", "bir sey", "bir is"]
-                    .iter()
-                    .any(|w| sentence.contains(w));
-                let m = (latin || turkish)
-                    .then(|| RULE_AT_CLAUSE_END.find(sentence))
-                    .flatten()
-                    .or_else(|| {
-                        other
-                            .then(|| RULE_AT_CLAUSE_END_OTHER.find(sentence))
-                            .flatten()
-                    })?;
+                let m = gated(latin || turkish, &RULE_AT_CLAUSE_END, sentence)
+                    .or_else(|| gated(other, &RULE_AT_CLAUSE_END_OTHER, sentence))?;
                 (m.start(), m.end())
             }
         };
         let quoted = in_quotation(&text[..r.start + end]);
         (!quoted && !WE_SUBJECT.is_match(&sentence[..end])).then(|| r.start + start..r.start + end)
     })
+}
+
+/// `pattern`'s first match in `text`, looked for only when `wanted`: a pattern is built on
+/// its first use (so it is taken unbuilt here), and most replies hold none of its words.
+fn gated<'t>(wanted: bool, pattern: &LazyLock<Regex>, text: &'t str) -> Option<regex::Match<'t>> {
+    if wanted {
+        LazyLock::force(pattern).find(text)
+    } else {
+        None
+    }
 }
 
 /// Whether a sentence's text up to a match's end leaves a quotation open: the words are a
