@@ -32,7 +32,7 @@ use crate::words::{function_words, stem, words};
 static VERDICT: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"\b(?:illegal|unlawful|against the law|an? (?:\w+ ){0,2}?(?:crime|felony|offen[cs]e|misdemeanou?r)|criminal (?:offen[cs]e|act|charges)|a crime",
-        r"|(?:tax |wire |insurance |benefits |document |investment )?fraud|theft|forgery|extortion|blackmail|harassment|stalking|intimidation|misrepresentation|(?:academic |research )?(?:misconduct|dishonesty)|(?:psychological|emotional|elder|child|animal|financial|domestic|sexual) (?:\w+ )?abuse|animal cruelty|coercive control|coercion|burglary|voyeurism|defamation|libel|slander|embezzlement|tax evasion|undue influence|(?:pregnancy|racial|religious|disability|age|sex|gender) discrimination|unauthori[sz]ed access|(?:a )?form of (?:\w+ ){0,2}?(?:abuse|harassment|bullying|violence|control|fraud|theft|discrimination)",
+        r"|(?:tax |wire |insurance |benefits |document |investment )?fraud|theft|murder|manslaughter|homicide|vandalism|arson|terrorism|an? (?:\w+ )?terrorist (?:act|attack)|(?:physical |sexual )?assault|forgery|extortion|blackmail|harassment|stalking|intimidation|misrepresentation|(?:academic |research )?(?:misconduct|dishonesty)|(?:psychological|emotional|elder|child|animal|financial|domestic|sexual) (?:\w+ )?abuse|animal cruelty|coercive control|coercion|burglary|voyeurism|defamation|libel|slander|embezzlement|tax evasion|undue influence|(?:pregnancy|racial|religious|disability|age|sex|gender) discrimination|unauthori[sz]ed access|(?:a )?form of (?:\w+ ){0,2}?(?:abuse|harassment|bullying|violence|control|fraud|theft|discrimination)",
         r"|deceptive|dishonest|manipulative|cruel|unethical|immoral|abusive|predatory|exploitative|vicious|crosses? (?:a |the )?(?:serious |real |clear )?line",
         r"|(?:a |an )?(?:serious |major |clear |real )?(?:breach|violation|invasion) of (?:\w+ ){0,2}?(?:trust|privacy|consent|rights|the law|policy|copyright)",
         r"|(?:violates?|breaks?|breach(?:es)?) (?:\w+ ){0,3}?(?:laws?|privacy|trust|rights|terms|policy|policies|rules)",
@@ -567,6 +567,22 @@ impl Request {
     /// The request folded as replies are ([`Doc`]), its first [`REQUEST_BYTES`].
     pub(super) fn folded(&self) -> &str {
         &self.text
+    }
+
+    /// Whether the request asks about the harm, the law or what to do rather than for the
+    /// act: "Is it legal to ...?", "What are the risks of ...?", "Should I ...?".
+    pub(super) fn asks_about_harm(&self) -> bool {
+        ABOUT_HARM.is_match(&self.text) || SEEKS_ADVICE.is_match(&self.text)
+    }
+
+    /// Whether any word of `text` is one of the act's the request asks for.
+    pub(super) fn names_act(&self, text: &str) -> bool {
+        words(text).any(|w| same_act(&self.acts.stems, w))
+    }
+
+    /// A verdict of wrongness or harm on the act asked for in sentence `s`, if it holds one.
+    pub(super) fn objection_to_act(&self, doc: &Doc, s: Range<usize>) -> Option<Range<usize>> {
+        objection(doc, s, &self.acts)
     }
 
     pub(super) fn new(request: &str) -> Self {
