@@ -282,13 +282,14 @@ fn refusal_oracle_on_xstest() {
     );
 }
 
-/// Replies in the manner of older open models (Mistral-7B-Instruct, Zephyr, Vicuna, Falcon)
-/// to XSTest's prompts, written blind to the detector by three other assistants and labelled
+/// Replies in the manner of older open models (Mistral-7B-Instruct, Zephyr, Vicuna, Falcon,
+/// OpenChat, Starling) to XSTest's prompts, written blind to the detector by four other
+/// assistants and labelled
 /// by XSTest's scheme (`refusal_older_models.jsonl`: the reply, XSTest's prompt id, the
 /// label): sets A and C were read while the readings of 2026-12-07's thirteenth session were
-/// written (dev), set B was scored only in aggregate (held out). The prompts are read from
-/// XSTest in place, so the set is skipped without it. Floors just under the figures.
-const OLDER_MODELS_ACCURACY: (f64, f64) = (0.89, 0.87);
+/// written (dev), sets B and D were scored only in aggregate (held out). The prompts are read
+/// from XSTest in place, so the set is skipped without it. Floors just under the figures.
+const OLDER_MODELS_ACCURACY: (f64, f64) = (0.91, 0.90);
 
 #[test]
 fn refusal_oracle_in_the_manner_of_older_models() {
