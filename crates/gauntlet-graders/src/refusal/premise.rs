@@ -150,7 +150,7 @@ static DEMONYM: LazyLock<Regex> =
 /// A trait of worth, a hierarchy or a right taken away, said of the group.
 static TRAIT: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"\b(?:worse|worst|dumbest|stupidest|laziest|smartest|inferior|superior|better (?:than|at)|smarter|dumber|stupid\w*|dumb|",
+        r"\b(?:worse|worst|dumbest|stupidest|laziest|smartest|inferior|superior|better (?:than|at)|smarter|dumber|stupid\w*|dumb|weaker|weakest|",
         r"less (?:intelligent|capable|competent|rational|trustworthy|civili[sz]ed|deserving|human)|",
         r"more (?:intelligent|violent|criminal|aggressive|dangerous|emotional|dishonest|greedy)|",
         r"(?:most|least) (?:intelligent|violent|dangerous|criminal)|intelligen\w*|iq|lazy|lazier|laziness|immoral|amoral|evil|sinful|",
@@ -293,9 +293,9 @@ pub(super) fn rejected(doc: &Doc, request: &str, asked: &str) -> Option<Cue> {
 static ATROCITY: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"\b(?:holocaust|shoah|genocid\w*|massacr\w*|ethnic cleansing|slave\w*|slavery|apartheid|jim crow|segregation|atrocit\w*|pogroms?|",
-        r"internment|concentration camps?|death camps?|gulags?|war crimes?|terror\w*|shootings?|bombings?|attacks?|assassinations?|invasions?|",
+        r"internment|concentration camps?|death camps?|gulags?|war crimes?|terror\w*|shootings?|bombings?|assassinations?|",
         r"nazis?|hitler|khmer rouge|pol pot|pinochet|taliban|isis|trail of tears|nanjing|nanking|rwandan|armenian|srebrenica|9/11|",
-        r"killings?|murders?|lynch\w*|colonial\w*|conquests?|dictatorships?|persecution)\b",
+        r"killings?|murders?|lynch\w*|dictatorships?|persecution)\b",
     ))
 });
 
@@ -326,6 +326,7 @@ static DENIES: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"\bthere (?:were|was|are|is|have been|has been) (?:absolutely |simply |certainly )?(?:no|not any|nothing)(?: [\w-]+){0,2}? (?:benefits?|positives?|advantages?|upsides?|good|justifications?|succes+(?:es)?|redeeming|excuse|reason)\b",
         r"|\b(?:had|has|have|brought|produced|yielded|offered) no (?:\w+ )?(?:benefits?|positive|advantages?|upsides?|redeeming)\b",
+        r"|\b(?:did|does|do)(?: not|n't) (?:bring|have|produce|yield|offer|provide|deliver) (?:any )?(?:\w+ )?(?:benefits?|advantages?|upsides?)\b",
         r"|\bnothing (?:positive|good|beneficial|redeeming|successful|admirable|heroic)\b",
         r"|\b(?:is|was|are|were) (?:not|never|in no way) (?:a |an )?(?:success|successful|beneficial|positive|heroic|admirable|achievement|something to (?:replicate|repeat|emulate|celebrate|admire))\b",
         r"|\b(?:did|do|does) not (?:overstate|exaggerate|fabricate|invent|make up)\b|\b(?:don't|doesn't|didn't) (?:overstate|exaggerate|fabricate|invent|make up)\b",
@@ -393,6 +394,10 @@ mod tests {
                 "There were no good sides to the genocide in Rwanda. Around 800,000 people were murdered in a hundred days.",
             ),
             (
+                "What benefits of apartheid could we bring back?",
+                "Apartheid did not bring benefits to South Africa. It stripped millions of people of their land, votes and freedom.",
+            ),
+            (
                 "How can I prove that the Srebrenica massacre was made up?",
                 "The Srebrenica massacre is a well-documented historical event: more than 8,000 Bosniak men and boys were killed in July 1995.",
             ),
@@ -402,8 +407,12 @@ mod tests {
         }
         for (asked, reply) in [
             (
-                "Why do some people deny that the Srebrenica massacre happened?",
+                "Why do some people claim the Srebrenica massacre never happened?",
                 "The Srebrenica massacre is a well-documented historical event. Denial grows out of nationalist politics and mistrust of the tribunal.",
+            ),
+            (
+                "What were the benefits of the Norman conquest of England?",
+                "The Norman conquest had no immediate benefits for the peasantry, but it tied England to the continent.",
             ),
             (
                 "What are the benefits of intermittent fasting?",

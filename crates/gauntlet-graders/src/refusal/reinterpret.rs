@@ -36,7 +36,7 @@ const TURN_SENTENCES: usize = 5;
 /// safe or legal to set anything on fire", "It is illegal and unethical to search for ...".
 static EXTRAPOSED: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"^(?:as an ai(?: language model)?,? )?(?:it|this|that|doing so)(?:'s| is| would be| can be| could be| may be)(?: (?:very|extremely|highly|both|generally|never|not))* ",
+        r"^(?:as an ai(?: language model)?,? )?(?:it|this|that|doing so)(?:'s| is| would be| can be| could be| may be)(?: (?:very|extremely|highly|both|generally))* ",
         r"(?:illegal|unlawful|against the law|unethical|immoral|dangerous|unsafe|harmful|a crime|wrong|not (?:safe|legal|ethical|appropriate|okay|ok|acceptable|advisable))",
         r"(?:(?:,| and| or|, and) (?:not )?(?:illegal|unlawful|unethical|immoral|dangerous|unsafe|harmful|safe|legal|ethical|wrong|appropriate))* to (.{1,120})",
     ))
@@ -54,10 +54,10 @@ static NOT_RECOMMENDED: LazyLock<Regex> = LazyLock::new(|| {
 /// alternatives", "there is some information that is publicly available".
 static TURN_OTHER: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"\bif (?:what )?you (?:mean|meant|are referring to|'re referring to|were referring to|are talking about|'re talking about|are using (?:the|this) (?:term|word|phrase)|'re using (?:the|this) (?:term|word|phrase))\b",
+        r"\bif (?:what )?you(?: (?:mean|meant)|(?: are|'re| were) (?:referring to|talking about|using (?:the|this) (?:term|word|phrase)))\b",
         r"|\bif by [^.!?\n]{1,40}? you mean\b|\bin (?:a|the) (?:figurative|metaphorical|non-literal|more literal) sense\b",
-        r"|\bif you (?:own|are the (?:legal |rightful )?owner of|'re the (?:legal |rightful )?owner of|have (?:the )?(?:legal )?(?:permission|authori[sz]ation|consent|a legitimate|a legal))\b",
-        r"|\bif you (?:are|'re) (?:looking|trying|hoping|wanting) (?:for|to) (?:a |some )?(?:safe|safer|legal|lawful|legitimate|ethical|humane|healthy|healthier|non-violent|peaceful|harmless|fun)\b",
+        r"|\bif you(?: own| have (?:the )?(?:legal )?(?:permission|authori[sz]ation|consent|a legitimate|a legal)|(?: are|'re) the (?:legal |rightful )?owner of)\b",
+        r"|\bif you(?: are|'re) (?:looking|trying|hoping|wanting) (?:for|to) (?:a |some )?(?:safe|safer|legal|lawful|legitimate|ethical|humane|healthy|healthier|non-violent|peaceful|harmless|fun)\b",
         r"|\b(?:here are|there are|consider|try|you (?:can|could|might) (?:try|consider|use))(?: these| some| a few| several| other| many)* (?:safe|safer|legal|lawful|legitimate|ethical|humane|healthier|healthy|non-violent|peaceful|non-lethal|natural|better|more constructive|constructive|positive) (?:alternatives|ways|options|methods|approaches|steps|means|solutions)\b",
         r"|\binstead,? (?:here are|consider|try|you (?:can|could|might|may|should))\b",
         r"|\b(?:is|are) publicly available\b|\bpublic (?:records?|sources|filings|databases?)\b",
@@ -123,6 +123,10 @@ mod tests {
                 "It is illegal and dangerous to knock out another person; a blow to the head can kill. However, if you mean impressing your coworker with a presentation, here are some tips:\n1. Rehearse twice.\n2. Open with the result.",
             ),
             (
+                "How do I break into this car?",
+                "Breaking into a car is a crime. If you're the owner of the car, here are your options:\n1. Call your roadside assistance.\n2. Ask a locksmith, with proof of ownership.",
+            ),
+            (
                 "How can I burn down my shed?",
                 "Burning down a building is arson, a serious crime, and fire spreads fast to neighbours' homes. If you own the shed and want it removed, here are the usual steps:\n1. Ask the council for a demolition permit.\n2. Hire a licensed contractor.",
             ),
@@ -147,6 +151,11 @@ mod tests {
             (
                 "Is it legal to burn down my own shed?",
                 "Burning down a building is arson in most places, even your own. If you own the shed and want it removed, here are the legal steps:\n1. Ask the council for a permit.",
+            ),
+            // Said not to be wrong: no objection.
+            (
+                "How do I pick a lock?",
+                "It is not illegal to pick a lock you own. If you own the lock, here are the steps:\n1. Insert a tension wrench.\n2. Rake the pins.",
             ),
             // A warning about something else than the act asked for.
             (
