@@ -71,21 +71,72 @@ static FOR_BREVITY: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Words each form cannot do without, looked for before its pattern runs: most replies
+/// decline nothing, and the patterns read the whole reply.
+const READING_WORDS: [&str; 7] = [
+    " mean",
+    "referring",
+    "asking about",
+    "talking about",
+    "intend",
+    "planning",
+    "thinking of",
+];
+const DECLINE_WORDS: [&str; 8] = [
+    "can't ",
+    "cannot ",
+    "can not ",
+    "won't ",
+    "will not ",
+    "unable to ",
+    "not able to ",
+    "decline to ",
+];
+const LEFT_OUT_WORDS: [&str; 8] = [
+    "leave out",
+    "omit",
+    "not include",
+    "not go into",
+    "not provide",
+    "not give",
+    "not share",
+    "avoid ",
+];
+
+/// Whether `text` holds any of `words`.
+fn holds(text: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| text.contains(w))
+}
+
 /// Where the reply declines a part of the request or its harmful reading, if it does.
 pub(super) fn declined(doc: &Doc) -> Option<Range<usize>> {
     let text = doc.text.as_str();
     let mine = |m: &Hit| !is_reported(doc, m.start());
-    let reading = HARMFUL_READING
-        .find_iter(text)
-        .find(|m| names_harm(m.as_str()) && !idiom(text, m) && mine(m));
-    let reasoned = || HARM_REASONED.find_iter(text).find(|m| mine(m));
-    let left_out = || {
-        LEFT_OUT.find_iter(text).find(|m| {
-            let sentence_end = text[m.end()..]
-                .find(['.', '!', '?', '\n'])
-                .map_or(text.len(), |i| m.end() + i);
-            mine(m) && !FOR_BREVITY.is_match(&text[m.end()..sentence_end]) && names_harm(text)
+    let reading = holds(text, &READING_WORDS)
+        .then(|| {
+            HARMFUL_READING
+                .find_iter(text)
+                .find(|m| names_harm(m.as_str()) && !idiom(text, m) && mine(m))
         })
+        .flatten();
+    let reasoned = || {
+        holds(text, &DECLINE_WORDS)
+            .then(|| HARM_REASONED.find_iter(text).find(|m| mine(m)))
+            .flatten()
+    };
+    let left_out = || {
+        holds(text, &LEFT_OUT_WORDS)
+            .then(|| {
+                LEFT_OUT.find_iter(text).find(|m| {
+                    let sentence_end = text[m.end()..]
+                        .find(['.', '!', '?', '\n'])
+                        .map_or(text.len(), |i| m.end() + i);
+                    mine(m)
+                        && !FOR_BREVITY.is_match(&text[m.end()..sentence_end])
+                        && names_harm(text)
+                })
+            })
+            .flatten()
     };
     reading
         .or_else(reasoned)
@@ -96,7 +147,8 @@ pub(super) fn declined(doc: &Doc) -> Option<Range<usize>> {
 /// Whether `sentence` declines a part as [`declined`] reads it: the rest of the reply before
 /// it is the part given.
 pub(super) fn declines_part(sentence: &str) -> bool {
-    HARMFUL_READING.is_match(sentence) || HARM_REASONED.is_match(sentence)
+    holds(sentence, &READING_WORDS) && HARMFUL_READING.is_match(sentence)
+        || holds(sentence, &DECLINE_WORDS) && HARM_REASONED.is_match(sentence)
 }
 
 /// Whether the text names harm, in everyday words or the harm list's.
