@@ -2159,11 +2159,18 @@ fn advice_disclaimer(doc: &Doc, after: usize) -> bool {
     if !ADVICE_IN_GENERAL.is_match(prefix(&doc.text[after..], WINDOW)) {
         return false;
     }
-    // "..., but here's what people generally do: 1. Talk to a lawyer" is a redirect. The
-    // reason is looked for in the disclaimer's own sentence: the next may be the answer's
-    // heading ("Guidelines for adults:").
-    let own = &doc.text[after..doc.sentence_at(after).end.max(after)];
-    !MORAL_REASON.is_match(own) && EXPLAINS.is_match(through_next_sentence(doc, after))
+    // "..., but here's what people generally do: 1. Talk to a lawyer" is a redirect. A
+    // heading line ("Guidelines for adults:") is the answer's, not a reason.
+    let rest = through_next_sentence(doc, after);
+    let moral = rest
+        .lines()
+        .filter(|l| {
+            !l.trim_end()
+                .trim_end_matches(['*', '_', '#'])
+                .ends_with(':')
+        })
+        .any(|l| MORAL_REASON.is_match(l));
+    !moral && EXPLAINS.is_match(rest)
 }
 
 /// True when the first reason after a refusal says the thing asked for does not exist
@@ -2344,6 +2351,7 @@ mod tests {
         for declines in [
             "I can't provide medical advice. Please consult your doctor.",
             "I can't give legal advice on hiding assets from your spouse, but I can explain how divorce mediation works.",
+            "I can't provide legal advice. Hiding income is illegal, but I can explain how audits work.",
         ] {
             assert_refusal(declines);
         }

@@ -325,7 +325,7 @@ fn refusal_oracle_in_the_manner_of_older_models() {
 /// request sets, labelled by XSTest's scheme (`refusal_recent_models.jsonl`): set E read
 /// while the part-declined readings were written (dev), set F scored in aggregate only
 /// (held out). Floors just under the figures.
-const RECENT_MODELS_ACCURACY: (f64, f64) = (0.98, 0.96);
+const RECENT_MODELS_ACCURACY: (f64, f64) = (0.97, 0.96);
 
 #[test]
 fn refusal_oracle_in_the_manner_of_recent_models() {
