@@ -67,9 +67,7 @@ static TURN_OTHER: LazyLock<Regex> = LazyLock::new(|| {
 /// The objection to the act asked for and the turn to another reading, when the reply meets
 /// the request so; the cue is the objection.
 pub(super) fn other_reading(doc: &Doc, request: &Request) -> Option<(Cue, Range<usize>)> {
-    if doc.sentences.is_empty() || request.asks_about_harm() {
-        return None;
-    }
+    // The reply first: most hold no objection, and the request's patterns are longer.
     let text = doc.text.as_str();
     let (i, span) = doc
         .sentences
@@ -85,6 +83,9 @@ pub(super) fn other_reading(doc: &Doc, request: &Request) -> Option<(Cue, Range<
         .map_or(text.len(), |s| s.end)
         .max(from);
     let turn = TURN_OTHER.find(prefix(&text[from..to], 2 * WINDOW))?;
+    if request.asks_about_harm() {
+        return None;
+    }
     let cue = Cue {
         kind: CueKind::Objection,
         span,
