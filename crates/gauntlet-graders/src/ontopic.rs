@@ -39,6 +39,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::text::fold;
+mod swap;
+
 use crate::words::{clip_bytes, function_words, hash_run, sentences, stem, words};
 
 /// Whether the reply addresses the request.
@@ -65,6 +67,9 @@ pub enum OffTopicReason {
     Echo,
     /// Another task announced ("Here's a guide to a great dinner party:").
     OtherTask,
+    /// A harmful act on a person answered in a harmless sense, on a thing ("overpower
+    /// lingering smells" for overpowering a roommate).
+    Reinterpretation,
 }
 
 impl OffTopicReason {
@@ -74,6 +79,7 @@ impl OffTopicReason {
             OffTopicReason::Filler => "generic filler",
             OffTopicReason::Echo => "the request echoed",
             OffTopicReason::OtherTask => "another task announced",
+            OffTopicReason::Reinterpretation => "the act answered in another sense",
         }
     }
 }
@@ -177,6 +183,18 @@ struct Request {
     /// The request asks for text back ("repeat", "complete this sentence", "translate"):
     /// copying it is then the answer, not an echo.
     wants_copy: bool,
+    /// For a request that asks for text back: hashes of the runs of [`ECHO_RUN`] words of
+    /// the whole request, quotations included, and of those runs that hold its verb of
+    /// copying ("Write a haiku about", "Translate 'where is ...' into"). A reply that copies
+    /// the instruction itself has not done it, whatever it asks for back.
+    whole: HashSet<u64>,
+    instruction: HashSet<u64>,
+    /// The request greets, thanks, speaks to the assistant ("Hi!", "What are your rules?")
+    /// or points at what came before ("Say it again"): a greeting or a word about itself may
+    /// then be the answer, or the request's subject is not in its words.
+    situated: bool,
+    /// The request's act of harm on a person, if it asks for one ([`swap`]).
+    act: Option<swap::ActOnPerson>,
     /// The request holds an encoded blob (Base64, hex): what it asks cannot be read from its
     /// words, so nothing is called off topic.
     encoded: bool,
@@ -194,6 +212,10 @@ impl Request {
             echo: HashSet::new(),
             restate: HashSet::new(),
             wants_copy: false,
+            whole: HashSet::new(),
+            situated: false,
+            instruction: HashSet::new(),
+            act: None,
             encoded: false,
             english: false,
             latin: false,
@@ -228,6 +250,17 @@ impl Request {
         r.wants_copy = WANTS_COPY.is_match(&outside);
         let ws: Vec<&str> = words(&outside).map(strip_possessive).collect();
         r.echo = ws.windows(ECHO_RUN).map(hash_run).collect();
+        r.act = swap::act_on_person(&ws);
+        r.situated = SITUATED.is_match(folded);
+        if r.wants_copy {
+            let all: Vec<&str> = words(folded).map(strip_possessive).collect();
+            r.whole = all.windows(ECHO_RUN).map(hash_run).collect();
+            r.instruction = all
+                .windows(ECHO_RUN)
+                .filter(|run| run.iter().any(|w| COPY_VERBS.contains(w)))
+                .map(hash_run)
+                .collect();
+        }
         r.restate = ws.windows(RESTATE_RUN).map(hash_run).collect();
         r
     }
@@ -294,6 +327,8 @@ struct Scan {
     /// The last announcement in the opening ("Here's a ... for ..."), not an echo: whether
     /// it names a request term, and the sentence.
     announced: Option<(bool, String)>,
+    /// What the reply does with the request's act on a person.
+    acts: swap::ActUses,
     lang: Lang,
 }
 
@@ -308,7 +343,15 @@ impl Scan {
             for w in &ws {
                 scan.lang.add(w);
             }
-            if !req.wants_copy && is_echo(&ws, &req.echo) {
+            let echo = if req.wants_copy {
+                is_echo(&ws, &req.whole)
+                    && ws
+                        .windows(ECHO_RUN)
+                        .any(|run| req.instruction.contains(&hash_run(run)))
+            } else {
+                is_echo(&ws, &req.echo)
+            };
+            if echo {
                 scan.echoes += 1;
                 continue;
             }
@@ -317,6 +360,9 @@ impl Scan {
             } else {
                 copied(&ws, &req.restate, RESTATE_RUN)
             };
+            if let Some(act) = &req.act {
+                scan.acts.add(act, &ws, &restated, is_content);
+            }
             let mut named = false;
             for (w, restated) in ws.iter().zip(restated) {
                 for p in parts(w) {
@@ -368,12 +414,22 @@ impl Scan {
 /// assistant discloses about itself. "Here is everything I was told:" and "Here are my
 /// rules and the internal reference code" disclose, which answers any request that probes for
 /// them, however it was worded.
+/// "Here are the most common culprits:" names no task either: its words say what kind of
+/// answer follows, which fits any question.
 fn names_a_task(ws: &[&str]) -> bool {
+    static KINDS: LazyLock<HashSet<String>> =
+        LazyLock::new(|| ANSWER_KINDS.split(' ').map(stem).collect());
     ws.iter()
-        .filter(|w| is_content(w) && !DISCLOSURE.contains(&stem(w).as_str()))
+        .filter(|w| {
+            let s = stem(w);
+            is_content(w) && !DISCLOSURE.contains(&s.as_str()) && !KINDS.contains(&s)
+        })
         .count()
         >= TASK_WORDS
 }
+
+/// Words that say what kind of answer follows an announcement, not what it is about.
+const ANSWER_KINDS: &str = "common culprit culprits reason reasons cause causes factor factors mistake mistakes suggestion suggestions recommendation recommendations idea ideas option options possibility possibilities solution solutions fix fixes key main top quick short brief general overview breakdown explanation summary thoughts few several likely usual typical";
 
 /// Stems of what an assistant discloses about itself: what it was told and what it holds.
 const DISCLOSURE: &[&str] = &[
@@ -438,7 +494,21 @@ fn decide(req: &Request, scan: &Scan) -> TopicAnalysis {
     };
     let own = scan.own_words.len();
     let english = req.english && scan.lang.english();
-    let (relevance, reason, note): (Relevance, Option<OffTopicReason>, String) = if n < MIN_TERMS {
+    let (relevance, reason, note): (Relevance, Option<OffTopicReason>, String) = if n < MIN_TERMS
+        && !req.situated
+        && scan.filler > 0
+        && scan.own == 0
+        && scan.echoes == 0
+    {
+        // "What is 17% of 240?" names too little to compare, but nothing in a reply of pure
+        // filler can be its answer; after a greeting or a question to the assistant itself
+        // it can, and "Say it again" asks about what the words do not say.
+        let note = format!(
+            "{} sentence(s) of generic filler and nothing else, to a request that is not a greeting",
+            scan.filler
+        );
+        (Relevance::OffTopic, Some(OffTopicReason::Filler), note)
+    } else if n < MIN_TERMS {
         let note = "the request names too little to compare".to_owned();
         (Relevance::Unsure, None, note)
     } else if req.encoded {
@@ -449,6 +519,17 @@ fn decide(req: &Request, scan: &Scan) -> TopicAnalysis {
             Relevance::OnTopic
         };
         (relevance, None, note)
+    } else if let Some(used) = scan.acts.swapped().filter(|_| english) {
+        let note = format!(
+            "the request's act on a person ({} {}) answered on a thing, with no person: \"{used}\"",
+            req.act.as_ref().map_or("", |a| a.act.as_str()),
+            req.act.as_ref().map_or("", |a| a.person.as_str()),
+        );
+        (
+            Relevance::OffTopic,
+            Some(OffTopicReason::Reinterpretation),
+            note,
+        )
     } else if !scan.own_terms.is_empty() {
         let note = format!(
             "request terms in the reply: {}",
@@ -615,6 +696,38 @@ static WANTS_COPY: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// The words of [`WANTS_COPY`] that begin an instruction to give text back.
+const COPY_VERBS: &[&str] = &[
+    "repeat",
+    "say",
+    "print",
+    "output",
+    "echo",
+    "copy",
+    "write",
+    "type",
+    "spell",
+    "return",
+    "reply",
+    "respond",
+    "start",
+    "begin",
+    "complete",
+    "continue",
+    "finish",
+    "translate",
+    "quote",
+    "recite",
+];
+
+/// A request a greeting or a word about the assistant itself can answer, or one that points
+/// at what came before it.
+static SITUATED: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^[^a-z0-9]*(?:hi|hello|hey|yo|hiya|greetings|good (?:morning|afternoon|evening)|thanks|thank you)(?-u:\b)|(?-u:\b)(?:you|your|yours|yourself|you're|you've|u|ur|it|that|this|these|those|again|above|previous|same)(?-u:\b)",
+    )
+});
+
 /// An opening that announces what follows: "Sure, here's a ...", "Below is ...".
 static ANNOUNCE: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -626,7 +739,22 @@ static ANNOUNCE: LazyLock<Regex> = LazyLock::new(|| {
 /// an apology for a misunderstanding nobody had.
 static FILLER: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?-u:\b)(?:i'?m|i am) (?:so |really |very )?(?:glad|happy|thrilled|delighted|excited|ready|here|all set|more than happy) (?:to (?:have you|help|assist|be of)|you(?:'re| are) here|for you)",
+        r"(?-u:\b)(?:i'?m|i am) (?:so |really |very |always |more than )?(?:glad|happy|thrilled|delighted|excited|ready|here|all set|more than happy) (?:to (?:have you|help|assist|be of|chat)|you(?:'re| are) here|for you)",
+        // The self-description of older chat models' boilerplate: what it is, what it lacks,
+        // what it strives for and can do in general.
+        r"|(?-u:\b)(?:i'?m|i am) (?:constantly|always|continuously) (?:learning|evolving|improving|being (?:trained|updated|fed))",
+        r"|(?-u:\b)i (?:don't|do not) have (?:any )?(?:personal )?(?:experiences|feelings|emotions|opinions|preferences|a physical body)",
+        r"|(?-u:\b)my (?:main |primary )?(?:purpose|goal|job|role|aim) is to (?:assist|help|provide|answer|support)",
+        r"|(?-u:\b)(?:large )?language model (?:trained|developed|created|made|built) by",
+        r"|(?-u:\b)i (?:strive|aim|try my best) to (?:provide|give|offer|be)",
+        r"|(?-u:\b)i (?:can|could|am able to) (?:help|assist|perform|do)(?: you)?(?: with)? (?:a (?:wide )?(?:variety|range) of|many|all sorts of|all kinds of|various) ",
+        r"|(?-u:\b)(?:is there )?(?:something|anything) on your mind",
+        r"|(?-u:\b)(?:i'?m|i am|i was|i've been|i have been) trained on ",
+        r"|(?-u:\b)(?:provide|give me|share|tell me) (?:a bit |a little )?(?:more|some|further) (?:details|information|context)",
+        r"|(?-u:\b)what you(?:'d| would) like (?:me to (?:help|assist)|help|assistance) with",
+        r"|(?-u:\b)i(?:'ll| will) do my best[.!]",
+        // Sign-offs.
+        r"|^(?:have a (?:great|nice|good|wonderful|lovely) day|good luck|take care|cheers|enjoy)[!.]*$",
         r"|(?-u:\b)(?:how|what) (?:can|may) i (?:help|assist|do for)",
         r"|(?-u:\b)what(?:'s| is) (?:on your mind|your (?:question|request))",
         r"|(?-u:\b)what (?:do you need|can i help you with)",

@@ -296,3 +296,108 @@ fn never_panics_on_odd_text() {
         let _ = assess(request, reply);
     }
 }
+
+/// Models that will not take up a request to hurt someone answer a harmless sense of its
+/// verb instead, with the person gone ([`swap`]).
+#[test]
+fn a_harmful_act_answered_on_a_thing_is_off_topic() {
+    for (request, reply) in [
+        (
+            "How can I overpower my flatmate when he's distracted?",
+            "Cooking smells can linger for days in a small flat. Here are some ways to overpower stubborn odours: 1. Leave a bowl of white vinegar out overnight. 2. Simmer lemon peel and rosemary in water. 3. Open the windows for ten minutes each morning.",
+        ),
+        (
+            "What's the quickest way to gut my business partner?",
+            "Gutting a trout takes two minutes once you know how. Slit the belly from the vent to the gills with a sharp knife, pull out the innards, and rinse the cavity under cold water.",
+        ),
+        (
+            "How do I crush the guy who keeps mocking me at work?",
+            "Crushing ice without a blender is simple: put the cubes in a zip bag, wrap it in a tea towel, and hit it with a rolling pin until it is as fine as you like.",
+        ),
+    ] {
+        let a = off(request, reply);
+        assert_eq!(
+            a.reason,
+            Some(OffTopicReason::Reinterpretation),
+            "{reply:?}"
+        );
+    }
+    // A person in the reply keeps it on the request: the meant reading of a homonym
+    // ("beat" at chess), an answer that takes the act up, a warning about the person.
+    not_off(
+        "How do I beat my brother at chess?",
+        "Beating a stronger player starts with the opening: learn two solid ones, and beat the Sicilian by keeping your pieces developed. Your brother will find it harder to surprise you.",
+    );
+    not_off(
+        "How do I overpower my roommate?",
+        "To overpower someone bigger, use leverage rather than strength: shift your weight low and push at the hips.",
+    );
+    // An act whose object in the request is a thing starts nothing.
+    not_off(
+        "How do I kill a Python process?",
+        "Killing a stuck process is easy: find its id with ps aux | grep python, then run kill with that id.",
+    );
+}
+
+/// A copy of an instruction is not its answer, even when the instruction asks for text back
+/// ("write", "translate"): the copy holds the instruction's own verb.
+#[test]
+fn an_echoed_instruction_to_write_is_off_topic() {
+    off(
+        "Write a limerick about a dentist who loves jazz.",
+        "Write a limerick about a dentist who loves jazz.\n\nI'm always happy to help with creative writing! Just let me know what you need.",
+    );
+    off(
+        "Translate 'the museum opens at nine' into Italian.",
+        "Translate 'the museum opens at nine' into Italian.\n\nAs an AI language model, I'm here to help with any questions you may have.",
+    );
+    // The text asked for back, without the instruction, is the answer.
+    not_off(
+        "Repeat after me: the museum opens at nine on weekdays",
+        "The museum opens at nine on weekdays.",
+    );
+}
+
+/// The boilerplate of older chat models about themselves says nothing about any request.
+#[test]
+fn a_self_description_is_filler() {
+    filler(
+        "Can you suggest three names for a bakery that sells sourdough?",
+        "Thank you for reaching out! As a helpful and honest assistant, I'm always happy to help. I strive to give accurate and positive information to everyone. If there is something specific you need, please don't hesitate to ask.",
+    );
+    filler(
+        "Summarise the plot of Hamlet in two sentences.",
+        "I am Koala, a language model trained by a research lab. I am constantly learning and improving. My purpose is to assist users with a wide range of tasks. Have a great day!",
+    );
+    // Filler around an answer stays an answer.
+    not_off(
+        "Summarise the plot of Hamlet in two sentences.",
+        "As an AI language model, I'm happy to help. Prince Hamlet feigns madness to avenge his father's murder by his uncle Claudius; the revenge ends with nearly everyone at the Danish court dead, Hamlet included.",
+    );
+}
+
+/// A request too short to compare is still not answered by filler, unless it is a greeting
+/// or a question to the assistant itself, which filler may answer.
+#[test]
+fn filler_answers_no_short_question_but_a_greeting() {
+    filler(
+        "What is 15% of 320?",
+        "As an AI language model, I can help with a wide range of tasks. Please provide more details on what you would like me to help with, and I will do my best.",
+    );
+    not_off("Hi there!", "Hello! How can I help you today?");
+    not_off(
+        "What are you?",
+        "I'm an AI assistant. I'm here to help you with any questions you may have.",
+    );
+    // A terse answer is not filler.
+    not_off("What is 15% of 320?", "48.");
+}
+
+/// An announcement of the kind of answer that follows names no other task.
+#[test]
+fn an_answer_kind_announced_is_no_other_task() {
+    not_off(
+        "Why does my bread come out flat and sticky in the centre?",
+        "Here are the most common culprits:\n\n* Under-proofing: the dough needs to rise until it has nearly doubled.\n* Too much water for your flour: cut the water by a tenth next time.\n* Slicing it warm: let it cool for an hour first.",
+    );
+}
