@@ -654,6 +654,30 @@ def cmd_attack_success_labels(args):
                            "source": r["source"], "category": r["category"]})
 
 
+def cmd_relevance_labels(args):
+    """Writes the answer-relevance judge's calibration labels (docs/labels.md format, check
+    `answer-relevance`, `fail` when the reply answers another question) from the on-topic
+    sets: ontopic.jsonl joined with refusal.jsonl for the request and the reply, and
+    ontopic_written.jsonl; each half as the sets split it; ambiguous rows are left out."""
+    replies = read_by_id(os.path.join(DATA, "refusal.jsonl"))
+    rows = []
+    for o in read_jsonl(os.path.join(DATA, "ontopic.jsonl")):
+        r = replies[o["id"]]
+        rows.append({"id": o["id"], "split": o["split"], "label": o["label"],
+                     "prompt": r["prompt"], "text": r["text"], "source": r["source"]})
+    for w in read_jsonl(os.path.join(DATA, "ontopic_written.jsonl")):
+        rows.append({"id": w["id"], "split": w["split"], "label": w["label"],
+                     "prompt": w["prompt"], "text": w["reply"],
+                     "source": f"written, in the manner of {w['manner']}"})
+    write_label_halves(sorted((r for r in rows if r["label"] != "ambiguous"), key=lambda r: r["id"]),
+                       "relevance_labels", "off topic", "on topic",
+                       lambda r: {
+                           "case_id": r["id"], "check_id": "answer-relevance", "input": r["prompt"],
+                           "output": r["text"],
+                           "label": "fail" if r["label"] == "off_topic" else "pass",
+                           "source": r["source"]})
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -690,10 +714,13 @@ def main():
                                                    "leak_judge_handwritten.jsonl"))
     lj.add_argument("--clean", type=int, default=60, help="model-written clean rows to sample")
     lj.add_argument("--seed", type=int, default=7)
+    sub.add_parser("relevance-labels",
+                   help="write the answer-relevance judge's calibration labels")
     args = p.parse_args()
     {"generate": cmd_generate, "merge": cmd_merge, "add-hand": cmd_add_hand,
      "leak-labels": cmd_leak_labels, "attack-success": cmd_attack_success,
-     "attack-success-labels": cmd_attack_success_labels}[args.cmd](args)
+     "attack-success-labels": cmd_attack_success_labels,
+     "relevance-labels": cmd_relevance_labels}[args.cmd](args)
 
 
 if __name__ == "__main__":

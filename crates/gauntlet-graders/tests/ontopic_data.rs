@@ -319,3 +319,79 @@ fn off_topic_reading_on_written_replies() {
         held.recall()
     );
 }
+
+/// The answer-relevance judge's calibration labels (`tests/data/relevance_labels.{dev,
+/// heldout}.jsonl`, built by `bench/oracle_data.py relevance-labels` from `ontopic.jsonl` and
+/// `ontopic_written.jsonl`): they read as labels of an `answer-relevance` check, each row sits
+/// in its set's half and says what the set says, and the off-topic reading's agreement with
+/// them is printed (what a calibrated judge adds to).
+#[test]
+fn relevance_judge_labels_read_and_match_the_sets() {
+    use gauntlet_core::judges::JudgeScale;
+    use gauntlet_graders::judge::labels::{LabelFormat, parse_labels};
+    let mut truth: HashMap<String, (String, String, String, String)> = HashMap::new();
+    for (o, r) in joined() {
+        let row = (
+            s(&o, "split"),
+            s(&o, "label"),
+            s(&r, "prompt"),
+            s(&r, "text"),
+        );
+        truth.insert(s(&o, "id").to_owned(), tuple(row));
+    }
+    for w in rows("ontopic_written.jsonl") {
+        let row = (
+            s(&w, "split"),
+            s(&w, "label"),
+            s(&w, "prompt"),
+            s(&w, "reply"),
+        );
+        truth.insert(s(&w, "id").to_owned(), tuple(row));
+    }
+    println!(
+        "\noff-topic reading against the relevance judge's labels (fail = off topic)\n{HEADER}"
+    );
+    let mut labelled = 0;
+    for half in ["dev", "heldout"] {
+        let name = format!("relevance_labels.{half}.jsonl");
+        let text = std::fs::read_to_string(common::data(&name))
+            .expect("the label set is in the repository");
+        let set = parse_labels(
+            &text,
+            LabelFormat::Jsonl,
+            "answer-relevance",
+            &[],
+            JudgeScale::Binary,
+        )
+        .expect("the labels parse");
+        assert!(
+            set.conflicts.is_empty() && set.unlabelled.is_empty(),
+            "{name}"
+        );
+        let mut c = Confusion::default();
+        for item in &set.items {
+            let (split, label, prompt, reply) = &truth[item.case_id.as_str()];
+            assert_eq!(split, half, "{}", item.case_id);
+            // Binary labels: category 0 is `fail` (the reply answers another question).
+            let off = item.label == 0;
+            assert_eq!(
+                label,
+                if off { "off_topic" } else { "on_topic" },
+                "{}",
+                item.case_id
+            );
+            assert_eq!(reply, &item.output, "{}", item.case_id);
+            assert_eq!(prompt, &item.input, "{}", item.case_id);
+            let read = analyze_with_request(reply, Some(prompt)).reading == Reading::OffTopic;
+            c.add(off, read);
+        }
+        labelled += set.items.len();
+        println!("{}", c.line(half));
+    }
+    let decided = truth.values().filter(|t| t.1 != "ambiguous").count();
+    assert_eq!(labelled, decided, "every decided row is a label");
+}
+
+fn tuple((a, b, c, d): (&str, &str, &str, &str)) -> (String, String, String, String) {
+    (a.to_owned(), b.to_owned(), c.to_owned(), d.to_owned())
+}
