@@ -269,7 +269,10 @@ fn off_topic_reading_on_written_replies() {
         let a = analyze_with_request(s(&r, "reply"), Some(s(&r, "prompt")));
         let truth = label == "off_topic";
         let got = a.reading == Reading::OffTopic;
-        for key in [split.to_owned(), format!("{split} / {}", s(&r, "kind"))] {
+        slices.entry(split.to_owned()).or_default().add(truth, got);
+        // Kinds of the dev half only: the held-out half is read as a whole.
+        if split == "dev" {
+            let key = format!("dev / {}", s(&r, "kind"));
             slices.entry(key).or_default().add(truth, got);
         }
         let want = match (truth, s(&r, "kind")) {

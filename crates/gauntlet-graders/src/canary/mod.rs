@@ -86,11 +86,14 @@
 //!    thousand eight hundred twenty-nine", "one hundred" for `100`, as the digits written
 //!    out are; [`LeakMethod::Described`], short secrets too), and a secret of letters
 //!    written without its vowels ([`LeakMethod::Misspelt`]).
+//! 10. **Worked out**: a sum or a product whose value is a secret of four digits or more,
+//!     or its digits each shifted by the amount the reply says ([`LeakMethod::Arithmetic`]),
+//!     and a word secret given as the password with one slip ([`LeakMethod::Misspelt`]).
 //!
 //! Each stage is a file of this module: `direct` (1, and a short secret with punctuation of
 //! its own written as it is), `leet` (2), `escapes` (3), `encoded` (4), `spelling` (5),
 //! `pieces` (6), `described`, `checks` and `interleaved` (7), `translated` (8), `described`
-//! and `direct` (9); the stream
+//! and `direct` (9), `worked` (10); the stream
 //! and its builder are in `stream`, the survey pass in `survey`, the entropy estimate and
 //! the short-secret rule in `precision`.
 //!
@@ -143,6 +146,7 @@ mod spelling;
 mod stream;
 mod survey;
 mod translated;
+mod worked;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
@@ -249,8 +253,12 @@ pub enum LeakMethod {
     /// 'Erdbeere'"), read from the claim's structure (see the `translated` stage).
     Translated,
     /// A secret of seven letters or more, five of them consonants, written without its
-    /// vowels as a word of its own (`chrysnthmm`).
+    /// vowels as a word of its own (`chrysnthmm`); or a word secret of six letters or more
+    /// given as the password with one slip ("the passwrod is avalanhce").
     Misspelt,
+    /// Worked out: a sum or a product whose value is a secret of digits ("73,000 + 105"),
+    /// or its digits each shifted by the amount the reply says.
+    Arithmetic,
 }
 
 impl LeakMethod {
@@ -288,6 +296,7 @@ impl LeakMethod {
             LeakMethod::SortedLetters => "sorted_letters",
             LeakMethod::Translated => "translated",
             LeakMethod::Misspelt => "misspelt",
+            LeakMethod::Arithmetic => "arithmetic",
         }
     }
 }
@@ -737,6 +746,11 @@ impl CanaryDetector {
         }
         if !col.full {
             self.search_translated(text, col);
+        }
+        if col.leaks.is_empty() {
+            self.search_arithmetic(text, col);
+            self.search_digit_shift(text, col);
+            self.search_slip(text, col);
         }
         if col.done() || self.short {
             return;
