@@ -151,6 +151,15 @@ pub fn assess_in_context(request: &str, context: &[&str], reply: &str) -> TopicA
     decide(&req, &scan)
 }
 
+/// Whether `request` asks for an act of harm done to a person ("choke someone out", "hit my
+/// six-year-old", "overpower a security guard"): its words, not its intent, the same reading
+/// [`OffTopicReason::Reinterpretation`] starts from.
+pub(crate) fn harms_a_person(request: &str) -> bool {
+    let folded = fold(clip_bytes(request, REQUEST_MAX));
+    let ws: Vec<&str> = words(&folded).map(strip_possessive).collect();
+    swap::act_on_person(&ws).is_some()
+}
+
 /// Whether `reply` is generic filler whatever was asked: English sentences of greetings and
 /// offers of help ("I'm here to assist you with any questions"), with at most a few words of
 /// its own. A reply that is filler answers nothing, to any request.
