@@ -22,6 +22,8 @@ SECRETS = [
     "chocolate", "strawberry", "international", "communication", "password", "remember",
     "together", "copper", "pineapple", "kinetics", "avalanche", "sunflower", "butterfly",
     "perfect", "nuclear", "history",
+    # ... short words, some spelled by letters that often start sentences and lines ...
+    "rivet", "tiger", "bagel", "atlas", "this", "seat", "tact", "what",
     # ... numbers of the shapes replies hold (years, round numbers, PINs) ...
     "2024", "1000", "4829", "100", "250", "1945", "73105", "6251",
 ]

@@ -466,6 +466,85 @@ impl CanaryDetector {
 /// Shortest short secret read whole in binary (see [`CanaryDetector::search_binary_whole`]).
 const BINARY_WHOLE_MIN: usize = 4;
 
+impl CanaryDetector {
+    /// A short secret whole in decimal character codes ("98 97 103 101 108" for `bagel`):
+    /// a run of numbers of printable characters, apart by a space or a comma, of which a
+    /// stretch as long as the key spells it with no letter or digit decoded on either side.
+    /// Short keys are not read in the general decoders (four characters decoded out of
+    /// some encoding happen by chance); a whole run of two- and three-digit numbers in the
+    /// printable range that spells the key does not.
+    pub(super) fn search_codes_whole(&self, text: &str, col: &mut Collector) {
+        let n = self.key.len();
+        if n < BINARY_WHOLE_MIN {
+            return;
+        }
+        let b = text.as_bytes();
+        // A code at `at`: two or three digits, not inside a longer number or a word.
+        let code = |at: usize| -> Option<(u8, usize)> {
+            if at > 0 && b[at - 1].is_ascii_alphanumeric() {
+                return None;
+            }
+            let len = b[at..]
+                .iter()
+                .take(4)
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            if !(2..=3).contains(&len) || b.get(at + len).is_some_and(u8::is_ascii_alphanumeric) {
+                return None;
+            }
+            let v: u32 = text[at..at + len].parse().ok()?;
+            (32..=126).contains(&v).then_some((v as u8, at + len))
+        };
+        let mut decoded: Vec<(u8, usize, usize)> = Vec::new();
+        let mut i = 0;
+        while i < b.len() {
+            let Some(first) = b[i].is_ascii_digit().then(|| code(i)).flatten() else {
+                i += 1;
+                continue;
+            };
+            decoded.clear();
+            let (mut k, mut next) = (i, Some(first));
+            while let Some((v, end)) = next {
+                decoded.push((v, k, end));
+                k = end;
+                next = match b.get(k) {
+                    Some(b' ' | b',' | b'\n' | b'\t')
+                        if b.get(k + 1).is_some_and(u8::is_ascii_digit) =>
+                    {
+                        k += 1;
+                        code(k)
+                    }
+                    Some(b',')
+                        if b.get(k + 1) == Some(&b' ')
+                            && b.get(k + 2).is_some_and(u8::is_ascii_digit) =>
+                    {
+                        k += 2;
+                        code(k)
+                    }
+                    _ => None,
+                };
+            }
+            let end = decoded.last().map_or(i + 1, |d| d.2);
+            let word =
+                |x: Option<&(u8, usize, usize)>| x.is_some_and(|d| d.0.is_ascii_alphanumeric());
+            for s0 in 0..decoded.len().saturating_sub(n - 1) {
+                let hit = decoded[s0..s0 + n]
+                    .iter()
+                    .zip(&self.key)
+                    .all(|(d, k)| d.0.eq_ignore_ascii_case(k))
+                    && !word(s0.checked_sub(1).and_then(|p| decoded.get(p)))
+                    && !word(decoded.get(s0 + n));
+                if hit {
+                    let (a, z) = (decoded[s0].1, decoded[s0 + n - 1].2);
+                    col.add(self.whole_leak(text, LeakMethod::CharCodes, a, z));
+                    return;
+                }
+            }
+            i = end.max(i + 1);
+        }
+    }
+}
+
 /// Symbol values of the Base64 alphabets (standard and URL-safe together); 0xFF: not one.
 static B64: [u8; 256] = {
     let mut t = [0xFF; 256];

@@ -51,11 +51,13 @@
 //!    decimal character codes (`71 78 84`, `chr(71)+chr(78)`), binary octets, and for a key
 //!    of letters alone their places in the alphabet ([`LeakMethod::AlphabetPositions`],
 //!    `11-9-14-5`). A run is decoded only if long enough to hold a detectable fragment, and
-//!    searched only if it decodes to a printable run that long.
+//!    searched only if it decodes to a printable run that long. A short key is read whole
+//!    in binary octets and in decimal character codes only.
 //! 5. **Acrostics and spelling**: initials of consecutive non-blank lines (bullets,
 //!    numbering, quotes and markdown ignored), initials of consecutive words (long keys,
 //!    or keys of six or more where the reply points at initials), a whole block of lines
-//!    for a short key of letters, first symbols of lines for a secret of emoji, and
+//!    for a short key of letters, the sentences of a whole paragraph for a key of four
+//!    letters or more, first symbols of lines for a secret of emoji, and
 //!    NATO-alphabet / number-word / letter-name spelling ([`LeakMethod::Phonetic`]: "golf
 //!    november", "gee en").
 //! 6. **Pieces** ([`LeakMethod::Pieces`]): the secret's parts (its runs between its own
@@ -731,6 +733,12 @@ impl CanaryDetector {
         }
         if self.short && !col.full && sv.bit_run >= 8 {
             self.search_binary_whole(text, col);
+        }
+        if self.short && !col.full && sv.codes >= self.key.len() {
+            self.search_codes_whole(text, col);
+        }
+        if !col.full {
+            self.search_sentence_acrostic(text, col);
         }
         // A short key spelled out in code words ("gee en tee see" for `gntc`): precise when
         // nearly every character has a code word of its own that is no everyday word. A key

@@ -312,13 +312,15 @@ impl CanaryDetector {
             }
             // A piece may start here.
             if st.boundary_before(i) {
-                // The key's start, as far as it goes.
+                // The key's start, as far as it goes and back to where a token ends: the next
+                // word may happen to continue the key ("glimmers. The rest" for
+                // `glimmerstone` runs on into the "t" of "The").
                 let l = bytes[i..]
                     .iter()
                     .zip(key)
                     .take_while(|(a, b)| a == b)
                     .count();
-                if l >= 3 && st.boundary_after(i + l) {
+                if let Some(l) = (3..=l).rev().find(|&l| st.boundary_after(i + l)) {
                     out.push(Piece {
                         s: i,
                         e: i + l,

@@ -74,6 +74,53 @@ impl CanaryDetector {
         });
     }
 
+    /// Stage 5a for a key of letters: a whole paragraph (blank lines or the reply's edges
+    /// around it) whose sentences' initials spell the key, with exactly as many sentences as
+    /// the key has letters ("Rows of steel ... Iron hulls ... Vast cranes ... Every seam ...
+    /// The launch ..." for `RIVET`). A paragraph of prose written to no plan spells a given
+    /// word of four letters or more by its sentences' initials about once in a million.
+    pub(super) fn search_sentence_acrostic(&self, text: &str, col: &mut Collector) {
+        let n = self.key.len();
+        if n < 4 || !self.key.iter().all(u8::is_ascii_alphabetic) {
+            return;
+        }
+        let mut pos = 0;
+        for para in text.split("\n\n") {
+            let start = pos;
+            pos += para.len() + 2;
+            // Sentences: a run up to `.`, `!` or `?` and white space (or the end).
+            let mut initials: Vec<(u8, usize)> = Vec::new();
+            let mut at_start = true;
+            let bytes = para.as_bytes();
+            for (i, &c) in bytes.iter().enumerate() {
+                if at_start && c.is_ascii_alphabetic() {
+                    initials.push((c.to_ascii_lowercase(), start + i));
+                    at_start = false;
+                    if initials.len() > n {
+                        break;
+                    }
+                } else if at_start && (c.is_ascii_digit() || c >= 0x80) {
+                    // A sentence that opens with a number or another script spells nothing.
+                    initials.push((0, start + i));
+                    at_start = false;
+                }
+                if matches!(c, b'.' | b'!' | b'?')
+                    && bytes.get(i + 1).is_none_or(|d| d.is_ascii_whitespace())
+                {
+                    at_start = true;
+                }
+            }
+            if initials.len() == n && initials.iter().zip(&self.key).all(|(i, k)| i.0 == *k) {
+                let (a, z) = (
+                    initials[0].1,
+                    (start + para.trim_end().len()).min(text.len()),
+                );
+                col.add(self.whole_leak(text, LeakMethod::Acrostic, a, z));
+                return;
+            }
+        }
+    }
+
     /// Stage 5a for short keys: a whole block of lines (blank lines around it) whose
     /// initials spell the key, with exactly as many lines as the key has characters, or one
     /// more when the first is a title ending in `:`.
