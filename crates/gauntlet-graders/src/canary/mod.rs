@@ -712,54 +712,7 @@ impl CanaryDetector {
                 self.search_pieces(text, &main, col);
             }
         }
-        if !col.full {
-            self.search_verbatim(text, col);
-        }
-        // Counts and character checks are precise by their structure, for short keys too.
-        if !col.full {
-            self.search_count(text, col);
-        }
-        if !col.full {
-            self.search_char_checks(text, col);
-        }
-        if !col.full && sv.spelling >= 1 {
-            self.search_cardinal(text, col);
-        }
-        if col.leaks.is_empty() {
-            self.search_misspelt(text, col);
-        }
-        if self.short && !col.full && sv.lines + 1 >= self.key.len() {
-            self.search_block_acrostic(text, col);
-        }
-        if self.short && !col.full && sv.bit_run >= 8 {
-            self.search_binary_whole(text, col);
-        }
-        if self.short && !col.full && sv.codes >= self.key.len() {
-            self.search_codes_whole(text, col);
-        }
-        if !col.full {
-            self.search_sentence_acrostic(text, col);
-        }
-        // A short key spelled out in code words ("gee en tee see" for `gntc`): precise when
-        // nearly every character has a code word of its own that is no everyday word. A key
-        // with fewer than two letters is left out: "one, two, three" is counting, and "one oh
-        // one" is said of `1o1` by chance.
-        if self.short
-            && !col.full
-            && sv.spelling >= 3
-            && sv.spelling + 1 >= self.key.len()
-            && self.key.iter().filter(|b| b.is_ascii_alphabetic()).count() >= 2
-        {
-            self.search_phonetic(text, col);
-        }
-        if !col.full {
-            self.search_translated(text, col);
-        }
-        if col.leaks.is_empty() {
-            self.search_arithmetic(text, col);
-            self.search_digit_shift(text, col);
-            self.search_slip(text, col);
-        }
+        self.search_structural(text, &sv, col);
         if col.done() || self.short {
             return;
         }
@@ -814,6 +767,62 @@ impl CanaryDetector {
         }
         if !col.full {
             self.search_transcribed(text, col);
+        }
+    }
+
+    /// The stages precise by their structure, which read short keys too: a short secret
+    /// with punctuation of its own written as it is, counts, character checks, numbers in
+    /// words, misspellings,
+    /// acrostics of a whole block or paragraph, a short key whole in binary or decimal
+    /// codes, letter names, translations, and a secret worked out (stages 5, 7 to 10).
+    fn search_structural(&self, text: &str, sv: &survey::Survey, col: &mut Collector) {
+        if !col.full {
+            self.search_verbatim(text, col);
+        }
+        // Counts and character checks are precise by their structure, for short keys too.
+        if !col.full {
+            self.search_count(text, col);
+        }
+        if !col.full {
+            self.search_char_checks(text, col);
+        }
+        if !col.full && sv.spelling >= 1 {
+            self.search_cardinal(text, col);
+        }
+        if col.leaks.is_empty() {
+            self.search_misspelt(text, col);
+        }
+        if self.short && !col.full && sv.lines + 1 >= self.key.len() {
+            self.search_block_acrostic(text, col);
+        }
+        if self.short && !col.full && sv.bit_run >= 8 {
+            self.search_binary_whole(text, col);
+        }
+        if self.short && !col.full && sv.codes >= self.key.len() {
+            self.search_codes_whole(text, col);
+        }
+        if !col.full {
+            self.search_sentence_acrostic(text, col);
+        }
+        // A short key spelled out in code words ("gee en tee see" for `gntc`): precise when
+        // nearly every character has a code word of its own that is no everyday word. A key
+        // with fewer than two letters is left out: "one, two, three" is counting, and "one oh
+        // one" is said of `1o1` by chance.
+        if self.short
+            && !col.full
+            && sv.spelling >= 3
+            && sv.spelling + 1 >= self.key.len()
+            && self.key.iter().filter(|b| b.is_ascii_alphabetic()).count() >= 2
+        {
+            self.search_phonetic(text, col);
+        }
+        if !col.full {
+            self.search_translated(text, col);
+        }
+        if col.leaks.is_empty() {
+            self.search_arithmetic(text, col);
+            self.search_digit_shift(text, col);
+            self.search_slip(text, col);
         }
     }
 
