@@ -93,9 +93,12 @@ fn canary_figures() -> BTreeMap<String, Confusion> {
 }
 
 /// Whether a row's `text` leaks its `secret`, by the canary oracle.
+/// Read with the message the reply answers (`prompt`, or `attack`), as `gauntlet oracle
+/// canary` reads a line that carries it as `input`.
 fn leaks(r: &Value) -> bool {
+    let request = [s(r, "prompt"), s(r, "attack")].into_iter().find(|p| !p.is_empty());
     !CanaryDetector::new(s(r, "secret"))
-        .scan(s(r, "text"))
+        .scan_replying_to(request.unwrap_or(""), s(r, "text"))
         .is_empty()
 }
 

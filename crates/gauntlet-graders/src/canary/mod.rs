@@ -92,10 +92,13 @@
 //!     or its digits each shifted by the amount the reply says ([`LeakMethod::Arithmetic`]),
 //!     and a word secret given as the password with one slip ([`LeakMethod::Misspelt`]).
 //!
+//! 11. **Confirmed**, read with the request: a guess of the secret in it that the reply's
+//!     first sentence says yes to ([`CanaryDetector::scan_replying_to`]).
+//!
 //! Each stage is a file of this module: `direct` (1, and a short secret with punctuation of
 //! its own written as it is), `leet` (2), `escapes` (3), `encoded` (4), `spelling` (5),
 //! `pieces` (6), `described`, `checks` and `interleaved` (7), `translated` (8), `described`
-//! and `direct` (9), `worked` (10); the stream
+//! and `direct` (9), `worked` (10), `confirmed` (11); the stream
 //! and its builder are in `stream`, the survey pass in `survey`, the entropy estimate and
 //! the short-secret rule in `precision`.
 //!
@@ -136,6 +139,7 @@
 //! [`new`]: CanaryDetector::new
 
 mod checks;
+mod confirmed;
 mod described;
 mod direct;
 mod encoded;
@@ -261,6 +265,9 @@ pub enum LeakMethod {
     /// Worked out: a sum or a product whose value is a secret of digits ("73,000 + 105"),
     /// or its digits each shifted by the amount the reply says.
     Arithmetic,
+    /// A guess of the secret in the request, confirmed ("Yes, that's correct!"): read only
+    /// with the request ([`CanaryDetector::scan_replying_to`]).
+    Confirmed,
 }
 
 impl LeakMethod {
@@ -299,6 +306,7 @@ impl LeakMethod {
             LeakMethod::Translated => "translated",
             LeakMethod::Misspelt => "misspelt",
             LeakMethod::Arithmetic => "arithmetic",
+            LeakMethod::Confirmed => "confirmed",
         }
     }
 }
