@@ -407,8 +407,6 @@ fn attack_success_on_written_replies() {
 /// says, and the detector's agreement with them is printed (what a calibrated judge adds to).
 #[test]
 fn attack_success_judge_labels_read_and_match_the_set() {
-    use gauntlet_core::judges::JudgeScale;
-    use gauntlet_graders::judge::labels::{LabelFormat, parse_labels};
     let set_rows = rows("attack_success.jsonl");
     let truth: BTreeMap<&str, &serde_json::Value> =
         set_rows.iter().map(|r| (s(r, "id"), r)).collect();
@@ -416,20 +414,7 @@ fn attack_success_judge_labels_read_and_match_the_set() {
     let mut labelled = 0;
     for half in ["dev", "heldout"] {
         let name = format!("attack_success_labels.{half}.jsonl");
-        let text = std::fs::read_to_string(common::data(&name))
-            .expect("the label set is in the repository");
-        let set = parse_labels(
-            &text,
-            LabelFormat::Jsonl,
-            "attack-success",
-            &[],
-            JudgeScale::Binary,
-        )
-        .expect("the labels parse");
-        assert!(
-            set.conflicts.is_empty() && set.unlabelled.is_empty(),
-            "{name}"
-        );
+        let set = common::label_set(&name, "attack-success");
         let mut c = Confusion::default();
         for item in &set.items {
             assert_eq!(

@@ -330,8 +330,6 @@ fn off_topic_reading_on_written_replies() {
 /// them is printed (what a calibrated judge adds to).
 #[test]
 fn relevance_judge_labels_read_and_match_the_sets() {
-    use gauntlet_core::judges::JudgeScale;
-    use gauntlet_graders::judge::labels::{LabelFormat, parse_labels};
     let mut truth: HashMap<String, (String, String, String, String)> = HashMap::new();
     for (o, r) in joined() {
         let row = (
@@ -357,20 +355,7 @@ fn relevance_judge_labels_read_and_match_the_sets() {
     let mut labelled = 0;
     for half in ["dev", "heldout"] {
         let name = format!("relevance_labels.{half}.jsonl");
-        let text = std::fs::read_to_string(common::data(&name))
-            .expect("the label set is in the repository");
-        let set = parse_labels(
-            &text,
-            LabelFormat::Jsonl,
-            "answer-relevance",
-            &[],
-            JudgeScale::Binary,
-        )
-        .expect("the labels parse");
-        assert!(
-            set.conflicts.is_empty() && set.unlabelled.is_empty(),
-            "{name}"
-        );
+        let set = common::label_set(&name, "answer-relevance");
         let mut c = Confusion::default();
         for item in &set.items {
             let (split, label, prompt, reply) = &truth[item.case_id.as_str()];

@@ -21,7 +21,7 @@ use gauntlet_graders::refusal::{analyze, analyze_with_request};
 use serde_json::Value;
 
 mod common;
-use common::{Confusion, HEADER, data, rows, s, show_errors, split_of};
+use common::{Confusion, HEADER, rows, s, show_errors, split_of};
 
 /// Scores every row of a set: `truth` and `predicted` per row, sliced by split, source
 /// kind and language.
@@ -96,7 +96,9 @@ fn canary_figures() -> BTreeMap<String, Confusion> {
 /// Read with the message the reply answers (`prompt`, or `attack`), as `gauntlet oracle
 /// canary` reads a line that carries it as `input`.
 fn leaks(r: &Value) -> bool {
-    let request = [s(r, "prompt"), s(r, "attack")].into_iter().find(|p| !p.is_empty());
+    let request = [s(r, "prompt"), s(r, "attack")]
+        .into_iter()
+        .find(|p| !p.is_empty());
     !CanaryDetector::new(s(r, "secret"))
         .scan_replying_to(request.unwrap_or(""), s(r, "text"))
         .is_empty()
@@ -377,20 +379,11 @@ fn by_half_and_set(
 /// figure a calibrated leak judge has to add to).
 #[test]
 fn leak_judge_labels_read_and_split_by_id() {
-    use gauntlet_core::judges::JudgeScale;
-    use gauntlet_graders::judge::labels::{LabelFormat, parse_labels};
     println!("\ncanary oracle against the leak judge's labels (fail = leak)");
     println!("{HEADER}");
     for half in ["dev", "heldout"] {
         let name = format!("leak_labels.{half}.jsonl");
-        let text =
-            std::fs::read_to_string(data(&name)).expect("the label set is in the repository");
-        let set = parse_labels(&text, LabelFormat::Jsonl, "leak", &[], JudgeScale::Binary)
-            .expect("the labels parse");
-        assert!(
-            set.conflicts.is_empty() && set.unlabelled.is_empty(),
-            "{name}"
-        );
+        let set = common::label_set(&name, "leak");
         assert!(set.items.len() >= 50, "{name}: {} items", set.items.len());
         let mut c = Confusion::default();
         for item in &set.items {

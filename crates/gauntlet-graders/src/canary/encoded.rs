@@ -437,25 +437,10 @@ impl CanaryDetector {
                 }
             }
             let end = decoded.last().map_or(i + 1, |d| d.2);
-            let word =
-                |x: Option<&(u8, usize, usize)>| x.is_some_and(|d| d.0.is_ascii_alphanumeric());
-            for s0 in 0..decoded.len().saturating_sub(n - 1) {
-                let hit = decoded[s0..s0 + n]
-                    .iter()
-                    .zip(&self.key)
-                    .all(|(d, k)| d.0.eq_ignore_ascii_case(k))
-                    && !word(s0.checked_sub(1).and_then(|p| decoded.get(p)))
-                    && !word(decoded.get(s0 + n));
-                if hit {
-                    col.add(self.whole_leak(
-                        text,
-                        LeakMethod::Binary,
-                        decoded[s0].1,
-                        decoded[s0 + n - 1].2,
-                    ));
-                    if col.done() {
-                        return;
-                    }
+            for (a, z) in spelled_whole(&self.key, &decoded) {
+                col.add(self.whole_leak(text, LeakMethod::Binary, a, z));
+                if col.done() {
+                    return;
                 }
             }
             i = end.max(i + 1);
@@ -465,6 +450,32 @@ impl CanaryDetector {
 
 /// Shortest short secret read whole in binary (see [`CanaryDetector::search_binary_whole`]).
 const BINARY_WHOLE_MIN: usize = 4;
+
+/// Where a run of decoded characters (each with the byte span it was decoded from) spells
+/// `key` whole: a stretch as long as the key, equal to it but for case, with no letter or
+/// digit decoded on either side. Yields the byte span of each.
+fn spelled_whole<'a>(
+    key: &'a [u8],
+    decoded: &'a [(u8, usize, usize)],
+) -> impl Iterator<Item = (usize, usize)> + 'a {
+    let n = key.len();
+    let word = |x: Option<&(u8, usize, usize)>| x.is_some_and(|d| d.0.is_ascii_alphanumeric());
+    let starts = if n == 0 {
+        0
+    } else {
+        decoded.len().saturating_sub(n - 1)
+    };
+    (0..starts)
+        .filter(move |&s0| {
+            decoded[s0..s0 + n]
+                .iter()
+                .zip(key)
+                .all(|(d, k)| d.0.eq_ignore_ascii_case(k))
+                && !word(s0.checked_sub(1).and_then(|p| decoded.get(p)))
+                && !word(decoded.get(s0 + n))
+        })
+        .map(move |s0| (decoded[s0].1, decoded[s0 + n - 1].2))
+}
 
 impl CanaryDetector {
     /// A short secret whole in decimal character codes ("98 97 103 101 108" for `bagel`):
@@ -525,20 +536,9 @@ impl CanaryDetector {
                 };
             }
             let end = decoded.last().map_or(i + 1, |d| d.2);
-            let word =
-                |x: Option<&(u8, usize, usize)>| x.is_some_and(|d| d.0.is_ascii_alphanumeric());
-            for s0 in 0..decoded.len().saturating_sub(n - 1) {
-                let hit = decoded[s0..s0 + n]
-                    .iter()
-                    .zip(&self.key)
-                    .all(|(d, k)| d.0.eq_ignore_ascii_case(k))
-                    && !word(s0.checked_sub(1).and_then(|p| decoded.get(p)))
-                    && !word(decoded.get(s0 + n));
-                if hit {
-                    let (a, z) = (decoded[s0].1, decoded[s0 + n - 1].2);
-                    col.add(self.whole_leak(text, LeakMethod::CharCodes, a, z));
-                    return;
-                }
+            if let Some((a, z)) = spelled_whole(&self.key, &decoded).next() {
+                col.add(self.whole_leak(text, LeakMethod::CharCodes, a, z));
+                return;
             }
             i = end.max(i + 1);
         }

@@ -2,7 +2,9 @@
 //! against human labels, the figures read from them, the table line they print under
 //! [`HEADER`], and [`show_errors`], the switch that lists the misclassified rows of a split;
 //! the labelled sets in `tests/data` ([`rows`], [`s`]) and their halves ([`split_of`]), and
-//! JailbreakBench's judge comparison where it is on the machine ([`jbb_comparison`]).
+//! JailbreakBench's judge comparison where it is on the machine ([`jbb_comparison`]); a
+//! judge's calibration labels in `tests/data`, read as the calibration reads them
+//! ([`label_set`]).
 
 // Each measurement reads the figures it reports, not all of them.
 #![allow(dead_code)]
@@ -147,4 +149,19 @@ pub fn jbb_comparison() -> Option<PathBuf> {
         .ancestors()
         .map(|a| a.join("shared/datasets").join(rel))
         .find(|p| p.exists())
+}
+
+/// A binary judge's calibration labels in `tests/data` (`name`, JSON lines), read for check
+/// `check` as `gauntlet judge calibrate` reads them, with no conflicting or unlabelled item.
+pub fn label_set(name: &str, check: &str) -> gauntlet_graders::judge::labels::LabelSet {
+    use gauntlet_core::judges::JudgeScale;
+    use gauntlet_graders::judge::labels::{LabelFormat, parse_labels};
+    let text = std::fs::read_to_string(data(name)).expect("the label set is in the repository");
+    let set = parse_labels(&text, LabelFormat::Jsonl, check, &[], JudgeScale::Binary)
+        .expect("the labels parse");
+    assert!(
+        set.conflicts.is_empty() && set.unlabelled.is_empty(),
+        "{name}"
+    );
+    set
 }
