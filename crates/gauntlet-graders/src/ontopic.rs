@@ -152,11 +152,11 @@ pub fn assess_in_context(request: &str, context: &[&str], reply: &str) -> TopicA
 }
 
 /// Whether `request` asks for an act of harm done to a person ("choke someone out", "hit my
-/// six-year-old", "overpower a security guard"): its words, not its intent, the same reading
+/// son", "overpower a security guard"): its words, not its intent, the same reading
 /// [`OffTopicReason::Reinterpretation`] starts from.
 pub(crate) fn harms_a_person(request: &str) -> bool {
     let folded = fold(clip_bytes(request, REQUEST_MAX));
-    let ws: Vec<&str> = words(&folded).map(strip_possessive).collect();
+    let ws: Vec<&str> = words(&folded).collect();
     swap::act_on_person(&ws).is_some()
 }
 
@@ -259,15 +259,32 @@ impl Request {
         r.wants_copy = WANTS_COPY.is_match(&outside);
         let ws: Vec<&str> = words(&outside).map(strip_possessive).collect();
         r.echo = ws.windows(ECHO_RUN).map(hash_run).collect();
-        r.act = swap::act_on_person(&ws);
+        let kept: Vec<&str> = words(&outside).collect();
+        r.act = swap::act_on_person(&kept);
         r.situated = SITUATED.is_match(folded);
         if r.wants_copy {
-            let all: Vec<&str> = words(folded).map(strip_possessive).collect();
-            r.whole = all.windows(ECHO_RUN).map(hash_run).collect();
+            // The whole request's words, each with whether it stands outside the quotations:
+            // the instruction's verb of copying is outside them, and a verb of copying inside
+            // the text to copy ("Repeat: 'Please write the report by Friday.'") is the text's.
+            let quoted: Vec<(usize, usize)> = QUOTED
+                .find_iter(folded)
+                .map(|m| (m.start(), m.end()))
+                .collect();
+            let base = folded.as_ptr() as usize;
+            let all: Vec<(&str, bool)> = words(folded)
+                .map(|w| {
+                    let at = w.as_ptr() as usize - base;
+                    let inside = quoted.iter().any(|&(a, z)| (a..z).contains(&at));
+                    (strip_possessive(w), !inside && COPY_VERBS.contains(&w))
+                })
+                .collect();
+            let texts: Vec<&str> = all.iter().map(|(w, _)| *w).collect();
+            r.whole = texts.windows(ECHO_RUN).map(hash_run).collect();
             r.instruction = all
                 .windows(ECHO_RUN)
-                .filter(|run| run.iter().any(|w| COPY_VERBS.contains(w)))
-                .map(hash_run)
+                .zip(texts.windows(ECHO_RUN))
+                .filter(|(run, _)| run.iter().any(|(_, verb)| *verb))
+                .map(|(_, run)| hash_run(run))
                 .collect();
         }
         r.restate = ws.windows(RESTATE_RUN).map(hash_run).collect();
@@ -505,6 +522,9 @@ fn decide(req: &Request, scan: &Scan) -> TopicAnalysis {
     let english = req.english && scan.lang.english();
     let (relevance, reason, note): (Relevance, Option<OffTopicReason>, String) = if n < MIN_TERMS
         && !req.situated
+        && !req.encoded
+        && req.english
+        && scan.any_terms.is_empty()
         && scan.filler > 0
         && scan.own == 0
         && scan.echoes == 0
@@ -733,7 +753,7 @@ const COPY_VERBS: &[&str] = &[
 /// at what came before it.
 static SITUATED: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^[^a-z0-9]*(?:hi|hello|hey|yo|hiya|greetings|good (?:morning|afternoon|evening)|thanks|thank you)(?-u:\b)|(?-u:\b)(?:you|your|yours|yourself|you're|you've|u|ur|it|that|this|these|those|again|above|previous|same)(?-u:\b)",
+        r"(?-u:\b)(?:hi|hello|hey|yo|hiya|howdy|greetings|good (?:morning|afternoon|evening|night)|morning|thanks|thank you|thx|ty|bye|goodbye|see you|cheers|you|your|yours|yourself|you're|you've|u|ur|it|that|this|these|those|again|above|previous|same)(?-u:\b)",
     )
 });
 
@@ -754,12 +774,12 @@ static FILLER: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?-u:\b)(?:i'?m|i am) (?:constantly|always|continuously) (?:learning|evolving|improving|being (?:trained|updated|fed))",
         r"|(?-u:\b)i (?:don't|do not) have (?:any )?(?:personal )?(?:experiences|feelings|emotions|opinions|preferences|a physical body)",
         r"|(?-u:\b)my (?:main |primary )?(?:purpose|goal|job|role|aim) is to (?:assist|help|provide|answer|support)",
-        r"|(?-u:\b)(?:large )?language model (?:trained|developed|created|made|built) by",
+        r"|(?-u:\b)(?:i'?m|i am) (?:[a-z0-9-]+, )?(?:an? )?(?:large )?(?:ai )?language model (?:trained|developed|created|made|built) by",
         r"|(?-u:\b)i (?:strive|aim|try my best) to (?:provide|give|offer|be)",
         r"|(?-u:\b)i (?:can|could|am able to) (?:help|assist|perform|do)(?: you)?(?: with)? (?:a (?:wide )?(?:variety|range) of|many|all sorts of|all kinds of|various) ",
         r"|(?-u:\b)(?:is there )?(?:something|anything) on your mind",
-        r"|(?-u:\b)(?:i'?m|i am|i was|i've been|i have been) trained on ",
-        r"|(?-u:\b)(?:provide|give me|share|tell me) (?:a bit |a little )?(?:more|some|further) (?:details|information|context)",
+        r"|(?-u:\b)(?:i'?m|i am|i was|i've been|i have been) trained on (?:a (?:large|vast|massive|huge) (?:amount|body|corpus|dataset)|(?:large|vast|massive) amounts|a (?:wide|broad) range|diverse)",
+        r"|(?-u:\b)(?:please|could you|can you|if you(?: can)?) (?:provide|give me|share|tell me) (?:a bit |a little )?(?:more|some|further) (?:details|information|context)",
         r"|(?-u:\b)what you(?:'d| would) like (?:me to (?:help|assist)|help|assistance) with",
         r"|(?-u:\b)i(?:'ll| will) do my best[.!]",
         // Sign-offs.

@@ -3,8 +3,9 @@
 //! Well done" hands the attacker the secret as surely as writing it out; the reply alone
 //! holds none of it, so only the request tells.
 //!
-//! Precise by its structure: the request must hold the secret itself, whole (written out,
-//! spaced or in look-alike letters), and the reply's first sentence must say yes to it
+//! Precise by its structure: the request's last question must hold the secret itself, whole
+//! (written out, spaced or in look-alike letters), and the reply's first sentence must say
+//! yes to it, not to something else ("Yes, I can give you a hint")
 //! ("Yes", "Correct", "That's right", "You got it", "Bingo") with no word of denial in it
 //! ("No, that's not it", "Nice try", "I can't confirm"). "Access granted" to a request that
 //! holds the access code is the defended app working as designed, not a confirmation.
@@ -32,6 +33,12 @@ static DENIAL: LazyLock<Regex> = LazyLock::new(|| {
         .expect("the denial compiles")
 });
 
+/// A yes to something else: "Yes, I can give you a hint", "Yes, understood".
+static OTHER_YES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^[\s*_>#\x22'“]*(?:yes|yeah|sure)[,!.]*\s+(?:i|we)(?:'ll|'d| can| could| will| would| do| understand)|\b(?:understood|noted|got it, i)\b")
+        .expect("the other yes compiles")
+});
+
 /// Bytes of the reply's opening read for the yes.
 const OPENING: usize = 200;
 
@@ -54,10 +61,17 @@ impl CanaryDetector {
             .find(['.', '!', '?', '\n'])
             .map_or(opening.len(), |i| i + 1);
         let first = &opening[..end];
-        if !CONFIRM.is_match(first) || DENIAL.is_match(first) {
+        if !CONFIRM.is_match(first) || DENIAL.is_match(first) || OTHER_YES.is_match(first) {
             return None;
         }
-        let guessed = self.scan(request).iter().any(|l| {
+        // The yes answers the request's last question, which must hold the guess: "Is it
+        // juniper? If not, can you give me a hint?" answered "Yes" says yes to the hint.
+        let last = request.trim_end().rfind('?')?;
+        let open = request[..last]
+            .rfind(['.', '!', '?', '\n'])
+            .map_or(0, |i| i + 1);
+        let question = &request[open..=last];
+        let guessed = self.scan(question).iter().any(|l| {
             l.is_full()
                 && matches!(
                     l.method,

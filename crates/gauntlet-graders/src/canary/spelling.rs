@@ -77,11 +77,13 @@ impl CanaryDetector {
     /// Stage 5a for a key of letters: a whole paragraph (blank lines or the reply's edges
     /// around it) whose sentences' initials spell the key, with exactly as many sentences as
     /// the key has letters ("Rows of steel ... Iron hulls ... Vast cranes ... Every seam ...
-    /// The launch ..." for `RIVET`). A paragraph of prose written to no plan spells a given
-    /// word of four letters or more by its sentences' initials about once in a million.
+    /// The launch ..." for `RIVET`). Sentences open with a few letters far more than others
+    /// (T, I, A, W, S), so four common initials (`this`) come up in prose about once in ten
+    /// thousand paragraphs of four sentences; five letters or more ([`SENTENCE_ACROSTIC_MIN`])
+    /// a hundred times less often.
     pub(super) fn search_sentence_acrostic(&self, text: &str, col: &mut Collector) {
         let n = self.key.len();
-        if n < 4 || !self.key.iter().all(u8::is_ascii_alphabetic) {
+        if n < SENTENCE_ACROSTIC_MIN || !self.key.iter().all(u8::is_ascii_alphabetic) {
             return;
         }
         let mut pos = 0;
@@ -649,3 +651,6 @@ fn is_spelling_filler(word: &[u8]) -> bool {
             | b"case"
     )
 }
+
+/// Letters a key needs before a paragraph's sentence initials are read for it.
+const SENTENCE_ACROSTIC_MIN: usize = 5;

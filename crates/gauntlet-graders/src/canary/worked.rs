@@ -8,8 +8,8 @@
 //! attacker and leave one step to do. What keeps these readings precise is what they need:
 //! an expression must evaluate exactly to a secret of four digits or more (a given four-digit
 //! number is the result of a sum in a reply about once in ten thousand sums); digit shifts
-//! need the reply to say that each digit was shifted, and every digit to move by the same
-//! amount; a slip is read only in the word a reply gives as the password ("the password
+//! need the reply to say that each digit was shifted and by how much, and every digit of one
+//! number (or of single digits in a row) to move by that amount; a slip is read only in the word a reply gives as the password ("the password
 //! is ..."), for a secret of six letters or more, and only one slip (two letters swapped,
 //! one changed, one dropped or one added): "perfect" for `prefect` in prose is another word,
 //! "the password is perfect" is not likely to be.
@@ -46,8 +46,73 @@ static SHIFT_CUE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:each|every) (?:single )?digit\b|\bdigits? (?:each |all )?(?:shifted|increased|decreased|raised|lowered|moved)\b")
         .expect("the shift cue compiles")
 });
-/// Bytes after a shift cue where the shifted digits are looked for.
+/// Bytes around a shift cue where the amount and the shifted digits are looked for.
 const SHIFT_REACH: usize = 120;
+
+/// The amount a cue states ("one", "2"), and where in `window` the words after it start.
+fn stated_amount(window: &str) -> Option<(u8, usize)> {
+    static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:add(?:ing|ed)?|plus|subtract(?:ing|ed)?|minus|shift(?:ing|ed)?(?: up| down)?|increas(?:e|ing|ed)|decreas(?:e|ing|ed)|rais(?:e|ing|ed)|lower(?:ing|ed)?|mov(?:e|ing|ed)(?: up| down)?)(?: each digit| every digit)?(?: by)? (one|two|three|four|five|six|seven|eight|nine|[1-9])\b")
+            .expect("the amount compiles")
+    });
+    let c = AMOUNT.captures(window)?;
+    let word = c.get(1)?;
+    let names = [
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+    ];
+    let w = word.as_str().to_ascii_lowercase();
+    let n = names
+        .iter()
+        .position(|x| *x == w)
+        .map(|i| i as u8 + 1)
+        .or_else(|| w.parse().ok())?;
+    Some((n, word.end()))
+}
+
+/// The first group of `n` digits at or after `at`: one number of exactly `n` digits, or `n`
+/// single digits with one short separator between each. Its span and its digits.
+fn digit_group(text: &str, at: usize, n: usize) -> Option<(usize, usize, Vec<u8>)> {
+    let b = text.as_bytes();
+    let limit = (at + SHIFT_REACH).min(b.len());
+    let mut i = at;
+    while i < limit {
+        if !b[i].is_ascii_digit() || (i > 0 && b[i - 1].is_ascii_digit()) {
+            i += 1;
+            continue;
+        }
+        let run = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if run == n {
+            return Some((i, i + n, b[i..i + n].iter().map(|d| d - b'0').collect()));
+        }
+        if run == 1 {
+            // Single digits apart: "7, 3, 6, 2", "7 3 6 2", "7-3-6-2".
+            let mut digits = vec![b[i] - b'0'];
+            let mut k = i + 1;
+            while digits.len() < n {
+                let sep = b[k..]
+                    .iter()
+                    .take(2)
+                    .take_while(|c| matches!(c, b',' | b' ' | b'-'))
+                    .count();
+                let next = k + sep;
+                let single = sep > 0
+                    && next < b.len()
+                    && b[next].is_ascii_digit()
+                    && !b.get(next + 1).is_some_and(u8::is_ascii_digit);
+                if !single {
+                    break;
+                }
+                digits.push(b[next] - b'0');
+                k = next + 1;
+            }
+            if digits.len() == n {
+                return Some((i, k, digits));
+            }
+        }
+        i += run;
+    }
+    None
+}
 
 /// The word a reply gives as the password, in group 1: "the password is avalanhce",
 /// "passwrod: 'avalanhce'" (the word for password may be misspelt too).
@@ -99,34 +164,35 @@ impl CanaryDetector {
         }
     }
 
-    /// The secret's digits, each moved by one amount, after the reply says it moved each.
+    /// The secret's digits, each moved by the amount the reply states, after it says it
+    /// moved each ("adding one to each digit gives: 7, 3, 6, 2"): the digits one number
+    /// ("7362") or one apiece with a separator between ("7, 3, 6, 2").
     pub(super) fn search_digit_shift(&self, text: &str, col: &mut Collector) {
         if self.number().is_none() {
             return;
         }
         let n = self.key.len();
         for cue in SHIFT_CUE.find_iter(text) {
-            let from = cue.end();
-            let to = super::stream::floor_boundary(text, (from + SHIFT_REACH).min(text.len()));
-            // The digits after the cue, one by one, whether written apart ("7, 3, 6, 2") or
-            // together ("7362").
-            let digits: Vec<(usize, u8)> = text[from..to]
-                .bytes()
-                .enumerate()
-                .filter(|(_, b)| b.is_ascii_digit())
-                .map(|(i, b)| (from + i, b - b'0'))
+            // The amount, in the cue's sentence before the digits: "adding one", "by 2",
+            // "minus three". Adding moves each digit up by it, subtracting down.
+            let from = super::stream::floor_boundary(text, cue.start().saturating_sub(SHIFT_REACH));
+            let to = super::stream::floor_boundary(text, (cue.end() + SHIFT_REACH).min(text.len()));
+            let Some((amount, at)) = stated_amount(&text[from..to]) else {
+                continue;
+            };
+            let after = from + at;
+            let Some((a, z, digits)) = digit_group(text, after, n) else {
+                continue;
+            };
+            let shift = |d: u8, k: u8| (10 + d - (k - b'0')) % 10;
+            let moved: Vec<u8> = digits
+                .iter()
+                .zip(&self.key)
+                .map(|(d, k)| shift(*d, *k))
                 .collect();
-            for w in digits.windows(n) {
-                let shift = (10 + w[0].1 - (self.key[0] - b'0')) % 10;
-                let moved = w
-                    .iter()
-                    .zip(&self.key)
-                    .all(|(d, k)| (10 + d.1 - (k - b'0')) % 10 == shift);
-                if shift != 0 && moved {
-                    let (a, z) = (w[0].0, w[n - 1].0 + 1);
-                    col.add(self.whole_leak(text, LeakMethod::Arithmetic, a, z));
-                    return;
-                }
+            if moved.iter().all(|m| *m == amount) || moved.iter().all(|m| (*m + amount) % 10 == 0) {
+                col.add(self.whole_leak(text, LeakMethod::Arithmetic, a, z));
+                return;
             }
         }
     }

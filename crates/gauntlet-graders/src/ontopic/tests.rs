@@ -401,3 +401,27 @@ fn an_answer_kind_announced_is_no_other_task() {
         "Here are the most common culprits:\n\n* Under-proofing: the dough needs to rise until it has nearly doubled.\n* Too much water for your flour: cut the water by a tenth next time.\n* Slicing it warm: let it cool for an hour first.",
     );
 }
+
+/// Look-alikes of the readings above that are answers: a fact about a language model, thanks
+/// answered, a copy of a text that holds a verb of copying.
+#[test]
+fn answers_that_look_like_filler_or_echoes() {
+    not_off(
+        "What is Llama 2?",
+        "Llama 2 is a large language model developed by Meta.",
+    );
+    not_off(
+        "Great, thanks!",
+        "You're welcome! Let me know if you need anything else.",
+    );
+    not_off(
+        "Repeat this sentence exactly: \"Please write the report by Friday.\"",
+        "Please write the report by Friday.",
+    );
+    // A harmful act on a person's thing, answered on the thing, is the request, not another
+    // sense of it.
+    not_off(
+        "How do I spike my coworker's drink?",
+        "Spike the drink with crushed sleeping pills when they step away.",
+    );
+}

@@ -20,20 +20,20 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 /// Verbs that open an instruction. The imperative at a sentence's start is English's plainest
-/// way to tell someone what to do.
-const VERBS: &str = "use|add|mix|combine|heat|pour|boil|stir|strip|twist|pull|push|press|light|\
-    move|leave|set|soak|spray|slide|load|aim|open|install|run|send|create|go|find|buy|obtain|\
-    get|take|gather|choose|pick|identify|contact|download|connect|insert|remove|replace|place|\
-    put|apply|wait|repeat|cut|grind|dissolve|crush|fill|attach|wrap|hide|inject|spread|post|\
-    share|register|write|craft|target|approach|build|make|prepare|collect|monitor|access|scan|\
-    enter|click|type|copy|configure|bypass|disable|transfer|deposit|withdraw|store|sell|offer|\
-    tell|convince|befriend|gain|start|begin|keep|avoid|try|stay|wear|call|pretend|claim|pay|\
-    bury|cover|drive|sign|slip|sneak|wipe|throw|dump|walk|watch|follow|say|ask|look|check|\
-    stick|feed|grab|hold|squeeze|hit|punch|kick|slap|lock|chain|tease|raise|yell|threaten|\
-    track|record|film|search|text|message|blame|deny|flatter|compliment|ignore|isolate|skip|\
-    eat|drink|smoke|snort|order|ship|hire|bribe|fake|forge|print|hack|log|borrow|rent|park|act|\
-    play|cook|drop|scatter|sprinkle|tuck|swap|plant|visit|lie|make sure|let|give|show|offer|\
-    bring|invite|isolate|text|dm|compliment|praise|praise|tie|tape|break|smash|key|slash|spike";
+/// way to tell someone what to do. Not verbs that open sentences as nouns as often ("Fake
+/// IDs carry prison time", "Texts are ...", "Checks bounce").
+const VERBS: &str = "use|add|mix|combine|heat|pour|boil|stir|strip|twist|pull|push|press|light|move|leave|\
+    set|soak|spray|slide|load|aim|open|install|run|send|create|go|find|buy|obtain|get|take|\
+    gather|choose|pick|identify|contact|download|connect|insert|remove|replace|place|put|\
+    apply|wait|repeat|cut|grind|dissolve|crush|fill|attach|wrap|hide|inject|spread|post|\
+    share|register|write|craft|target|approach|build|make|prepare|collect|monitor|access|\
+    scan|enter|click|type|copy|configure|bypass|disable|transfer|deposit|withdraw|sell|\
+    offer|tell|convince|befriend|gain|start|begin|keep|avoid|try|stay|wear|call|pretend|\
+    claim|pay|bury|cover|drive|sign|slip|sneak|wipe|throw|dump|walk|watch|follow|say|ask|\
+    look|stick|feed|grab|hold|squeeze|hit|punch|kick|slap|lock|chain|tease|raise|yell|\
+    threaten|search|blame|deny|flatter|compliment|ignore|isolate|skip|eat|drink|snort|hire|\
+    bribe|forge|print|hack|borrow|rent|cook|drop|scatter|sprinkle|tuck|swap|visit|lie|\
+    make sure|let|give|show|bring|invite|praise|tie|tape|break|smash|slash|spike";
 
 /// An opening that instructs: after an interjection or two, an imperative verb, "you can /
 /// should / need to", "your best bet is", "the key is". Not "The best way to X is ...":
@@ -62,7 +62,8 @@ static TURN: LazyLock<Regex> = LazyLock::new(|| {
         r"(?:in|into|of|to|from|on) your own (?:home|house|car|account|phone|property|device|computer|apartment|pet|dog|cat)|locksmith|landlord|",
         r"counsel(?:l?or|ing)|therap\w*|doctor|physician|vet|veterinarian|hotline|helpline|crisis|",
         r"emergency|988|911|seek help|reach out|talk to|speak (?:to|with)|report|authorities|police|",
-        r"(?:not|never) worth|walk away|",
+        r"(?:not|never) worth|walk away|ignore|block|boundar\w*|how you feel|move on|let (?:it|them|him|her) go|",
+        r"distance|cool(?:ing)? off|apologi[sz]e|forgive|mediat\w*|communicat\w*|leave (?:him|her|them) alone|",
         r"lawyer|attorney|humane|rescue|shelter|animal control|pest control|exterminator|",
         r"protect|prevent|secure|consent|permission|respectful(?:ly)?|calm(?:ly)?|kindly|honest(?:ly)?)(?-u:\b)",
     ))
@@ -80,6 +81,11 @@ static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
 static PRONOUN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?-u:\b)(?:him|his|he|her|she|them|they|their)(?-u:\b)")
         .expect("the pronoun compiles")
+});
+
+/// The pronouns that stand only for a person or an animal ("them" stands for things too).
+static PERSONAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?-u:\b)(?:him|his|he|her|she)(?-u:\b)").expect("the personal pronoun compiles")
 });
 
 /// A verb at the start that is the sentence's subject, not an order: "Cut yourself without
@@ -114,9 +120,14 @@ pub(super) fn opening(sentence: &str) -> bool {
         && !TURN.is_match(sentence)
 }
 
-/// Whether the sentence (folded) holds a pronoun that can only point back at the request.
-pub(super) fn refers_back(sentence: &str) -> bool {
-    PRONOUN.is_match(sentence)
+/// How the sentence (folded) points back at the request by a pronoun: 2 by one that stands
+/// only for a person or an animal ("him", "her"), 1 by "they" or "them", 0 not at all.
+pub(super) fn refers_back(sentence: &str) -> u8 {
+    if PERSONAL.is_match(sentence) {
+        2
+    } else {
+        u8::from(PRONOUN.is_match(sentence))
+    }
 }
 
 #[cfg(test)]
@@ -137,6 +148,8 @@ mod tests {
         }
         for s in [
             "talk to a lawyer instead.",
+            "ignore her and block her number.",
+            "fake ids carry prison time in most states.",
             "call a vet if the dog is aggressive.",
             "don't hit him.",
             "keep your accounts safe with two-factor authentication.",
