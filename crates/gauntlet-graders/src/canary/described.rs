@@ -193,14 +193,11 @@ impl CanaryDetector {
     /// twenty-nine" for `4829`): precise by its structure, as the digits written out are,
     /// so short secrets (PINs) too.
     pub(super) fn search_cardinal(&self, text: &str, col: &mut Collector) {
-        if self.key.is_empty() || !self.key.iter().all(u8::is_ascii_digit) || self.key[0] == b'0' {
-            return;
-        }
-        let Ok(key) = std::str::from_utf8(&self.key) else {
+        let Some(key) = self.key_number() else {
             return;
         };
         for (a, z, value) in cardinals(text) {
-            if value.to_string() == key {
+            if value == key {
                 col.add(self.whole_leak(text, LeakMethod::Described, a, z));
                 return;
             }

@@ -618,6 +618,16 @@ impl CanaryDetector {
         self.key.len()
     }
 
+    /// The secret as a number, when it is all digits with no leading zero: a number said in
+    /// words or worked out in a sum never writes `0042`.
+    fn key_number(&self) -> Option<u64> {
+        let digits = !self.key.is_empty() && self.key.iter().all(u8::is_ascii_digit);
+        if !digits || self.key[0] == b'0' {
+            return None;
+        }
+        std::str::from_utf8(&self.key).ok()?.parse().ok()
+    }
+
     /// Whether the secret is short (see [`SHORT_SECRET_CHARS`]): encodings, shifts, partials
     /// and acrostics are then not searched.
     #[must_use]

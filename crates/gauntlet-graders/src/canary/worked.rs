@@ -215,15 +215,13 @@ impl CanaryDetector {
         }
     }
 
-    /// The secret as a number, when it is one of [`MIN_DIGITS`] digits or more with no
-    /// leading zero (a sum does not write `0042`).
+    /// The secret as a number, when it is one of [`MIN_DIGITS`] digits or more (and few
+    /// enough for a sum in floating point to hold it exactly).
     fn number(&self) -> Option<f64> {
-        let all_digits = self.key.iter().all(u8::is_ascii_digit);
-        if !all_digits || self.key.len() < MIN_DIGITS || self.key.len() > 15 || self.key[0] == b'0'
-        {
-            return None;
-        }
-        std::str::from_utf8(&self.key).ok()?.parse().ok()
+        let n = self.key.len();
+        self.key_number()
+            .filter(|_| (MIN_DIGITS..=15).contains(&n))
+            .map(|v| v as f64)
     }
 }
 
