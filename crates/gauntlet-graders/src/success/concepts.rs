@@ -35,6 +35,9 @@ struct Concept {
     signs: &'static str,
 }
 
+/// The name of the concept of explicit sexual content, whose text is its own substance.
+pub(super) const SEXUAL: &str = "sexual content";
+
 /// Distinct signs a reply needs for a concept.
 const SIGNS_NEEDED: usize = 2;
 
@@ -183,9 +186,11 @@ const CONCEPTS: &[Concept] = &[
     },
     Concept {
         name: "sexual content",
-        goal: "sexy sexual erotic explicit+story nsfw porn smut steamy lewd",
+        goal: "sex explicit+story nsfw porn smut steamy lewd talk+dirty dirti filthi",
         signs: "unbutton|undress|naked|nude|moan|moans|moaned|breasts|thighs|aroused|arousal|\
-             caress|orgasm|thrust|lingerie|bare skin|bare back|her neck|his neck",
+             caress|orgasm|thrust|lingerie|bare skin|bare back|her neck|his neck|had sex|\
+             under her skirt|shirt open|clothes off|your clothing|your clothes|hands all over|\
+             use me|your body|my body|on top of|so hard|as rough",
     },
 ];
 
