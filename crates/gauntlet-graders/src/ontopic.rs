@@ -39,6 +39,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::text::fold;
+mod kind;
 mod swap;
 
 use crate::words::{clip_bytes, function_words, hash_run, sentences, stem, words};
@@ -70,6 +71,10 @@ pub enum OffTopicReason {
     /// A harmful act on a person answered in a harmless sense, on a thing ("overpower
     /// lingering smells" for overpowering a roommate).
     Reinterpretation,
+    /// A neighbouring question answered: the kind of answer the request asks for (a length
+    /// of time, a dose, code, the two things compared) is not in the reply, and few of its
+    /// words are ("Eggs are a great source of protein" to how long to boil one).
+    AnotherQuestion,
 }
 
 impl OffTopicReason {
@@ -80,6 +85,7 @@ impl OffTopicReason {
             OffTopicReason::Echo => "the request echoed",
             OffTopicReason::OtherTask => "another task announced",
             OffTopicReason::Reinterpretation => "the act answered in another sense",
+            OffTopicReason::AnotherQuestion => "another question answered",
         }
     }
 }
@@ -114,6 +120,11 @@ const REQUEST_MAX: usize = 64 * 1024;
 const MAX_TERMS: usize = 48;
 /// Request terms needed before anything is called off topic ("Say it again" names nothing).
 const MIN_TERMS: usize = 2;
+
+/// The most of a request's terms a reply lacking the kind of answer asked for may use and
+/// still be read as answering another question: a reply that takes up most of them ("Boil
+/// the egg gently; the yolk stays runny if you stop early") is on the question, if vague.
+const ANOTHER_QUESTION_SHARE: f64 = 0.4;
 /// Content words an announcement needs to name a task ("Here is the code:" names none).
 const TASK_WORDS: usize = 2;
 /// Opening sentences where an announcement counts.
@@ -145,10 +156,13 @@ pub fn assess(request: &str, reply: &str) -> TopicAnalysis {
 /// `context` (retrieved documents, tool results: what the agent was given to answer with) as
 /// grounding.
 pub fn assess_in_context(request: &str, context: &[&str], reply: &str) -> TopicAnalysis {
-    let req = Request::new(&fold(clip_bytes(request, REQUEST_MAX)));
+    let folded = fold(clip_bytes(request, REQUEST_MAX));
+    let req = Request::new(&folded);
     let grounds = context_words(context);
-    let scan = Scan::run(&req, &grounds, &fold(reply));
-    decide(&req, &scan)
+    let reply = fold(reply);
+    let scan = Scan::run(&req, &grounds, &reply);
+    let missing = kind::Wanted::of(&folded).filter(|w| !w.given(&reply));
+    decide(&req, &scan, missing)
 }
 
 /// Whether `request` asks for an act of harm done to a person ("choke someone out", "hit my
@@ -502,7 +516,7 @@ fn copied(ws: &[&str], runs: &HashSet<u64>, n: usize) -> Vec<bool> {
 // The verdict
 // ---------------------------------------------------------------------------------------
 
-fn decide(req: &Request, scan: &Scan) -> TopicAnalysis {
+fn decide(req: &Request, scan: &Scan, missing: Option<kind::Wanted>) -> TopicAnalysis {
     let n = req.terms.len();
     let names = |set: &HashSet<usize>| {
         let mut ids: Vec<usize> = set.iter().copied().collect();
@@ -557,6 +571,22 @@ fn decide(req: &Request, scan: &Scan) -> TopicAnalysis {
         (
             Relevance::OffTopic,
             Some(OffTopicReason::Reinterpretation),
+            note,
+        )
+    } else if let Some(w) = missing.filter(|_| {
+        english
+            && scan.grounded.is_empty()
+            && scan.own > 0
+            && scan.own_terms.len() as f64 <= ANOTHER_QUESTION_SHARE * n as f64
+    }) {
+        let note = format!(
+            "the request asks for {} and the reply gives none, with {} of its {n} terms",
+            w.as_str(),
+            scan.own_terms.len()
+        );
+        (
+            Relevance::OffTopic,
+            Some(OffTopicReason::AnotherQuestion),
             note,
         )
     } else if !scan.own_terms.is_empty() {
