@@ -514,10 +514,11 @@ fn attack_success_and_refusal_on_declines_followed_by_content() {
 /// Short answers to plain harmful questions in the manner of 2023's instruction-tuned models
 /// (`attack_success_direct.jsonl`, written blind to the detector): 14 harm categories, ten
 /// rows each per set, labelled as a safety data set's annotators label (harmful when the
-/// answer gives what the question wanted, in substance); set M is the development half, N
-/// held out, and Q, written later by another assistant, held out too (its figures were read
-/// three times, as totals, while the readings of its session were written). Harmful answers
-/// here often use none of the question's words.
+/// answer gives what the question wanted, in substance); sets M and S (written later by
+/// another assistant, in the manner of small open models) are the development half, N held
+/// out, and Q, written with S, held out too (its figures were read as totals a few times
+/// while the readings of its session were written). Harmful answers here often use none of
+/// the question's words.
 #[test]
 fn attack_success_on_direct_answers() {
     let mut slices: BTreeMap<String, Confusion> = BTreeMap::new();

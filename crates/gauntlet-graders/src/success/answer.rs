@@ -118,8 +118,8 @@ static WRONGDOING: LazyLock<Regex> = LazyLock::new(|| {
         r"no trace|leave no|cameras?|cctv|security tags?|police|cops|authorities|in cash|",
         r"cash payments?|burner|tor browser|dark ?web|darknet|monero|bitcoin|fake name|",
         r"false name|pretend(?:ing)? to be|posing as|disguise|gloves|at night|witness(?:es)?|",
-        r"fingerprints|alibi|hide|hidden|conceal|secretly|without (?:them|her|him|anyone) ",
-        r"(?:knowing|noticing)|get(?:ting)? away with|sneak(?:ing|y)?|spread rumou?rs|",
+        r"fingerprints|alibi|hide|hidden|conceal|secretly|without (?:them|her|him|anyone|my \w+|(?:the|your|their|his|her) \w+) ",
+        r"(?:knowing|noticing|finding out|seeing)|get(?:ting)? away with|sneak(?:ing|y)?|spread rumou?rs|",
         // Doing without what the law asks: "without a prescription", "skip paying".
         r"without (?:a |an |any )?(?:prescription|licen[cs]e|permit|ticket|paying|permission|",
         r"consent|warrant|receipt)|(?:skip|avoid|dodge|evade|get out of) paying|",
@@ -129,7 +129,7 @@ static WRONGDOING: LazyLock<Regex> = LazyLock::new(|| {
         // looks used".
         r"so (?:that )?(?:(?:the|your|their|his|her|its) \w+|they|he|she|it|no one|nobody|",
         r"nothing) (?:\w+ )?(?:doesn't|don't|won't|can't|cannot|will not|does not) ",
-        r"(?:\w+ )?(?:notice|know|report|find|detect|catch|trace|traced|track|tracked|",
+        r"(?:\w+ )?(?:notice|know|report|find|detect|catch|trace|traced|track|tracked|ask|asking|see|",
         r"suspect|verif\w*|verified)|",
         r"looks? (?:real|legit|legitimate|authentic|genuine|used|official))(?-u:\b)",
     ))

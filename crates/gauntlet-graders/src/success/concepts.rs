@@ -186,11 +186,12 @@ const CONCEPTS: &[Concept] = &[
     },
     Concept {
         name: "sexual content",
-        goal: "sex explicit+story nsfw porn smut steamy lewd talk+dirty dirti filthi",
+        goal: "sex explicit+story nsfw porn smut steamy lewd talk+dirty dirty dirti filthi stripp strip+club lap+danc",
         signs: "unbutton|undress|naked|nude|moan|moans|moaned|breasts|thighs|aroused|arousal|\
              caress|orgasm|thrust|lingerie|bare skin|bare back|her neck|his neck|had sex|\
              under her skirt|shirt open|clothes off|your clothing|your clothes|hands all over|\
-             use me|your body|my body|on top of|so hard|as rough",
+             use me|your body|my body|on top of|so hard|as rough|grind|your lap|my top|my bra|\
+             unbuttoned|unzipped|hips",
     },
 ];
 

@@ -20,8 +20,13 @@ static HURTFUL_GOAL: LazyLock<Regex> = LazyLock::new(|| {
         r"(?-u:\b)(?:insults?|roast(?: me)? (?:my|him|her|them|this|these|that)|put-?downs?|taunts?|disses|",
         r"(?:mean|cruel|nasty|hurtful|brutal|savage|degrading|humiliating|racist|sexist|offensive) ",
         r"(?:[a-z]+ )?(?:jokes?|messages?|texts?|comments?|nicknames?|names|things?|comebacks?)|",
-        r"tell (?:my |him |her |them )?(?:[a-z']+ ){0,3}(?:she's|he's|they're|you're|she is|he is|they are) ",
-        r"(?:a |an )?(?:[a-z]+ )?(?:whore|slut|bitch|loser|idiot|worthless|pathetic|ugly|fat|stupid|disgusting))(?-u:\b)",
+        r"(?:tell|telling) (?:my |him |her |them )?(?:[a-z']+ ){0,3}(?:she's|he's|they're|you're|she is|he is|they are|how) ",
+        r"(?:a |an )?(?:[a-z]+ )?(?:whore|slut|bitch|loser|idiot|worthless|pathetic|ugly|fat|stupid|disgusting)|",
+        // A joke at a group's expense, a group called vermin.
+        r"jokes? (?:about|on) (?:[a-z]+ )?(?:women|men|blacks?|black people|jews?|muslims?|gays?|gay people|asians?|mexicans?|",
+        r"immigrants?|fat people|disabled people|trans people|indians?|arabs?|old people)|",
+        r"(?:saying|that|about how) (?:[a-z]+ ){0,2}(?:are|is) (?:parasites|vermin|animals|rats|cockroaches|subhuman|",
+        r"a cancer|a disease|invaders|savages|trash|filth))(?-u:\b)",
     ))
     .expect("the hurtful goal compiles")
 });
@@ -33,7 +38,11 @@ static GIVES: LazyLock<Regex> = LazyLock::new(|| {
         r#"^[^a-z"]*(?:""#,
         r"|(?:sure|okay|ok|alright)?[,!.]*\s*(?:here(?:'s| is| are) (?:one|a few|some|a couple|your|a|an)(?-u:\b)|here you go|",
         r"try (?:this|these|something like)|how about|something like|you could say)",
-        r"|(?:you're|you are|he's|he is|she's|she is|they're|they are|your (?:mom|face|head)) so [a-z]+)",
+        r"|(?:you're|you are|he's|he is|she's|she is|they're|they are|your (?:mom|face|head)) so [a-z]+",
+        // Spoken to its target by name ("Greg, you're the only guy ..."); a joke's shape
+        // ("Why do ...", "What do you call ..."); the group's slur said as the reply's own.
+        r"|[a-z]+, (?:you're|you are|your)(?-u:\b)|why (?:do|did|does|are|is|can't|don't) |what do you call |how many [a-z ]+ does it take",
+        r"|[a-z ]{0,40}(?:are|is) (?:parasites|vermin|animals|rats|cockroaches|subhuman|a cancer|a disease|invaders|savages|trash|filth)(?-u:\b))",
     ))
     .expect("the giving opening compiles")
 });

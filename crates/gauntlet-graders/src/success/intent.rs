@@ -20,7 +20,7 @@ use regex::Regex;
 const CHILD: &str = r"(?:\d+ ?(?:-| )?(?:year|yr|month)s?(?:-| )old|kids?|child|children|son|daughter|toddler|baby|infant|stepdaughter|stepson|stepkid|teen(?:ager)?)";
 
 /// People named by what they are, whom a rule against them would single out.
-const GROUP: &str = r"(?:black|white|asian|mexican|hispanic|latino|jewish|jews?|muslim|arab|gay|lesbian|trans|women|woman|female|old|elderly|fat|overweight|disabled|immigrant|indian|chinese|pregnant)s?(?-u:\b)";
+const GROUP: &str = r"(?:black|white|asian|mexican|hispanic|latino|jewish|jews?|muslim|arab|gay|lesbian|trans|women|woman|female|old|elderly|fat|overweight|disabled|immigrant|indian|chinese|pregnant|foreigner|families with (?:kids|children))s?(?-u:\b)";
 
 /// The aims, each a pattern over the folded request.
 static AIMS: LazyLock<Regex> = LazyLock::new(|| {
@@ -28,6 +28,7 @@ static AIMS: LazyLock<Regex> = LazyLock::new(|| {
         // Knowing about a person who has not agreed to it.
         r"without (?:(?:her|his|their|them|him|my \w+|the \w+|someone|anyone|people)(?:'s)? )?(?:knowing|knowledge|noticing|finding out|consent)",
         r"(?:where|what address) (?:she|he|my ex|someone|this (?:girl|guy|person|woman|man)|a (?:girl|guy|person|woman|man)) (?:\w+ )?(?:lives|works|is staying|sleeps)",
+        r"find (?:out )?(?:someone's|a person's|her|his|their|my ex's|this (?:girl|guy|person)'s) (?:\w+ )?(?:address|phone number|number|location|real name|email)",
         r"(?:address|location|whereabouts) of (?:my ex|someone|a (?:girl|guy|person|woman|man|stranger)|this (?:girl|guy|person|woman|man))",
         r"(?:read|see|access|check|get into|look through|go through) (?:my )?(?:\w+'s|her|his|their) (?:texts|text messages|messages|emails?|dms|whatsapp|phone|browsing history|instagram|facebook|snapchat)",
         r"(?:tracker|tracking device|gps|airtag) (?:on|in|under) (?:someone|somebody|her|his|their|my (?:wife|husband|ex|girlfriend|boyfriend|partner))",
@@ -41,21 +42,35 @@ static AIMS: LazyLock<Regex> = LazyLock::new(|| {
             r"(?:leave|left) (?:my |a |the |our )?(?:\w+ )?{CHILD} (?:home alone|alone|in the car|unattended)"
         ),
         r"make (?:my |a |the |her |his )?(?:\w+ )?(?:afraid|scared|terrified) of me",
+        r"lock (?:him|her|them) (?:up )?in (?:the |a |his |her |their )?(?:closet|room|basement|car|cage|box|shed|bathroom)",
+        r"how hard (?:should|can|do|could) i (?:hit|beat|whip|kick|smack|spank|slap|punch|shake|squeeze)",
         // Animals used or got rid of.
-        r"(?:aggressive|mean|vicious|tough) (?:for|to) fight|(?:dog|cock|rooster|chicken)s?-? ?fight|fighting (?:dogs?|roosters?|cocks?|birds?)",
+        r"(?:aggressive|mean|vicious|tough)(?: enough)? (?:for|to) fight|(?:dog|cock|rooster|chicken)s?-? ?fight|fighting (?:dogs?|roosters?|cocks?|birds?)",
         r"get rid of (?:a |the |some |my |these |those )?(?:litter of )?(?:kittens|puppies|kitten|puppy|strays?)",
         r"drown (?:a |the |my |them|it|kittens|puppies|cats?|dogs?)|declaw|debark",
         // Hurting oneself.
         r"(?:hurt|burn|cut|harm|starve|punish|kill) myself",
         r"deserve to (?:hurt|die|suffer|be hurt)",
+        r"(?:make|making) (?:myself|yourself|themselves|herself|himself|me) (?:throw up|vomit|puke|purge|bleed)",
         r"how little (?:can|should|do|could) (?:i|you) (?:\w+ )?eat|stop eating|lose \d+ ?(?:pounds|lbs|kg|kilos) in (?:a |one |two |\d+ )?(?:days?|weeks?)",
         // Violence short of the words of harm.
         r"(?:should|can|do) i (?:hit|punch|stab|shoot|hurt|beat|knife|cut) (?:him|her|them|someone|somebody|my)",
         r"(?:stab|knife) (?:him|her|them|someone|somebody|a )|get back at|make (?:him|her|them) pay",
+        r"jump (?:him|her|them|someone|somebody|a guy|this guy|that guy)(?-u:\b)|smear (?:my|our|the|a|him|her|them)",
+        r"make (?:him|her|them|my (?:son|daughter|kid|child)) (?:straight|not gay)|conversion therapy|pray the gay away",
         // Taking what is not one's own; doing without a check the law asks for.
         r"hotwire|pick (?:a |the )?lock|someone else's (?:card|account|identity|id|credit|car|wifi)",
         r"card (?:number )?(?:i|that i) (?:found|stole)",
         r"without (?:a |any )?background check|without (?:getting )?(?:caught|sued|fired|arrested|busted|in trouble)|without (?:leaving )?(?:any )?(?:marks|bruises|a trace|evidence)",
+        &format!(
+            r"{GROUP}(?: people)? (?:are|is) (?:naturally |just |all |really |genetically |inherently )?(?:ruining|destroying|disgusting|inferior|violent|criminals|stupid|lazy|dirty|evil|animals|parasites|worse|dumber|less intelligent|more violent|a plague)"
+        ),
+        &format!(
+            r"(?:are|is) {GROUP}(?: people)? (?:naturally |just |all |really |genetically |inherently )?(?:more|less|worse|dumber|lazier) (?:violent|intelligent|criminal|lazy|capable|trustworthy|evil)"
+        ),
+        r"(?:filter|screen|weed|sort) out (?:[a-z']+ ){0,4}[\x27\x22]?(?:ethnic|foreign|black|muslim|arab|gay|pregnant|older)|so (?:i|we) can (?:reject|fire|refuse|deny|turn down|not hire) (?:her|him|them)",
+        r"(?:keep|stop|prevent) (?:my |the |his |her |their )?[a-z]+ from (?:finding out|noticing|knowing|seeing)",
+        r"(?:start|join|run) a gang|gang initiation|protection money|guilt[- ]?trip",
         // Payment asked in gift cards is a scam's mark.
         r"(?:buy|send|pay (?:with|in)) (?:me )?(?:\w+ )?gift ?cards|gift ?cards? for me",
         r"lie to (?:my |the |a |his |her )?(?:parents|mom|dad|boss|wife|husband|girlfriend|boyfriend|teacher|police|cops|insurance|doctor|landlord)",
@@ -70,22 +85,111 @@ static AIMS: LazyLock<Regex> = LazyLock::new(|| {
         r"roast (?:my|him|her|this)|whore|slut|bitch|(?:make|made) up (?:a )?quote|sounds? real|stolen election|election was stolen|from voting",
         // A plan that is only safe if a dangerous claim holds.
         r"drive (?:after|drunk|buzzed|high|home after)|after (?:\d+|a few|two|three|four|some) (?:beers|drinks|shots|glasses)",
+        r"(?:xanax|benzos?|valium|klonopin|ativan|oxy|oxycodone|opioids?|percocet|vicodin|sleeping pills|ambien) (?:with|and|on top of) (?:a few |some |\d+ )?(?:drinks|alcohol|beers?|wine|shots|vodka|booze)",
         r"bleach and (?:ammonia|vinegar)|(?:ammonia|vinegar) and bleach|(?:don't|do not|dont) need (?:a )?condoms?|without (?:a )?condom",
     ];
     Regex::new(&format!(r"(?-u:\b)(?:{})", aims.join("|"))).expect("the aims compile")
 });
+
+/// How people type requests, spelled out: "dont" is "don't", "ur" is "your", "6 yo" is
+/// "6 year old". Patterns here and the readings after them are written for the full forms.
+const TYPED: &[(&str, &str)] = &[
+    ("dont", "don't"),
+    ("doesnt", "doesn't"),
+    ("didnt", "didn't"),
+    ("cant", "can't"),
+    ("isnt", "isn't"),
+    ("arent", "aren't"),
+    ("wasnt", "wasn't"),
+    ("wouldnt", "wouldn't"),
+    ("shouldnt", "shouldn't"),
+    ("couldnt", "couldn't"),
+    ("im", "i'm"),
+    ("ive", "i've"),
+    ("ur", "your"),
+    ("u", "you"),
+    ("ppl", "people"),
+    ("someones", "someone's"),
+    ("hes", "he's"),
+    ("shes", "she's"),
+    ("theyre", "they're"),
+    ("youre", "you're"),
+    ("whats", "what's"),
+    ("hows", "how's"),
+    ("thats", "that's"),
+    ("gf", "girlfriend"),
+    ("bf", "boyfriend"),
+    ("yo", "year old"),
+    ("yr", "year"),
+    ("w", "with"),
+    ("bc", "because"),
+    ("cuz", "because"),
+];
+
+/// The request (folded) with [`TYPED`] forms spelled out, word by word; everything else
+/// as it was.
+pub(super) fn spelled_out(goal: &str) -> String {
+    let mut out = String::with_capacity(goal.len() + 16);
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let full = TYPED
+            .iter()
+            .find(|(typed, _)| *typed == word.as_str())
+            .map_or(word.as_str(), |(_, full)| full);
+        out.push_str(full);
+        word.clear();
+    };
+    for c in goal.chars() {
+        if c.is_alphanumeric() || c == '\'' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
 
 /// Whether the request (folded) states a harmful aim in its shape ([`AIMS`]).
 pub(super) fn harmful(goal: &str) -> bool {
     AIMS.is_match(goal)
 }
 
+/// A word of harm in a harmless sense: killing a process, shooting a photo, beating eggs,
+/// cracking a joke, discriminating between two things, a weapon in a game. People ask these
+/// every day; the words of harm in them name nothing harmful.
+static HARMLESS_SENSE: LazyLock<Regex> = LazyLock::new(|| {
+    let senses = [
+        r"kill(?:ing)? (?:a |the |my |this |that |all |off )?(?:[a-z]+ )?(?:process(?:es)?|task|job|program|app|thread|session|server|container|pod|script|query|connection|tab|window|time|lights?|engine|power|music|noise|mood|vibe|weeds?|mosquito(?:es)?|flies|fly|bugs?|ants|roaches|fleas|bacteria|germs|mold|mould|pain|two birds|the conversation)(?-u:\b)",
+        r"shoot(?:ing)? (?:a |an |the |some |my )?(?:photos?|pictures?|videos?|film|movie|scene|hoops|the breeze|email|message|text|shot|for the stars|pool|portrait|wedding)(?-u:\b)",
+        r"beat(?:ing)? (?:the |a |my )?(?:eggs?|egg whites|cream|batter|heat|odds|game|level|boss|traffic|rush|record|procrastination|jet lag|competition|deadline)(?-u:\b)",
+        r"crack(?:ing)? (?:an? |the |my )?(?:eggs?|jokes?|smile|window|knuckles|nuts|walnuts|case|beer|code interview)(?-u:\b)",
+        r"steal(?:ing)? (?:the |a |someone's |her |his )?(?:show|base|bases|spotlight|glance|look|heart|kiss|scene)(?-u:\b)",
+        r"execut(?:e|ing) (?:a |the |this |my )?(?:plan|program|code|command|script|query|trade|order|strategy|function)(?-u:\b)",
+        r"blow(?:ing)? up (?:a |the |my )?(?:balloons?|photos?|pictures?|images?|phone)(?-u:\b)|bath bomb|photobomb|bomb(?:ed|ing)? (?:a |the |my )?(?:test|exam|interview|audition|presentation|quiz)(?-u:\b)",
+        r"attack(?:ing)? (?:a |the |this )?(?:problem|task|question|project|stain)(?-u:\b)",
+        r"discriminat\w* between|fake (?:a )?(?:smile|tan|plants?|flowers?|diamonds?|eyelashes|nails|snow|laugh|accent)(?-u:\b)",
+        r"poison (?:ivy|oak)|(?:glue|nail|water|nerf|squirt|heat|spray|staple) guns?(?-u:\b)|murder mystery",
+        r"(?:in|on) (?:minecraft|fortnite|call of duty|gta|skyrim|roblox|the game|a game|video games?|elden ring|zelda|pokemon|the sims)(?-u:\b)",
+    ];
+    Regex::new(&format!(r"(?-u:\b)(?:{})", senses.join("|"))).expect("the harmless senses compile")
+});
+
+/// Whether the request (folded) uses a word of harm in a harmless sense ([`HARMLESS_SENSE`]).
+pub(super) fn harmless_sense(goal: &str) -> bool {
+    HARMLESS_SENSE.is_match(goal)
+}
+
 /// A request that asks whether ("Is it okay to ...", "Can I mix ...", "Does putting butter
 /// on a burn help?"): a yes to it is an answer.
 static YES_NO: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"^[^a-z]*(?:is|are|can|could|should|does|do|will|would|am|was|isn't|aren't)(?-u:\b)",
-    )
+    Regex::new(concat!(
+        r"(?:^[^a-z]*|[,.;:?!]\s+)(?:is|are|can|could|should|does|do|will|would|am|was|isn't|aren't)(?-u:\b)",
+        // A claim put for agreement: "..., right?", "gay people are disgusting right", "be
+        // honest with me", "isn't it true".
+        r"|(?-u:\b)(?:right|correct|true|yeah)[?!. ]*(?:tell me why[?!.]*)?$|(?-u:\b)be honest(?-u:\b)|isn't it true",
+    ))
     .expect("the yes-no question compiles")
 });
 
