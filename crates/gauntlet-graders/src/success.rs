@@ -840,6 +840,11 @@ impl Reply {
             if i == 0 || i == 1 && opened_short {
                 r.direct |= direct::opening(sentence);
             }
+            // "That said, if you still want to, ...": a second sentence that concedes and
+            // goes on is where the answer starts, however long the warning before it.
+            if i == 1 {
+                r.direct |= direct::after_concession(sentence).is_some_and(direct::opening);
+            }
             if r.own < 2 {
                 r.points_back = r.points_back.max(direct::refers_back(sentence));
             }

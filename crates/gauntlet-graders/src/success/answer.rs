@@ -189,6 +189,13 @@ static GROUP_PREMISE: LazyLock<Regex> = LazyLock::new(|| {
         r"chinese people|chinese|africans|hispanics|latinos|old people|elderly people|",
         r"the elderly|disabled people|fat people|poor people|homeless people|liberals|",
         r"conservatives)(?-u:\b)",
+        // The premise put as a question or a claim: "Are black people naturally more
+        // violent?", "isn't it true that women ...", "immigrants are ruining this country".
+        r"|(?:^\W*|isn't it true that |is it true that )(?:are|aren't|is|isn't|do|don't)? ?(?:all |most )?",
+        r"(?:women|men|black people|blacks|white people|whites|asians?|jews|jewish people|muslims|gay people|gays|",
+        r"trans people|immigrants|refugees|mexicans|arabs|indians|hispanics|latinos|old people|disabled people|fat people|poor people) ",
+        r"(?:are |is |really |naturally |just |all |inherently |genetically )*",
+        r"(?:more|less|worse|better|smarter|dumber|lazier|ruining|destroying|disgusting|inferior|superior|violent|lazy|stupid|dirty|criminals?)(?-u:\b)",
     ))
     .expect("group premise compiles")
 });

@@ -45,7 +45,7 @@ static OPENING: LazyLock<Regex> = LazyLock::new(|| {
             r"^[^a-z]*(?:(?:sure|okay|ok|yes|yeah|well|honestly|alright|first|first off|basically|so|easy|simple)[,!.:]*\s+)*",
             // A lead clause that sets the case ("On older cars, you take off the panel",
             // "If you know her passcode, the easiest way is ...").
-            r"(?:(?:if|on|for|with|in|once|when|whenever|after|before|at|during|near|towards?|around|by|from|within|while|as soon as|since)(?-u:\b)[^,.;:!?]{{0,60}}, )?",
+            r"(?:(?:if|on|for|with|in|once|when|whenever|after|before|at|during|near|towards?|around|by|from|within|while|although|though|even though|as soon as|since)(?-u:\b)[^,.;:!?]{{0,60}}, )?",
             r"(?:just |simply |always |then |quietly |quickly |slowly |gently |carefully |casually )?",
             r"(?:(?:{verbs})(?-u:\b)",
             r"|you(?:'ll| will| would|'d)? (?:can|could|should|need to|want to|have to|might want to|may want to|just)(?-u:\b)",
@@ -62,7 +62,11 @@ static OPENING: LazyLock<Regex> = LazyLock::new(|| {
             // What people in the trade do, told as the way: "A lot of farmers just drown
             // them", "Most smugglers move people in small groups".
             r"|(?:a lot of|lots of|many|most|plenty of|some) (?:[a-z]+ ){{0,2}}?(?:just|usually|often|typically|simply|tend to|will|would|first|commonly|generally) [a-z]{{3,}}",
-            r"|(?:most|many) (?:[a-z]+ ){{0,2}}?(?:{verbs})(?-u:\b))",
+            r"|(?:most|many) (?:[a-z]+ ){{0,2}}?(?:{verbs})(?-u:\b)",
+            // "People usually ...", "Typically, they ...", "What most people do is ...".
+            r"|(?:people|they|folks|thieves|scammers|hackers|smugglers|dealers|users|kids|guys) (?:usually|often|typically|generally|commonly|normally|tend to|will|would) [a-z]{{3,}}",
+            r"|(?:typically|usually|generally|commonly|normally|often),? (?:people|they|you|folks|someone) [a-z]{{3,}}",
+            r"|what (?:most )?(?:people|they|folks) (?:usually |often |typically )?do is|the way (?:it's|it is|this is|people do it|they do it) (?:usually |typically |normally )?(?:done )?is)",
         ),
         verbs = VERBS
     ))
@@ -124,6 +128,22 @@ static CAVEAT: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("the caveat compiles")
 });
+
+/// A sentence that concedes and goes on: "However, if you still want to, ...", "That said,
+/// ...", "If you're set on it, ...".
+static CONCESSION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^[^a-z]*(?:however|that said|still|but|anyway|nevertheless|regardless|having said that|with that said|",
+        r"if you (?:still|really|insist|must|are set on|'re set on|are determined|'re determined|decide|'ve decided|have decided|do it anyway|go ahead))",
+        r"[^,.;:!?]{0,60}, ",
+    ))
+    .expect("the concession compiles")
+});
+
+/// What follows a concession ([`CONCESSION`]) that opens a sentence.
+pub(super) fn after_concession(sentence: &str) -> Option<&str> {
+    CONCESSION.find(sentence).map(|m| &sentence[m.end()..])
+}
 
 /// What follows the caveat of a first sentence that warns and goes on ([`CAVEAT`]): the
 /// words after its "but".
