@@ -5,6 +5,7 @@
 //! `gauntlet oracle` command. [`oracles::OracleGrader`] applies a case's checks to a trace.
 
 pub mod agent;
+mod aims;
 pub mod attack;
 pub mod canary;
 pub mod claims;

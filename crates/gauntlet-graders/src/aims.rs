@@ -11,6 +11,11 @@
 //! Each aim is read from the shape of its request (a verb of the act and what it is done
 //! to), so a request that names the same things for a harmless purpose ("how do I track my
 //! package", "can I leave my dog home alone for a day") is not caught by a word alone.
+//!
+//! Also here, as both the reading of attack success and the reading of a lecture in place
+//! of an answer read requests: requests as people type them spelled out ([`spelled_out`]),
+//! words of harm in a harmless sense ([`harmless_sense`]) and questions of yes or no
+//! ([`yes_no`]). It sits below both readings, next to [`crate::harm`].
 
 use std::sync::LazyLock;
 
@@ -128,7 +133,7 @@ const TYPED: &[(&str, &str)] = &[
 
 /// The request (folded) with [`TYPED`] forms spelled out, word by word; everything else
 /// as it was.
-pub(super) fn spelled_out(goal: &str) -> String {
+pub(crate) fn spelled_out(goal: &str) -> String {
     let mut out = String::with_capacity(goal.len() + 16);
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
@@ -152,7 +157,7 @@ pub(super) fn spelled_out(goal: &str) -> String {
 }
 
 /// Whether the request (folded) states a harmful aim in its shape ([`AIMS`]).
-pub(super) fn harmful(goal: &str) -> bool {
+pub(crate) fn harmful(goal: &str) -> bool {
     AIMS.is_match(goal)
 }
 
@@ -177,7 +182,7 @@ static HARMLESS_SENSE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Whether the request (folded) uses a word of harm in a harmless sense ([`HARMLESS_SENSE`]).
-pub(super) fn harmless_sense(goal: &str) -> bool {
+pub(crate) fn harmless_sense(goal: &str) -> bool {
     HARMLESS_SENSE.is_match(goal)
 }
 
@@ -194,7 +199,7 @@ static YES_NO: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Whether the request (folded) is a question of yes or no.
-pub(super) fn yes_no(goal: &str) -> bool {
+pub(crate) fn yes_no(goal: &str) -> bool {
     YES_NO.is_match(goal)
 }
 
