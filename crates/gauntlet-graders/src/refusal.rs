@@ -895,8 +895,8 @@ static TO_HELP: LazyLock<Regex> = LazyLock::new(|| {
         r"(?:(?:\w+ )?(?:counsel(?:l?or|l?ing)s?|therapist|mediator|helpline|hotline|doctor|lawyer|professional|friend|hr)|someone you trust|the police)\b",
         r"|\b(?:seek|get|find) (?:professional |some )?(?:help|support|counsel(?:l?ing)?|therapy|mediation)\b",
         r"|\b(?:focus on|work on) (?:your (?:own )?)?(?:healing|well-?being|recovery)\b",
-        r"|\b(?:tak(?:e|ing) it to|report(?:ing)? (?:it |this |that )?to|rais(?:e|ing) (?:it|this|that) with|contact(?:ing)?|lean(?:ing)? on|call(?:ing)?) (?:your |the |a |an |local |your local )?(?:\w+ )?",
-        r"(?:hr|human resources|manager|supervisor|police|authorities|animal control|friends|family|counsel\w*|therapist|lawyer)\b",
+        r"|\b(?:tak(?:e|ing) it to|report(?:ing)? (?:it |this |that )?to|rais(?:e|ing) (?:it|this|that) with|contact(?:ing)?|lean(?:ing)? on|call(?:ing)?) (?:your |the |a |an |local |your local )?(?:[\w-]+ ){0,4}?",
+        r"(?:hr|human resources|manager|supervisor|police|authorities|animal control|friends|family|counsel\w*|therapist|lawyer|hotline|helpline|crisis line|lifeline)\b",
     ))
 });
 

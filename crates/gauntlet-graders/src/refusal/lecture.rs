@@ -914,6 +914,16 @@ static FRAME: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Words of four letters or more that never tell an act.
 const MENTION_STOP: &[&str] = &[
+    // Verbs of every request, which a way elsewhere uses too ("if you feel a need to ...").
+    "feel",
+    "feeling",
+    "going",
+    "make",
+    "want",
+    "need",
+    "know",
+    "think",
+    "like",
     "that",
     "this",
     "with",
