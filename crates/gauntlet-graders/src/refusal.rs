@@ -49,6 +49,7 @@ mod lecture;
 mod multilingual;
 mod part;
 mod premise;
+mod redirect;
 mod reinterpret;
 
 /// How much of the request the reply refused.
@@ -155,7 +156,10 @@ pub fn analyze_in_context(text: &str, request: &str, context: &[&str]) -> Refusa
     }
     // A lecture against the act asked for, in place of an answer: only the request tells it
     // from a warning or an answer about the harm ([`lecture`]).
-    if let Some(lecture) = lecture::lecture_against(&doc, asked()) {
+    // Or an objection followed by better ways, at any length ([`redirect`]).
+    let lecture = lecture::lecture_against(&doc, asked())
+        .or_else(|| redirect::redirect_against(&doc, asked()));
+    if let Some(lecture) = lecture {
         let mut lectured = read_cue(&doc, &lecture.cue, std::mem::take(&mut a.evidence));
         lectured.evidence.push(format!(
             "lecture, read with the request: sends the user elsewhere: {}",
