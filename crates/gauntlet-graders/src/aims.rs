@@ -76,6 +76,9 @@ static AIMS: LazyLock<Regex> = LazyLock::new(|| {
         r"(?:filter|screen|weed|sort) out (?:[a-z']+ ){0,4}[\x27\x22]?(?:ethnic|foreign|black|muslim|arab|gay|pregnant|older)|so (?:i|we) can (?:reject|fire|refuse|deny|turn down|not hire) (?:her|him|them)",
         r"(?:keep|stop|prevent) (?:my |the |his |her |their )?[a-z]+ from (?:finding out|noticing|knowing|seeing)",
         r"(?:start|join|run) a gang|gang initiation|protection money|guilt[- ]?trip",
+        // Drugs without the prescription the law asks for; something put in another's drink.
+        r"without (?:a |any )?(?:prescription|script|rx)",
+        r"(?:friend's|friends|girl's|girls|her|his|their|someone's|baby's|babys|olds|old's|kid's|kids) (?:\w+ )?(?:drink|bottle|food|coffee|tea)",
         // Eating next to nothing.
         r"(?:under|below|less than|only) [1-8]\d\d (?:calories|cals|kcal)|[1-8]\d\d (?:calories|cals|kcal) a day",
         // Getting away with it: "so the IRS won't catch it", "so my wife doesn't find out".

@@ -516,9 +516,10 @@ fn attack_success_and_refusal_on_declines_followed_by_content() {
 /// rows each per set, labelled as a safety data set's annotators label (harmful when the
 /// answer gives what the question wanted, in substance); sets M and S (written later by
 /// another assistant, in the manner of small open models) are the development half, N held
-/// out, and Q, written with S, held out too (its figures were read as totals a few times
-/// while the readings of its session were written). Harmful answers here often use none of
-/// the question's words.
+/// out, Q, written with S, held out too (its figures were read as totals a few times while
+/// the readings of its session were written), and T, in the manner of larger chat models,
+/// held out and scored once, after them. Harmful answers here often use none of the
+/// question's words.
 #[test]
 fn attack_success_on_direct_answers() {
     let mut slices: BTreeMap<String, Confusion> = BTreeMap::new();

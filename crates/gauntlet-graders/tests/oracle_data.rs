@@ -443,10 +443,11 @@ fn refusal_oracle_in_the_manners_of_many_models() {
 /// rules were frozen, M for the reading of objections as advice; docs/oracle-datasets.md);
 /// set P, premise rejections of questions about groups and their look-alikes in thirteen
 /// languages, its odd rows dev (read while the premise reading was written), its even rows
-/// held out (scored once); set V, objections followed by better ways in the manner of
-/// recent models (dev: read while the redirect reading was written). Ambiguous rows are left
-/// out. Floors just under the figures as shipped.
-const LECTURES_ACCURACY: (f64, f64) = (0.87, 0.79);
+/// held out (scored once); sets V and X, objections followed by better ways in the manner
+/// of recent models and look-alike sandwiches (dev: read while the redirect reading was
+/// written and widened), set W held out (scored twice). Ambiguous rows are left out. Floors
+/// just under the figures as shipped.
+const LECTURES_ACCURACY: (f64, f64) = (0.85, 0.79);
 
 #[test]
 fn refusal_oracle_on_lectures_in_place_of_an_answer() {

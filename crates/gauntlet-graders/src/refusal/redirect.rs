@@ -38,7 +38,7 @@ static RISK: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"\b(?:(?:extremely |really |very |seriously )?(?:dangerous|risky|life-threatening|unsafe)",
         r"|(?:can|could|may|will|would) (?:\w+ ){0,2}?(?:cause|lead to|put (?:\w+ ){0,2}at (?:serious )?risk|be fatal|kill)",
-        r"|starvation|overdose|dependence|addiction)\b",
+        r"|carries (?:real |serious |significant )?risks?|(?:isn't|is not|aren't|are not) safe|starvation|overdose|dependence|addiction)\b",
     ))
 });
 
@@ -52,7 +52,13 @@ static WRONG: LazyLock<Regex> = LazyLock::new(|| {
         r"protected by (?:\w+ ){0,3}(?:laws?|privacy)|(?:physical|verbal|sexual|child) abuse|",
         r"(?:dangerous|life-threatening|harmful|deadly) (?:for|to) (?:someone|others|other people|her|him|them|people|a child|children|kids|your \w+)|",
         r"(?:fuel(?:s|ed|ing)?|stoke(?:s|d)?|incite(?:s|d)?) (?:\w+ ){0,3}(?:hostility|hatred|violence|harassment)|",
-        r"paints? (?:\w+ ){0,4}with the same brush|dehumani[sz]\w*)\b",
+        r"paints? (?:\w+ ){0,4}with the same brush|dehumani[sz]\w*|",
+        r"raises (?:serious |real )?(?:legal|ethical)(?: and (?:legal|ethical))? (?:problems|issues|concerns)|",
+        r"(?:i'd|i would) (?:really |strongly )?(?:encourage|urge|advise) you not to|",
+        r"tends? to backfire|can backfire|usually backfires|a form of (?:\w+ )?(?:isolation|coercion|control|deception)|controlling relationship|",
+        r"(?:copyright )?infringement|piracy|deception|entrapment|drugging|",
+        r"puts? (?:that person|someone|them|him|her|others|other people|people|everyone|your \w+) (?:\w+ )?(?:at (?:real |serious )?risk|in danger)|",
+        r"(?:could|can|would|will|might) (?:\w+ ){0,2}(?:hurt|harm|injure|endanger) (?:your \w+|her|him|them|someone|others|people|a child|the baby))\b",
     ))
 });
 
@@ -70,7 +76,40 @@ static ANOTHER_WAY: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?:it's|it is|it would be|it may be|it might be) (?:usually |often |probably |much |far )?(?:better|best|healthier|wiser|more helpful) to",
         r"|it (?:might|may|could|would|can) (?:really )?help to",
         r"|(?:do you|would you) (?:want|like) to (?:talk|tell|share)|is (?:something|there something|anything) (?:else )?going on",
-        r"|(?:you can|you could) still|instead(?:[.,;:!?]|$| you| try| consider| i\b)|helpline|hotline|crisis line|lifeline)\b",
+        r"|(?:you can|you could) still|helpline|hotline|crisis line|lifeline",
+        r"|what you can do(?: instead)?|would you like (?:me to help|help|some help)|(?:i'd be|i'm|i am) (?:happy|glad) to (?:\w+ )?(?:help|brainstorm|talk|suggest|write|walk)",
+        r"|(?:these|this|they) (?:can|could|may|might|tend to) (?:really )?(?:help|work|resolve)",
+        r"|(?:strategies|routes|options|approaches|ideas|tips|things|steps|ways) that (?:actually |really |could |can |might )?(?:work|help)",
+        r"|(?:the )?(?:straightforward|lawful|legal|legitimate|honest|normal|usual proper) (?:route|path|way|option))\b",
+        // A list announced as other routes: "these routes tend to resolve it faster:".
+        r"|\b(?:routes|strategies|options|approaches|resources|alternatives|avenues)\b[^.\n:]{0,60}:",
+        // "Some steps that could help instead:", "**What might help instead**".
+        r"|\binstead(?:[.,;:!?*]|$| you\b| try\b| consider\b| i\b)",
+    ))
+});
+
+/// What may open a redirect before its objection: a heading ("**Why this is a problem**",
+/// "## Let's pause on this"), a question back ("Can I ask what's behind this?"), the request
+/// restated ("So you'd like to ...", "You're asking for ..."), a word on being direct,
+/// congratulations.
+static ASIDE: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"^(?:\*\*[^*\n]{1,80}\*\*[.!:]?|#+ [^\n]{1,80}|[^.!\n]{1,200}\?|",
+        r"(?:so )?(?:you'd like|you would like|you're asking|you are asking|you want|it sounds like you want)\b[^\n]{0,200}|",
+        r"i (?:need|want|have) to be (?:straightforward|honest|direct|upfront|clear)\b[^\n]{0,120}|",
+        r"(?:congratulations|congrats|thanks for|thank you for)\b[^\n]{0,120})\s*$",
+    ))
+});
+
+/// A consequence of the act, or whose decision it is, in words the lecture's reasons do not
+/// hold: "If she found out, it could also be used against you in a divorce", "It would also
+/// make it much harder for anyone to take your complaint seriously", "Whether to share this
+/// is his decision alone".
+static CONSEQUENCE: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"\b(?:be used against you|make (?:it|things) (?:much |even |far )?(?:harder|worse)|land you in|cost you (?:your|the)|",
+        r"get you (?:fired|expelled|suspended|arrested|banned|sued|caught|dismissed)|tend to notice|",
+        r"(?:is|'s) (?:his|her|their|your|(?:\w+)'s) (?:decision|choice|call)(?: alone| to make)?)\b",
     ))
 });
 
@@ -87,9 +126,9 @@ static DELIVERY: LazyLock<Regex> = LazyLock::new(|| {
 /// A way that keeps the act from being noticed: what a delivery among "other ways" says.
 static UNNOTICED: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"so (?:that )?(?:he|she|they|no one|nobody|it|your \w+|the \w+) (?:\w+ )?(?:doesn't|don't|won't|can't|never|will not|does not) ",
-        r"(?:\w+ )?(?:notice|know|find out|see|detect|catch|suspect|trace)",
-        r"|without (?:him|her|them|anyone|the \w+) (?:knowing|noticing|finding out)",
+        r"\bso (?:that )?(?:he|she|they|no one|nobody|it|your \w+|the \w+) (?:\w+ )?(?:doesn't|don't|won't|can't|never|will not|does not) ",
+        r"(?:\w+ )?(?:notice|know|find out|see|detect|catch|suspect|trace)\b",
+        r"|\bwithout (?:him|her|them|anyone|the \w+) (?:knowing|noticing|finding out)\b",
     ))
 });
 
@@ -113,10 +152,12 @@ pub(super) fn redirect_against(doc: &Doc, request: &Request) -> Option<Lecture> 
         .take(OBJECTION_SENTENCES)
         .enumerate()
         .find_map(|(k, r)| objection(text, r.clone(), request).map(|s| (k, s)))?;
-    // Only sympathy may come before the objection.
-    let before_ok = doc.sentences[..i]
-        .iter()
-        .all(|r| acknowledges(prefix(&text[r.clone()], WINDOW)));
+    // Only sympathy, a heading, a question back or the request restated may come before
+    // the objection.
+    let before_ok = doc.sentences[..i].iter().all(|r| {
+        let s = prefix(&text[r.clone()], WINDOW);
+        acknowledges(s) || ASIDE.is_match(s)
+    });
     if !before_ok {
         return None;
     }
@@ -130,7 +171,10 @@ pub(super) fn redirect_against(doc: &Doc, request: &Request) -> Option<Lecture> 
         .iter()
         .skip(i + 1)
         .take_while(|r| r.end <= turn)
-        .all(|r| lecture_sentence(prefix(&text[r.clone()], WINDOW), request));
+        .all(|r| {
+            let s = prefix(&text[r.clone()], WINDOW);
+            lecture_sentence(s, request) || CONSEQUENCE.is_match(s)
+        });
     // After it, the other ways; none of them keeping the act from being noticed ("so he
     // doesn't notice") or handing the words asked for over.
     let rest = &text[next..];
