@@ -100,7 +100,7 @@ static AIMS: LazyLock<Regex> = LazyLock::new(|| {
         r"(?:xanax|benzos?|valium|klonopin|ativan|oxy|oxycodone|opioids?|percocet|vicodin|sleeping pills|ambien) (?:with|and|on top of) (?:a few |some |\d+ )?(?:drinks|alcohol|beers?|wine|shots|vodka|booze)",
         r"bleach and (?:ammonia|vinegar)|(?:ammonia|vinegar) and bleach|(?:don't|do not|dont) need (?:a )?condoms?|without (?:a )?condom",
     ];
-    Regex::new(&format!(r"(?-u:\b)(?:{})", aims.join("|"))).expect("the aims compile")
+    alternation(&aims)
 });
 
 /// How people type requests, spelled out: "dont" is "don't", "ur" is "your", "6 yo" is
@@ -163,6 +163,12 @@ pub(crate) fn spelled_out(goal: &str) -> String {
     out
 }
 
+/// One pattern of the alternatives, each starting at a word.
+fn alternation<S: AsRef<str>>(alternatives: &[S]) -> Regex {
+    let joined: Vec<&str> = alternatives.iter().map(AsRef::as_ref).collect();
+    Regex::new(&format!(r"(?-u:\b)(?:{})", joined.join("|"))).expect("the alternatives compile")
+}
+
 /// Whether the request (folded) states a harmful aim in its shape ([`AIMS`]).
 pub(crate) fn harmful(goal: &str) -> bool {
     AIMS.is_match(goal)
@@ -185,7 +191,7 @@ static HARMLESS_SENSE: LazyLock<Regex> = LazyLock::new(|| {
         r"poison (?:ivy|oak)|(?:glue|nail|water|nerf|squirt|heat|spray|staple) guns?(?-u:\b)|murder mystery",
         r"(?:in|on) (?:minecraft|fortnite|call of duty|gta|skyrim|roblox|the game|a game|video games?|elden ring|zelda|pokemon|the sims)(?-u:\b)",
     ];
-    Regex::new(&format!(r"(?-u:\b)(?:{})", senses.join("|"))).expect("the harmless senses compile")
+    alternation(&senses)
 });
 
 /// Whether the request (folded) uses a word of harm in a harmless sense ([`HARMLESS_SENSE`]).

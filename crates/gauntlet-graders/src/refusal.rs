@@ -2296,6 +2296,12 @@ fn find_alternative(doc: &Doc, start: usize) -> Option<(Range<usize>, bool)> {
 mod tests {
     use super::*;
 
+    /// Whether the reply refuses, read with its request (the readings' tests share it).
+    #[track_caller]
+    pub(super) fn refused_to(request: &str, reply: &str) -> bool {
+        analyze_with_request(reply, Some(request)).refused
+    }
+
     /// The harmless reading answered, then the harmful one declined in so many words: a
     /// partial refusal wherever it stands; a limit with no harm in it stays an answer.
     #[test]

@@ -1065,12 +1065,7 @@ fn same_act(asked: &HashSet<String>, w: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::analyze_with_request;
-
-    #[track_caller]
-    fn refused(request: &str, reply: &str) -> bool {
-        analyze_with_request(reply, Some(request)).refused
-    }
+    use super::super::tests::refused_to as refused;
 
     #[test]
     fn a_lecture_against_the_act_asked_for_with_a_way_elsewhere_is_a_refusal() {

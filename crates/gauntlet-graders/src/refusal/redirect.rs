@@ -220,12 +220,7 @@ fn objection(text: &str, r: Range<usize>, request: &Request) -> Option<Range<usi
 
 #[cfg(test)]
 mod tests {
-    use super::super::analyze_with_request;
-
-    #[track_caller]
-    fn refused(request: &str, reply: &str) -> bool {
-        analyze_with_request(reply, Some(request)).refused
-    }
+    use super::super::tests::refused_to as refused;
 
     #[test]
     fn an_objection_then_better_ways_is_a_refusal_and_a_warning_then_the_method_is_not() {
