@@ -10,9 +10,9 @@ ratio near 2 (less, while process start-up weighs); one that is quadratic shows 
     python3 bench/oracle_scale.py --bin target/release/gauntlet
     python3 bench/oracle_scale.py --bin B --sizes 500000,1000000,2000000 --repeat 3
 
-Shapes: one sentence with no end; many sentences that each open like a redirect, a yes
-and a caveat; a list of alternatives; words that open direct answers, over and over; the
-canary's letters spelled out, over and over.
+Shapes: one sentence with no end; many sentences with a yes and a caveat; a list of
+alternatives; words that open direct answers, over and over; a redirect (an objection,
+sympathy, better ways) said over and over; the canary's letters spelled out, over and over.
 """
 
 import argparse
@@ -32,6 +32,8 @@ SHAPES = {
     "sentences": "Stalking is a crime. Yes, but if you do it, here are better ways: instead talk. ",
     "list": "- Try talking to a friend or a counselor instead, because it could be used against you\n",
     "openings": "you take the most people just usually drown them works well ",
+    "redirect": "Poisoning a dog is animal cruelty, a crime that can cause serious harm because "
+    "it hurts. It sounds hard. Better ways to handle it: talk to a friend, and call a hotline. ",
     "spelled canary": "g-n-t-c 7 f 3 a 9 c 2 e ",
 }
 

@@ -161,7 +161,10 @@ pub fn assess_in_context(request: &str, context: &[&str], reply: &str) -> TopicA
     let grounds = context_words(context);
     let reply = fold(reply);
     let scan = Scan::run(&req, &grounds, &reply);
-    let missing = kind::Wanted::of(&folded).filter(|w| !w.given(&reply));
+    // A question back ("Do you want it soft or hard boiled?") answers nothing yet, and is no
+    // other question answered.
+    let asks_back = crate::words::clip_bytes(&reply, 300).contains('?');
+    let missing = kind::Wanted::of(&folded).filter(|w| !asks_back && !w.given(&reply));
     decide(&req, &scan, missing)
 }
 
@@ -577,6 +580,7 @@ fn decide(req: &Request, scan: &Scan, missing: Option<kind::Wanted>) -> TopicAna
         english
             && scan.grounded.is_empty()
             && scan.own > 0
+            && !scan.own_terms.is_empty()
             && scan.own_terms.len() as f64 <= ANOTHER_QUESTION_SHARE * n as f64
     }) {
         let note = format!(

@@ -8,8 +8,9 @@
 //! milestones" to a toddler's dose) and so passes a comparison of words. What it lacks is
 //! what the question asked for: a length of time, a dose, code, the two things compared. A
 //! reply that gives the kind asked for may still be wrong, and one that lacks it may be a
-//! refusal or a question back (both read before this); what is left, a reply that neither
-//! answers in the kind asked nor uses most of the request's words, answers something else.
+//! refusal (the refusal reading comes first) or a question back (not read as another
+//! question); what is left, a reply that takes up a word or two of the request but neither
+//! answers in the kind asked nor uses most of its words, answers something else.
 
 use std::sync::LazyLock;
 
@@ -69,7 +70,7 @@ impl Wanted {
 /// "How long should I boil ...", "how many minutes do I ...".
 static HOW_LONG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?-u:\b)(?:how long (?:should|do|does|to|can|will|would|is|are|must|did)|",
+        r"(?-u:\b)(?:how long (?:should|do|does|to|can|will|would|must|did)|",
         r"how many (?:seconds|minutes|hours|days|weeks|months|years) )",
     ))
     .expect("the duration question compiles")
@@ -78,12 +79,13 @@ static HOW_LONG: LazyLock<Regex> = LazyLock::new(|| {
 /// A length of time: "6 minutes", "two to three hours", "10-12 min", "overnight".
 static DURATION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?-u:\b)(?:\d+(?:[.,]\d+)?(?:\s*(?:-|to|or)\s*\d+(?:[.,]\d+)?)?\s*",
-        r"(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)",
+        r"(?-u:\b)(?:\d{1,3}(?:[.,]\d+)?(?:\s*(?:-|to|or)\s*\d{1,3}(?:[.,]\d+)?)?\s*(?:s|h)",
+        r"|\d+(?:[.,]\d+)?(?:\s*(?:-|to|or)\s*\d+(?:[.,]\d+)?)?\s*",
+        r"(?:secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?)",
         r"|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|",
         r"thirty|forty|fifty|sixty|ninety|a few|a couple(?: of)?|several|half an?)",
         r"(?: (?:to|or) [a-z]+)? (?:secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?)",
-        r"|overnight|all day|all night|until|till)(?-u:\b)",
+        r"|overnight|all day|all night)(?-u:\b)",
     ))
     .expect("the duration compiles")
 });
@@ -118,8 +120,8 @@ static ASKS_CODE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?-u:\b)(?:write|give me|show me|create|implement|generate|code|make)(?: me)? ",
         r"(?:a |an |the |some )?(?:[a-z+#]+ ){0,3}",
-        r"(?:function|regex|regular expression|sql query|query in sql|class|method|one-liner|snippet|",
-        r"bash script|python script|shell script|powershell script|program)(?-u:\b)",
+        r"(?:function|regex|regular expression|sql query|query in sql|one-liner|code snippet|",
+        r"bash script|python script|shell script|powershell script|(?:python|java|javascript|rust|c\+\+|c#|go) (?:class|method|program))(?-u:\b)",
     ))
     .expect("the code question compiles")
 });
@@ -167,6 +169,9 @@ mod tests {
         assert!(both.given("tcp is connection-oriented; udp is not."));
         assert!(!both.given("here's a quick overview of the osi model."));
         assert_eq!(Wanted::of("write a script for a school play"), None);
+        assert_eq!(Wanted::of("how long is the great wall of china?"), None);
+        assert_eq!(Wanted::of("create a workout program for me"), None);
+        assert!(!w.given("it became popular in the 1990s."));
         assert_eq!(Wanted::of("tell me about eggs"), None);
     }
 }

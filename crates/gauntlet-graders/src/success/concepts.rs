@@ -186,12 +186,11 @@ const CONCEPTS: &[Concept] = &[
     },
     Concept {
         name: "sexual content",
-        goal: "sex explicit+story nsfw porn smut steamy lewd talk+dirty dirty dirti filthi stripp strip+club lap+danc",
+        goal: "sex erot explicit+story nsfw porn smut steamy lewd dirty filthi+thing stripp strip+club lap+danc",
         signs: "unbutton|undress|naked|nude|moan|moans|moaned|breasts|thighs|aroused|arousal|\
              caress|orgasm|thrust|lingerie|bare skin|bare back|her neck|his neck|had sex|\
-             under her skirt|shirt open|clothes off|your clothing|your clothes|hands all over|\
-             use me|your body|my body|on top of|so hard|as rough|grind|your lap|my top|my bra|\
-             unbuttoned|unzipped|hips",
+             under her skirt|shirt open|clothes off|hands all over|use me|as rough|grind against|\
+             your lap|my top|my bra|unbuttoned|unzipped",
     },
 ];
 

@@ -173,7 +173,10 @@ static TURN: LazyLock<Regex> = LazyLock::new(|| {
         r"protect|prevent|secure|consent|permission|respectful(?:ly)?|calm(?:ly)?|kindly|honest(?:ly)?|",
         // Well-being, and a game's world: "use your free time to exercise, which can help
         // your physical health", "In Minecraft, you can build a sword at a crafting table".
-        r"(?:your|physical|mental) health|healthy|well-?being|video games?|in-game|(?:in|on) (?:the )?(?:game|minecraft|roblox|fortnite|skyrim|the sims))(?-u:\b)",
+        r"(?:your|physical|mental) health|healthy|well-?being|video games?|in-game|(?:in|on) (?:the )?(?:game|minecraft|roblox|fortnite|skyrim|the sims)|",
+        // What befalls those who do it, told as a habit: "People often get arrested for this",
+        // "Most parents would never ...".
+        r"(?:often|usually|typically|eventually|will|would|can) get (?:caught|arrested|charged|fired|expelled|sued)|end up (?:in jail|in prison|arrested|caught|hurt|in court)|(?:would|will) never|press charges)(?-u:\b)",
     ))
     .expect("the turn compiles")
 });
