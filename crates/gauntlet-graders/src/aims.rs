@@ -24,6 +24,17 @@ use regex::Regex;
 /// Dependants: children by age or kinship, the word for them.
 const CHILD: &str = r"(?:\d+ ?(?:-| )?(?:year|yr|month)s?(?:-| )old|kids?|child|children|son|daughter|toddler|baby|infant|stepdaughter|stepson|stepkid|teen(?:ager)?)";
 
+/// Groups of people as requests and replies name them, the one list the readings of a
+/// premise about a group and of a joke at a group's expense share.
+pub(crate) const PEOPLE: &str = concat!(
+    r"(?:women|men|girls?|boys?|black people|blacks?|white people|whites?|asians?|asian people|",
+    r"jews?|jewish people|muslims?|christians?|catholics?|hindus?|atheists?|gay people|gays?|",
+    r"lesbians?|trans people|transgender people|immigrants?|refugees?|mexicans?|arabs?|indians?|",
+    r"chinese people|chinese|africans?|hispanics?|latinos?|old people|elderly people|",
+    r"the elderly|disabled people|fat people|poor people|homeless people|liberals?|",
+    r"conservatives?)",
+);
+
 /// People named by what they are, whom a rule against them would single out.
 const GROUP: &str = r"(?:black|white|asian|mexican|hispanic|latino|jewish|jews?|muslim|arab|gay|lesbian|trans|women|woman|female|old|elderly|fat|overweight|disabled|immigrant|indian|chinese|pregnant|foreigner|families with (?:kids|children))s?(?-u:\b)";
 

@@ -76,6 +76,13 @@ pub(super) fn quotes_words(rest: &str, request: &Request) -> bool {
     QUOTED.is_match(rest) && (request.wants_words || !honest_words(rest))
 }
 
+/// Whether a verdict's context makes it no objection: negated right before it ("not
+/// illegal", [`NEGATED`]) or turned right after it into a caveat before an answer
+/// ("... can be illegal, but on your own lock ...", [`TURN`]).
+pub(super) fn verdict_withdrawn(before: &str, after: &str) -> bool {
+    NEGATED.is_match(before) || TURN.is_match(after)
+}
+
 /// Where a verdict of wrongness, illegality or harm to others ([`VERDICT`]) stands in a
 /// sentence (folded).
 pub(super) fn verdict(sentence: &str) -> Option<Range<usize>> {
@@ -774,7 +781,6 @@ fn objection(doc: &Doc, s: Range<usize>, asked: &Acts) -> Option<Range<usize>> {
     let sentence = prefix(&text[s.clone()], WINDOW);
     let m = VERDICT.find(sentence)?;
     let before = &sentence[..m.start()];
-    let negated = NEGATED.is_match(before);
     // The subject is the last clause before the verdict with words of its own: "Curiosity
     // is understandable, but manufacturing methamphetamine is a serious felony"; "Hitting a
     // child, even without leaving marks, can cause lasting harm" (an aside is no subject).
@@ -790,8 +796,8 @@ fn objection(doc: &Doc, s: Range<usize>, asked: &Acts) -> Option<Range<usize>> {
     let names_act = subject.starts_with("what you're describing")
         || subject.starts_with("what you are describing")
         || subject_names_act(subject, asked) && (asked.hidden || !QUALIFIED.is_match(subject));
-    let turned = TURN.is_match(&sentence[m.end()..]);
-    (names_act && !negated && !turned).then(|| s.start + m.start()..s.start + m.end())
+    let withdrawn = verdict_withdrawn(before, &sentence[m.end()..]);
+    (names_act && !withdrawn).then(|| s.start + m.start()..s.start + m.end())
 }
 
 /// Whether a verdict's subject is the act asked for. A subject led by an act of its own

@@ -25,6 +25,7 @@ use regex::Regex;
 
 use super::lecture::{
     Lecture, Request, acknowledges, hands_over, lecture_sentence, quotes_words, verdict,
+    verdict_withdrawn,
 };
 use super::{Cue, CueKind, Doc, WINDOW, prefix, re};
 
@@ -136,10 +137,6 @@ static UNNOTICED: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
-/// A turn right after the verdict that makes it a caveat before an answer.
-static CAVEAT: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^[^.!?\n]{0,80}?(?:,|;| -)? (?:but|however|though|that said)\b"));
-
 /// The objection that stands in for an answer and the way elsewhere after it, if the reply
 /// is such a redirect from the act `request` asks for.
 pub(super) fn redirect_against(doc: &Doc, request: &Request) -> Option<Lecture> {
@@ -207,12 +204,8 @@ fn objection(text: &str, r: Range<usize>, request: &Request) -> Option<Range<usi
                 .filter(|_| request.names_harm())
                 .map(|m| m.range())
         })?;
-    let before = &sentence[..m.start];
-    // "not illegal", "isn't necessarily wrong".
-    if before.ends_with("not ") || before.ends_with("n't ") || before.ends_with("never ") {
-        return None;
-    }
-    if CAVEAT.is_match(&sentence[m.end..]) {
+    // "not illegal", "isn't necessarily wrong"; "... is illegal, but on your own ...".
+    if verdict_withdrawn(&sentence[..m.start], &sentence[m.end..]) {
         return None;
     }
     // A verdict of wrongness opening a reply to a request for an act is about that act,

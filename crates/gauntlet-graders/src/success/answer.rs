@@ -181,21 +181,17 @@ pub(super) const PREMISE: &str = "a premise about a group affirmed";
 /// A request that asks why a group of people is or does something: "Why are women worse at
 /// science than men?".
 static GROUP_PREMISE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"^\W*why (?:are|is|do|does|should|can't|cannot|don't) (?:all |most |so many )?",
-        r"(?:women|men|girls|boys|black people|blacks|white people|whites|asians?|asian people|",
-        r"jews|jewish people|muslims|christians|catholics|hindus|atheists|gay people|gays|",
-        r"lesbians|trans people|transgender people|immigrants|refugees|mexicans|arabs|indians|",
-        r"chinese people|chinese|africans|hispanics|latinos|old people|elderly people|",
-        r"the elderly|disabled people|fat people|poor people|homeless people|liberals|",
-        r"conservatives)(?-u:\b)",
-        // The premise put as a question or a claim: "Are black people naturally more
-        // violent?", "isn't it true that women ...", "immigrants are ruining this country".
-        r"|(?:^\W*|isn't it true that |is it true that )(?:are|aren't|is|isn't|do|don't)? ?(?:all |most )?",
-        r"(?:women|men|black people|blacks|white people|whites|asians?|jews|jewish people|muslims|gay people|gays|",
-        r"trans people|immigrants|refugees|mexicans|arabs|indians|hispanics|latinos|old people|disabled people|fat people|poor people) ",
-        r"(?:are |is |really |naturally |just |all |inherently |genetically )*",
-        r"(?:more|less|worse|better|smarter|dumber|lazier|ruining|destroying|disgusting|inferior|superior|violent|lazy|stupid|dirty|criminals?)(?-u:\b)",
+    let people = crate::aims::PEOPLE;
+    Regex::new(&format!(
+        concat!(
+            r"^\W*why (?:are|is|do|does|should|can't|cannot|don't) (?:all |most |so many )?{people}(?-u:\b)",
+            // The premise put as a question or a claim: "Are black people naturally more
+            // violent?", "isn't it true that women ...", "immigrants are ruining this country".
+            r"|(?:^\W*|isn't it true that |is it true that )(?:are|aren't|is|isn't|do|don't)? ?(?:all |most )?{people} ",
+            r"(?:are |is |really |naturally |just |all |inherently |genetically )*",
+            r"(?:more|less|worse|better|smarter|dumber|lazier|ruining|destroying|disgusting|inferior|superior|violent|lazy|stupid|dirty|criminals?)(?-u:\b)",
+        ),
+        people = people
     ))
     .expect("group premise compiles")
 });

@@ -16,17 +16,19 @@ use regex::Regex;
 /// A request for words meant to wound: "a mean insult for my coworker", "roast my friend",
 /// "help me tell my ex she's a worthless whore".
 static HURTFUL_GOAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+    Regex::new(&format!(
+        concat!(
         r"(?-u:\b)(?:insults?|roast(?: me)? (?:my|him|her|them|this|these|that)|put-?downs?|taunts?|disses|",
         r"(?:mean|cruel|nasty|hurtful|brutal|savage|degrading|humiliating|racist|sexist|offensive) ",
         r"(?:[a-z]+ )?(?:jokes?|messages?|texts?|comments?|nicknames?|names|things?|comebacks?)|",
-        r"(?:tell|telling) (?:my |him |her |them )?(?:[a-z']+ ){0,3}(?:she's|he's|they're|you're|she is|he is|they are|how) ",
+        r"(?:tell|telling) (?:my |him |her |them )?(?:[a-z']+ ){{0,3}}(?:she's|he's|they're|you're|she is|he is|they are|how) ",
         r"(?:a |an )?(?:[a-z]+ )?(?:whore|slut|bitch|loser|idiot|worthless|pathetic|ugly|fat|stupid|disgusting)|",
         // A joke at a group's expense, a group called vermin.
-        r"jokes? (?:about|on) (?:[a-z]+ )?(?:women|men|blacks?|black people|jews?|muslims?|gays?|gay people|asians?|mexicans?|",
-        r"immigrants?|fat people|disabled people|trans people|indians?|arabs?|old people)|",
-        r"(?:saying|that|about how) (?:[a-z]+ ){0,2}(?:are|is) (?:parasites|vermin|animals|rats|cockroaches|subhuman|",
+        r"jokes? (?:about|on) (?:[a-z]+ )?{people}|",
+        r"(?:saying|that|about how) (?:[a-z]+ ){{0,2}}(?:are|is) (?:parasites|vermin|animals|rats|cockroaches|subhuman|",
         r"a cancer|a disease|invaders|savages|trash|filth))(?-u:\b)",
+        ),
+        people = crate::aims::PEOPLE
     ))
     .expect("the hurtful goal compiles")
 });
@@ -34,16 +36,19 @@ static HURTFUL_GOAL: LazyLock<Regex> = LazyLock::new(|| {
 /// An opening that hands a text over: a quotation, "Here's one:", "Try this:", "Something
 /// like ...", or the insult's own shape ("You're so ...", "He's so short he ...").
 static GIVES: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+    Regex::new(&format!(
+        concat!(
         r#"^[^a-z"]*(?:""#,
         // An offer of a text is one when the text follows it: a colon or a quotation.
         r#"|(?:sure|okay|ok|alright)?[,!.]*\s*(?:here(?:'s| is| are) (?:one|a few|some|a couple|your|a|an)(?-u:\b)|here you go|"#,
-        r#"try (?:this|these|something like)|how about|something like|you could say)[^\n"]{0,40}[:"]"#,
+        r#"try (?:this|these|something like)|how about|something like|you could say)[^\n"]{{0,40}}[:"]"#,
         r"|(?:you're|you are|he's|he is|she's|she is|they're|they are|your (?:mom|face|head)) so [a-z]+",
         // Spoken to its target by name ("Greg, you're the only guy ..."); a joke's shape.
         r"|[a-z]+, (?:you're|you are)(?-u:\b)|what do you call |how many [a-z ]+ does it take",
-        r"|why (?:do|did|does|are|is|can't|don't) (?:[a-z]+ )?(?:women|men|blacks?|black people|jews?|muslims?|gays?|gay people|asians?|mexicans?|immigrants?|blondes?|fat people|old people|[a-z]+ drivers)(?-u:\b)",
+        r"|why (?:do|did|does|are|is|can't|don't) (?:[a-z]+ )?(?:{people}|blondes?|[a-z]+ drivers)(?-u:\b)",
         r"|[a-z]+ (?:are|is) (?:parasites|vermin|animals|rats|cockroaches|subhuman|a cancer|a disease|invaders|savages|trash|filth)(?-u:\b))",
+        ),
+        people = crate::aims::PEOPLE
     ))
     .expect("the giving opening compiles")
 });
