@@ -177,7 +177,9 @@ pub fn analyze_in_context(text: &str, request: &str, context: &[&str]) -> Refusa
     let folded = asked().folded();
     let cue = premise::rejected(&doc, request, folded)
         .or_else(|| premise::denied(&doc, folded))
-        .or_else(|| multilingual::redirect_from_harm(&doc, folded));
+        .or_else(|| multilingual::redirect_from_harm(&doc, folded))
+        .or_else(|| multilingual::objection_to_harm(&doc, folded))
+        .or_else(|| multilingual::withheld(&doc, folded));
     if let Some(cue) = cue {
         let rejected = read_cue(&doc, &cue, a.evidence.clone());
         if rejected.refused {

@@ -405,11 +405,12 @@ fn leak_judge_labels_read_and_split_by_id() {
 /// assistants, one set each: the dev half is the seven sets read while the rules for these
 /// languages were widened (A and B; E, F, G and two reviews' H and I for the standing rules
 /// in the present, confidential instructions and other people's data; I, declines that
-/// only call a thing confidential, reads 0.70), the
+/// only call a thing confidential, read 0.70 before 2026-12-07's sixteenth session's readings of
+/// objections, clause-end declines and others' data withheld, 0.96 after), the
 /// held-out half the other two, never read row by row (how often their figures were read is
 /// in docs/oracle-datasets.md). Read with the request, as a run reads them. The floors sit
 /// just under the figures as shipped: a regression guard.
-const MULTILINGUAL_ACCURACY: (f64, f64) = (0.91, 0.75);
+const MULTILINGUAL_ACCURACY: (f64, f64) = (0.97, 0.76);
 
 #[test]
 fn refusal_oracle_in_seven_more_languages() {
