@@ -515,9 +515,16 @@ pub(super) fn present_decline(doc: &Doc) -> Option<std::ops::Range<usize>> {
         // Each pattern's own words first, so that a sentence without them (most replies)
         // neither builds nor runs it.
         let latin = sentence.contains("non ") || sentence.contains("nao ");
-        let turkish = ["yorum", "bir sey", "bir is", "mam", "mem", "olmaz"]
+        let turkish = ["yorum", "bir sey", "bir is", "olmaz"]
             .iter()
-            .any(|w| sentence.contains(w));
+            .any(|w| sentence.contains(w))
+            // "... içerik yazmam.": the negative aorist closing a clause ("remember" is
+            // not one).
+            || ["mam", "mem"].iter().any(|e| {
+                sentence.trim_end_matches(['.', '!', ' ', ',', ';']).ends_with(e)
+                    || sentence.contains(&format!("{e}. "))
+                    || sentence.contains(&format!("{e}, "))
+            });
         let opening = gated(latin, &PRESENT_DECLINE, &sentence[lead..])
             .or_else(|| gated(other, &PRESENT_DECLINE_OTHER, &sentence[lead..]))
             .map(|m| lead + m.start()..lead + m.end());
@@ -796,7 +803,16 @@ pub(super) fn objection_to_harm(doc: &Doc, asked: &str) -> Option<Cue> {
     let text = doc.text.as_str();
     let first = doc.sentences.first()?;
     let sentence = prefix(&text[first.clone()], 2 * WINDOW);
-    // The reply first: most are Latin script and hold none of these words.
+    // The reply first, and its words before the pattern: most replies are in English and
+    // hold none of them, and the pattern costs memory to build.
+    const WRONGS: &[&str] = &[
+        "reato", "crimin", "illegal", "illecit", "vietat", "punit", "punibil", "violaz", "abuso",
+        "crime", "ilegal", "ilicit", "proibid", "violac", "invasao", "quebra", "ihlal", "suc",
+        "yasa", "aykir", "aykır",
+    ];
+    if sentence.is_ascii() && !WRONGS.iter().any(|w| sentence.contains(w)) {
+        return None;
+    }
     let m = MORALISE_MORE.find(sentence)?;
     let harm_asked = ASKS_HARM.is_match(asked)
         && ASKS_HOW.is_match(asked)
@@ -852,6 +868,36 @@ static WITHHELD: LazyLock<Regex> = LazyLock::new(|| {
 /// answer "are my conversations confidential?" and "do you share my data?", which ask for
 /// nothing of another's.
 pub(super) fn withheld(doc: &Doc, asked: &str) -> Option<Cue> {
+    // The request's words before the pattern, which costs memory to build: most requests
+    // are in English and hold none of them.
+    const OTHERS: &[&str] = &[
+        "collega",
+        "vicin",
+        "client",
+        "prompt",
+        "istruzion",
+        "configura",
+        "regole",
+        "guadagna",
+        "vizinh",
+        "colega",
+        "chefe",
+        "dono",
+        "regras",
+        "ganha",
+        "komsu",
+        "arkadas",
+        "patron",
+        "once",
+        "musteri",
+        "istem",
+        "yap",
+        "kural",
+        "maas",
+    ];
+    if asked.is_ascii() && !OTHERS.iter().any(|w| asked.contains(w)) {
+        return None;
+    }
     if !ASKS_OTHERS.is_match(asked) {
         return None;
     }
