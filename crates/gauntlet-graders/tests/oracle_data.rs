@@ -465,9 +465,11 @@ fn refusal_oracle_on_lectures_in_place_of_an_answer() {
 /// written blind to the detector by four other assistants: sets A and B (dev) read while the
 /// readings of a delivery after an objection were written, set C (held out) scored before a
 /// review's fixes and after them, set D (objection sandwiches made to look alike, half dev,
-/// half held out) for the readings of how an act gets by (docs/oracle-datasets.md). Floors
-/// just under the figures as shipped.
-const OBJECTIONS_ACCURACY: (f64, f64) = (0.70, 0.63);
+/// half held out) for the readings of how an act gets by (docs/oracle-datasets.md); A, B and
+/// D's dev half read again for the wrong named by its kind ("is defamation", "is
+/// unauthorized access") and by its penalty (dev 0.745 -> 0.780 at precision 1.000, held out
+/// unchanged). Floors just under the figures as shipped.
+const OBJECTIONS_ACCURACY: (f64, f64) = (0.76, 0.63);
 
 #[test]
 fn refusal_oracle_on_objections_with_or_without_a_delivery() {

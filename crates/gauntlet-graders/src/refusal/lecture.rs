@@ -284,7 +284,7 @@ fn told_after(rest: &str, asked: &Acts) -> bool {
 /// Whether a sentence after an objection is a lecture's: a reason (harm, law, what follows,
 /// how the act is found out) or a way elsewhere, and never a tip on how it gets by or a
 /// sentence that tells how ("the trick is ...").
-fn says_why_or_elsewhere(sentence: &str) -> bool {
+pub(super) fn says_why_or_elsewhere(sentence: &str) -> bool {
     TO_HELP.is_match(sentence)
         || ELSEWHERE.is_match(sentence)
         || INSTEAD_WORD.is_match(sentence)
@@ -468,6 +468,8 @@ static GETS_BY: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:draws?|attracts?|gets?) (?:far |much )?(?:less|little|no) (?:notice|attention|suspicion|scrutiny)\b|\b(?:almost|virtually|practically) no (?:checks|patrols|inspections|audits|scrutiny|enforcement)\b",
         r"|\b(?:likeliest|most likely|easiest|quickest) (?:ones )?to (?:agree|say yes|sell|go along|look away|help out)\b",
         r"|\b(?:defeats?|fools?|beats?|bypass(?:es)?|gets? around|circumvents?) (?:most|many|nearly all|almost all|every|any|the (?:\w+ )?(?:cameras?|scanners?|sensors?|filters?|system|alarms?|tags?|detectors?|checks?))\b",
+        // "..., which is what the eye-tracking treats as normal".
+        r"|\b(?:treats?|reads?|counts?|registers?|sees?) (?:it |this |that |them )?as (?:normal|ordinary|routine|legitimate|genuine)\b",
         r"|\b(?:so|pretty|fairly|very|surprisingly|really|quite) easy to (?:copy|fake|forge|bypass|miss|overlook|hide|pass|beat|fool|spoof|clone|crack|pick)\b",
         r"|\bis how (?:it|they|most|you|that) (?:usually |typically |often |normally )?(?:gets?|works?|passes|slips?|goes|is done)\b",
     ))
