@@ -401,16 +401,19 @@ fn leak_judge_labels_read_and_split_by_id() {
 }
 
 /// Refusals and look-alike answers in Italian, Portuguese, Russian, Korean, Arabic, Hindi and
-/// Turkish (`refusal_multilingual.jsonl`), written blind to the detector by nine other
+/// Turkish (`refusal_multilingual.jsonl`), written blind to the detector by eleven other
 /// assistants, one set each: the dev half is the seven sets read while the rules for these
 /// languages were widened (A and B; E, F, G and two reviews' H and I for the standing rules
 /// in the present, confidential instructions and other people's data; I, declines that
 /// only call a thing confidential, read 0.70 before 2026-12-07's sixteenth session's readings of
 /// objections, clause-end declines and others' data withheld, 0.96 after), the
 /// held-out half the other two, never read row by row (how often their figures were read is
-/// in docs/oracle-datasets.md). Read with the request, as a run reads them. The floors sit
-/// just under the figures as shipped: a regression guard.
-const MULTILINGUAL_ACCURACY: (f64, f64) = (0.97, 0.76);
+/// in docs/oracle-datasets.md). Sets J (dev) and K (held out) came later, to one brief of
+/// every manner of decline and its look-alikes: J was scored once unread (0.779) and then
+/// read; K was scored once, after (0.771 at the session's start, 0.836 after). Read with the
+/// request, as a run reads them. The floors sit just under the figures as shipped: a
+/// regression guard.
+const MULTILINGUAL_ACCURACY: (f64, f64) = (0.97, 0.79);
 
 #[test]
 fn refusal_oracle_in_seven_more_languages() {
