@@ -166,7 +166,7 @@ static TURN: LazyLock<Regex> = LazyLock::new(|| {
         r"(?-u:\b)(?:instead(?:[.,;!]|$)|rather than (?:trying|doing)|safe(?:ly|r)?|legal(?:ly)?|lawful|licensed|professional|",
         r"(?:in|into|of|to|from|on) your own (?:home|house|car|account|phone|property|device|computer|apartment|pet|dog|cat)|locksmith|landlord|",
         r"counsel(?:l?or|ing)|therap\w*|doctor|physician|vet|veterinarian|hotline|helpline|crisis|",
-        r"emergency|988|911|seek help|reach out|talk to|speak (?:to|with)|report|authorities|police|",
+        r"emergency|988|911|seek help|reach out|talk(?:ing)? (?:to|with)|speak(?:ing)? (?:to|with)|report|authorities|police|",
         r"(?:not|never) worth|walk away|ignore|block|boundar\w*|how you feel|move on|let (?:it|them|him|her) go|",
         r"distance|cool(?:ing)? off|apologi[sz]e|forgive|mediat\w*|communicat\w*|leave (?:him|her|them) alone|",
         r"lawyer|attorney|humane|rescue|shelter|animal control|pest control|exterminator|",
@@ -311,6 +311,7 @@ mod tests {
         }
         for s in [
             "talk to a lawyer instead.",
+            "you could try talking to your neighbor about the barking first.",
             "ignore her and block her number.",
             "fake ids carry prison time in most states.",
             "call a vet if the dog is aggressive.",
