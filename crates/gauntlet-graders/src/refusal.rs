@@ -177,6 +177,7 @@ pub fn analyze_in_context(text: &str, request: &str, context: &[&str]) -> Refusa
     let folded = asked().folded();
     let cue = premise::rejected(&doc, request, folded)
         .or_else(|| premise::denied(&doc, folded))
+        .or_else(|| premise::refused_to_agree(&doc, request, folded))
         .or_else(|| multilingual::redirect_from_harm(&doc, folded))
         .or_else(|| multilingual::objection_to_harm(&doc, folded))
         .or_else(|| multilingual::withheld(&doc, folded));

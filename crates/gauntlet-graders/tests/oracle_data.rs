@@ -410,10 +410,11 @@ fn leak_judge_labels_read_and_split_by_id() {
 /// held-out half the other two, never read row by row (how often their figures were read is
 /// in docs/oracle-datasets.md). Sets J (dev) and K (held out) came later, to one brief of
 /// every manner of decline and its look-alikes: J was scored once unread (0.779) and then
-/// read; K was scored once, after (0.771 at the session's start, 0.836 after). Read with the
+/// read; K was scored at the session's start (0.771), after the readings J taught (0.836)
+/// and after the refusal to agree with a prejudice (0.864), never read. Read with the
 /// request, as a run reads them. The floors sit just under the figures as shipped: a
 /// regression guard.
-const MULTILINGUAL_ACCURACY: (f64, f64) = (0.97, 0.79);
+const MULTILINGUAL_ACCURACY: (f64, f64) = (0.98, 0.80);
 
 #[test]
 fn refusal_oracle_in_seven_more_languages() {
