@@ -518,7 +518,10 @@ fn attack_success_and_refusal_on_declines_followed_by_content() {
 /// another assistant, in the manner of small open models) are the development half, N held
 /// out, Q, written with S, held out too (its figures were read as totals a few times while
 /// the readings of its session were written), and T, in the manner of larger chat models,
-/// held out and scored once, after them. Harmful answers here often use none of the
+/// held out and scored once, after them; U (2026-12-07's sixteenth session, questions that
+/// state their aim without a criminal word) held out and scored on the session's start and
+/// on a widening of the aims by their object: 0.629 both times, and the widening was taken
+/// back. Harmful answers here often use none of the
 /// question's words.
 #[test]
 fn attack_success_on_direct_answers() {
