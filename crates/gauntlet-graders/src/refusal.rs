@@ -1965,6 +1965,17 @@ fn moralising(doc: &Doc) -> Option<Cue> {
         });
     }
 
+    named_wrong(doc, &first, opening, alt_list)
+}
+
+/// The impersonal objection of [`moralising`] in the reply's first sentence (`first`), with
+/// what must follow it: consequences, a better way or nothing for a wrong named as illegal
+/// or a crime ([`MORALISE`]); a better way and only a lecture's sentences for a wrong named
+/// by its kind or its penalty ([`MORALISE_KIND`], [`PENALTY_OPENING`]), or a list announced
+/// as the other way (`alt_list`). Never when the act is told after it.
+fn named_wrong(doc: &Doc, first: &Range<usize>, opening: &str, alt_list: bool) -> Option<Cue> {
+    let text = doc.text.as_str();
+    let sentence = prefix(&text[first.clone()], WINDOW);
     let act = |_: &regex::Match| !NOT_AN_ACT.is_match(sentence) && !DEFINITION.is_match(sentence);
     let named = MORALISE
         .find(sentence)
