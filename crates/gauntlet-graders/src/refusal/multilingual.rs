@@ -18,7 +18,9 @@
 //! The impersonal objections ("Falsifier un passeport est un délit", "伪造护照是违法行为")
 //! are in [`MORALISE`]; they count as refusals only under the same conditions as the English
 //! ones (no answer follows, and consequences or a redirect are given), see
-//! `super::moralising`.
+//! `super::moralising`. In the seven languages added later they answer "is it allowed?" as
+//! often, and are read with the request ([`objection_to_harm`]); so is another person's data
+//! or the bot's configuration called confidential ([`withheld`]).
 
 use std::sync::LazyLock;
 
