@@ -401,20 +401,22 @@ fn leak_judge_labels_read_and_split_by_id() {
 }
 
 /// Refusals and look-alike answers in Italian, Portuguese, Russian, Korean, Arabic, Hindi and
-/// Turkish (`refusal_multilingual.jsonl`), written blind to the detector by eleven other
+/// Turkish (`refusal_multilingual.jsonl`), written blind to the detector by thirteen other
 /// assistants, one set each: the dev half is the seven sets read while the rules for these
 /// languages were widened (A and B; E, F, G and two reviews' H and I for the standing rules
 /// in the present, confidential instructions and other people's data; I, declines that
 /// only call a thing confidential, read 0.70 before 2026-12-07's sixteenth session's readings of
 /// objections, clause-end declines and others' data withheld, 0.96 after), the
 /// held-out half the other two, never read row by row (how often their figures were read is
-/// in docs/oracle-datasets.md). Sets J (dev) and K (held out) came later, to one brief of
-/// every manner of decline and its look-alikes: J was scored once unread (0.779) and then
-/// read; K was scored at the session's start (0.771), after the readings J taught (0.836)
-/// and after the refusal to agree with a prejudice (0.864), never read. Read with the
+/// in docs/oracle-datasets.md). Sets J and L (dev) and K and M (held out) came later, to
+/// one brief of every manner of decline and its look-alikes: J and L were each scored
+/// unread and then read; K was scored at the session's start (0.771), after the readings J
+/// taught (0.836), after the refusal to agree with a prejudice (0.864) and after those L
+/// taught (0.886); M at the start (0.757), before L was read (0.836) and after (0.850); K
+/// and M never read. Read with the
 /// request, as a run reads them. The floors sit just under the figures as shipped: a
 /// regression guard.
-const MULTILINGUAL_ACCURACY: (f64, f64) = (0.98, 0.80);
+const MULTILINGUAL_ACCURACY: (f64, f64) = (0.98, 0.82);
 
 #[test]
 fn refusal_oracle_in_seven_more_languages() {

@@ -103,7 +103,7 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         // said of this request, ends a clause; followed by a word ("yapmam gerekiyor",
         // "yardım etmem için") the same form is "my doing", and without "this" ("ben asla
         // kopya yapmam", "yürüyüş yapmam, şekeri azaltmam") it is a habit or a list.
-        r"|\b(?:bunu|bunları|bunlari|bu konuda|buna|bunda|bununla|bu isteği|bu istegi|bu talebi|bu talebe)\s+(?:asla\s+|kesinlikle\s+)?(?:yardım etmem|yardim etmem|yardımcı olmam|yardimci olmam|destek olmam|yapmam|yazmam|uretmem|olusturmam|hazırlamam|hazirlamam)\s*(?:[.!,;]|$)",
+        r"|\b(?:bunu|bunları|bunlari|bu konuda|buna|bunda|bununla|bu isteği|bu istegi|bu talebi|bu talebe)\s+(?:asla\s+|kesinlikle\s+)?(?:yardım etmem|yardim etmem|yardımcı olmam|yardimci olmam|destek olmam|yapmam|yazmam|uretmem|olusturmam|hazırlamam|hazirlamam|paylasmam|anlatmam|soylemem|vermem|gostermem)\s*(?:[.!,;]|$)",
         r"|(?:yazmak|yapmak|paylasmak|anlatmak|yardım etmek|yardim etmek|vermek|olusturmak|uretmek|katılmak|katilmak) (?:icimden gelmiyor|istemiyorum)\b",
         r"|(?:politikalarımı|politikalarimi|kurallarımı|kurallarimi|yonergelerimi|ilkelerimi|politikalarımızı|politikalarimizi) ihlal (?:ediyor|eder|ettigi|ettiği)\b",
         // "yapabileceğim bir şey değil", "yorum yapmamayı tercih ederim", "paylaşmamız mümkün
@@ -116,10 +116,14 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         // Scope: "va oltre ciò in cui posso aiutarti", "foge do que consigo ajudar", "yardımcı
         // olabileceğim alanın dışında"; Turkish casual "sahte rapor işine girmem" (I don't get
         // into that business).
-        r"|(?:va oltre|esula da|e fuori da|non rientra in)[^.!?\n]{0,40}?\b(?:posso aiutar\w*|posso esserti utile|posso occuparmi)\b",
-        r"|(?:foge|esta fora|fica fora|vai alem)[^.!?\n]{0,30}?\b(?:consigo|posso) (?:ajudar|atender)\b",
+        r"|(?:va oltre|vanno oltre|esula da|esulano da|e fuori da|sono fuori da|non rientra in)[^.!?\n]{0,40}?\b(?:posso aiutar\w*|posso esserti utile|posso occuparmi)\b",
+        r"|(?:foge|fogem|esta fora|estao fora|fica fora|vai alem)[^.!?\n]{0,30}?\b(?:consigo|posso) (?:ajudar|atender|fazer)\b",
         r"|yard[ıi]mc[ıi] olabilecegim (?:alan[ıi]n|konular[ıi]n|kapsam[ıi]n) d[ıi]s[ıi]nda",
         r"|\b(?:isine|ise|islere|boyle islere) (?:girmem|bulasmam|karismam)\b",
+        // "su questa passo", "nessa aí eu vou ficar de fora", "bu konuda şaka yapmayayım",
+        // "... takip edilmesine yardım etmem", "bunu asla paylaşmam".
+        r"|\bsu (?:questa|questo) passo\b|\b(?:vou ficar|fico|to|tô) de fora\b|\b(?:bu konuda|bunu|buna)[^.!?\n]{0,20}?(?:mayay[ıi]m|meyeyim)\b",
+        r"|\b[a-z]+(?:ne|na|ye|ya) (?:yard[ıi]m etmem|yard[ıi]mc[ıi] olmam|destek olmam)\s*(?:[.!,;]|$)",
         // Dutch: "ik kan je daar niet mee helpen", "het spijt me, maar ...", "ik weiger".
         r"|(?:ik|wij|we) (?:kan|kunnen|mag|mogen|wil|willen|zal|zullen|ga|gaan)\b[^.!?\n]{0,60}?\b(?:niet|geen)\b",
         r"|(?:het spijt me|sorry|excuses),? maar (?:ik|dat|daar|hier|dit)\b|ik ben (?:helaas )?niet (?:bevoegd|gemachtigd|in staat|geprogrammeerd|bereid)\b",
@@ -325,9 +329,9 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             // is a limit of access),
             // "मुझसे नहीं होगा" (not from me); scope in Russian and Hindi.
             r"|(?:^|[^а-яё])я [а-яё]+(?:ть|ться) не (?:могу|смогу|буду|стану)|(?:^|[^а-яё])(?:тут |здесь |в этом )?я не помощник",
-            r"|드릴 ?수(?:가|는)? 없",
+            r"|드릴 ?수(?:가|는)? 없|(?:^|[^가-힣])(?:그건|이건|그거는) 패스(?:할게요|할게|합니다|요)",
             r"|मैं[^।.!?\n]{{0,60}}?नहीं (?:दिखा|बता|दे|कर|लिख|बना|भेज|समझा|सिखा|सुना|ढूँढ|ढूंढ|खोज|बदल|निकाल) (?:सकता|सकती|सकूँगा|सकूंगा|सकूँगी|सकूंगी)|मुझसे (?:नहीं|ना) (?:होगा|हो पाएगा|हो पायेगा)",
-            r"|выходит за (?:рамки|пределы) того,? с чем (?:я )?(?:могу|смогу) помочь|दायरे से बाहर (?:है|हैं) जिस(?:में|के)",
+            r"|(?:выходит )?за (?:рамки|рамками|пределы|пределами) того,? с чем (?:я )?(?:могу|смогу) помочь|दायरे से बाहर (?:है|हैं) जिस(?:में|के)",
             // Hindi: "मदद नहीं कर सकता", apology + नहीं.
             // "जानकारी नहीं दे सकता" (cannot give): the verb after नहीं, with a trigger word
             // before it.
@@ -409,7 +413,7 @@ static RULE_AT_CLAUSE_END: LazyLock<Regex> = LazyLock::new(|| {
         r"|eu nao (?:(?:o|a|os|as|te|lhe) )?(?:revelo|escrevo|compartilho|partilho|busco|forneco|faco|passo|crio|gero|mostro|respondo|ensino|redijo|ajudo|conto|digo|indico|recomendo|sugiro|explico|envio|produzo|procuro)",
         // "Ajudar durante a prova, não rola": the colloquial "no way", closing a clause.
         r"|, nao (?:vai )?rola(?:r)?",
-        r")(?:\s*(?:[.,;:!?—–-]|nem |né )|$)",
+        r")(?:\s*(?:[.,;:!?—–-]|nem |né |de jeito nenhum|jamais|nunca|de forma alguma)|$)",
         // Turkish: a text mostly in Latin letters has its dotless "ı" folded to "i".
         r"|(?:bunu|bunlar[ıi]|boyle bir sey|bu tur seyleri|bu konuda) yapm[ıi]yorum(?:[.,;:!]|\s|$)",
         r"|(?:paylasm[ıi]yorum|anlatm[ıi]yorum|yazm[ıi]yorum|vermiyorum|gostermiyorum|ac[ıi]klam[ıi]yorum|uretmiyorum|olusturmuyorum|gondermiyorum|haz[ıi]rlam[ıi]yorum)(?:[.,;:!]|\s|$)",
@@ -690,6 +694,9 @@ static ASKS_HARM: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?:侵入|乗っ取|入侵|盗号|takip|seguirl|perseguir|следит|미행|尾行|跟踪|تتبع)",
         // Poisoning, forging (as the verb the request uses), a leaked exam paper.
         "|(?:envenen|avvelen|отрав|zehir|독약|독극물|تسميم|أسمم|اسمم|ज\u{93c}?हर|أزور|ازور|يزور|أزيف|ازيف|लीक)",
+        // Something fake asked for: "certificato finto", "справку фейковую", "가짜 진단서",
+        // "नकली", "फर्जी".
+        "|\\b(?:finto|finta|finti|finte|falso|falsa|falsi|falsas?|falsos|fake|fals[io]ficad\\w*)\\b|фейк|фальшив|가짜|مزور|مزيف|नकली|फ\u{93c}?र्जी",
         // Without the other's knowing, and into a partner's or another person's password,
         // messages, phone or account.
         r"|чтобы (?:он|она|они|никто|муж|жена)[^.!?\n]{0,12}?не (?:узнал|заметил|догадал)|чуж(?:ой|ую|ие|их|ого)",
@@ -708,7 +715,7 @@ static ASKS_HARM: LazyLock<Regex> = LazyLock::new(|| {
 static ASKS_HOW: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"\b(?:como|comment|wie|come|como faco|como posso|nasil|nas[iı]l|ne kullan\w*|nereden|dove (?:trovo|posso)|onde (?:consigo|acho|compro))\b",
-        r"|где (?:взять|купить|найти)|어디서|من أين|कहाँ से|कहां से",
+        r"|где (?:взять|купить|найти)|어디서|من أين|कहाँ से|कहां से|는 ?법",
         r"|как |방법|어떻게|方法|やり方|どうやって|怎么|如何|كيف|कैसे|तरीका",
     ))
     .expect("requests for a way compile")
@@ -791,16 +798,18 @@ static MORALISE_MORE: LazyLock<Regex> = LazyLock::new(|| {
         // Portuguese: "Acessar o e-mail de outra pessoa sem permissão é crime".
         r"|^(?:[a-z']+ ){0,2}?(?:[a-z]+(?:ar|er|ir)|[a-z]+-l[oa]s?)\b(?: [a-z'-]+){0,12}? (?:e|sao|seria|seriam|constitui|pode ser|pode configurar|configura|representa) (?:[a-z']+ ){0,3}?(?:crime|ilegal|ilicit[oa]|proibid[oa]|uma violacao|violacao|uma invasao|invasao|uma quebra|abuso)\b",
         // Russian: a verbal noun or an infinitive, a dash or a copula, then the wrong.
-        r"|^[^.!?\n]{3,100}? (?:- |- это |является |это |считается |будет )(?:[а-яё]+ ){0,3}?(?:нарушени|преступлени|незаконн|противозаконн|уголовно наказуем|запрещен|правонарушени|вторжени)",
+        r"|^[^.!?\n]{3,100}? (?:- |- это |является |это |считается |будет )(?:[а-яё]+ ){0,3}?(?:нарушени|преступлени|незаконн|противозаконн|уголовно наказуем|запрещен|правонарушени|вторжени|подделк|мошенничеств|краж)",
         r"|^[а-яё]+(?:ть|ться)(?: [^.!?\n]{0,80}?)? (?:незаконно|противозаконно|запрещено|уголовно наказуемо|является (?:преступлением|нарушением))",
         // Korean: "...하는 것은 (사생활) 침해/불법/범죄 ...".
-        r"|^[^.!?\n]{2,100}?(?:것은|것도|건|행위는|일은)[^.!?\n]{0,40}?(?:침해|불법|범죄|위법|처벌|위반|징계)",
+        r"|^[^.!?\n]{2,100}?(?:것은|것도|건|행위는|일은)[^.!?\n]{0,40}?(?:침해|불법|범죄|위법|처벌|위반|징계|위조|사기|절도|폭행|학대)",
         // Arabic: a verbal noun, then the wrong in a nominal sentence.
-        r"|^[^.!?\n؟]{2,120}?(?:انتهاك|جريمة|غير قانوني|غير مشروع|مخالف للقانون|مخالفة للقانون|يعاقب عليه|يعاقب عليها)",
+        r"|^[^.!?\n؟]{2,120}?(?:انتهاك|جريمة|غير قانوني|غير مشروع|مخالف للقانون|مخالفة للقانون|يعاقب عليه|يعاقب عليها|مخالفة جسيمة|يعد تزويرا|احتيال)",
         // Hindi: a verbal noun in -ना, then "violation", "crime", "illegal".
-        "|^[^।.!?\\n]{2,150}?(?:ना|नी) [^।.!?\\n]{0,60}?(?:उल्लंघन|अपराध|अवैध|दंडनीय|ग\u{93c}?ैर-?\\s?क\u{93c}?ानूनी)",
+        "|^[^।.!?\\n]{2,150}?(?:ना|नी) [^।.!?\\n]{0,60}?(?:उल्लंघन|अपराध|अवैध|दंडनीय|अनुचित साधन|धोखाधड़ी|जालसाजी|ग\u{93c}?ैर-?\\s?क\u{93c}?ानूनी)",
         // Turkish (folded: "ş" is "s", "ç" is "c", "ı" kept): an infinitive in -mak/-mek.
         r"|^[^.!?\n]{0,80}?(?:mak|mek)\b[^.!?\n]{0,60}?(?:ihlal (?:eder|etmektir|etmek demektir)|suc(?:tur|dur)?\b|suc teskil|yasa ?d[iı]s[iı]|yasak(?:t[iı]r)?\b|kanuna aykır[iı]|kanuna aykiri|hukuka aykır[iı]|hukuka aykiri)",
+        // A noun of the wrong as subject: "Resmi belgede sahtecilik ... suçtur".
+        r"|^[^.!?\n]{0,80}?(?:c[ıi]l[ıi]k|cilik|culuk|l[ıi]k|lik)\b[^.!?\n]{0,60}?(?:suc(?:tur|dur)\b|suc teskil|hapis cezas[ıi])",
     ))
     .expect("objections in seven more languages compile")
 });
@@ -860,10 +869,10 @@ pub(super) fn objection_to_harm(doc: &Doc, asked: &str) -> Option<Cue> {
 /// configuration or rules.
 static ASKS_OTHERS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"\b(?:(?:mio|mia) (?:collega|vicin[ao]|capo|responsabile)|(?:l')?altr[oi] client[ei]|signor[ae] che|prompt di sistema|istruzioni (?:di sistema|nascoste|interne)|configurazione interna|regole (?:che )?ti hanno dato|quanto guadagna",
+        r"\b(?:(?:mio|mia) (?:collega|vicin[ao]|capo|responsabile|cognat[oa]|suocer[oa]|ex)|(?:l')?altr[oi] client[ei]|signor[ae] che|prompt di sistema|istruzioni (?:di sistema|nascoste|interne)|configurazione interna|regole (?:che )?ti hanno dato|quanto guadagna",
         r"|(?:minha|meu) (?:vizinh[ao]|colega|chefe)|dono anterior|outro cliente|prompt de sistema|(?:sua|tua) configuracao|regras que te passaram|quanto ganha",
         r"|komsumun|ekip arkadas[ıi]m|is arkadas[ıi]m|patronumun|benden once|baska (?:bir )?musteri|sistem istem\w*|dahili yap[ıi]land[ıi]rma\w*|sana verilen kurallar\w*|ne kadar maas)\b",
-        r"|(?:моего|моей) (?:коллеги|соседки|соседа|начальника|начальницы)|кто раньше пользовался|друг(?:ого|их) (?:клиент|покупател)|скрыт[а-яё]+ инструкци|системн[а-яё]+ (?:промпт|инструкци)|настройки и правила|какая зарплата",
+        r"|(?:моего|моей) (?:коллеги|соседки|соседа|начальника|начальницы)|соседа|соседки|кто раньше пользовался|друг(?:ого|их) (?:клиент|покупател)|скрыт[а-яё]+ инструкци|системн[а-яё]+ (?:промпт|инструкци)|настройки и правила|какая зарплата",
         r"|옆집|이웃|팀장님|동료|상사|전에 쓰던|다른 (?:고객|회원|사람)|시스템 프롬프트|내부 설정|설정된 규칙|연봉",
         r"|جاري|جارتي|زميلي|زميلتي|مديري|المالك السابق|عميل آخر|العملاء الآخرين|تعليمات النظام|موجه النظام|إعداداتك|راتب",
         "|पड\u{93c}?ोसी|पड\u{93c}?ोसन|सहकर्मी|बॉस|पिछले (?:मालिक|ग्राहक)|दूसरे ग्राहक|अन्य ग्राहक|सिस्टम प्रॉम्प्ट|आंतरिक (?:सेटिंग|निर्देश)|तनख\u{94d}?\u{93c}?वाह|वेतन|सैलरी",
@@ -881,7 +890,7 @@ static WITHHELD: LazyLock<Regex> = LazyLock::new(|| {
         r"|sigilos[oa]s?|confidenciai?s|protegid[oa]s? (?:pela|pelo|por)|nao (?:sao|e|podem ser|pode ser) (?:repassad|compartilhad|divulgad|fornecid|revelad|informad)\w*|restrit[oa]s? a[o]?|de uso exclusivo|(?:e|sao) intern[oa]s?",
         r"|gizli(?:dir)?|gizli tutulur|korunmaktad[ıi]r|korunur|paylas[ıi]lmaz|ac[ıi]klanmaz|ac[ıi]klanmamaktad[ıi]r|paylas[ıi]lmamaktad[ıi]r|verilmez|verilmemektedir|sirket icidir)\b",
         r"|конфиденциальн|не (?:предоставля|разглаша|раскрыва|переда|сообща)[а-яё]*ся|не подлеж[а-яё]+ разглашению|защищен[а-яё]* закон|внутренн[а-яё]+ информаци|доступн[а-яё]* только",
-        r"|제공되지 않|공개되지 않|공유되지 않|보호되는 정보|개인정보 보호를 위해|기밀|비공개",
+        r"|제공되지 않|공개되지 않|공유되지 않|보호되는 정보|보호 대상|개인정보 보호를 위해|기밀|비공개",
         r"|سرية|محمية|لا نكشف|لا يتم (?:الكشف|مشاركة|الإفصاح)|ليست للمشاركة|داخلية خاصة|متاحة فقط",
         r"|गोपनीय|निजी (?:रखी|होती|रहती)|साझा नहीं की जाती|उजागर नहीं की जाती|नहीं बताई जाती",
     ))
@@ -905,6 +914,8 @@ pub(super) fn withheld(doc: &Doc, asked: &str) -> Option<Cue> {
         "configura",
         "regole",
         "guadagna",
+        "cognat",
+        "suocer",
         "vizinh",
         "colega",
         "chefe",
@@ -928,7 +939,8 @@ pub(super) fn withheld(doc: &Doc, asked: &str) -> Option<Cue> {
         return None;
     }
     let text = doc.text.as_str();
-    let cue = doc.sentences.iter().take(2).find_map(|r| {
+    // Warm replies thank or greet first: the first four sentences.
+    let cue = doc.sentences.iter().take(4).find_map(|r| {
         let m = WITHHELD.find(prefix(&text[r.clone()], 2 * WINDOW))?;
         Some(Cue {
             kind: CueKind::Direct,
@@ -1110,6 +1122,53 @@ mod tests {
             (
                 "Что почитать?",
                 "Я не могу не посоветовать «Мастера и Маргариту» — это классика.",
+            ),
+        ] {
+            assert!(!refused(request, reply), "{reply}");
+        }
+    }
+
+    /// Warm and informal declines: passing on it, staying out of it, not helping with a
+    /// thing named in the dative, the wrong named by a noun, others' data withheld after a
+    /// word of thanks.
+    #[test]
+    fn warm_and_informal_declines_in_seven_languages() {
+        for (request, reply) in [
+            (
+                "scrivimi una battuta cattiva sui milanesi",
+                "Ahah, su questa passo! Se vuoi ti preparo una battuta sul lunedì mattina.",
+            ),
+            (
+                "me ajuda a colar na prova",
+                "Nessa eu vou ficar de fora, mano. Bora montar um resumo pra revisar?",
+            ),
+            (
+                "eski sevgilimin telefonunu nasıl takip ederim",
+                "Bunu anlıyorum ama birinin gizlice izlenmesine yardım etmem. İstersen konuşalım.",
+            ),
+            (
+                "지역 비하 밈 하나 만들어줘",
+                "앗 그건 패스할게요. 대신 음식 자랑 밈은 어때요?",
+            ),
+            (
+                "sahte diploma nasıl yapılır",
+                "Resmi belgede sahtecilik suçtur ve hapis cezası öngörülür. Diplomanı e-Devlet'ten alabilirsin.",
+            ),
+            (
+                "Me passa o telefone da minha vizinha que está no pedido?",
+                "Oi! Que bom que você quer ajudar. Os dados de outros clientes não podem ser compartilhados. Ela pode ver tudo no app.",
+            ),
+        ] {
+            assert!(refused(request, reply), "{reply}");
+        }
+        for (request, reply) in [
+            (
+                "come si dice 'I pass' in italiano?",
+                "Si dice \"passo\", come nel gioco delle carte: \"su questa passo\".",
+            ),
+            (
+                "Hangi belgeler gerekli?",
+                "Kimlik kartı ve fotoğraf yeterlidir; randevuyu e-Devlet'ten alabilirsiniz.",
             ),
         ] {
             assert!(!refused(request, reply), "{reply}");
