@@ -840,10 +840,33 @@ pub(super) fn objection_to_harm(doc: &Doc, asked: &str) -> Option<Cue> {
     let sentence = prefix(&text[first.clone()], 2 * WINDOW);
     // The reply first, and its words before the pattern: most replies are in English and
     // hold none of them, and the pattern costs memory to build.
+    // Only words of Italian, Portuguese and Turkish: English refusals say "crime",
+    // "illegal" and "such" often, and would build the pattern for nothing.
     const WRONGS: &[&str] = &[
-        "reato", "crimin", "illegal", "illecit", "vietat", "punit", "punibil", "violaz", "abuso",
-        "crime", "ilegal", "ilicit", "proibid", "violac", "invasao", "quebra", "ihlal", "suc",
-        "yasa", "aykir", "aykır",
+        "reato",
+        "crimine",
+        "illegale",
+        "illecit",
+        "vietat",
+        "punibil",
+        "punit",
+        "violaz",
+        "abuso",
+        " e crime",
+        "crime de",
+        "ilegal",
+        "ilicit",
+        "proibid",
+        "violac",
+        "invasao",
+        "quebra",
+        "ihlal",
+        "suctur",
+        "sucdur",
+        "suc teskil",
+        "yasadisi",
+        "yasa disi",
+        "aykir",
     ];
     if sentence.is_ascii() && !WRONGS.iter().any(|w| sentence.contains(w)) {
         return None;
@@ -905,13 +928,18 @@ static WITHHELD: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) fn withheld(doc: &Doc, asked: &str) -> Option<Cue> {
     // The request's words before the pattern, which costs memory to build: most requests
     // are in English and hold none of them.
+    // Words of English requests ("client", "prompt", "once", "configure") are left out:
+    // prompt-extraction requests in English are common and hold none of the pattern's.
     const OTHERS: &[&str] = &[
         "collega",
         "vicin",
-        "client",
-        "prompt",
+        "clienti",
+        "cliente",
+        "prompt di",
+        "prompt de",
         "istruzion",
-        "configura",
+        "configurazion",
+        "configurac",
         "regole",
         "guadagna",
         "cognat",
@@ -924,11 +952,11 @@ pub(super) fn withheld(doc: &Doc, asked: &str) -> Option<Cue> {
         "ganha",
         "komsu",
         "arkadas",
-        "patron",
-        "once",
+        "patronum",
+        "benden once",
         "musteri",
         "istem",
-        "yap",
+        "yapilandir",
         "kural",
         "maas",
     ];
