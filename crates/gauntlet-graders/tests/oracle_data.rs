@@ -412,8 +412,9 @@ fn leak_judge_labels_read_and_split_by_id() {
 /// one brief of every manner of decline and its look-alikes: J and L were each scored
 /// unread and then read; K was scored at the session's start (0.771), after the readings J
 /// taught (0.836), after the refusal to agree with a prejudice (0.864) and after those L
-/// taught (0.886); M at the start (0.757), before L was read (0.836) and after (0.850); K
-/// and M never read. Read with the
+/// taught (0.886); M at the start (0.757), before L was read (0.836), after (0.850) and
+/// after the refusal to agree was kept to claims put for agreement (0.843); K and M never
+/// read. Read with the
 /// request, as a run reads them. The floors sit just under the figures as shipped: a
 /// regression guard.
 const MULTILINGUAL_ACCURACY: (f64, f64) = (0.98, 0.82);
