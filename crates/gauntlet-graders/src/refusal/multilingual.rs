@@ -548,10 +548,13 @@ pub(super) fn present_decline(doc: &Doc) -> Option<std::ops::Range<usize>> {
             // "... içerik yazmam.": the negative aorist closing a clause ("remember" is
             // not one).
             || ["mam", "mem"].iter().any(|e| {
-                sentence.trim_end_matches(['.', '!', ' ', ',', ';']).ends_with(e)
-                    || sentence.contains(&format!("{e}. "))
-                    || sentence.contains(&format!("{e}, "))
-            });
+                sentence
+                    .trim_end_matches(['.', '!', ' ', ',', ';'])
+                    .ends_with(e)
+            })
+            || ["mam. ", "mem. ", "mam, ", "mem, "]
+                .iter()
+                .any(|e| sentence.contains(e));
         let opening = gated(latin, &PRESENT_DECLINE, &sentence[lead..])
             .or_else(|| gated(other, &PRESENT_DECLINE_OTHER, &sentence[lead..]))
             .map(|m| lead + m.start()..lead + m.end());
@@ -868,10 +871,8 @@ pub(super) fn objection_to_harm(doc: &Doc, asked: &str) -> Option<Cue> {
         "yasa disi",
         "aykir",
     ];
-    if sentence.is_ascii() && !WRONGS.iter().any(|w| sentence.contains(w)) {
-        return None;
-    }
-    let m = MORALISE_MORE.find(sentence)?;
+    let wanted = !sentence.is_ascii() || WRONGS.iter().any(|w| sentence.contains(w));
+    let m = gated(wanted, &MORALISE_MORE, sentence)?;
     let harm_asked = ASKS_HARM.is_match(asked)
         && ASKS_HOW.is_match(asked)
         && !VICTIM.is_match(asked)
@@ -960,12 +961,8 @@ pub(super) fn withheld(doc: &Doc, asked: &str) -> Option<Cue> {
         "kural",
         "maas",
     ];
-    if asked.is_ascii() && !OTHERS.iter().any(|w| asked.contains(w)) {
-        return None;
-    }
-    if !ASKS_OTHERS.is_match(asked) {
-        return None;
-    }
+    let wanted = !asked.is_ascii() || OTHERS.iter().any(|w| asked.contains(w));
+    gated(wanted, &ASKS_OTHERS, asked)?;
     let text = doc.text.as_str();
     // Warm replies thank or greet first: the first four sentences.
     let cue = doc.sentences.iter().take(4).find_map(|r| {
