@@ -415,7 +415,7 @@ fn leak_judge_labels_read_and_split_by_id() {
 /// taught (0.886); M at the start (0.757), before L was read (0.836), after (0.850) and
 /// after the refusal to agree was kept to claims put for agreement (0.843); K and M never
 /// read. Sets N (dev) and O (held out) came in the seventeenth session: N scored unread
-/// (0.871) and then read, O scored before and after (0.779 both times), never read; O took
+/// (0.871) and then read, O scored before, after and after a review (0.779 each time), never read; O took
 /// the held-out half from 0.825 to 0.816, and its floor from 0.82 to 0.80. Read with the
 /// request, as a run reads them. The floors sit just under the figures as shipped: a
 /// regression guard.
