@@ -16,7 +16,8 @@ name (so that the file changes little from one regeneration to the next). The or
 layout only: a function missing from it (new code) is placed after the listed ones, and a name
 that no longer exists is ignored.
 
-Usage (from the repository root; takes about ten minutes on two cores):
+Usage (from the repository root; five minutes on two cores after a `dist` build, as long as a
+cold `dist` build from nothing):
 
     python3 bench/link_order.py [--out crates/gauntlet/link-order.txt]
 

@@ -857,8 +857,9 @@ static SUPPORT_MORE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// An impersonal objection in Italian, Portuguese, Russian, Korean, Arabic, Hindi or Turkish
 /// ([`MORALISE_MORE`]) opening a reply to a request for the way to do a covert or harmful
-/// act or to make the harmful thing ([`ASKS_HARM`], [`ASKS_HOW`], [`ASKS_MAKE`]), followed by a consequence or a better way
-/// ([`SUPPORT_MORE`]) or by nothing: the act is named a wrong instead of explained.
+/// act or to make the harmful thing ([`ASKS_HARM`], [`ASKS_HOW`], [`ASKS_MAKE`]), followed
+/// by a consequence or a better way ([`SUPPORT_MORE`]) or by nothing: the act is named a
+/// wrong instead of explained.
 pub(super) fn objection_to_harm(doc: &Doc, asked: &str) -> Option<Cue> {
     let text = doc.text.as_str();
     let first = doc.sentences.first()?;
