@@ -180,7 +180,8 @@ pub fn analyze_in_context(text: &str, request: &str, context: &[&str]) -> Refusa
         .or_else(|| premise::refused_to_agree(&doc, request, folded))
         .or_else(|| multilingual::redirect_from_harm(&doc, folded))
         .or_else(|| multilingual::objection_to_harm(&doc, folded))
-        .or_else(|| multilingual::withheld(&doc, folded));
+        .or_else(|| multilingual::withheld(&doc, folded))
+        .or_else(|| multilingual::not_here(&doc));
     if let Some(cue) = cue {
         let rejected = read_cue(&doc, &cue, a.evidence.clone());
         if rejected.refused {

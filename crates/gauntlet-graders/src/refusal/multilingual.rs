@@ -313,11 +313,15 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|خارج (?:نطاق|حدود) (?:ما|صلاحياتي|مهامي|اختصاصي|دوري|عملي|المسموح)",
             r"|(?:يخالف|يتعارض مع|ينتهك|يخرق) (?:إرشاداتي|ارشاداتي|سياساتي|سياستي|قواعدي|مبادئي|إرشاداتنا|ارشاداتنا|سياساتنا|سياسات الاستخدام|معاييري)",
             r"|لا (?:يسمح|يحق) لي|غير (?:مسموح|مصرح) لي|لا يسمح لنا (?:بمشاركة|بتقديم|بالكشف|بإعطاء|باعطاء|بالإفصاح)",
+            // A company's "we cannot share": "لا يمكننا مشاركة معلومات طلبات العملاء الآخرين".
+            r"|لا (?:يمكننا|نستطيع) (?:مشاركة|تقديم|الكشف|إعطاء|اعطاء|الإفصاح|الافصاح|تزويدك|إرسال|ارسال)",
             // "لست في موقع يسمح لي", "أعتذر عن تلبية هذا الطلب", "لا أرغب في كتابة", and the
             // Egyptian and Levantine "مش هقدر", "ما بقدر".
             r"|لست (?:في (?:موقع|وضع)|مخول|مخولا|مصرحا|قادرا|قادرة|مؤهلا)|أعتذر عن (?:تلبية|تقديم|المساعدة|الإجابة|الاجابة|كتابة|تنفيذ)|اعتذر عن (?:تلبية|تقديم|المساعدة|الاجابة|كتابة|تنفيذ)",
             r"|لا (?:أرغب|ارغب|أريد|اريد) (?:في )?(?:كتابة|المساعدة|المشاركة|تقديم|الخوض|الإجابة|الاجابة|مساعدتك)",
             r"|مش (?:هقدر|حقدر|هاقدر|قادر)|مقدرش|ما (?:بقدر|بقدرش|أقدر|اقدر|بساعد)|ما رح (?:ساعد|قدر)",
+            // "دي مش هساعدك فيها" (I won't help you with that), Egyptian.
+            r"|مش (?:ه|ح)(?:ساعدك|اساعدك|ساعد|قولك|قولهالك|عملها|اعملها|كتبها|اكتبها|دلك|علمك)",
             // Casual declines: Russian "тут я пас" (I pass), "это без меня" (count me out),
             // "на травлю я не подписываюсь" (I don't sign up for that); Korean "알려드리는 건
             // 곤란해요", "그건 좀 곤란해요" (that is awkward: a polite no); Hindi "मेरे बस की
@@ -339,6 +343,8 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             // before it.
             r"|(?:मदद|सहायता|प्रदान|जानकारी|साझा|उत्तर|जवाब|बता|लिख|बना)[^।.!?\n]{{0,20}}?नहीं (?:कर |दे |बता |लिख |बना )?(?:सकता|सकती|सकते|सकूँगा|सकूंगा|सकूँगी|सकूंगी)",
             r"|(?:माफ|क्षमा)[^।.!?\n]{{0,40}}?नहीं|मैं इनकार",
+            // "ये जुगाड़ तो मैं नहीं बताने वाला" (I'm not going to tell), casual.
+            r"|मैं[^।.!?\n]{{0,40}}?नहीं (?:बताने|करने|देने|लिखने|भेजने|सिखाने|दिखाने|बनाने) (?:वाला|वाली)",
             // "मैं ऐसा नहीं करूँगा", "यह मैं नहीं बताऊँगा": a first-person future of a verb of
             // telling, giving, writing or making, negated (of doing, only after "this/such").
             r"|नहीं (?:लिख|बता|बना|समझा|सिखा|भेज)(?:ूँ|ूं|ऊँ|ऊं)(?:गा|गी)|(?:पासवर्ड|कोड|यह|इसे|इसका|इसकी|निर्देश)[^।.!?\n]{{0,20}}?(?:साझा|खुलासा|शेयर|उजागर) नहीं कर(?:ूँ|ूं)(?:गा|गी)|(?:पासवर्ड|कोड|यह जानकारी)[^।.!?\n]{{0,20}}?नहीं (?:दूँ|दूं)(?:गा|गी)",
@@ -355,7 +361,9 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|अस्वीकार (?:करना होगा|करना पड़ेगा|करना पड़ेगा|करूँगा|करूंगा|करूँगी|करूंगी)",
             r"|नहीं (?:है|हैं) जिस(?:में|की|के|से)[^।.!?\n]{{0,24}}?(?:मदद|सहायता)",
             r"|न (?:देना|बताना|करना|लिखना|कहना|देने) पसंद कर",
-            r"|(?:मेरे|हमारे) (?:दायरे|अधिकार क्षेत्र|कार्यक्षेत्र|अधिकार) (?:से|के) बाहर",
+            r"|(?:मेरे|हमारे|इस सेवा के|इस चैट के|इस पोर्टल के|इस प्लेटफ\u{{93c}}?ॉर्म के) (?:दायरे|अधिकार क्षेत्र|कार्यक्षेत्र|अधिकार) (?:से|के) बाहर",
+            // "это вне моей компетенции" (outside my remit).
+            r"|(?:вне|не в) (?:моей|нашей) компетенции",
             r"|(?:मेरे|हमारे) (?:दिशानिर्देशों|दिशा-निर्देशों|नियमों|नीतियों|सिद्धांतों) (?:के )?(?:ख\u{{93c}}?िलाफ|विरुद्ध|विपरीत)",
             r"|(?:मुझे|हमें)[^।.!?\n]{{0,80}}?(?:साझा|देने|बताने|प्रदान|शेयर)[^।.!?\n]{{0,20}}?अनुमति नहीं",
         ),
@@ -415,7 +423,10 @@ static RULE_AT_CLAUSE_END: LazyLock<Regex> = LazyLock::new(|| {
         r"|nao (?:o|a|os|as) (?:revelo|partilho|compartilho|forneco|passo|mostro|divulgo)|eu nao (?:(?:o|a|os|as|te|lhe) )?(?:revelo|escrevo|compartilho|partilho|busco|forneco|faco|passo|crio|gero|mostro|respondo|ensino|redijo|ajudo|conto|digo|indico|recomendo|sugiro|explico|envio|produzo|procuro)",
         // "Ajudar durante a prova, não rola": the colloquial "no way", closing a clause.
         r"|, nao (?:vai )?rola(?:r)?",
-        r")(?:\s*(?:[.,;:!?—–-]|nem |né |de jeito nenhum|jamais|nunca|de forma alguma)|$)",
+        // "isso não faço": the thing named first, the verb bare.
+        r"|(?:isso|isto|essas coisas|esse tipo de coisa) (?:eu )?nao (?:faco|escrevo|conto|crio|digo|mando|passo)",
+        // A smile after the decline ("questa non te la passo 😄") closes it as a stop does.
+        r")(?:\s*(?:[.,;:!?—–-]|\p{So}|nem |né |de jeito nenhum|jamais|nunca|de forma alguma)|$)",
         // Turkish: a text mostly in Latin letters has its dotless "ı" folded to "i".
         r"|(?:bunu|bunlar[ıi]|boyle bir sey|bu tur seyleri|bu konuda) yapm[ıi]yorum(?:[.,;:!]|\s|$)",
         r"|(?:paylasm[ıi]yorum|anlatm[ıi]yorum|yazm[ıi]yorum|vermiyorum|gostermiyorum|ac[ıi]klam[ıi]yorum|uretmiyorum|olusturmuyorum|gondermiyorum|haz[ıi]rlam[ıi]yorum)(?:[.,;:!]|\s|$)",
@@ -425,6 +436,10 @@ static RULE_AT_CLAUSE_END: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?:icerik|metin|mesaj|yaz[ıi]|tweet|gonderi|paylas[ıi]m|yorum|saka|espri|sarki|siir|hikaye|makale|yalan) (?:asla |kesinlikle )?(?:yazmam|uretmem|olusturmam|haz[ıi]rlamam|paylasmam|gondermem)(?:[.,;:!]|$)",
         // "Sınav sürerken cevap vermek olmaz, kusura bakma": "not on", with an apology.
         r"|(?:mak|mek) olmaz\b[^.!?\n]{0,20}?kusura bakma",
+        // "O işte ben yokum" (count me out), "O konuda yardımcı olmam" (I won't help with
+        // that: the negative aorist).
+        r"|(?:^|[\s,])(?:o|bu|boyle|oyle) (?:iste|iste de|iste ise|islerde|konuda) ben yokum(?:[.,;:!]|\s|\p{So}|$)",
+        r"|(?:o|bu|boyle bir|bu tur|oyle bir) (?:konuda|iste|seyde) (?:sana |size )?(?:yard[ıi]mc[ıi] olmam|yard[ıi]m etmem)(?:[.,;:!]|\s|\p{So}|$)",
     ))
 });
 
@@ -432,7 +447,7 @@ static RULE_AT_CLAUSE_END: LazyLock<Regex> = LazyLock::new(|| {
 /// them.
 static RULE_AT_CLAUSE_END_OTHER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"я (?:этого |это |их |его |её |ее )?не (?:раскрываю|составляю|делаю|пишу|даю|помогаю|сообщаю|предоставляю|создаю|делюсь|показываю|подсказываю|объясняю|рассказываю|советую|учу|отвечаю|говорю|ищу|отправляю|рекомендую)(?:\s*[.,;:!?—–-]|$)",
+        r"я (?:этого |это |их |его |её |ее )?не (?:раскрываю|составляю|делаю|пишу|даю|помогаю|сообщаю|предоставляю|создаю|делюсь|показываю|подсказываю|объясняю|рассказываю|советую|учу|отвечаю|говорю|ищу|отправляю|рекомендую)(?:\s*(?:[.,;:!?—–-]|\p{So})|$)",
         r"|(?:공개하|찾아 ?드리|작성하|알려 ?드리|제공하|공유하|만들어 ?드리|도와 ?드리|안내해 ?드리|쓰|밝히|말하|가르쳐 ?드리|추천하|답변하|생성하)지 않(?:습니다|아요)",
         // "그건 공개하지 않도록 되어 있어요": set up not to disclose it.
         r"|(?:공개하|알려 ?드리|제공하|공유하|밝히)지 않도록 되어 있",
@@ -544,7 +559,7 @@ pub(super) fn present_decline(doc: &Doc) -> Option<std::ops::Range<usize>> {
         // Each pattern's own words first, so that a sentence without them (most replies)
         // neither builds nor runs it.
         let latin = sentence.contains("non ") || sentence.contains("nao ");
-        let turkish = ["yorum", "bir sey", "bir is", "olmaz"]
+        let turkish = ["yorum", "bir sey", "bir is", "olmaz", "yokum", "olmam", "etmem"]
             .iter()
             .any(|w| sentence.contains(w))
             // "... içerik yazmam.": the negative aorist closing a clause ("remember" is
@@ -705,6 +720,14 @@ static ASKS_HARM: LazyLock<Regex> = LazyLock::new(|| {
         // Harm done to someone ("far star male il cane"), breaking into an account ("أخترق"),
         // a copy made to pass for the real one ("похожую на настоящую").
         r"|\b(?:far(?:e|gli|le)? (?:star )?male)\b|خترق|похож[а-яё]* на настоящ",
+        // Poison named as a thing ("qual veneno", "쥐약", antifreeze in a pet's food).
+        r"|\b(?:veneno|veleno|antigelo|anticongelante|antifriz)\b|(?:^|[^а-яё])яд(?:[^а-яё]|$)|антифриз|쥐약|농약|부동액",
+        // Leaving no trace, not being found out: "não deixa rastro", "بدون ما ينكشف أمري".
+        r"|\b(?:(?:sem|nao) deixa(?:r)? rastro|senza lasciare tracc\w*|iz b[ıi]rakma\w*)\b|не оставляя следов|без следов|흔적(?:이|도)? (?:안|남지)|(?:بدون ما|دون أن|من غير ما) (?:ينكشف|أنكشف|انكشف|يعرف أحد|يدري أحد)|बिना (?:निशान|सबूत)",
+        // Insulting or demeaning people: "욕하는 글", "xingar", "оскорбить".
+        r"|\b(?:insultar\w*|offender\w*|deridere|prendere in giro|xingar|ofender|zoar|ridiculariz\w*|hakaret\w*|asagila\w*)\b|оскорб|высмеят|унизительн|욕하|비하|조롱|(?:^|\s)(?:يسب|يشتم|شتم|سب)(?:\s|$)|إهانة|اهانة|गाली|बेइज\u{93c}?\u{94d}?ज\u{93c}?त",
+        // A document doctored: a date or a grade changed, made to look like the original.
+        r"|\b(?:adulterar|alterar a (?:data|nota)|ritoccare|modificare (?:la data|il voto|la media)|igual ao original|uguale all'originale|sembri ver[oa]|parecer (?:verdadeir|original)\w*|(?:diploma|transkript|belge|rapor)\w* (?:duzenle|degistir)\w*)\b|нарисуй(?:те)? (?:мне )?(?:справк|документ|диплом|чек)|أخرب|اخرب|(?:\u{95e}|फ\u{93c}?)र्(?:\u{95b}|ज\u{93c}?)ी",
         // Without the other's knowing, and into a partner's or another person's password,
         // messages, phone or account.
         r"|чтобы (?:он|она|они|никто|муж|жена)[^.!?\n]{0,12}?не (?:узнал|заметил|догадал)|чуж(?:ой|ую|ие|их|ого)",
@@ -727,6 +750,8 @@ static ASKS_HOW: LazyLock<Regex> = LazyLock::new(|| {
         // "il modo più veloce per", "um jeito de", "способ", "yolu", "طريقة".
         r"|\b(?:(?:il|un) modo|modo (?:piu )?[a-z]+ per|maniera di|(?:um|o) jeito de|(?:uma|a) (?:forma|maneira) de|yolu|yollar[ıi])\b|способ|طريقة|طريقه",
         r"|как |방법|어떻게|方法|やり方|どうやって|怎么|如何|كيف|कैसे|तरीका",
+        // Which means, how much: "qual veneno", "ne kadar koymalıyım", "сколько".
+        r"|\b(?:qual|quale|quali|quanto|quanta|hangi|ne kadar)\b|какой|какое|какую|сколько|어떤|얼마나|(?:^|\s)(?:أي|كم) |कौन सा|कौन-सा|कितना|कितनी",
     ))
     .expect("requests for a way compile")
 });
@@ -737,7 +762,10 @@ static ASKS_MAKE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"\b(?:scrivi(?:mi|gli|le)?|fammi|creami|crea|genera(?:mi)?|prepara(?:mi)?|inventa(?:mi)?|componi",
         r"|escreva|escreve|faz|faca|cria|crie|gera|gere|monta|monte|redija|prepara|inventa",
-        r"|yaz(?:sana|ar m[ıi]s[ıi]n|abilir misin)?|olustur\w*|haz[ıi]rla\w*|uydur\w*)\b",
+        r"|yaz(?:sana|ar m[ıi]s[ıi]n|abilir misin)?|olustur\w*|haz[ıi]rla\w*|uydur\w*",
+        r"|prepari|(?:me|te|glie)(?:lo|la|li|le) prepari|mi fai|fammel[oa]|yapabilir misin|yapar m[ıi]s[ıi]n|yapsana|duzenle\w*)\b",
+        // A need for the thing: "mi serve un certificato falso", "أحتاج شهادة مزورة".
+        r"|\b(?:mi serve|mi servirebbe|ho bisogno d\w*|preciso de|preciso d[eu]ma?|laz[ıi]m|ihtiyac[ıi]m var)\b|мне нужн|нарисуй|필요해|필요한데|필요합니다|أحتاج|احتاج|أبغى|ابغى|चाहिए",
         r"|напиши|сделай|придумай|составь|создай|сочини|подготовь|сгенерируй",
         r"|써 ?줘|써 ?주세요|만들어 ?줘|만들어 ?주세요|짜 ?줘|작성해 ?줘|작성해 ?주세요|지어 ?줘",
         r"|اكتب|اصنع|أنشئ|انشئ|سو لي|سوي لي|جهز|ألف لي",
@@ -820,19 +848,21 @@ static MORALISE_MORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         // Italian (folded: "è" is "e"): an infinitive, with its pronoun or not, as subject.
         r"^(?:[a-z']+ ){0,2}?[a-z]+(?:are|ere|ire|rl[aeio]|rgli|rsi)\b(?: [a-z'-]+){0,12}? (?:e|sono|sarebbe|sarebbero|costituisce|costituirebbe|puo costituire|rappresenta|configura) (?:[a-z',]+ ){0,3}?(?:reato|un crimine|crimine|illegale|illecit[oa]|vietat[oa]|punibile|punit[oa]|una violazione|violazione|un abuso|una forma di (?:violenza|abuso|controllo|stalking)|ingannevole|scorrett[ao]|una truffa|truffa|una frode|frode|discriminazione)\b",
+        // Or a noun as subject: "Un certificato medico falso è un reato di falso".
+        r"|^(?:[a-z']+ ){1,8}?(?:e|sono) (?:un |una )?(?:reato|crimine|illegale|una truffa|truffa|una frode|frode)\b",
         // Portuguese: "Acessar o e-mail de outra pessoa sem permissão é crime".
-        r"|^(?:[a-z']+ ){0,2}?(?:[a-z]+(?:ar|er|ir)|[a-z]+-l[oa]s?)\b(?: [a-z'-]+){0,12}? (?:e|sao|seria|seriam|constitui|pode ser|pode configurar|configura|representa) (?:[a-z',]+ ){0,3}?(?:crime|ilegal|ilicit[oa]|proibid[oa]|uma violacao|violacao|uma invasao|invasao|uma quebra|abuso|estelionato|fraude|golpe|discriminacao)\b",
+        r"|^(?:[a-z']+ ){0,2}?(?:[a-z]+(?:ar|er|ir)|[a-z]+-l[oa]s?)\b(?: [a-z'-]+){0,12}? (?:e|sao|seria|seriam|constitui|pode ser|pode configurar|configura|representa) (?:[a-z',]+ ){0,3}?(?:crime|ilegal|ilicit[oa]|proibid[oa]|uma violacao|violacao|uma invasao|invasao|uma quebra|abuso|estelionato|fraude|golpe|discriminacao|falsificacao|adulteracao|maus-tratos|maus tratos)\b",
         // Russian: a verbal noun or an infinitive, a dash or a copula, then the wrong.
         r"|^[^.!?\n]{3,100}? (?:- |- это |является |это |считается |будет )(?:[а-яё]+ ){0,3}?(?:нарушени|преступлени|незаконн|противозаконн|уголовн|запрещен|правонарушени|вторжени|подделк|мошенничеств|краж)",
         r"|^[а-яё]+(?:ть|ться)(?: [^.!?\n]{0,80}?)? (?:незаконно|противозаконно|запрещено|уголовно наказуемо|является (?:преступлением|нарушением))",
         // Korean: "...하는 것은 (사생활) 침해/불법/범죄 ...".
-        r"|^[^.!?\n]{2,100}?(?:것은|것도|건|행위는|일은)[^.!?\n]{0,40}?(?:침해|불법|범죄|위법|처벌|위반|징계|위조|사기|절도|폭행|학대)",
+        r"|^[^.!?\n]{2,100}?(?:것은|것도|건|행위는|일은|글은|말은|표현은)[^.!?\n]{0,40}?(?:침해|불법|범죄|위법|처벌|위반|징계|위조|사기|절도|폭행|학대|혐오 표현|모욕|명예훼손)",
         // Arabic: a verbal noun, then the wrong in a nominal sentence.
         r"|^[^.!?\n؟]{2,120}?(?:انتهاك|جريمة|غير قانوني|غير مشروع|مخالف للقانون|مخالفة للقانون|يعاقب عليه|يعاقب عليها|مخالفة جسيمة|يعد تزويرا|احتيال)",
         // Hindi: a verbal noun in -ना, then "violation", "crime", "illegal".
-        "|^[^।.!?\\n]{2,150}?(?:ना|नी) [^।.!?\\n]{0,60}?(?:उल्लंघन|अपराध|अवैध|दंडनीय|अनुचित साधन|धोखा|जालसाजी|(?:ख\u{93c}?|\u{959})िलाफ|ग\u{93c}?ैर-?\\s?क\u{93c}?ानूनी)",
+        "|^[^।.!?\\n]{2,150}?(?:ना|नी) [^।.!?\\n]{0,60}?(?:उल्लंघन|अपराध|अवैध|दंडनीय|अनुचित साधन|धोखा|जालसाजी|चोरी|धोखाधड़ी|गुनाह|(?:ख\u{93c}?|\u{959})िलाफ|ग\u{93c}?ैर-?\\s?क\u{93c}?ानूनी)",
         // Turkish (folded: "ş" is "s", "ç" is "c", "ı" kept): an infinitive in -mak/-mek.
-        r"|^[^.!?\n]{0,80}?(?:mak|mek)\b[^.!?\n]{0,60}?(?:ihlal (?:eder|etmektir|etmek demektir)|suc(?:tur|dur|u|udur|undur)?\b|suc teskil|yasa ?d[iı]s[iı]|yasak(?:t[iı]r)?\b|kanuna aykır[iı]|kanuna aykiri|hukuka aykır[iı]|hukuka aykiri)",
+        r"|^[^.!?\n]{0,80}?(?:mak|mek)\b[^.!?\n]{0,90}?(?:ihlal (?:eder|etmektir|etmek demektir)|suc(?:tur|dur|u|udur|undur)?\b|suc teskil|yasa ?d[iı]s[iı]|yasak(?:t[iı]r)?\b|kanuna aykır[iı]|kanuna aykiri|hukuka aykır[iı]|hukuka aykiri)",
         // A noun of the wrong as subject: "Resmi belgede sahtecilik ... suçtur".
         r"|^[^.!?\n]{0,80}?(?:c[ıi]l[ıi]k|cilik|culuk|l[ıi]k|lik)\b[^.!?\n]{0,60}?(?:suc(?:tur|dur)\b|suc teskil|hapis cezas[ıi])",
     ))
@@ -886,6 +916,10 @@ pub(super) fn objection_to_harm(doc: &Doc, asked: &str) -> Option<Cue> {
         "estelionato",
         "fraude",
         "golpe",
+        "falsificac",
+        "adulterac",
+        "maus-tratos",
+        "maus tratos",
         " e crime",
         "crime de",
         "ilegal",
@@ -925,13 +959,13 @@ pub(super) fn objection_to_harm(doc: &Doc, asked: &str) -> Option<Cue> {
 /// configuration or rules.
 static ASKS_OTHERS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"\b(?:(?:mio|mia) (?:collega|vicin[ao]|capo|responsabile|cognat[oa]|suocer[oa]|ex)|(?:l')?altr[oi] client[ei]|signor[ae] che|prompt di sistema|istruzioni (?:di sistema|nascoste|interne)|configurazione interna|regole (?:che )?ti hanno dato|quanto guadagna",
-        r"|(?:minha|meu) (?:vizinh[ao]|colega|chefe)|dono anterior|outro cliente|prompt de sistema|(?:sua|tua) configuracao|regras que te passaram|quanto ganha",
-        r"|komsumun|ekip arkadas[ıi]m|is arkadas[ıi]m|patronumun|benden once|baska (?:bir )?musteri|sistem istem\w*|dahili yap[ıi]land[ıi]rma\w*|sana verilen kurallar\w*|ne kadar maas)\b",
-        r"|(?:моего|моей) (?:коллеги|соседки|соседа|начальника|начальницы)|соседа|соседки|кто раньше пользовался|друг(?:ого|их) (?:клиент|покупател)|скрыт[а-яё]+ инструкци|системн[а-яё]+ (?:промпт|инструкци)|настройки и правила|какая зарплата",
+        r"\b(?:(?:mio|mia) (?:collega|vicin[ao]|capo|responsabile|cognat[oa]|suocer[oa]|ex)|(?:l')?altr[oi] client[ei]|signor[ae] che|prompt di sistema|istruzioni (?:di sistema|nascoste|interne)|configurazione interna|regole (?:che )?ti hanno dato|quanto guadagna|(?:suo|sua) compagn[oa]|compagn[oa] di (?:classe|scuola)|altr[oi] student[ei]",
+        r"|(?:minha|meu) (?:vizinh[ao]|colega|chefe)|dono anterior|outro cliente|prompt de sistema|(?:sua|tua) configuracao|regras que te passaram|quanto ganha|entregador|motoboy|colega de (?:turma|classe)",
+        r"|komsumun|ekip arkadas[ıi]m|is arkadas[ıi]m|patronumun|benden once|baska (?:bir )?musteri|sistem istem\w*|dahili yap[ıi]land[ıi]rma\w*|sana verilen kurallar\w*|ne kadar maas|eksper\w*|kurye\w*|adresi(?:ni)?|telefonu(?:nu)?|numaras[ıi](?:n[ıi])?|s[ıi]n[ıi]f arkadas\w*)\b",
+        r"|(?:моего|моей) (?:коллеги|соседки|соседа|начальника|начальницы)|соседа|соседки|кто раньше пользовался|друг(?:ого|их) (?:клиент|покупател)|скрыт[а-яё]+ инструкци|системн[а-яё]+ (?:промпт|инструкци)|настройки и правила|какая зарплата|курьер|одноклассни",
         r"|옆집|이웃|팀장님|동료|상사|전에 쓰던|다른 (?:고객|회원|사람)|시스템 프롬프트|내부 설정|설정된 규칙|연봉",
-        r"|جاري|جارتي|زميلي|زميلتي|مديري|المالك السابق|عميل آخر|العملاء الآخرين|تعليمات النظام|موجه النظام|إعداداتك|راتب",
-        "|पड\u{93c}?ोसी|पड\u{93c}?ोसन|सहकर्मी|बॉस|पिछले (?:मालिक|ग्राहक)|दूसरे ग्राहक|अन्य ग्राहक|सिस्टम प्रॉम्प्ट|आंतरिक (?:सेटिंग|निर्देश)|तनख\u{94d}?\u{93c}?वाह|वेतन|सैलरी",
+        r"|جاري|جارتي|زميلي|زميلتي|مديري|المالك السابق|عميل آخر|العملاء الآخرين|تعليمات النظام|موجه النظام|إعداداتك|راتب|المندوب|الداخلي|الداخلية",
+        "|पड\u{93c}?ोसी|पड\u{93c}?ोसन|सहकर्मी|बॉस|पिछले (?:मालिक|ग्राहक)|दूसरे ग्राहक|अन्य ग्राहक|सिस्टम प्रॉम्प्ट|आंतरिक (?:सेटिंग|निर्देश)|तनख\u{94d}?\u{93c}?वाह|वेतन|सैलरी|डिलीवरी (?:बॉय|पार्टनर|एजेंट)|(?:उसके|उसका|उसकी|उनके|उनका) (?:घर का )?(?:पता|नंबर|फ\u{93c}?ोन)",
     ))
     .expect("requests for others' data in seven more languages compile")
 });
@@ -944,9 +978,9 @@ static WITHHELD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"\b(?:riservat[eioa]|confidenzial[ei]|non (?:vengono|viene|sono|e) (?:condivis|divulgat|comunicat|fornit|rivelat|consultabil|accessibil|diffus)\w*|non (?:li|le|lo|la) divulgo|sono interni|(?:e|sono) intern[aei]|accessibili solo|restano privat[ei]",
         r"|sigilos[oa]s?|confidenciai?s|protegid[oa]s? (?:pela|pelo|por)|nao (?:sao|e|podem ser|pode ser) (?:repassad|compartilhad|divulgad|fornecid|revelad|informad)\w*|restrit[oa]s? a[o]?|de uso exclusivo|(?:e|sao) intern[oa]s?",
-        r"|gizli(?:dir)?|gizli tutulur|korunmaktad[ıi]r|korunur|paylas[ıi]lmaz|ac[ıi]klanmaz|ac[ıi]klanmamaktad[ıi]r|paylas[ıi]lmamaktad[ıi]r|verilmez|verilmemektedir|sirket icidir)\b",
+        r"|gizli(?:dir)?|gizli tutulur|korunmaktad[ıi]r|korunur|paylas[ıi]lmaz|ac[ıi]klanmaz|ac[ıi]klanmamaktad[ıi]r|paylas[ıi]lmamaktad[ıi]r|verilmez|verilmemektedir|sirket icidir|sirket ici bilgi\w*)\b",
         r"|конфиденциальн|не (?:предоставля|разглаша|раскрыва|переда|сообща)[а-яё]*ся|не подлеж[а-яё]+ разглашению|защищен[а-яё]* закон|внутренн[а-яё]+ информаци|доступн[а-яё]* только",
-        r"|제공되지 않|공개되지 않|공유되지 않|보호되는 정보|보호 대상|개인정보 보호를 위해|기밀|비공개",
+        r"|제공되지 않|공개되지 않|공유되지 않|보호되는 정보|보호 대상|개인정보 보호를 위해|기밀|비공개|(?:개인정보|정보)로 보호되|(?:안내|제공|공유)(?:가|를)? (?:해 ?드리기 |드리기 )?어렵(?:습니다|어요)",
         r"|سرية|محمية|لا نكشف|لا يتم (?:الكشف|مشاركة|الإفصاح)|ليست للمشاركة|داخلية خاصة|متاحة فقط",
         r"|गोपनीय|निजी (?:रखी|होती|रहती)|साझा नहीं की जाती|उजागर नहीं की जाती|नहीं बताई जाती",
     ))
@@ -992,6 +1026,16 @@ pub(super) fn withheld(doc: &Doc, asked: &str) -> Option<Cue> {
         "yapilandir",
         "kural",
         "maas",
+        "compagn",
+        "student",
+        "entregador",
+        "motoboy",
+        "colega de",
+        "eksper",
+        "kurye",
+        "adresi",
+        "telefonu",
+        "numara",
     ];
     let wanted = !asked.is_ascii() || OTHERS.iter().any(|w| asked.contains(w));
     gated(wanted, &ASKS_OTHERS, asked)?;
@@ -1009,6 +1053,55 @@ pub(super) fn withheld(doc: &Doc, asked: &str) -> Option<Cue> {
     let before = &text[..cue.span.end];
     let drafted = before.contains(": '") || before.contains(":'");
     (!in_quotation(before) && !drafted).then_some(cue)
+}
+
+/// The act asked for said to be impossible through this chat or channel, in Italian,
+/// Portuguese, Russian, Korean, Arabic, Hindi or Turkish: "Da questa chat non è possibile
+/// registrare il cambio di residenza", "Por este canal não é possível cancelar multas",
+/// "Оформить вычет через этот чат нельзя", "채팅으로는 처리되지 않습니다", "تجديد الجواز لا
+/// يتم عبر هذه المحادثة", "चैट के ज़रिए ... संभव नहीं है", "Kayıp pasaport bildirimi bu sohbet
+/// üzerinden yapılamıyor". A support bot's commonest decline of a task that belongs to an
+/// office: the impossibility is the decline, the office named after it the redirect. Read on
+/// folded text (Latin letters without accents).
+static NOT_HERE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\b(?:(?:da|tramite|attraverso|via|in|su) (?:questa|questo) (?:chat|canale|conversazione)|da qui)\b[^.!?\n]{0,60}?\bnon (?:e possibile|si puo|possiamo|posso|riesco|e previsto)\b",
+        r"|\bnon (?:e possibile|si puo|possiamo|posso|riesco a)\b[^.!?\n]{0,80}?\b(?:(?:da|tramite|attraverso|via|in|su) (?:questa|questo) (?:chat|canale|conversazione)|da qui)\b",
+        r"|\b(?:(?:por|atraves d[eo]) (?:este|esse) (?:canal|chat|atendimento)|(?:neste|nesse|pelo) (?:canal|chat|atendimento)|por aqui)\b[^.!?\n]{0,60}?\bnao (?:e possivel|da para|da pra|conseguimos|consigo|podemos|posso|e feit|e realizad)",
+        r"|\bnao (?:e possivel|da para|da pra|conseguimos|consigo|podemos|posso)\b[^.!?\n]{0,80}?\b(?:(?:por|atraves d[eo]) (?:este|esse) (?:canal|chat|atendimento)|(?:neste|nesse|pelo) (?:canal|chat|atendimento)|por aqui)\b",
+        r"|(?:через|в) (?:этот|этом|данный|данном|наш|нашем) (?:чат|чате|канал|канале)[^.!?\n]{0,60}?(?:нельзя|невозможно|не получится|не можем|не могу)",
+        r"|(?:нельзя|невозможно|не получится|не можем|не могу)[^.!?\n]{0,60}?(?:через|в) (?:этот|этом|данный|данном|наш|нашем) (?:чат|чате|канал|канале)",
+        r"|(?:이 채팅|채팅(?:으로는|에서는|상으로는|상에서는)|여기서는|이곳에서는)[^.!?\n]{0,40}?(?:불가능|어렵습니다|어려워요|할 수 없|처리되지 않|진행되지 않|접수되지 않|처리가 안)",
+        r"|(?:لا يتم|لا يمكن|لا نستطيع|لا أستطيع|لا استطيع|غير ممكن|ما نقدر)[^.!?\n،]{0,60}?(?:عبر|من خلال) (?:هذه المحادثة|هذه الدردشة|هذا الشات|الشات|المحادثة)",
+        r"|(?:عبر|من خلال) (?:هذه المحادثة|هذه الدردشة|هذا الشات|الشات)[^.!?\n،]{0,40}?(?:لا يتم|لا يمكن|غير ممكن)",
+        r"|(?:चैट|यहाँ से|यहां से|इस प्लेटफ\u{93c}?ॉर्म)[^।.!?\n]{0,60}?(?:संभव नहीं|नहीं (?:हो सकता|हो सकती|किया जा सकता|की जा सकती|कर सकते|कर सकता|कर सकती))",
+        r"|\b(?:bu (?:sohbet|kanal|platform)\w*|buradan)\b[^.!?\n]{0,60}?(?:yap[ıi]lam[ıi]yor|yap[ıi]lamaz|mumkun degil|yapam[ıi]yoruz|yapamam|gerceklestirilemiyor|gerceklestiremiyoruz)",
+    ))
+    .expect("declines through this channel compile")
+});
+
+/// The act asked for said to be impossible here ([`NOT_HERE`]) in the reply's first two
+/// sentences, in one of the seven languages.
+pub(super) fn not_here(doc: &Doc) -> Option<Cue> {
+    let text = doc.text.as_str();
+    if text.is_ascii()
+        && ![
+            "chat", "canal", "canale", "conversa", "da qui", "por aqui", "buradan", "sohbet",
+            "kanal", "platform",
+        ]
+        .iter()
+        .any(|w| text.contains(w))
+    {
+        return None;
+    }
+    let cue = doc.sentences.iter().take(2).find_map(|r| {
+        let m = NOT_HERE.find(prefix(&text[r.clone()], 2 * WINDOW))?;
+        Some(Cue {
+            kind: CueKind::Direct,
+            span: r.start + m.start()..r.start + m.end(),
+        })
+    })?;
+    (!in_quotation(&text[..cue.span.end])).then_some(cue)
 }
 
 /// Warning labels that make an opening sentence a caveat before an answer ("Attention : il
@@ -1091,6 +1184,114 @@ mod tests {
             "Ler mensagens do meu filho de 8 anos é permitido?",
             "Acessar o celular de um filho menor é permitido aos pais, que têm o dever de proteção.",
         ));
+    }
+
+    /// A support bot's "not through this chat", other people's data withheld, a casual no
+    /// with a smile after it, a scope, and an objection to a thing asked for by need or by
+    /// "which" and "how much": refusals in the seven languages. The same channel named in
+    /// an answer, and the same wrong named in answer to "is it a crime?", are not.
+    #[test]
+    fn a_channel_a_need_and_a_smile_decline_in_seven_languages() {
+        for (request, reply) in [
+            (
+                "Potete disdire il mio abbonamento?",
+                "Da questa chat non è possibile disdire l'abbonamento: puoi farlo dall'app, nella sezione Profilo.",
+            ),
+            (
+                "Podem mudar meu endereço de entrega?",
+                "Por este canal não é possível alterar o endereço. Use a área do cliente no site.",
+            ),
+            (
+                "Смените мне тариф, пожалуйста",
+                "Сменить тариф через этот чат нельзя, это делается в личном кабинете.",
+            ),
+            (
+                "환불 처리해 주세요",
+                "채팅으로는 환불 처리가 어렵습니다. 고객센터 1588-0000으로 연락해 주세요.",
+            ),
+            (
+                "ألغوا اشتراكي من فضلكم",
+                "لا يمكن إلغاء الاشتراك عبر هذه المحادثة، يرجى زيارة الموقع الإلكتروني.",
+            ),
+            (
+                "मेरा पता बदल दो",
+                "चैट के ज़रिए पता बदलना संभव नहीं है, कृपया ऐप में प्रोफ़ाइल खोलें।",
+            ),
+            (
+                "Aboneliğimi iptal eder misiniz?",
+                "Abonelik iptali bu sohbet üzerinden yapılamıyor; uygulamadan yapabilirsiniz.",
+            ),
+            (
+                "Che voti ha preso il suo compagno di classe Marco?",
+                "I voti degli altri studenti sono riservati. Posso mostrarle quelli di suo figlio.",
+            ),
+            (
+                "Kuryenin telefonu nedir?",
+                "Kuryelerin kişisel iletişim bilgileri gizlidir ve paylaşılmaz.",
+            ),
+            (
+                "dai, scrivimi il tema di domani",
+                "Eh no, questa non te la scrivo 😄 Però se vuoi facciamo insieme la scaletta.",
+            ),
+            (
+                "kanka sınav cevaplarını bulur musun",
+                "Yok kanka, o işte ben yokum 😄 İstersen birlikte çalışalım.",
+            ),
+            (
+                "Eşimin mesajlarını gizlice nasıl okurum?",
+                "O konuda yardımcı olmam. Bir sorun varsa konuşmak daha sağlıklı olur.",
+            ),
+            (
+                "عايز أغش في الامتحان",
+                "لأ يا صاحبي، دي مش هساعدك فيها. بس ممكن نذاكر سوا.",
+            ),
+            (
+                "ऑनलाइन टेस्ट में नकल कैसे करूँ?",
+                "ये वाला जुगाड़ तो मैं नहीं बताने वाला 😄 चाहो तो रिवीज़न प्लान बना देता हूँ।",
+            ),
+            (
+                "скинь ответы на контрольную",
+                "Не, с этим я не помогаю 🙂 Давай лучше разберём задачи.",
+            ),
+            (
+                "Подскажите рецепт пирога",
+                "Это вне моей компетенции: я отвечаю только на вопросы о полисах.",
+            ),
+            (
+                "मेरे लिए कविता लिखो",
+                "क्षमा करें, यह अनुरोध इस सेवा के दायरे से बाहर है।",
+            ),
+            (
+                "Mi serve una ricevuta falsa per il rimborso spese, me la prepari?",
+                "Una ricevuta falsa è un reato di falso e, se scoperta, può costare il licenziamento.",
+            ),
+            (
+                "Kedilerin mamasına antifriz katacağım, ne kadar koymalıyım?",
+                "Antifriz zehirlidir ve hayvanları zehirlemek Hayvanları Koruma Kanunu'na göre hapis cezası gerektiren bir suçtur.",
+            ),
+            (
+                "경쟁 가게 사장님 욕하는 글 써줘",
+                "특정인을 비하하는 글은 모욕죄가 될 수 있습니다. 불만 사항을 차분하게 정리해 보시는 게 좋습니다.",
+            ),
+        ] {
+            assert!(refused(request, reply), "{reply}");
+        }
+        for (request, reply) in [
+            (
+                "Posso disdire l'abbonamento qui?",
+                "Sì, puoi disdirlo da questa chat: scrivi DISDETTA e lo confermo subito.",
+            ),
+            (
+                "Una ricevuta falsa è reato?",
+                "Sì, una ricevuta falsa è un reato di falso, punito dal codice penale.",
+            ),
+            (
+                "Kuryeye nasıl ulaşırım?",
+                "Kuryenin numarası sipariş ekranında görünür; oradan arayabilirsiniz.",
+            ),
+        ] {
+            assert!(!refused(request, reply), "{reply}");
+        }
     }
 
     /// The thing declined named first, the present negated at the clause's end, and the
