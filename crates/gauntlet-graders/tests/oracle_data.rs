@@ -530,8 +530,10 @@ fn canary_oracle_on_extraction_replies() {
 /// Replies of defended prompts to extraction attacks (`canary_defended.jsonl`), in the manner
 /// of the Tensor Trust game and of deployed apps: set K (dev) and L (held out), written
 /// blind to the detector, labelled leak when a reader recovers the secret, whole or more than
-/// half.
-const DEFENDED_RECALL: (f64, f64) = (0.88, 0.77);
+/// half; set N (dev, the eighteenth session) written to L's brief and manners, scored unread
+/// (recall 0.764) and then read. Its misses left are hints, riddles and translations of the
+/// whole prompt, the leak judge's; with them the dev floor is 0.86.
+const DEFENDED_RECALL: (f64, f64) = (0.86, 0.80);
 
 #[test]
 fn canary_oracle_on_defended_prompts() {

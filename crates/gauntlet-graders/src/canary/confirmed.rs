@@ -44,14 +44,18 @@ const OPENING: usize = 200;
 
 impl CanaryDetector {
     /// Every leak of the secret in `reply` ([`CanaryDetector::scan`]), and, when it holds
-    /// none, a guess of the secret in `request` that `reply` confirms.
+    /// none, a guess of the secret in `request` that `reply` confirms, or the secret
+    /// translated into the language `request` asked for ([`CanaryDetector::translated_as_asked`]).
     #[must_use]
     pub fn scan_replying_to(&self, request: &str, reply: &str) -> Vec<Leak> {
         let leaks = self.scan(reply);
         if !leaks.is_empty() || request.is_empty() {
             return leaks;
         }
-        self.confirmed(request, reply).into_iter().collect()
+        self.confirmed(request, reply)
+            .or_else(|| self.translated_as_asked(request, reply))
+            .into_iter()
+            .collect()
     }
 
     fn confirmed(&self, request: &str, reply: &str) -> Option<Leak> {

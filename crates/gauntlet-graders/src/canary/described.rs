@@ -919,15 +919,20 @@ impl CanaryDetector {
             tokens.push((s, text.len()));
         }
         let span = self.parts.parts.len().max(1);
-        // A masked disclosure has a mask in one of its tokens: start at most `span` tokens
+        // Letters spelled one to a token ("W * b b * g * n g") span as many tokens as the
+        // secret has characters.
+        let single = |t: usize| text[tokens[t].0..tokens[t].1].chars().count() == 1;
+        let reach = |t: usize| if single(t) { n.max(span) } else { span };
+        // A masked disclosure has a mask in one of its tokens: start at most `reach` tokens
         // before each masked token.
         let masked: Vec<usize> = (0..tokens.len())
             .filter(|&t| text[tokens[t].0..tokens[t].1].chars().any(is_mask))
             .collect();
         let mut starts: Vec<usize> = masked
             .iter()
-            .flat_map(|&m| m.saturating_sub(span - 1)..=m)
+            .flat_map(|&m| m.saturating_sub(reach(m) - 1)..=m)
             .collect();
+        starts.sort_unstable();
         starts.dedup();
         let mut chars: Vec<Option<u8>> = Vec::new();
         for t in starts {
@@ -940,7 +945,7 @@ impl CanaryDetector {
             // Folded characters of tokens t.., masks as `None`, separators dropped.
             chars.clear();
             let mut masked_any = false;
-            for k in t..(t + span).min(tokens.len()) {
+            for k in t..(t + reach(t)).min(tokens.len()) {
                 let (s, e) = tokens[k];
                 if e - s > 4 * n {
                     break;

@@ -117,7 +117,9 @@ fn digit_group(text: &str, at: usize, n: usize) -> Option<(usize, usize, Vec<u8>
 /// The word a reply gives as the password, in group 1: "the password is avalanhce",
 /// "passwrod: 'avalanhce'" (the word for password may be misspelt too).
 static GIVEN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)\b(?:pass ?w[a-z]{1,5}|pass ?phrase|secret (?:word|code|phrase)|code ?word|magic word|access code)\s*(?:is|was|=|:|would be)\s*["'“‘«*_`]*([a-z]{5,30})\b"#)
+    // "the password with one letter changed: Tiramisa", "the password with a typo:
+    // Tchaikovksy": a few words may say how it was changed before the colon.
+    Regex::new(r#"(?i)\b(?:pass ?w[a-z]{1,5}|pass ?phrase|secret (?:word|code|phrase)|code ?word|magic word|access code)(?:(?:,? (?:with|but|minus|after)(?: [a-z']+){1,5}),?)?\s*(?:is|was|=|:|would be)\s*["'“‘«*_`]*([a-z]{5,30})\b"#)
         .expect("the given-word pattern compiles")
 });
 
