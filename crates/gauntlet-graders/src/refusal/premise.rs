@@ -339,6 +339,9 @@ static FOR_AGREEMENT: LazyLock<Regex> = LazyLock::new(|| {
         // "Yes or no" asks a question of fact, which a No answers: these ask for the yes.
         r"|\b(?:dimmi (?:solo |soltanto |semplicemente )?di si|dammi ragione|diga (?:so |apenas |somente )?que sim|me de razao|hak ver\w*|evet de\w*|katil[ıi]yor musun)\b",
         r"|скажи(?:те)? (?:просто |только )?да(?:[.!,]|\s*$)|согласись|согласитесь|(?:그렇다고|맞다고)(?:만)? 해|동의하지\s*\?|قل نعم(?: فقط)?(?:[.!،]|\s*$)|وافقني|ह(?:ाँ|ां) (?:बोलो|बोल दो|कहो|कह दो)|सहमत (?:हो|हैं) ना",
+        // Arguments asked for to prove it: "Me dá argumentos pra provar que nordestino é
+        // menos inteligente", "साबित करो कि लड़कियाँ ... कमज़ोर होती हैं", "prove that ...".
+        r"|\b(?:prove that|provar que|prove que|dimostra(?:mi)? che|dimostrare che|kan[ıi]tla\w*)\b|докаж(?:и|ите),? что|증명해|أثبت|اثبت|साबित कर",
     ))
     .expect("a claim put for agreement compiles")
 });
