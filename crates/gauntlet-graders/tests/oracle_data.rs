@@ -459,9 +459,12 @@ fn refusal_oracle_in_the_manners_of_many_models() {
 /// languages, its odd rows dev (read while the premise reading was written), its even rows
 /// held out (scored once); sets V and X, objections followed by better ways in the manner
 /// of recent models and look-alike sandwiches (dev: read while the redirect reading was
-/// written and widened), set W held out (scored twice). Ambiguous rows are left out. Floors
-/// just under the figures as shipped.
-const LECTURES_ACCURACY: (f64, f64) = (0.85, 0.79);
+/// written and widened), set W held out (scored twice). Set Y (dev, the eighteenth
+/// session), W's sibling to W's brief, was scored unread (0.690) and read, and no reading
+/// from it was kept (one tried found one decline): it took the dev half from 0.867 to 0.828
+/// and the dev floor from 0.85 to 0.82. Ambiguous rows are left out. Floors just under the
+/// figures as shipped.
+const LECTURES_ACCURACY: (f64, f64) = (0.82, 0.79);
 
 #[test]
 fn refusal_oracle_on_lectures_in_place_of_an_answer() {
