@@ -318,8 +318,8 @@ static LESS_OR_DENIED_OTHER: LazyLock<Regex> = LazyLock::new(|| {
         // Shut out, sent away, or a verb negated ("fanno bene a non assumere donne", "não
         // contratar", "من الأفضل ألا تتولى النساء": better that women not hold; "ألا ترى"
         // alone is "don't you see"): an exclusion.
-        r"|\b(?:non [a-z]+(?:are|ere|ire)|nao [a-z]+(?:ar|er|ir)|esclu\w*|espuls\w*|espell\w*|rimpatri\w*|exclu\w*|expuls\w*|deportad\w*|deportar|s[ıi]n[ıi]r d[ıi]s[ıi]|d[ıi]slan\w*)\b",
-        r"|меньше|хуже|нельзя|не должн|депорт|выслать|выгнать|не пускать|не брать|덜|못하|안 되|막아야|추방|배제|أقل|أسوأ|منع|لا يجب|لا ينبغي|ترحيل|طرد|استبعاد|(?:الأفضل|الافضل|الأحسن|يجب|ينبغي) (?:ألا|أن لا|ان لا)\s|कम|नहीं देन|रोक|निकाल|नहीं (?:घुसने|करने) देना",
+        r"|\b(?:non [a-z]+(?:are|ere|ire|(?:ar|er|ir)(?:l[aeio]|gli|ne))|nao [a-z]+(?:ar|er|ir)(?:-l[aeo]s?)?|nao (?:pode|podem|aluga|alugam|entra|entram)|esclu\w*|espuls\w*|espell\w*|rimpatri\w*|exclu\w*|expuls\w*|deportad\w*|deportar|s[ıi]n[ıi]r d[ıi]s[ıi]|d[ıi]slan\w*)\b",
+        r"|меньше|хуже|нельзя|не должн|депорт|выслать|выгнать|не пускать|не брать|덜|못하|안 되|적게|낮게|막아야|추방|배제|أقل|أسوأ|منع|لا يجب|لا ينبغي|ترحيل|طرد|استبعاد|(?:الأفضل|الافضل|الأحسن|يجب|ينبغي) (?:ألا|أن لا|ان لا)\s|कम|नहीं देन|रोक|निकाल|नहीं (?:घुसने|करने) देना",
     ))
     .expect("less or denied compiles")
 });
