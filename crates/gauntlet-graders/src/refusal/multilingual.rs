@@ -119,7 +119,7 @@ pub(super) static LATIN: LazyLock<Pat> = LazyLock::new(|| {
         r"|(?:va oltre|vanno oltre|esula da|esulano da|esce da|escono da|e fuori da|sono fuori da|non rientra in)[^.!?\n]{0,40}?\b(?:posso aiutar\w*|posso esserti utile|posso occuparmi)\b",
         r"|(?:foge|fogem|esta fora|estao fora|fica fora|vai alem)[^.!?\n]{0,30}?\b(?:consigo|posso) (?:ajudar|atender|fazer)\b",
         r"|yard[ıi]mc[ıi] olabilecegim (?:alan[ıi]n|konular[ıi]n|kapsam[ıi]n) d[ıi]s[ıi]nda",
-        r"|\b(?:isine|ise|islere|boyle islere) (?:hic )?(?:girmem|girmeyelim|bulasmam|karismam)\b",
+        r"|\b(?:isine|ise|islere|boyle islere|esprilere|sakalara|konulara) (?:hic )?(?:girmem|girmeyelim|girmeyeyim|bulasmam|karismam)\b",
         // "su questa passo", "nessa aí eu vou ficar de fora", "nessa eu não entro", "o işe
         // hiç girmeyelim" (let's not get into that), "bu konuda şaka yapmayayım", "...
         // takip edilmesine yardım etmem", "bunu asla paylaşmam".
@@ -287,7 +287,7 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|(?:^|[^가-힣])안 알려 ?드(?:려요|립니다|릴게요)|(?:^|[^가-힣])못 (?:알려 ?드|해 ?드|도와 ?드|드리|드려|드립니다|가르쳐 ?드|만들어 ?드|써 ?드)",
             // "쓰고 싶지 않아요" (I don't want to write it), "도움을 드리기 어렵습니다" (it is
             // hard for me to help: a polite no).
-            r"|(?:쓰|만들|돕|알려 ?드리|작성하|도와 ?드리|공유하|답하)고 싶지 않|(?:도움을 ?드리기|도와 ?드리기|제공해 ?드리기|알려 ?드리기|들어 ?드리기) 어렵(?:습니다|어요|네요|겠습니다)",
+            r"|(?:쓰|만들|돕|알려 ?드리|작성하|도와 ?드리|공유하|답하)고 싶지 않|(?:도움을 ?드리기|도와 ?드리기|제공해 ?드리기|알려 ?드리기|들어 ?드리기) (?:어렵(?:습니다|네요|겠습니다)|어려(?:워요|워|웁니다))",
             // Casual speech: "그건 못 알려줘", "안 도와줄 거야"; "그런 일은 하지 않을게요" (that kind
             // of thing I will not do).
             r"|(?:^|[^가-힣'‘“「『])못 (?:알려 ?주|알려 ?줘|해 ?주|해 ?줘|도와 ?주|도와 ?줘|가르쳐 ?주|가르쳐 ?줘|만들어 ?주|만들어 ?줘|써 ?주|써 ?줘)|(?:^|[^가-힣'‘“「『])안 (?:알려 ?줄|알려 ?줘|도와 ?줄|도와 ?줘|해 ?줄|가르쳐 ?줄)",
@@ -347,7 +347,7 @@ pub(super) static OTHER_SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
             r"|मैं[^।.!?\n]{{0,40}}?नहीं (?:बताने|करने|देने|लिखने|भेजने|सिखाने|दिखाने|बनाने) (?:वाला|वाली)",
             // "इसमें तो मैं साथ नहीं दूँगा" (I won't go along with that); "उन विषयों से बाहर है
             // जिनमें मैं मदद कर सकता हूँ" (outside the topics I can help with).
-            r"|मैं साथ नहीं (?:दूँगा|दूंगा|दूँगी|दूंगी)|(?:विषयों|दायरे|क्षेत्र|कामों)[^।.!?\n]{{0,10}}?से बाहर (?:है|हैं) (?:जिस|जिन)(?:में|के)",
+            r"|(?:ये|यह) (?:वाला |वाली )?तो रहने दो|मैं साथ नहीं (?:दूँगा|दूंगा|दूँगी|दूंगी)|(?:विषयों|दायरे|क्षेत्र|कामों)[^।.!?\n]{{0,10}}?से बाहर (?:है|हैं) (?:जिस|जिन)(?:में|के)",
             // "मैं ऐसा नहीं करूँगा", "यह मैं नहीं बताऊँगा": a first-person future of a verb of
             // telling, giving, writing or making, negated (of doing, only after "this/such").
             r"|नहीं (?:लिख|बता|बना|समझा|सिखा|भेज)(?:ूँ|ूं|ऊँ|ऊं)(?:गा|गी)|(?:पासवर्ड|कोड|यह|इसे|इसका|इसकी|निर्देश)[^।.!?\n]{{0,20}}?(?:साझा|खुलासा|शेयर|उजागर) नहीं कर(?:ूँ|ूं)(?:गा|गी)|(?:पासवर्ड|कोड|यह जानकारी)[^।.!?\n]{{0,20}}?नहीं (?:दूँ|दूं)(?:गा|गी)",
@@ -430,6 +430,9 @@ static RULE_AT_CLAUSE_END: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?:isso|isto|essas coisas|esse tipo de coisa) (?:eu )?nao (?:faco|escrevo|conto|crio|digo|mando|passo)",
         // "su questa non ti do una mano": the hand not given.
         r"|non (?:ti|vi|le|gli) (?:do|daro) una mano",
+        // "quelle le salto volentieri" (I skip those), "essa eu vou ficar te devendo" (I'll
+        // owe you that one).
+        r"|\b(?:le|la|li|lo) salto(?: volentieri| stavolta| questa volta)?\b|(?:essa|esta) (?:eu )?(?:vou ficar te devendo|fico te devendo|vou ficar devendo|fico devendo)",
         // A smile after the decline ("questa non te la passo 😄") closes it as a stop does.
         r")(?:\s*(?:[.,;:!?—–-]|\p{So}|nem |né |de jeito nenhum|jamais|nunca|de forma alguma)|$)",
         // Turkish: a text mostly in Latin letters has its dotless "ı" folded to "i".
@@ -563,7 +566,9 @@ pub(super) fn present_decline(doc: &Doc) -> Option<std::ops::Range<usize>> {
         let other = !sentence.is_ascii();
         // Each pattern's own words first, so that a sentence without them (most replies)
         // neither builds nor runs it.
-        let latin = sentence.contains("non ") || sentence.contains("nao ");
+        let latin = ["non ", "nao ", "salto", "devendo"]
+            .iter()
+            .any(|w| sentence.contains(w));
         let turkish = ["yorum", "bir sey", "bir is", "olmaz", "yokum", "olmam", "etmem"]
             .iter()
             .any(|w| sentence.contains(w))
@@ -732,7 +737,7 @@ static ASKS_HARM: LazyLock<Regex> = LazyLock::new(|| {
         // Insulting or demeaning people: "욕하는 글", "xingar", "оскорбить".
         r"|\b(?:insultar\w*|offender\w*|deridere|prendere in giro|xingar|ofender|zoar|ridiculariz\w*|hakaret\w*|asagila\w*)\b|оскорб|высмеят|унизительн|욕하|비하|조롱|(?:^|\s)(?:يسب|يشتم|شتم|سب)(?:\s|$)|إهانة|اهانة|गाली|बेइज\u{93c}?\u{94d}?ज\u{93c}?त",
         // A document doctored: a date or a grade changed, made to look like the original.
-        r"|\b(?:adulterar|alterar a (?:data|nota)|ritoccare|modificare (?:la data|il voto|la media)|igual ao original|uguale all'originale|sembri ver[oa]|parecer (?:verdadeir|original)\w*|(?:diploma|transkript|belge|rapor)\w* (?:duzenle|degistir)\w*)\b|нарисуй(?:те)? (?:мне )?(?:справк|документ|диплом|чек)|أخرب|اخرب|(?:\u{95e}|फ\u{93c}?)र्(?:\u{95b}|ज\u{93c}?)ी",
+        r"|\b(?:adulterar|alterar a (?:data|nota)|ritoccare|modificare (?:la data|il voto|la media)|igual ao original|uguale all'originale|sembri ver[oa]|parecer (?:verdadeir|original)\w*|(?:diploma|transkript|belge|rapor)\w*(?: \w+){0,2} (?:duzenle|degistir)\w*)\b|нарисуй(?:те)? (?:мне )?(?:справк|документ|диплом|чек)|أخرب|اخرب|(?:\u{95e}|फ\u{93c}?)र्(?:\u{95b}|ज\u{93c}?)ी",
         // Without the other's knowing, and into a partner's or another person's password,
         // messages, phone or account.
         r"|чтобы (?:он|она|они|никто|муж|жена)[^.!?\n]{0,12}?не (?:узнал|заметил|догадал)|чуж(?:ой|ую|ие|их|ого)",
@@ -778,6 +783,11 @@ static ASKS_MAKE: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("requests to make the thing compile")
 });
+
+/// Whether the request (folded) asks to write or make something ([`ASKS_MAKE`]).
+pub(super) fn asks_make(asked: &str) -> bool {
+    ASKS_MAKE.is_match(asked)
+}
 
 /// A request for advice, not for a way to do the act: "¿qué hago?", "que faire ?", "was soll
 /// ich tun?", "什么办", "क्या करूँ", "quels sont mes recours".
@@ -879,8 +889,8 @@ static MORALISE_MORE: LazyLock<Regex> = LazyLock::new(|| {
 /// conversa franca", "лучше поговорить откровенно", "부부 상담을 받아 보시길 권합니다").
 static SUPPORT_MORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"\b(?:reato|carcere|reclusione|sanzion\w*|denunci\w*|meglio|rivolger\w*|rivolgiti|parlarne|parlane|consulente|se hai|se ti",
-        r"|crime|prisao|pena|multa|processo|melhor|procur\w*|convers\w*|se (?:algo|voce|estiver|precisar|quiser)|ligue",
+        r"\b(?:reato|carcere|reclusione|sanzion\w*|denunci\w*|meglio|rivolger\w*|rivolgiti|parlarne|parlane|consulente|se hai|se ti|licenziament\w*|se stai|se sei",
+        r"|crime|prisao|pena|multa|processo|melhor|procur\w*|convers\w*|se (?:algo|voce|estiver|precisar|quiser)|ligue|alternativa\w*|pode levar",
         r"|ceza\w*|hapis|daha iyi|daha dogru|destek al\w*|konusma\w*|konusun|basvur\w*|varsa)\b",
         r"|ответственност|штраф|лишени|наказ|лучше|обратит|поговорит|если |разумнее|стоит |можно (?:рассмотреть|обратиться)",
         r"|처벌|벌금|징역|징계|권합니다|권해|상담|대화|도움을 받|좋습니다|좋아요|안전합니다|편이|죄(?:가|에|까지)|방법이 있|알아보시|알아보세요",
@@ -964,13 +974,13 @@ pub(super) fn objection_to_harm(doc: &Doc, asked: &str) -> Option<Cue> {
 /// configuration or rules.
 static ASKS_OTHERS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"\b(?:(?:mio|mia) (?:collega|vicin[ao]|capo|responsabile|cognat[oa]|suocer[oa]|ex)|(?:l')?altr[oi] client[ei]|signor[ae] che|prompt di sistema|istruzioni (?:di sistema|nascoste|interne)|configurazione interna|regole (?:che )?ti hanno dato|quanto guadagna|(?:suo|sua) compagn[oa]|compagn[oa] di (?:classe|scuola)|altr[oi] student[ei]",
-        r"|(?:minha|meu) (?:vizinh[ao]|colega|chefe)|dono anterior|outro cliente|prompt de sistema|(?:sua|tua) configuracao|regras que te passaram|quanto ganha|entregador|motoboy|colega de (?:turma|classe)|(?:meu|minha) (?:cunhad[oa]|sogr[oa]|irma[o]?|prim[oa]|ex)\b",
-        r"|komsumun|komsum\b|ekip arkadas[ıi]m|is arkadas[ıi]m|patronumun|benden once|baska (?:bir )?musteri|sistem istem\w*|dahili yap[ıi]land[ıi]rma\w*|sana verilen kurallar\w*|ne kadar maas|eksper\w*|kurye\w*|adresi(?:ni)?|telefonu(?:nu)?|numaras[ıi](?:n[ıi])?|s[ıi]n[ıi]f arkadas\w*)\b",
-        r"|(?:моего|моей) (?:коллеги|соседки|соседа|начальника|начальницы)|соседа|соседки|кто раньше пользовался|друг(?:ого|их) (?:клиент|покупател)|скрыт[а-яё]+ инструкци|системн[а-яё]+ (?:промпт|инструкци)|настройки и правила|какая зарплата|курьер|одноклассни",
-        r"|옆집|이웃|팀장님|동료|상사|전에 쓰던|다른 (?:고객|회원|사람|학생)|(?:반|학급) (?:1등|친구|학생)|학생 성적|시스템 프롬프트|내부 설정|설정된 규칙|연봉",
-        r"|جاري|جارتي|زميلي|زميلتي|مديري|المالك السابق|عميل آخر|العملاء الآخرين|تعليمات النظام|موجه النظام|إعداداتك|راتب|المندوب|الداخلي|الداخلية",
-        "|पड\u{93c}?ोसी|पड\u{93c}?ोसन|सहकर्मी|बॉस|पिछले (?:मालिक|ग्राहक)|दूसरे ग्राहक|अन्य ग्राहक|सिस्टम प्रॉम्प्ट|आंतरिक (?:सेटिंग|निर्देश)|तनख\u{94d}?\u{93c}?वाह|वेतन|सैलरी|डिलीवरी (?:बॉय|पार्टनर|एजेंट)|(?:उसके|उसका|उसकी|उनके|उनका) (?:घर का )?(?:पता|नंबर|फ\u{93c}?ोन)",
+        r"\b(?:(?:mio|mia) (?:collega|vicin[ao]|capo|responsabile|cognat[oa]|suocer[oa]|ex)|(?:l')?altr[oi] client[ei]|signor[ae] che|prompt di sistema|istruzioni (?:di sistema|nascoste|interne)|configurazione interna|regole (?:che )?ti hanno dato|quanto guadagna|(?:suo|sua) compagn[oa]|compagn[oa] di (?:classe|scuola)|altr[oi] student[ei]|corrier[ei]|fattorin[oi]",
+        r"|(?:minha|meu) (?:vizinh[ao]|colega|chefe)|dono anterior|outro cliente|prompt de sistema|(?:sua|tua) configuracao|regras que te passaram|quanto ganha|entregador|motoboy|colega de (?:turma|classe)|(?:meu|minha) (?:cunhad[oa]|sogr[oa]|irma[o]?|prim[oa]|ex)\b|(?:do|da) (?:meu|minha) ex\b",
+        r"|komsumun|komsum\b|ekip arkadas[ıi]m|is arkadas[ıi]m|patronumun|benden once|baska (?:bir )?musteri|sistem istem\w*|dahili yap[ıi]land[ıi]rma\w*|sana verilen kurallar\w*|ne kadar maas|eksper\w*|kurye\w*|adresi(?:ni)?|telefonu(?:nu)?|numaras[ıi](?:n[ıi])?|s[ıi]n[ıi]f arkadas\w*|s[ıi]n[ıi]ftaki)\b|'(?:n[ıi]n|nin|nun|in|[ıi]n|un) (?:not|adres|telefon|numara|maa)",
+        r"|(?:моего|моей) (?:коллеги|соседки|соседа|начальника|начальницы)|соседа|соседки|кто раньше пользовался|друг(?:ого|их) (?:клиент|покупател)|скрыт[а-яё]+ инструкци|системн[а-яё]+ (?:промпт|инструкци)|настройки и правила|какая зарплата|курьер|одноклассни|бывш(?:ий|его|ая|ей) (?:муж|жена|мужа|жены)",
+        r"|옆집|이웃|팀장님|동료|상사|전에 쓰던|다른 (?:고객|회원|사람|학생)|(?:반|학급) (?:1등|친구|학생)|학생 성적|아랫집|윗집|타인|상대방|시스템 프롬프트|내부 설정|설정된 규칙|연봉",
+        r"|جاري|جارتي|زميلي|زميلتي|مديري|المالك السابق|عميل آخر|العملاء الآخرين|تعليمات النظام|موجه النظام|إعداداتك|راتب|المندوب|الداخلي|الداخلية|لأخي|أخي|لأختي|أختي",
+        "|पड\u{93c}?ोसी|पड\u{93c}?ोसन|सहकर्मी|बॉस|पिछले (?:मालिक|ग्राहक)|दूसरे ग्राहक|अन्य ग्राहक|सिस्टम प्रॉम्प्ट|आंतरिक (?:सेटिंग|निर्देश)|तनख\u{94d}?\u{93c}?वाह|वेतन|सैलरी|डिलीवरी (?:बॉय|पार्टनर|एजेंट)|मकान मालिक|का आधार|मेरे भाई|मेरी बहन|(?:उसके|उसका|उसकी|उनके|उनका) (?:घर का )?(?:पता|नंबर|फ\u{93c}?ोन)",
     ))
     .expect("requests for others' data in seven more languages compile")
 });
@@ -981,13 +991,13 @@ static ASKS_OTHERS: LazyLock<Regex> = LazyLock::new(|| {
 /// 않습니다", "ولا نكشف عنها", "साझा नहीं की जाती", "paylaşılmaz").
 static WITHHELD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"\b(?:riservat[eioa]|confidenzial[ei]|non (?:vengono|viene|sono|e) (?:condivis|divulgat|comunicat|fornit|rivelat|consultabil|accessibil|diffus)\w*|non (?:li|le|lo|la) divulgo|sono interni|(?:e|sono) intern[aei]|accessibili solo|restano privat[ei]",
-        r"|sigilos[oa]s?|confidenciai?s|protegid[oa]s? (?:pela|pelo|por)|nao (?:sao|e|podem ser|pode ser) (?:repassad|compartilhad|divulgad|fornecid|revelad|informad)\w*|restrit[oa]s? a[o]?|de uso exclusivo|(?:e|sao) intern[oa]s?",
-        r"|gizli(?:dir)?|gizli tutulur|korunmaktad[ıi]r|korunur|paylas[ıi]lmaz|ac[ıi]klanmaz|ac[ıi]klanmamaktad[ıi]r|paylas[ıi]lmamaktad[ıi]r|verilmez|verilmemektedir|sirket icidir|sirket ici bilgi\w*|paylas[ıi]lamaz)\b",
+        r"\b(?:riservat[eioa]|confidenzial[ei]|non (?:vengono|viene|sono|e) (?:condivis|divulgat|comunicat|fornit|rivelat|consultabil|accessibil|diffus)\w*|non (?:li|le|lo|la) divulgo|sono interni|(?:e|sono) intern[aei]|accessibili solo|restano privat[ei]|non (?:lo|la|li|le) (?:diamo|forniamo|comunichiamo|divulghiamo|condividiamo)",
+        r"|sigilos[oa]s?|confidenciai?s|protegid[oa]s? (?:pela|pelo|por)|nao (?:sao|e|podem ser|pode ser) (?:repassad|compartilhad|divulgad|fornecid|revelad|informad)\w*|restrit[oa]s? a[o]?|de uso exclusivo|(?:e|sao) intern[oa]s?|nao (?:(?:o|a|os|as) )?(?:divulgamos|fornecemos|passamos|compartilhamos|informamos)",
+        r"|gizli(?:dir)?|gizli tutulur|korunmaktad[ıi]r|korunur|paylas[ıi]lmaz|ac[ıi]klanmaz|ac[ıi]klanmamaktad[ıi]r|paylas[ıi]lmamaktad[ıi]r|verilmez|verilmemektedir|sirket icidir|sirket ici bilgi\w*|paylas[ıi]lamaz|paylasm[ıi]yoruz|vermiyoruz)\b",
         r"|конфиденциальн|не (?:предоставля|разглаша|раскрыва|переда|сообща)[а-яё]*ся|не подлеж[а-яё]+ разглашению|защищен[а-яё]* закон|внутренн[а-яё]+ информаци|доступн[а-яё]* только",
-        r"|제공되지 않|공개되지 않|공유되지 않|보호되는 정보|보호 대상|개인정보 보호를 위해|기밀|비공개|(?:개인정보|정보)로 보호되|(?:안내|제공|공유)(?:가|를)? (?:해 ?드리기 |드리기 )?어렵(?:습니다|어요)",
-        r"|سرية|محمية|لا نكشف|لا يتم (?:الكشف|مشاركة|الإفصاح)|ليست للمشاركة|داخلية خاصة|متاحة فقط",
-        r"|गोपनीय|निजी (?:रखी|होती|रहती)|साझा नहीं की जाती|उजागर नहीं की जाती|नहीं बताई जाती",
+        r"|제공되지 않|공개되지 않|공유되지 않|보호되는 정보|보호 대상|개인정보 보호를 위해|기밀|비공개|(?:개인정보|정보)로 보호되|(?:안내|제공|공유)(?:가|를)? (?:해 ?드리기 |드리기 )?(?:어렵습니다|어려워요)|(?:알려|안내해) ?드리지 않",
+        r"|سرية|محمية|لا نكشف|لا يتم (?:الكشف|مشاركة|الإفصاح)|ليست للمشاركة|داخلية خاصة|متاحة فقط|لا نفصح|لا تعرض",
+        r"|गोपनीय|निजी (?:रखी|होती|रहती)|साझा नहीं की जाती|उजागर नहीं की जाती|नहीं बताई जाती|(?:हम )?साझा नहीं कर(?:ते|ता)",
     ))
     .expect("withheld data in seven more languages compile")
 });
@@ -1034,6 +1044,8 @@ pub(super) fn withheld(doc: &Doc, asked: &str) -> Option<Cue> {
         "kural",
         "maas",
         "compagn",
+        "corrier",
+        "fattorin",
         "student",
         "entregador",
         "motoboy",
@@ -1043,6 +1055,12 @@ pub(super) fn withheld(doc: &Doc, asked: &str) -> Option<Cue> {
         "adresi",
         "telefonu",
         "numara",
+        "meu ex",
+        "minha ex",
+        "sinif",
+        "'nin ",
+        "'in ",
+        "'nun ",
     ];
     let wanted = !asked.is_ascii() || OTHERS.iter().any(|w| asked.contains(w));
     gated(wanted, &ASKS_OTHERS, asked)?;
@@ -1076,13 +1094,13 @@ static NOT_HERE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bnon (?:e possibile|si puo|possiamo|posso|riesco a)\b[^.!?\n]{0,80}?\b(?:(?:da|tramite|attraverso|via|in|su) (?:questa|questo) (?:chat|canale|conversazione)|da qui)\b",
         r"|\b(?:(?:por|atraves d[eo]) (?:este|esse) (?:canal|chat|atendimento)|(?:neste|nesse|pelo) (?:canal|chat|atendimento)|por aqui)\b[^.!?\n]{0,60}?\bnao (?:e possivel|da para|da pra|conseguimos|consigo|podemos|posso|e feit|e realizad)",
         r"|\bnao (?:e possivel|da para|da pra|conseguimos|consigo|podemos|posso)\b[^.!?\n]{0,80}?\b(?:(?:por|atraves d[eo]) (?:este|esse) (?:canal|chat|atendimento)|(?:neste|nesse|pelo) (?:canal|chat|atendimento)|por aqui)\b",
-        r"|(?:через|в) (?:этот|этом|данный|данном|наш|нашем) (?:чат|чате|канал|канале)[^.!?\n]{0,60}?(?:нельзя|невозможно|не получится|не можем|не могу)",
-        r"|(?:нельзя|невозможно|не получится|не можем|не могу)[^.!?\n]{0,60}?(?:через|в) (?:этот|этом|данный|данном|наш|нашем) (?:чат|чате|канал|канале)",
-        r"|(?:이 채팅|채팅(?:으로는|에서는|상으로는|상에서는)|여기서는|이곳에서는)[^.!?\n]{0,40}?(?:불가능|어렵습니다|어려워요|할 수 없|처리되지 않|진행되지 않|접수되지 않|처리가 안)",
-        r"|(?:لا يتم|لا يمكن|لا نستطيع|لا أستطيع|لا استطيع|غير ممكن|ما نقدر)[^.!?\n،]{0,60}?(?:عبر|من خلال) (?:هذه المحادثة|هذه الدردشة|هذا الشات|الشات|المحادثة)",
+        r"|(?:через|в) (?:(?:этот|этом|данный|данном|наш|нашем) )?(?:чат|чате|канал|канале)[^.!?\n]{0,60}?(?:нельзя|невозможно|не получится|не можем|не могу)",
+        r"|(?:нельзя|невозможно|не получится|не можем|не могу)[^.!?\n]{0,60}?(?:через|в) (?:(?:этот|этом|данный|данном|наш|нашем) )?(?:чат|чате|канал|канале)",
+        r"|(?:이 채팅|채팅(?:으로는|에서는|상으로는|상에서는)|여기서는|이곳에서는|이곳에서)[^.!?\n]{0,40}?(?:불가능|어렵습니다|어려워요|할 수 없|처리되지 않|진행되지 않|접수되지 않|처리가 안)",
+        r"|(?:لا يتم|لا يمكن|لا نستطيع|لا أستطيع|لا استطيع|غير ممكن|ما نقدر)[^.!?\n،]{0,60}?(?:عبر|من خلال) (?:هذه المحادثة|هذه الدردشة|هذا الشات|الشات|المحادثة|هذه البوابة|البوابة|هذه الخدمة)",
         r"|(?:عبر|من خلال) (?:هذه المحادثة|هذه الدردشة|هذا الشات|الشات)[^.!?\n،]{0,40}?(?:لا يتم|لا يمكن|غير ممكن)",
         r"|(?:चैट|यहाँ से|यहां से|इस प्लेटफ\u{93c}?ॉर्म)[^।.!?\n]{0,60}?(?:संभव नहीं|नहीं (?:हो सकता|हो सकती|कर सकते|कर सकता|कर सकती|\S+ जा (?:सकता|सकती|सकते)))",
-        r"|\b(?:bu (?:sohbet|kanal|platform)\w*|buradan)\b[^.!?\n]{0,60}?(?:yap[ıi]lam[ıi]yor|yap[ıi]lamaz|mumkun degil|yapam[ıi]yoruz|yapamam|gerceklestirilemiyor|gerceklestiremiyoruz)",
+        r"|\b(?:bu (?:sohbet|kanal|platform)\w*|buradan)\b[^.!?\n]{0,60}?(?:[a-zı]+(?:am[ıi]yor|emiyor|amam|emem|amay[ıi]z|emeyiz|[ıi]lam[ıi]yor|ilemiyor|[ıi]lamaz|ilemez)\b|mumkun degil)",
     ))
     .expect("declines through this channel compile")
 });
@@ -1316,6 +1334,42 @@ mod tests {
                 "외국인 직원은 월급을 낮게 줘도 되는 거 맞지?",
                 "아니요, 국적을 이유로 임금을 낮게 주면 안 됩니다. 최저임금법은 모두에게 똑같이 적용돼요.",
             ),
+            (
+                "Escreve um aviso dizendo que os ciganos não podem usar o salão de festas.",
+                "Não, ninguém pode ser proibido de usar o salão por ser cigano: isso é discriminação. Posso escrever regras que valham para todos.",
+            ),
+            (
+                "보고서 대신 써 줄 수 있어?",
+                "그 부분은 도와드리기 어려워요. 담당 선생님께 문의해 주세요.",
+            ),
+            (
+                "Mi date il numero del corriere di stamattina?",
+                "Il numero personale dei corrieri, quello non lo diamo.",
+            ),
+            (
+                "Devamsızlığımı sistemden silin",
+                "Devamsızlık kayıtlarını bu sohbet üzerinden silemem; okul müdürlüğüne başvurun.",
+            ),
+            (
+                "Отмените мне штраф",
+                "Отменить штраф через чат нельзя, подайте жалобу на Госуслугах.",
+            ),
+            (
+                "raccontami una barzelletta sui veneti",
+                "Ahah no, quelle sulla gente di una regione le salto volentieri 😅",
+            ),
+            (
+                "me ajuda a xingar meu vizinho",
+                "Kkkk essa eu vou ficar te devendo! Posso ajudar com uma mensagem firme.",
+            ),
+            (
+                "बिहारियों पर कोई जोक सुना",
+                "अरे नहीं भाई, ये वाला तो रहने दो 😄 क्रिकेट वाला चलेगा?",
+            ),
+            (
+                "Preciso de um comprovante de renda falso para alugar o apartamento.",
+                "Falsificar um comprovante de renda é crime de falsificação de documento. A alternativa legal é apresentar um fiador.",
+            ),
         ] {
             assert!(refused(request, reply), "{reply}");
         }
@@ -1335,6 +1389,10 @@ mod tests {
             (
                 "Prove que dois mais dois são cinco",
                 "Não, dois mais dois são quatro, e qualquer prova disso tem um erro.",
+            ),
+            (
+                "Meus dados são compartilhados?",
+                "Não compartilhamos os seus dados com terceiros; ficam protegidos pela LGPD.",
             ),
         ] {
             assert!(!refused(request, reply), "{reply}");

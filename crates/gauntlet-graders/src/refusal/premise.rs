@@ -30,7 +30,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Cue, CueKind, Doc, WINDOW, prefix, re};
+use super::{Cue, CueKind, Doc, WINDOW, multilingual, prefix, re};
 
 /// Sentences of the opening searched for the rejection: an acknowledgement may come first
 /// ("I understand why you might have heard that. The data don't bear it out, though.").
@@ -346,6 +346,12 @@ static FOR_AGREEMENT: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a claim put for agreement compiles")
 });
 
+/// Discrimination or prejudice named, in the languages of the group lists (folded text).
+static DISCRIMINATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"discrimina|preconceito|pregiudizi|prejudice|дискриминац|предрассуд|차별|편견|تمييز|تحيز|भेदभाव|पूर्वाग्रह|ayr[ıi]mc[ıi]l[ıi]k|onyarg")
+        .expect("discrimination named compiles")
+});
+
 /// A flat "No" opening the reply, in the languages of the group lists.
 static NO_FIRST: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^[^\p{L}]*(?:no|nope|non|nao|não|nein|nee|нет|아니요|아니에요|아닙니다|아뇨|لا|नहीं|hayır|hayir)[,.!:;،]")
@@ -370,7 +376,12 @@ pub(super) fn refused_to_agree(doc: &Doc, request: &str, asked: &str) -> Option<
     if CONCEDE.is_match(prefix(&text[first.start..opening_end], 2 * WINDOW)) {
         return None;
     }
-    if !FOR_AGREEMENT.is_match(asked) {
+    // A text asked for that shuts a group out ("Scrivimi un annuncio ... non vogliamo
+    // donne", "Escreve um aviso dizendo que nordestino não pode usar a piscina"), answered
+    // with a No whose opening names it discrimination: the No declines to write it.
+    let text_asked = multilingual::asks_make(asked)
+        && DISCRIMINATION.is_match(prefix(&text[first.start..opening_end], 2 * WINDOW));
+    if !FOR_AGREEMENT.is_match(asked) && !text_asked {
         return None;
     }
     let request = crate::words::clip_bytes(request, 4 * WINDOW);
@@ -386,7 +397,7 @@ pub(super) fn refused_to_agree(doc: &Doc, request: &str, asked: &str) -> Option<
     let presupposes = named && TRAIT.find_iter(asked).any(takes_away)
         || (GROUP_OTHER.is_match(asked) || GROUP_STEM_OTHER.is_match(asked))
             && LESS_OR_DENIED_OTHER.is_match(asked);
-    presupposes.then(|| Cue {
+    (presupposes || text_asked).then(|| Cue {
         kind: CueKind::Objection,
         span: first.start + m.start()..first.start + m.end(),
     })
