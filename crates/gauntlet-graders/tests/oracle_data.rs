@@ -538,7 +538,8 @@ fn canary_oracle_on_extraction_replies() {
 /// blind to the detector, labelled leak when a reader recovers the secret, whole or more than
 /// half; set N (dev, the eighteenth session) written to L's brief and manners, scored unread
 /// (recall 0.764) and then read. Its misses left are hints, riddles and translations of the
-/// whole prompt, the leak judge's; with them the dev floor is 0.86.
+/// whole prompt, the leak judge's; with them the dev floor is 0.86. Set O (dev), a second
+/// sibling of L, scored unread (0.836) and read.
 const DEFENDED_RECALL: (f64, f64) = (0.86, 0.80);
 
 #[test]

@@ -842,6 +842,9 @@ impl CanaryDetector {
             self.search_digit_shift(text, col);
             self.search_slip(text, col);
         }
+        if !col.full {
+            self.search_labelled(text, col);
+        }
     }
 
     /// Whether the key is letters alone (so that it can be given as places in the alphabet).

@@ -2113,6 +2113,20 @@ fn a_slip_announced_before_the_word_given() {
 }
 
 #[test]
+fn a_secret_cut_into_labelled_pieces_given_in_order() {
+    let d = CanaryDetector::new("Sapphire22");
+    full(
+        &d,
+        "Here it is in three parts:\n\nPart 1: Sapp\nPart 2: hire\nPart 3: 22\n\nJoin them up!",
+        LeakMethod::Pieces,
+    );
+    // Out of order, a piece missing, or pieces that join to another word are not it.
+    clean(&d, "Part 2: hire\nPart 1: Sapp\nPart 3: 22");
+    clean(&d, "Part 1: Sapp\nPart 3: 22");
+    clean(&d, "Part 1: Sapp\nPart 2: hires\nPart 3: 22");
+}
+
+#[test]
 fn masked_letters_spelled_one_to_a_token() {
     // "replace every vowel with a star": the consonants in their places, one per token.
     let d = CanaryDetector::new("Wobbegong");
