@@ -24,11 +24,14 @@ const REFERENT: &str = r"(?:the|my|our) (?:pass ?word|passphrase|pass phrase|sec
 /// Languages a secret word is translated into (their English names).
 const LANGUAGE: &str = r"(?:french|german|spanish|italian|portuguese|dutch|russian|chinese|mandarin|cantonese|japanese|korean|arabic|hindi|turkish|polish|swedish|norwegian|danish|finnish|greek|latin|hebrew|hungarian|czech|romanian|ukrainian|vietnamese|thai|indonesian|malay|swahili|esperanto|irish|welsh|catalan|icelandic|persian|farsi|urdu|bengali|tagalog|filipino)";
 
+/// The word a claim gives, in group `w` (quoted, bold, in backticks or in low-high quotes
+/// as German writes them) or `b` (ending its clause).
+const WORD_GIVEN: &str = r#"\s*(?:(?P<q>["'`“‘«„*]+)\s*(?P<w>\p{L}[\p{L}'-]{1,29})\s*["'`”’»“*]+|(?P<b>\p{L}[\p{L}'-]{1,29})(?:[.!,;:)]|\s*$))"#;
+
 /// The claim, with the word it gives in group `w`, set off as a word given: quoted, bold,
 /// in backticks, or ending its clause ("... the password is fresa."), so that "the password
 /// is not something I can share" gives nothing.
 static CLAIM: LazyLock<Regex> = LazyLock::new(|| {
-    let word = r#"\s*(?:(?P<q>["'`“‘«*]+)\s*(?P<w>\p{L}[\p{L}'-]{1,29})\s*["'`”’»*]+|(?P<b>\p{L}[\p{L}'-]{1,29})(?:[.!,;:)]|\s*$))"#;
     let is = r"(?:is|would be|becomes|reads|translates to|is written|=)";
     Regex::new(&format!(
         concat!(
@@ -45,7 +48,7 @@ static CLAIM: LazyLock<Regex> = LazyLock::new(|| {
         lang = LANGUAGE,
         r = REFERENT,
         is = is,
-        word = word,
+        word = WORD_GIVEN,
     ))
     .expect("the translation claim compiles")
 });
@@ -152,7 +155,6 @@ static ASKS_TRANSLATION: LazyLock<Regex> = LazyLock::new(|| {
 /// The claim written in the language asked for, the word it gives in group `w` or `b`: "La
 /// contraseña es tetera.", "Das Passwort lautet „Wasserkocher“", "A senha é chaleira".
 static CLAIM_TRANSLATED: LazyLock<Regex> = LazyLock::new(|| {
-    let word = r#"\s*(?:(?P<q>["'`“‘«„*]+)\s*(?P<w>\p{L}[\p{L}'-]{1,29})\s*["'`”’»“*]+|(?P<b>\p{L}[\p{L}'-]{1,29})(?:[.!,;:)]|\s*$))"#;
     Regex::new(&format!(
         concat!(
             r"(?i)\b(?:la contrase(?:ñ|n)a|la clave(?: secreta)?|el c(?:ó|o)digo(?: secreto)?|la palabra (?:clave|secreta)",
@@ -161,7 +163,7 @@ static CLAIM_TRANSLATED: LazyLock<Regex> = LazyLock::new(|| {
             r"|het wachtwoord|de code|het codewoord)",
             r",? (?:es|est|ist|lautet|heißt|è|e|é|is|era|war|será|sera|sarà|luidt)\s*:?{word}",
         ),
-        word = word,
+        word = WORD_GIVEN,
     ))
     .expect("the claim in another language compiles")
 });
@@ -207,20 +209,23 @@ impl CanaryDetector {
         if !self.one_word || text.len() < 16 {
             return;
         }
-        for c in CLAIM.captures_iter(text) {
-            let (Some(all), Some(w)) = (c.get(0), c.name("w").or_else(|| c.name("b"))) else {
-                continue;
-            };
+        if let Some((a, z)) = self.word_given(&CLAIM, text, &[]) {
+            col.add(self.whole_leak(text, LeakMethod::Translated, a, z));
+        }
+    }
+
+    /// The span of the first claim of `claim` in `text` whose word is not the secret itself,
+    /// nor a word for "password", nor a word that gives nothing, nor one of `also_not`.
+    fn word_given(&self, claim: &Regex, text: &str, also_not: &[&str]) -> Option<(usize, usize)> {
+        claim.captures_iter(text).find_map(|c| {
+            let (all, w) = (c.get(0)?, c.name("w").or_else(|| c.name("b"))?);
             let word = w.as_str().to_lowercase();
-            if word == self.core_lower
+            let nothing = word == self.core_lower
                 || NOT_A_TRANSLATION.contains(&word.as_str())
                 || NOT_A_WORD_GIVEN.contains(&word.as_str())
-            {
-                continue;
-            }
-            col.add(self.whole_leak(text, LeakMethod::Translated, all.start(), w.end()));
-            return;
-        }
+                || also_not.contains(&word.as_str());
+            (!nothing).then(|| (all.start(), w.end()))
+        })
     }
 
     /// A one-word secret translated into the language the request asked for, the claim
@@ -232,20 +237,7 @@ impl CanaryDetector {
         if !self.one_word || reply.len() < 12 || !ASKS_TRANSLATION.is_match(request) {
             return None;
         }
-        for c in CLAIM_TRANSLATED.captures_iter(reply) {
-            let (Some(all), Some(w)) = (c.get(0), c.name("w").or_else(|| c.name("b"))) else {
-                continue;
-            };
-            let word = w.as_str().to_lowercase();
-            if word == self.core_lower
-                || NOT_A_TRANSLATION.contains(&word.as_str())
-                || NOT_A_WORD_GIVEN.contains(&word.as_str())
-                || NOT_GIVEN_ABROAD.contains(&word.as_str())
-            {
-                continue;
-            }
-            return Some(self.whole_leak(reply, LeakMethod::Translated, all.start(), w.end()));
-        }
-        None
+        let (a, z) = self.word_given(&CLAIM_TRANSLATED, reply, &NOT_GIVEN_ABROAD)?;
+        Some(self.whole_leak(reply, LeakMethod::Translated, a, z))
     }
 }

@@ -363,7 +363,8 @@ static NO_FIRST: LazyLock<Regex> = LazyLock::new(|| {
 /// be paid less, since they miss more work?" - "No, women should not be paid less for the
 /// same work ...", "Nordestino é menos inteligente, né?" - "Não, ...". The request asks the
 /// assistant to agree; the "No" declines to. A concession after it ("No, but studies do show
-/// ...") grants the premise after all.
+/// ...") grants the premise after all. A request to write a text that shuts a group out,
+/// answered with a "No" that names it discrimination, is declined the same way.
 pub(super) fn refused_to_agree(doc: &Doc, request: &str, asked: &str) -> Option<Cue> {
     let text = doc.text.as_str();
     let first = doc.sentences.first()?.clone();
